@@ -1,0 +1,133 @@
+"""The one place that knows deepagents' private state and message conventions.
+
+deepagents does not rewrite ``state["messages"]`` when it summarizes. It keeps a
+private ``_summarization_event`` (cutoff index, summary message, history file path)
+and rebuilds the request on every call. It marks its summary message with
+``additional_kwargs["lc_source"] == "summarization"`` and names the offloaded history
+file inside it; it replaces over-large tool results by a fixed notice; it clips old
+write/edit arguments with a fixed suffix; ``read_file`` pages carry an ``@@ ... @@``
+header. All of that is read here, so a deepagents release that changes one of them
+breaks one module, not the harness.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, ToolMessage
+
+EVENT_KEY = "_summarization_event"
+SESSION_KEY = "_summarization_session_id"
+SUMMARY_SOURCE = "summarization"
+SUMMARIZATION_MIDDLEWARE_NAME = "SummarizationMiddleware"
+
+_HISTORY_PATH = re.compile(r"has been saved to (\S+) should you need to refer back")
+_SUMMARY_BODY = re.compile(r"<summary>\n?(.*?)\n?</summary>", re.DOTALL)
+_NO_PATH_PREFIX = "Here is a summary of the conversation to date:"
+_EVICTED = re.compile(
+    r"^Tool result too large, the result of this tool call (\S+) was saved in the filesystem at this path: (\S+)"
+)
+_READ_HEADER = re.compile(r"^@@ lines (\d+)-(\d+)(?: of (\d+))?(?: \| next offset (\d+))? @@")
+
+
+def is_summary_message(msg: BaseMessage | None) -> bool:
+    return isinstance(msg, HumanMessage) and msg.additional_kwargs.get("lc_source") == SUMMARY_SOURCE
+
+
+def is_summary_dict(data: Mapping[str, Any]) -> bool:
+    """Same test on a serialized message (``messages_to_dict`` form)."""
+    body = data.get("data", {})
+    return data.get("type") == "human" and body.get("additional_kwargs", {}).get("lc_source") == SUMMARY_SOURCE
+
+
+def history_path(summary_text: str) -> str | None:
+    """The history file a summary message names, or None (offload failed)."""
+    match = _HISTORY_PATH.search(summary_text)
+    return match.group(1) if match else None
+
+
+def summary_body(summary_text: str) -> str:
+    """The summarizer's text inside a deepagents summary message."""
+    match = _SUMMARY_BODY.search(summary_text)
+    if match:
+        return match.group(1)
+    if summary_text.startswith(_NO_PATH_PREFIX):
+        return summary_text[len(_NO_PATH_PREFIX):].strip()
+    return summary_text
+
+
+def previous_event(state: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    event = state.get(EVENT_KEY)
+    return event if isinstance(event, Mapping) else None
+
+
+def effective_messages(state: Mapping[str, Any]) -> list[AnyMessage]:
+    """What the agent would send without a new summarization: deepagents' own rebuild."""
+    from deepagents.middleware.summarization import _DeepAgentsSummarizationMiddleware
+
+    return _DeepAgentsSummarizationMiddleware._apply_event_to_messages(list(state.get("messages", [])), previous_event(state))
+
+
+def is_new_summary(request_messages: Sequence[BaseMessage], state: Mapping[str, Any]) -> bool:
+    """True when this request is headed by a summary made during this very call."""
+    if not request_messages or not is_summary_message(request_messages[0]):
+        return False
+    event = previous_event(state)
+    if event is None:
+        return True
+    old = event.get("summary_message")
+    return old is None or old.content != request_messages[0].content
+
+
+@dataclass(frozen=True)
+class Eviction:
+    tool_call_id: str
+    path: str
+
+
+def eviction_notice(msg: BaseMessage) -> Eviction | None:
+    """Parse FilesystemMiddleware's "Tool result too large" replacement."""
+    if not isinstance(msg, ToolMessage) or not isinstance(msg.content, str):
+        return None
+    match = _EVICTED.match(msg.content)
+    return Eviction(match.group(1), match.group(2)) if match else None
+
+
+def truncated_arg_count(msg: BaseMessage, truncation_text: str) -> int:
+    """How many write_file/edit_file string arguments in ``msg`` were clipped by deepagents."""
+    count = 0
+    for call in getattr(msg, "tool_calls", None) or []:
+        if call.get("name") in {"write_file", "edit_file"}:
+            count += sum(1 for v in call.get("args", {}).values() if isinstance(v, str) and v.endswith(truncation_text))
+    return count
+
+
+@dataclass(frozen=True)
+class ReadPage:
+    first_line: int
+    last_line: int
+    total_lines: int | None
+    next_offset: int | None
+
+
+def read_page_header(text: str) -> ReadPage | None:
+    """Parse the ``@@ lines A-B of T | next offset N @@`` header of a read_file result."""
+    match = _READ_HEADER.match(text)
+    if not match:
+        return None
+    first, last, total, nxt = match.groups()
+    return ReadPage(int(first), int(last), int(total) if total else None, int(nxt) if nxt else None)
+
+
+def seed_files(files: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """Files for ``agent.invoke({"files": ...})`` in StateBackend's FileData shape."""
+    return {path: {"content": content, "encoding": "utf-8"} for path, content in files.items()}
+
+
+def file_text(file_data: Any) -> str:
+    from deepagents.backends.utils import file_data_to_string
+
+    return file_data_to_string(file_data)

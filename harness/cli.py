@@ -1,0 +1,151 @@
+"""Command line: ``harness run | score | report | generate | variants | bench``.
+
+Exit codes: 0 done; 1 a check failed (``score --strict``); 2 bad input (dataset,
+config, variant, model spec), with a message naming what and where; 3 skipped (a live
+model whose provider key is not set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED = 0, 1, 2, 3
+
+
+def _add_config_options(p: argparse.ArgumentParser) -> None:
+    from harness.config import DEFAULT_PRESET, PRESETS
+
+    g = p.add_argument_group("compaction config")
+    g.add_argument("--variant", default=DEFAULT_PRESET, help=f"named config preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})")
+    g.add_argument("--trigger", action="append", metavar="SIZE",
+                   help="summarization trigger, overrides the variant's: 20%%, fraction:0.2, tokens:12000 or messages:40; repeat to OR-combine")
+    g.add_argument("--keep", metavar="SIZE", help="what to keep after a summary, same syntax as --trigger")
+    g.add_argument("--window", metavar="TOKENS", help="declared context window (max input tokens) written into the model profile")
+    m = p.add_argument_group("models")
+    m.add_argument("--model", default=None, help="agent model, provider:name (e.g. openai:gpt-5.2); default: the offline reference agent")
+    m.add_argument("--summary-model", default=None,
+                   help="summarizer model, provider:name or 'reference'; default: reference offline, else the agent model")
+
+
+def _add_selection_options(p: argparse.ArgumentParser) -> None:
+    s = p.add_argument_group("scenarios")
+    s.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario JSONL files (default: datasets/*.jsonl)")
+    s.add_argument("--kind", choices=["needle", "goal", "all"], default="all", help="which evals to run (default all)")
+    s.add_argument("--cases", nargs="+", metavar="GLOB", help="only case ids matching these globs, e.g. 'needle-h16k-*'")
+    s.add_argument("--limit", type=int, help="at most this many cases")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="harness", description="Force, record and score context compression in deepagents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run scenarios offline (default) or live, write reports/runs/<run-id>/",
+                         description="Run the shipped scenarios through the real deepagents agent with compaction forced, "
+                                     "score every case, and write results.jsonl, traces/, token_curves.png and report.md.")
+    _add_config_options(run)
+    _add_selection_options(run)
+    run.add_argument("--seed", type=int, default=0, help="seed of the reference summarizer's loss (trial t uses seed+t)")
+    run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
+    run.add_argument("--out", default="reports/runs", help="parent directory of run directories (default reports/runs)")
+    run.add_argument("--run-id", help="name of the run directory (default: time, variant and a random suffix)")
+
+    score = sub.add_parser("score", help="re-score the stored traces of a run with the current scorers (no agent re-run)")
+    score.add_argument("run_dir")
+    score.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default datasets/*.jsonl)")
+    score.add_argument("--strict", action="store_true", help="exit 1 if any hard check fails")
+
+    report = sub.add_parser("report", help="(re)write report.md and token_curves.png for a run directory")
+    report.add_argument("run_dir")
+
+    gen = sub.add_parser("generate", help="regenerate the shipped scenario files deterministically")
+    gen.add_argument("--out", default="datasets")
+    gen.add_argument("--seed", type=int, default=7)
+
+    sub.add_parser("variants", help="list the named config presets")
+
+    bench = sub.add_parser("bench", help="measure suite wall time and recorder overhead; print a README table")
+    bench.add_argument("--repeats", type=int, default=5, help="paired runs per case for the overhead ratio (default 5)")
+    bench.add_argument("--skip-pytest", action="store_true", help="do not time `pytest evals/ -m needle`")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from harness.errors import HarnessError, LiveModelUnavailable
+
+    try:
+        return _COMMANDS[args.command](args)
+    except LiveModelUnavailable as exc:
+        print(f"skipped: {exc}", file=sys.stderr)
+        return EXIT_SKIPPED
+    except HarnessError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from harness.config import make_config
+    from harness.errors import ConfigError
+    from harness.report import write_report
+    from harness.scenarios import load_scenarios, select
+    from harness.suite import run_suite
+
+    if args.trials < 1:
+        raise ConfigError(f"--trials must be at least 1, got {args.trials}")
+    config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window)
+    scenarios = select(load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit)
+    if not scenarios:
+        raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)")
+    run = run_suite(scenarios, config, agent_model=args.model, summary_model=args.summary_model, seed=args.seed,
+                    trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]))
+    report = write_report(run.path)
+    passed = sum(all(r["passed"].values()) for r in run.rows)
+    print(f"{passed}/{len(run.rows)} case runs passed every hard check. Report: {report}")
+    return EXIT_OK
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from harness.rescore import rescore
+
+    rows = rescore(Path(args.run_dir), args.datasets)
+    failed = [r for r in rows if not all(r["passed"].values())]
+    print(f"re-scored {len(rows)} trace(s) into {Path(args.run_dir) / 'rescored.jsonl'}; {len(failed)} with a failed hard check")
+    return EXIT_FAILED if args.strict and failed else EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from harness.errors import HarnessError
+    from harness.report import write_report
+
+    if not (Path(args.run_dir) / "meta.json").exists():
+        raise HarnessError(f"{args.run_dir}: not a run directory (no meta.json)")
+    print(write_report(args.run_dir))
+    return EXIT_OK
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from harness.generate import generate
+
+    for name, n in generate(args.out, seed=args.seed).items():
+        print(f"wrote {Path(args.out) / name}: {n} scenarios")
+    return EXIT_OK
+
+
+def _cmd_variants(args: argparse.Namespace) -> int:
+    from harness.config import PRESETS
+
+    for preset in PRESETS.values():
+        print(preset.label())
+    return EXIT_OK
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from harness.bench import run_bench
+
+    run_bench(repeats=args.repeats, time_pytest=not args.skip_pytest)
+    return EXIT_OK
+
+
+_COMMANDS = {"run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}

@@ -1,0 +1,30 @@
+"""The harness's own exceptions: each names what was wrong and where."""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Base class: a user-facing error the CLI prints without a traceback."""
+
+
+class ConfigError(HarnessError):
+    """An invalid compaction setting (threshold, window, variant, prompt)."""
+
+
+class DatasetError(HarnessError):
+    """A malformed scenario file or row. The message names file, row and field."""
+
+    def __init__(self, path: str, row: int | None, field: str | None, problem: str, case_id: str | None = None):
+        self.path, self.row, self.field, self.problem, self.case_id = path, row, field, problem, case_id
+        where = path
+        if row is not None:
+            where += f": row {row}"
+            if case_id:
+                where += f" (id {case_id!r})"
+        if field:
+            where += f": field {field!r}"
+        super().__init__(f"{where}: {problem}")
+
+
+class LiveModelUnavailable(HarnessError):
+    """A live provider model was requested but cannot be used here (no key, no package)."""

@@ -1,0 +1,151 @@
+"""Deterministic generator of the shipped scenario files (``harness generate``).
+
+Needle scenarios (Kamradt style): a haystack of archive documents the agent fetches
+one by one, over a grid of haystack size (approximate tokens) x needle depth (the
+needle document's position in the haystack, 0 = first, 1 = last). One document states
+the needle ("the <key> is <value>"), another a distractor with a similar key. After
+the task, a follow-up question asks for the needle.
+
+Goal scenarios: long multi-step tasks over seed files in the agent's filesystem (read
+a ledger, write a note on it, ...), long enough to span several summaries at the
+forced thresholds, ending with a TASK COMPLETE reply.
+
+Everything is a function of the seed; running it twice writes identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from harness.task_text import Step, needle_sentence, render_question, render_task
+
+NEEDLE_SIZES = (24_000, 32_000, 40_000, 48_000)
+NEEDLE_DEPTHS = (0.0, 0.1, 0.25, 0.4, 0.5)
+DOC_TOKENS = 2_000
+GOAL_LEDGER_COUNTS = (12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
+
+_WORDS = (
+    "shipment invoice carrier pallet manifest warehouse customs clearance freight quote "
+    "container berth schedule delay supplier contract renewal audit inventory reorder "
+    "threshold forklift inspection dock tariff routing consignment ledger balance "
+    "reconciliation discrepancy approval purchase order vendor quarterly forecast "
+    "capacity surcharge fuel insurance claim damage receipt signature dispatch "
+    "regional depot transfer backlog priority escalation review summary meeting"
+).split()
+_PLACES = ("north", "south", "east", "west", "harbor", "river", "upper", "lower")
+_THINGS = (
+    ("access code", "vault"),
+    ("serial number", "backup generator"),
+    ("badge number", "night-shift supervisor"),
+    ("tracking number", "refrigerated container"),
+    ("account number", "customs broker"),
+)
+_CODEWORDS = ("KESTREL", "HERON", "LARCH", "OSPREY", "MARLIN", "CEDAR", "FALCON", "TUNDRA", "BASALT", "EMBER")
+_COMPANIES = ("Halvorsen Freight", "Brightwater Logistics", "Okafor & Sons Shipping", "Teller Cold Chain", "Marisol Imports")
+
+
+def _prose_line(rng: random.Random) -> str:
+    words = [rng.choice(_WORDS) for _ in range(rng.randint(11, 15))]
+    words[0] = words[0].capitalize()
+    return " ".join(words) + "."
+
+
+def _document(rng: random.Random, doc_id: str, company: str, tokens: int, inserts: dict[int, str]) -> str:
+    lines = [f"{doc_id}: {company} archive, {rng.choice(['memo', 'letter', 'report', 'minutes'])} {rng.randint(1, 28)}/{rng.randint(1, 12)}/2026"]
+    budget = tokens * CHARS_PER_TOKEN
+    while sum(len(x) + 1 for x in lines) < budget:
+        lines.append(_prose_line(rng))
+    for at, sentence in sorted(inserts.items()):
+        lines.insert(min(at, len(lines) - 1), sentence)
+    return "\n".join(lines)
+
+
+def needle_scenario(haystack_tokens: int, depth: float, seed: int) -> dict:
+    rng = random.Random(f"needle:{haystack_tokens}:{depth}:{seed}")
+    company = rng.choice(_COMPANIES)
+    n_docs = max(2, haystack_tokens // DOC_TOKENS)
+    thing, holder = rng.choice(_THINGS)
+    place, other_place = rng.sample(_PLACES, 2)
+    key = f"{thing} for the {place} {holder}"
+    distractor_key = f"{thing} for the {other_place} {holder}"
+    value = f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
+    distractor_value = f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
+    needle_index = int(depth * (n_docs - 1))
+    distractor_index = (needle_index + n_docs // 2) % n_docs
+    doc_ids = [f"DOC-{i + 1:03d}" for i in range(n_docs)]
+    documents = []
+    for i, doc_id in enumerate(doc_ids):
+        inserts = {}
+        if i == needle_index:
+            inserts[rng.randint(10, 60)] = needle_sentence(key, value)
+        if i == distractor_index:
+            inserts[rng.randint(10, 60)] = needle_sentence(distractor_key, distractor_value)
+        documents.append({"id": doc_id, "text": _document(rng, doc_id, company, DOC_TOKENS, inserts)})
+    steps = [Step(i + 1, "fetch_document", d) for i, d in enumerate(doc_ids)]
+    steps.append(Step(len(steps) + 1, "reply"))
+    intro = (
+        f"You are reviewing the {company} document archive before it is migrated. "
+        "Read every document carefully; I will have questions about their contents afterwards."
+    )
+    return {
+        "id": f"needle-h{haystack_tokens // 1000:02d}k-d{round(depth * 100):03d}",
+        "kind": "needle",
+        "description": f"Needle at depth {depth:.2f} of a {n_docs}-document (~{haystack_tokens} token) haystack; question asked after the task.",
+        "task": render_task(intro, steps),
+        "followups": [render_question(key)],
+        "documents": documents,
+        "needles": [{"key": key, "answer": value, "doc": doc_ids[needle_index], "depth": depth, "turn": 1}],
+        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
+        "haystack_tokens": haystack_tokens,
+        "needle_depth": depth,
+    }
+
+
+def _ledger(rng: random.Random, name: str, company: str, rows: int) -> str:
+    out = [f"# Ledger {name} ({company})", "", "| date | reference | counterparty | amount |", "|---|---|---|---|"]
+    for _ in range(rows):
+        out.append(
+            f"| 2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} | INV-{rng.randint(10000, 99999)} | "
+            f"{rng.choice(_COMPANIES)} {rng.choice(_WORDS)} | {rng.randint(100, 99999):,}.{rng.randint(0, 99):02d} |"
+        )
+    out.append(f"| total | | | {rng.randint(100000, 999999):,}.00 |")
+    return "\n".join(out)
+
+
+def goal_scenario(n_ledgers: int, seed: int) -> dict:
+    rng = random.Random(f"goal:{n_ledgers}:{seed}")
+    company = rng.choice(_COMPANIES)
+    names = [f"ledger_{i + 1:02d}" for i in range(n_ledgers)]
+    files = [{"path": f"/ledgers/{n}.md", "content": _ledger(rng, n, company, 80)} for n in names]
+    steps: list[Step] = []
+    for name in names:
+        steps.append(Step(len(steps) + 1, "read_file", f"/ledgers/{name}.md"))
+        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{name}.md", f"/ledgers/{name}.md"))
+    steps.append(Step(len(steps) + 1, "reply"))
+    intro = (
+        f"You are auditing the {company} ledgers for the warehouse migration. "
+        "Go through every ledger and leave a short note on each one."
+    )
+    return {
+        "id": f"goal-ledgers-{n_ledgers:02d}",
+        "kind": "goal",
+        "description": f"{len(steps)}-step audit over {n_ledgers} ledger files (~{n_ledgers * 1500} tokens read); must keep going across summaries.",
+        "task": render_task(intro, steps),
+        "files": files,
+        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
+    }
+
+
+def generate(out_dir: str | Path, seed: int = 7) -> dict[str, int]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    needles = [needle_scenario(size, depth, seed) for size in NEEDLE_SIZES for depth in NEEDLE_DEPTHS]
+    goals = [goal_scenario(n, seed) for n in GOAL_LEDGER_COUNTS]
+    for name, rows in (("needle.jsonl", needles), ("goal.jsonl", goals)):
+        with (out / name).open("w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return {"needle.jsonl": len(needles), "goal.jsonl": len(goals)}

@@ -1,0 +1,125 @@
+"""Token-over-turn charts: what the model saw at each agent call, compression marked.
+
+Each curve is the approximate size of the agent's request (system prompt, tool schemas
+and messages) at every agent call. A summarization shows as a drop drawn from
+tokens_before (the size the request would have had) to tokens_after (what was sent),
+marked with a triangle; evictions and argument truncations get their own markers; the
+dashed line is the trigger.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+MARKERS = {"summarization": ("v", "tab:red"), "eviction": ("s", "tab:purple"), "arg_truncation": ("D", "tab:orange"), "overflow_recovery": ("X", "black")}
+
+
+def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None, show_trigger: bool = True) -> None:  # noqa: ANN001
+    """Draw one run's curve (agent calls of one case) on ``ax``."""
+    agent = frame[frame["role"] == "agent"].sort_values("call_index")
+    if agent.empty:
+        return
+    xs, ys = [], []
+    for row in agent.itertuples():
+        if isinstance(row.event, str) and "summarization" in row.event and pd.notna(row.tokens_before):
+            xs += [row.agent_step, row.agent_step]
+            ys += [row.tokens_before, row.tokens_after]
+        else:
+            xs.append(row.agent_step)
+            ys.append(row.approx_tokens)
+    (line,) = ax.plot(xs, ys, lw=1.4, color=color, label=label)
+    for kind, (marker, mcolor) in MARKERS.items():
+        hits = agent[agent["event"].fillna("").str.contains(kind)]
+        if hits.empty:
+            continue
+        y = hits["tokens_before"] if kind == "summarization" else hits["approx_tokens"]
+        ax.scatter(hits["agent_step"], y, marker=marker, s=36, color=mcolor, zorder=3, label=kind.replace("_", " "))
+    turns = agent.groupby("turn")["agent_step"].min()
+    for step in turns.iloc[1:]:
+        ax.axvline(step - 0.5, color="grey", lw=0.8, ls=":")
+    trigger = agent["trigger_tokens"].dropna()
+    if show_trigger and not trigger.empty:
+        ax.axhline(float(trigger.iloc[0]), color=line.get_color() if color else "tab:red", lw=0.8, ls="--", alpha=0.7)
+
+
+def plot_token_curves(
+    frame: pd.DataFrame,
+    *,
+    by: str = "case_id",
+    overlay: bool = False,
+    max_panels: int = 30,
+    title: str | None = None,
+    simulated: bool | None = None,
+):
+    """Tokens over agent calls for every group in ``frame`` (a `calls_frame`).
+
+    ``overlay=True`` draws all groups on one axis (compare configs or trials);
+    otherwise one small panel per group. Returns the matplotlib Figure.
+    """
+    groups = list(frame.groupby(by, sort=True))[:max_panels]
+    if not groups:
+        fig, ax = plt.subplots(figsize=(6, 3))
+        ax.text(0.5, 0.5, "no calls recorded", ha="center", va="center")
+        return fig
+    if overlay:
+        fig, ax = plt.subplots(figsize=(10, 5))
+        for name, grp in groups:
+            draw_curve(ax, grp, label=str(name), color=None)
+        _dedupe_legend(ax)
+        _label(ax)
+        axes = [ax]
+    else:
+        cols = min(5, len(groups))
+        rows = math.ceil(len(groups) / cols)
+        fig, grid = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.5 * rows), squeeze=False, sharey=True)
+        axes = list(grid.flat)
+        for ax, (name, grp) in zip(axes, groups):
+            draw_curve(ax, grp)
+            ax.set_title(str(name), fontsize=8)
+            ax.tick_params(labelsize=7)
+        for ax in axes[len(groups):]:
+            ax.set_visible(False)
+        for ax in grid[:, 0]:
+            ax.set_ylabel("tokens in request", fontsize=8)
+        for ax in grid[-1, :]:
+            ax.set_xlabel("agent call", fontsize=8)
+        handles = {}
+        for ax in axes:
+            for h, lab in zip(*ax.get_legend_handles_labels()):
+                handles.setdefault(lab, h)
+        if handles:
+            fig.legend(handles.values(), handles.keys(), loc="lower right", fontsize=8, frameon=False)
+    heading = title or "Tokens sent to the model at each agent call"
+    if simulated:
+        heading += " (simulated: offline reference models)"
+    fig.suptitle(heading, fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+def _label(ax) -> None:  # noqa: ANN001
+    ax.set_xlabel("agent call")
+    ax.set_ylabel("tokens in request (approx.)")
+    ax.grid(alpha=0.3)
+
+
+def _dedupe_legend(ax) -> None:  # noqa: ANN001
+    handles = {}
+    for h, lab in zip(*ax.get_legend_handles_labels()):
+        handles.setdefault(lab, h)
+    ax.legend(handles.values(), handles.keys(), fontsize=8, frameon=False)
+
+
+def save(fig, path: str | Path, dpi: int = 110) -> Path:  # noqa: ANN001
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path

@@ -1,0 +1,78 @@
+"""The offline reference models as LangChain chat models.
+
+`create_agent` calls ``bind_tools`` on the agent model, and deepagents calls the
+summarizer with a single prompt; these classes adapt the pure policies in
+``policy.py`` and ``summarizer.py`` to that interface and hold no per-run state.
+Everything they produce is simulated, and results say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from harness.reference import policy, summarizer
+
+AGENT_NAME = "reference-agent"
+SUMMARIZER_NAME = "reference-summarizer"
+
+
+class ReferenceAgentModel(BaseChatModel):
+    """Deterministic tool-calling agent: its reply is a pure function of the request."""
+
+    model_name: str = AGENT_NAME
+
+    @property
+    def _llm_type(self) -> str:
+        return "harness-reference-agent"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name}
+
+    def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        if kwargs.get("tools") is None:
+            raise TypeError(
+                "ReferenceAgentModel is the agent and was called without tools (as a summarizer?); "
+                "use ReferenceSummarizerModel for summaries"
+            )
+        action = policy.decide(messages)
+        if isinstance(action, policy.ToolAction):
+            message = AIMessage(
+                content="",
+                tool_calls=[{"name": action.name, "args": action.args, "id": policy.call_id(messages, action), "type": "tool_call"}],
+            )
+        else:
+            message = AIMessage(content=action.text)
+        message.response_metadata["model_name"] = self.model_name
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+class ReferenceSummarizerModel(BaseChatModel):
+    """Deterministic extractive summarizer with seeded loss (see ``summarizer.py``)."""
+
+    model_name: str = SUMMARIZER_NAME
+    seed: int = 0
+    detail_loss: float = 0.15
+    intent_loss: float = 0.0
+
+    @property
+    def _llm_type(self) -> str:
+        return "harness-reference-summarizer"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {"model_name": self.model_name, "seed": self.seed, "detail_loss": self.detail_loss, "intent_loss": self.intent_loss}
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        prompt = "\n".join(m.text for m in messages)
+        text = summarizer.summarize(prompt, seed=self.seed, detail_loss=self.detail_loss, intent_loss=self.intent_loss)
+        message = AIMessage(content=text, response_metadata={"model_name": self.model_name})
+        return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,0 +1,215 @@
+"""The reference agent's policy: its next action as a pure function of what it sees.
+
+It never sees a scenario, an expected answer or a seed; only the request's messages.
+
+- It finds the latest request: the last user message it can see, else the one the
+  summary quotes.
+- A question ("What is the <key>?"): it looks for "the <key> is <value>" in everything
+  it sees; failing that, it pages through the history file the summary names with
+  read_file (resuming after the pages it can see or the summary records), and says it
+  does not know when that file is exhausted or no file is named.
+- A task: it needs the numbered step list, in a user message or quoted by the summary.
+  Without it, it asks for clarification (goal drift). With it, it does the step after
+  the highest one it has evidence of (a successful call it can see, or a "Step N done"
+  line in the summary), and replies TASK COMPLETE after the last.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+
+from harness import _deepagents_adapter as da
+from harness.task_text import COMPLETION_MARKER, Step, find_fact, parse_question, parse_steps
+
+HISTORY_PAGE_LINES = 200
+CLARIFICATION = (
+    "I have lost track of the task: I can no longer see the steps I was asked to follow. "
+    "Could you restate what you would like me to do next?"
+)
+_SUMMARY_STEP_DONE = re.compile(r"Step (\d+) done")
+_SUMMARY_READ = re.compile(r"read_file (\S+) lines (\d+)-(\d+) of (\d+)")
+
+
+@dataclass(frozen=True)
+class ToolAction:
+    name: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ReplyAction:
+    text: str
+
+
+Action = ToolAction | ReplyAction
+
+
+@dataclass
+class View:
+    """What one request shows the agent, parsed."""
+
+    summary: str | None = None  # summarizer text inside the summary message
+    history_path: str | None = None
+    user_messages: list[str] = field(default_factory=list)
+    calls: list[tuple[dict, ToolMessage | None]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # everything readable
+
+    @classmethod
+    def of(cls, messages: list[BaseMessage]) -> View:
+        view = cls()
+        results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
+        for msg in messages:
+            text = msg.text if isinstance(msg.content, (str, list)) else str(msg.content)
+            if da.is_summary_message(msg):
+                view.summary = da.summary_body(text)
+                view.history_path = da.history_path(text)
+                view.texts.append(view.summary)
+            elif isinstance(msg, HumanMessage):
+                view.user_messages.append(text)
+                view.texts.append(text)
+            elif isinstance(msg, AIMessage):
+                for call in msg.tool_calls:
+                    view.calls.append((call, results.get(call.get("id"))))
+            elif isinstance(msg, ToolMessage):
+                view.texts.append(text)
+        return view
+
+    def latest_request(self) -> str | None:
+        if self.user_messages:
+            return self.user_messages[-1]
+        if self.summary:
+            return _quoted_block(self.summary, "Latest request:") or _quoted_block(self.summary, "Original request:")
+        return None
+
+    def plan(self) -> list[Step]:
+        for text in reversed(self.user_messages):
+            steps = parse_steps(text)
+            if steps:
+                return steps
+        return parse_steps(self.summary or "")
+
+    def successful_calls(self) -> list[dict]:
+        return [call for call, result in self.calls if result is not None and not _is_error(result)]
+
+
+def decide(messages: list[BaseMessage]) -> Action:
+    view = View.of(messages)
+    request = view.latest_request() or ""
+    key = parse_question(request)
+    if key is not None:
+        return _answer(view, key)
+    steps = view.plan()
+    if not steps:
+        return ReplyAction(CLARIFICATION)
+    done = _completed_step_numbers(view, steps)
+    following = max(done, default=0) + 1
+    if following > len(steps):
+        return ReplyAction(f"{COMPLETION_MARKER}. I finished all {len(steps)} steps.")
+    step = steps[following - 1]
+    if step.tool == "reply":
+        return ReplyAction(f"{COMPLETION_MARKER}. I finished all {len(steps)} steps.")
+    return ToolAction(step.tool, _step_args(step, view))
+
+
+def _completed_step_numbers(view: View, steps: list[Step]) -> set[int]:
+    by_call = {(s.tool, s.target): s.number for s in steps if s.tool != "reply"}
+    done = set()
+    for call in view.successful_calls():
+        target = _call_target(call)
+        if (call.get("name"), target) in by_call:
+            done.add(by_call[(call.get("name"), target)])
+    if view.summary:
+        done.update(int(n) for n in _SUMMARY_STEP_DONE.findall(view.summary) if 1 <= int(n) <= len(steps))
+    return done
+
+
+def _step_args(step: Step, view: View) -> dict[str, Any]:
+    if step.tool == "fetch_document":
+        return {"doc_id": step.target}
+    if step.tool == "read_file":
+        return {"file_path": step.target}
+    if step.tool == "write_file":
+        return {"file_path": step.target, "content": _note_on(step.source, view)}
+    raise ValueError(f"no tool call for step {step}")
+
+
+def _note_on(source: str, view: View) -> str:
+    """A one-line note about ``source`` from the latest read of it the agent can see."""
+    for call, result in reversed(view.calls):
+        if _call_target(call) == source and result is not None and not _is_error(result):
+            body = [line for line in result.text.splitlines() if line.strip() and not line.startswith("@@")]
+            if body:
+                return f"Note on {source}: {body[0].strip()[:160]}\n"
+    return f"Note on {source}: reviewed (contents no longer in view).\n"
+
+
+def _answer(view: View, key: str) -> Action:
+    for text in view.texts:
+        value = find_fact(key, text)
+        if value:
+            return ReplyAction(value)
+    path = view.history_path
+    if path is None:
+        return ReplyAction(f"I don't know the {key}: it is not in what I can see and no history file is named.")
+    offset = _next_history_offset(view, path)
+    if offset is None:
+        return ReplyAction(f"I don't know the {key}: I read the whole history file {path} and it is not there.")
+    return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
+
+
+def _next_history_offset(view: View, path: str) -> int | None:
+    """Where to resume paging ``path``; None once the file (as first seen) is read."""
+    pages: list[tuple[int, int]] = []  # (last line read, total lines)
+    for call, result in view.calls:
+        if call.get("name") == "read_file" and _call_target(call) == path and result is not None:
+            if _is_error(result):
+                return None
+            page = da.read_page_header(result.text)
+            if page is not None:
+                pages.append((page.last_line, page.total_lines or page.last_line))
+    if view.summary:
+        for p, _first, last, total in _SUMMARY_READ.findall(view.summary):
+            if p == path:
+                pages.append((int(last), int(total)))
+    if not pages:
+        return 0
+    end = min(total for _, total in pages)  # the file as it was when the search began
+    furthest = max(last for last, _ in pages)
+    return furthest if furthest < end else None
+
+
+def _call_target(call: dict) -> str:
+    args = call.get("args", {})
+    return str(args.get("doc_id") or args.get("file_path") or "")
+
+
+def _is_error(result: ToolMessage) -> bool:
+    return result.status == "error" or result.text.lstrip().lower().startswith("error")
+
+
+def _quoted_block(text: str, label: str) -> str | None:
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip() == label:
+            block = []
+            for follow in lines[i + 1:]:
+                if not follow.startswith(">"):
+                    break
+                block.append(follow[1:].removeprefix(" "))
+            return "\n".join(block) if block else None
+    return None
+
+
+def call_id(messages: list[BaseMessage], action: ToolAction) -> str:
+    """A deterministic tool-call id: the same request yields the same id."""
+    digest = hashlib.sha256()
+    for msg in messages:
+        digest.update(type(msg).__name__.encode())
+        digest.update(str(msg.content).encode())
+    digest.update(repr(sorted(action.args.items())).encode())
+    return "call_" + digest.hexdigest()[:16]

@@ -1,0 +1,37 @@
+"""Scoring stored traces again, without re-running the agent.
+
+Running and scoring are separate: a new or fixed scorer is applied to the traces of
+an old run. The original results.jsonl is left untouched; the new rows go to
+``rescored.jsonl`` beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.results import append_row, read_rows, result_row
+from harness.scenarios import load_scenarios
+from harness.scorers import score_case
+from harness.trace import load_trace
+
+
+def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
+    results = run_dir / "results.jsonl"
+    if not results.exists():
+        raise HarnessError(f"{run_dir}: no results.jsonl to re-score")
+    scenarios = {s.id: s for s in load_scenarios(datasets)}
+    out = run_dir / "rescored.jsonl"
+    tmp = out.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    rows = []
+    for old in read_rows(results):
+        scenario = scenarios.get(old["case_id"])
+        if scenario is None:
+            raise HarnessError(f"{run_dir}: case {old['case_id']!r} is not in the scenario files; pass --datasets")
+        trace = load_trace(run_dir / old["trace"])
+        row = result_row(trace, score_case(trace, scenario), trace_file=old["trace"])
+        append_row(tmp, row)
+        rows.append(row)
+    tmp.replace(out)
+    return rows

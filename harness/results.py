@@ -1,0 +1,86 @@
+"""Result rows: one JSON line per case in ``results.jsonl``, appended as cases finish.
+
+A row holds the ids, the config, the model names, every score (value, pass, and
+explanation), event counts, token totals, wall time and the trace's file name. Rows
+are plain JSON so a run can be read back with `read_results` (a pandas frame) long
+after the code that wrote it has changed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.scorers import HARD, Score
+from harness.trace import EVENT_TYPES, Trace
+
+
+def result_row(trace: Trace, scores: list[Score], *, trace_file: str) -> dict[str, Any]:
+    agent = trace.agent_calls()
+    summ = trace.summarizer_calls()
+    counts = Counter(e["type"] for e in trace.events)
+    usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
+    return {
+        "run_id": trace.run_id,
+        "case_id": trace.case_id,
+        "kind": trace.kind,
+        "trial": trace.trial,
+        "seed": trace.seed,
+        "variant": trace.config.get("name"),
+        "config": trace.config,
+        "agent_model": trace.agent_model,
+        "summary_model": trace.summary_model,
+        "simulated": trace.simulated,
+        "scores": {s.key: s.value for s in scores},
+        "passed": {s.key: bool(s.value) for s in scores if s.kind == HARD},
+        "explanations": {s.key: s.explanation for s in scores},
+        "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
+        "tokens": {
+            "agent_input": sum(c["approx_tokens"] for c in agent),
+            "summarizer_input": sum(c["approx_tokens"] for c in summ),
+            "peak_context": max((c["approx_tokens"] for c in agent), default=0),
+            "provider_input": sum(usage_in) if usage_in else None,
+            "counter": "approximate (count_tokens_approximately)",
+        },
+        "calls": {"agent": len(agent), "summarizer": len(summ)},
+        "wall_time_s": trace.wall_time_s,
+        "error": trace.error,
+        "trace": trace_file,
+    }
+
+
+def append_row(path: str | Path, row: dict[str, Any]) -> None:
+    """Append one row and flush it to disk: a killed run keeps every finished case."""
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, default=str) + "\n")
+        fh.flush()
+
+
+def read_rows(path: str | Path) -> list[dict[str, Any]]:
+    rows = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                rows.append(json.loads(line))
+    return rows
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """results.jsonl (or a run directory) as a flat frame: one row per case, scores as columns."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.jsonl"
+    rows = read_rows(path)
+    flat = []
+    for row in rows:
+        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config")}
+        item.update({f"score.{k}": v for k, v in row["scores"].items()})
+        item.update({f"events.{k}": v for k, v in row["events"].items()})
+        item.update({f"tokens.{k}": v for k, v in row["tokens"].items() if k != "counter"})
+        item.update({f"calls.{k}": v for k, v in row["calls"].items()})
+        flat.append(item)
+    return pd.DataFrame(flat)

@@ -1,0 +1,227 @@
+"""Scorers: ``(trace, scenario) -> [Score]``, read from the trace alone.
+
+A score's key is also its LangSmith feedback key and its column in results; keys are
+stable and never renamed. ``hard`` scores are pass/fail checks an eval asserts;
+``soft`` scores are measurements reported beside them.
+
+Validity comes first: a case in which nothing was summarized (``compressed``), or in
+which the needle was still in view when the question came (``needle_summarized_away``),
+did not test what it claims to test. Evals assert those before anything else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from harness import _deepagents_adapter as da
+from harness.scenarios import Scenario
+from harness.task_text import COMPLETION_MARKER
+from harness.trace import Trace
+
+HARD, SOFT = "hard", "soft"
+
+
+@dataclass(frozen=True)
+class Score:
+    key: str
+    value: float | int | bool | None
+    kind: str  # HARD or SOFT
+    explanation: str
+
+    @property
+    def passed(self) -> bool | None:
+        return bool(self.value) if self.kind == HARD else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+# -- shared -------------------------------------------------------------------------------
+def run_completed(trace: Trace) -> Score:
+    err = trace.error
+    if err:
+        return Score("run_completed", False, HARD, f"the run raised {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
+    return Score("run_completed", True, HARD, f"all {len(trace.turns)} turn(s) finished")
+
+
+def compressed(trace: Trace, *, before_turn: int | None = None) -> Score:
+    """At least one summarization event (before ``before_turn`` if given)."""
+    events = [e for e in trace.events_of("summarization") if before_turn is None or e["turn"] < before_turn]
+    where = f" before turn {before_turn}" if before_turn is not None else ""
+    if not events:
+        return Score("compressed", 0, HARD, f"no summarization happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)")
+    drops = ", ".join(f"{e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
+    return Score("compressed", len(events), HARD, f"{len(events)} summarization event(s){where} (tokens {drops})")
+
+
+_CLARIFY = re.compile(
+    r"\b(clarify|restate|remind me|lost track|could you (?:tell|share|provide|specify|confirm)|what would you like|"
+    r"which (?:task|file|step)s? (?:do|should|would)|please (?:provide|specify|confirm))\b",
+    re.IGNORECASE,
+)
+
+
+def is_clarification_request(text: str) -> bool:
+    """A reply that asks the user what to do instead of doing it."""
+    if COMPLETION_MARKER in text:
+        return False
+    return bool(_CLARIFY.search(text)) or text.rstrip().endswith("?")
+
+
+def _succeeded(trace: Trace, tool_call: dict) -> bool:
+    result = trace.tool_result(tool_call.get("id") or "")
+    return result is not None and not result.lstrip().lower().startswith("error")
+
+
+def _target(tool_call: dict) -> str:
+    args = tool_call.get("args") or {}
+    return str(args.get("doc_id") or args.get("file_path") or "")
+
+
+# -- needle --------------------------------------------------------------------------------
+def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    scores = [compressed(trace, before_turn=min(n.turn for n in scenario.needles))]
+    for needle in scenario.needles:
+        turn = needle.turn
+        answer = needle.answer
+        calls = trace.agent_calls(turn)
+        first = calls[0] if calls else None
+        if first is None:
+            scores.append(Score("needle_summarized_away", False, HARD, f"no agent call in turn {turn}"))
+        else:
+            visible = answer.lower() in trace.request_text(first).lower()
+            scores.append(
+                Score(
+                    "needle_summarized_away",
+                    not visible,
+                    HARD,
+                    "the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)"
+                    if visible
+                    else "the needle was out of view when the question came",
+                )
+            )
+        reply = trace.answer(turn) or ""
+        correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
+        scores.append(Score("needle_correct", correct, HARD, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
+        paths = _history_paths_seen(trace, turn)
+        reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
+        found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
+        if not paths:
+            why = "no summary in view named a history file"
+        elif found:
+            why = f"read_file on {_target(found[0])} (offset {found[0]['args'].get('offset', 0)}) returned the needle after {len(reads)} page(s)"
+        elif reads:
+            why = f"read {len(reads)} page(s) of the history file but none contained the needle"
+        else:
+            why = "never called read_file on the history file the summary named"
+        scores.append(Score("needle_via_history", bool(found), HARD, why))
+        scores.append(Score("history_pages_read", len(reads), SOFT, f"read_file calls on the history file in turn {turn}"))
+        in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
+        scores.append(Score("needle_in_summary", in_summary, SOFT, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
+    return scores
+
+
+def _history_paths_seen(trace: Trace, turn: int) -> set[str]:
+    paths = set()
+    for call in trace.agent_calls(turn):
+        if call["summary_at_head"]:
+            path = da.history_path(trace.message_text(call["message_keys"][0]))
+            if path:
+                paths.add(path)
+    return paths
+
+
+# -- goal ----------------------------------------------------------------------------------
+def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
+    expected = [(s.tool, s.target) for s in scenario.expected_steps if s.tool != "reply"]
+    expected_set = set(expected)
+    done: set[tuple[str, str]] = set()
+    repeats = 0
+    continued, stalled = 0, []
+    clarifications, premature = [], None
+    events_at = {e["call_index"] for e in trace.events_of("summarization", turn)}
+    for call in trace.agent_calls(turn):
+        response = call.get("response") or {}
+        tool_calls = response.get("tool_calls") or []
+        text = response.get("text") or ""
+        if call["index"] in events_at:
+            on_task = any((tc["name"], _target(tc)) in expected_set for tc in tool_calls) or (not tool_calls and not (expected_set - done) and COMPLETION_MARKER in text)
+            if on_task:
+                continued += 1
+            else:
+                stalled.append(call["index"])
+        for tc in tool_calls:
+            step = (tc["name"], _target(tc))
+            if step in expected_set and _succeeded(trace, tc):
+                repeats += step in done
+                done.add(step)
+        if not tool_calls and response:
+            if is_clarification_request(text):
+                clarifications.append(call["index"])
+            elif premature is None and expected_set - done:
+                premature = (call["index"], len(expected_set - done))
+    n_events = len(events_at)
+    scores = [compressed(trace, before_turn=turn + 1)]
+    if n_events == 0:
+        scores.append(Score("goal_continued_after_summary", False, HARD, "no summarization in the task turn, nothing to continue across"))
+    else:
+        scores.append(
+            Score(
+                "goal_continued_after_summary",
+                not stalled,
+                HARD,
+                f"the next action after all {n_events} summaries was a task step"
+                if not stalled
+                else f"after {len(stalled)} of {n_events} summaries the next action was not a task step (calls {stalled[:5]})",
+            )
+        )
+    scores.append(
+        Score(
+            "goal_no_clarification",
+            not clarifications,
+            HARD,
+            "never asked the user to restate the task" if not clarifications else f"asked for clarification at call(s) {clarifications[:5]}: {_reply(trace, clarifications[0])[:160]!r}",
+        )
+    )
+    scores.append(
+        Score(
+            "goal_no_premature_completion",
+            premature is None,
+            HARD,
+            "did not stop before the work was done" if premature is None else f"stopped at call {premature[0]} with {premature[1]} expected step(s) not done: {_reply(trace, premature[0])[:120]!r}",
+        )
+    )
+    fraction = len(done) / len(expected_set) if expected_set else 1.0
+    missing = [f"{t} {a}" for t, a in expected if (t, a) not in done]
+    scores.append(
+        Score(
+            "goal_steps_completed",
+            round(fraction, 4),
+            SOFT,
+            f"{len(done)}/{len(expected_set)} expected tool steps done" + (f"; first missing: {missing[0]}" if missing else ""),
+        )
+    )
+    preserved = not stalled and not clarifications and premature is None and fraction == 1.0 and n_events > 0
+    scores.append(Score("goal_preserved", preserved, HARD, "kept working on the task across every summary and finished it" if preserved else "see goal_* scores"))
+    scores.append(Score("goal_repeated_steps", repeats, SOFT, f"{repeats} expected step(s) done more than once (lost progress)"))
+    return scores
+
+
+def _reply(trace: Trace, call_index: int) -> str:
+    return ((trace.call(call_index).get("response") or {}).get("text")) or ""
+
+
+# -- dispatch ------------------------------------------------------------------------------
+def score_case(trace: Trace, scenario: Scenario) -> list[Score]:
+    scores = [run_completed(trace)]
+    if scenario.kind == "needle":
+        scores += needle_scores(trace, scenario)
+    elif scenario.kind == "goal":
+        scores += goal_scores(trace, scenario)
+    return scores
+
+
+def scores_by_key(scores: list[Score]) -> dict[str, Score]:
+    return {s.key: s for s in scores}

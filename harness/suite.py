@@ -1,0 +1,150 @@
+"""Running a set of scenarios under one config into a run directory.
+
+    reports/runs/<run-id>/
+        meta.json        what ran: config, models, seed, harness version, git commit, dataset hashes
+        results.jsonl    one row per case, appended as each case finishes
+        traces/          one gzip JSON trace per case
+        token_curves.png and report.md, written at the end (`harness.report`)
+
+Everything is validated (scenarios, config, models) before the directory is created,
+so bad input leaves earlier runs untouched and exits non-zero.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.config import CompactionConfig
+from harness.models import ModelChoice, choose_models
+from harness.preflight import fixed_overhead_tokens
+from harness.results import append_row, result_row
+from harness.runner import run_case
+from harness.scenarios import Scenario
+from harness.scorers import score_case
+
+DEFAULT_RUNS_DIR = Path("reports") / "runs"
+
+
+@dataclass
+class RunDir:
+    path: Path
+    run_id: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def results_path(self) -> Path:
+        return self.path / "results.jsonl"
+
+
+def new_run_id(variant: str) -> str:
+    return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{variant}-{uuid.uuid4().hex[:6]}"
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def dataset_hashes(scenarios: Sequence[Scenario]) -> dict[str, str]:
+    out = {}
+    for source in sorted({s.source for s in scenarios}):
+        try:
+            out[Path(source).name] = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:12]
+        except OSError:
+            out[Path(source).name] = "unreadable"
+    return out
+
+
+def run_suite(
+    scenarios: Sequence[Scenario],
+    config: CompactionConfig,
+    *,
+    agent_model: str | None = None,
+    summary_model: str | None = None,
+    seed: int = 0,
+    trials: int = 1,
+    out_dir: str | Path = DEFAULT_RUNS_DIR,
+    run_id: str | None = None,
+    progress: Callable[[str], None] = print,
+    command: str | None = None,
+) -> RunDir:
+    """Run every scenario x trial, persisting each case as it finishes; return the run directory."""
+    choose_models(agent_model, summary_model, window=config.window, seed=seed)  # fail fast: bad spec, missing key
+    overhead = fixed_overhead_tokens(config, scenarios)
+    warnings = [w for w in [config.overhead_warning(overhead)] if w]
+    for w in warnings:
+        progress(f"warning: {w}")
+    run_id = run_id or new_run_id(config.name)
+    run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
+    (run.path / "traces").mkdir(parents=True, exist_ok=False)
+    meta = {
+        "run_id": run_id,
+        "command": command or " ".join(["harness", *sys.argv[1:]]),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "harness_version": __version__,
+        "git_commit": git_commit(),
+        "config": config.to_dict(),
+        "config_label": config.label(),
+        "agent_model": agent_model or "reference",
+        "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
+        "seed": seed,
+        "trials": trials,
+        "cases": [s.id for s in scenarios],
+        "datasets": dataset_hashes(scenarios),
+        "fixed_overhead_tokens": overhead,
+        "warnings": warnings,
+    }
+    _write_json(run.path / "meta.json", meta)
+    total = len(scenarios) * trials
+    progress(f"run {run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()} -> {run.path}")
+    started = time.perf_counter()
+    done = 0
+    for trial in range(trials):
+        trial_seed = seed + trial
+        models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed)
+        for scenario in scenarios:
+            done += 1
+            trace = run_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed)
+            scores = score_case(trace, scenario)
+            name = f"{scenario.id}.t{trial}.json.gz"
+            trace.save(run.path / "traces" / name)
+            row = result_row(trace, scores, trace_file=f"traces/{name}")
+            append_row(run.results_path, row)
+            run.rows.append(row)
+            progress(_progress_line(done, total, row, time.perf_counter() - started))
+    meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    meta["wall_time_s"] = round(time.perf_counter() - started, 3)
+    _write_json(run.path / "meta.json", meta)
+    return run
+
+
+def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -> str:
+    failed = [k for k, ok in row["passed"].items() if not ok]
+    status = "ok" if not failed else "FAIL " + ",".join(failed)
+    eta = elapsed / done * (total - done)
+    width = len(str(total))
+    return (
+        f"[{done:>{width}}/{total}] {row['case_id']:<22} t{row['trial']} {status:<28} "
+        f"{row['events']['summarization']} summaries, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
+    )
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    tmp.replace(path)

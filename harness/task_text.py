@@ -1,0 +1,103 @@
+"""The plain-English task format the scenarios use, written and read in one place.
+
+A task is ordinary prose followed by a numbered step list, one tool call per step:
+
+    Work through these steps in order, one tool call per step:
+    1. Fetch document DOC-001 with fetch_document.
+    2. Read /ledgers/ledger_01.md with read_file.
+    3. Write /notes/ledger_01.md with write_file: a one-line note on /ledgers/ledger_01.md.
+    4. Reply with "TASK COMPLETE" and the number of steps you finished.
+
+A follow-up question reads ``Question: What is the <key>? Reply with the value only.``
+
+A live model reads this as English; the offline reference agent parses it with the
+functions below. The generator renders it with the same functions, so the two cannot
+drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+STEPS_HEADER = "Work through these steps in order, one tool call per step:"
+COMPLETION_MARKER = "TASK COMPLETE"
+STEP_TOOLS = ("fetch_document", "read_file", "write_file", "reply")
+
+
+@dataclass(frozen=True)
+class Step:
+    number: int
+    tool: str
+    target: str = ""
+    source: str = ""
+
+    def render(self) -> str:
+        if self.tool == "fetch_document":
+            return f"{self.number}. Fetch document {self.target} with fetch_document."
+        if self.tool == "read_file":
+            return f"{self.number}. Read {self.target} with read_file."
+        if self.tool == "write_file":
+            return f"{self.number}. Write {self.target} with write_file: a one-line note on {self.source}."
+        if self.tool == "reply":
+            return f'{self.number}. Reply with "{COMPLETION_MARKER}" and the number of steps you finished.'
+        raise ValueError(f"unknown step tool {self.tool!r}")
+
+
+_STEP_PATTERNS = [
+    (re.compile(r"^(\d+)\. Fetch document (\S+) with fetch_document\.$"), "fetch_document"),
+    (re.compile(r"^(\d+)\. Read (\S+) with read_file\.$"), "read_file"),
+    (re.compile(r"^(\d+)\. Write (\S+) with write_file: a one-line note on (\S+)\.$"), "write_file"),
+    (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
+]
+_QUESTION = re.compile(r"What is the (.+?)\?")
+
+
+def render_task(intro: str, steps: list[Step]) -> str:
+    return "\n".join([intro.strip(), "", STEPS_HEADER, *(s.render() for s in steps)])
+
+
+def parse_steps(text: str) -> list[Step]:
+    """The numbered steps in ``text`` (also inside '> ' quotes), in order; [] if none."""
+    steps: dict[int, Step] = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith(">"):
+            line = line.lstrip(">").strip()
+        for pattern, tool in _STEP_PATTERNS:
+            match = pattern.match(line)
+            if match:
+                groups = match.groups()
+                number = int(groups[0])
+                target = groups[1] if tool != "reply" else ""
+                source = groups[2] if tool == "write_file" else ""
+                steps.setdefault(number, Step(number, tool, target, source))
+                break
+    ordered = [steps[n] for n in sorted(steps)]
+    # A usable plan is numbered 1..N without gaps.
+    if not ordered or [s.number for s in ordered] != list(range(1, len(ordered) + 1)):
+        return []
+    return ordered
+
+
+def render_question(key: str) -> str:
+    return f"Question: What is the {key}? Reply with the value only."
+
+
+def parse_question(text: str) -> str | None:
+    """The key a question asks for ("access code for the north vault"), or None."""
+    if "Question:" not in text:
+        return None
+    match = _QUESTION.search(text)
+    return match.group(1).strip() if match else None
+
+
+def needle_sentence(key: str, value: str) -> str:
+    return f"For the record, the {key} is {value}."
+
+
+def find_fact(key: str, text: str) -> str | None:
+    """The value stated for ``key`` in ``text`` ("the <key> is <value>"), or None."""
+    words = r"\s+".join(re.escape(w) for w in key.split())
+    match = re.search(words + r"\s+is\s+([A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9])", text, re.IGNORECASE)
+    return match.group(1) if match else None
