@@ -31,7 +31,8 @@ from harness.preflight import fixed_overhead_tokens
 from harness.results import append_row, result_row
 from harness.runner import run_case
 from harness.scenarios import Scenario
-from harness.scorers import score_case
+from harness.scorers import Score, score_case
+from harness.trace import Trace
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
 
@@ -70,6 +71,71 @@ def dataset_hashes(scenarios: Sequence[Scenario]) -> dict[str, str]:
     return out
 
 
+class RunSink:
+    """A run directory being written: meta.json first, then one row and trace per case."""
+
+    def __init__(
+        self,
+        scenarios: Sequence[Scenario],
+        config: CompactionConfig,
+        *,
+        agent_model: str | None,
+        summary_model: str | None,
+        seed: int,
+        trials: int,
+        out_dir: str | Path = DEFAULT_RUNS_DIR,
+        run_id: str | None = None,
+        command: str | None = None,
+        progress: Callable[[str], None] = print,
+    ) -> None:
+        choose_models(agent_model, summary_model, window=config.window, seed=seed)  # fail fast: bad spec, missing key
+        overhead = fixed_overhead_tokens(config, scenarios)
+        warnings = [w for w in [config.overhead_warning(overhead)] if w]
+        for w in warnings:
+            progress(f"warning: {w}")
+        run_id = run_id or new_run_id(config.name)
+        self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
+        (self.run.path / "traces").mkdir(parents=True, exist_ok=False)
+        self.meta = {
+            "run_id": run_id,
+            "command": command or " ".join(["harness", *sys.argv[1:]]),
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "harness_version": __version__,
+            "git_commit": git_commit(),
+            "config": config.to_dict(),
+            "config_label": config.label(),
+            "agent_model": agent_model or "reference",
+            "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
+            "seed": seed,
+            "trials": trials,
+            "cases": [s.id for s in scenarios],
+            "datasets": dataset_hashes(scenarios),
+            "fixed_overhead_tokens": overhead,
+            "warnings": warnings,
+        }
+        self._started = time.perf_counter()
+        _write_json(self.run.path / "meta.json", self.meta)
+
+    @property
+    def path(self) -> Path:
+        return self.run.path
+
+    def record(self, trace: Trace, scores: list[Score]) -> dict[str, Any]:
+        """Persist one finished case (trace file, then its results row) and return the row."""
+        name = f"{trace.case_id}.t{trace.trial}.json.gz"
+        trace.save(self.run.path / "traces" / name)
+        row = result_row(trace, scores, trace_file=f"traces/{name}")
+        append_row(self.run.results_path, row)
+        self.run.rows.append(row)
+        return row
+
+    def finish(self) -> RunDir:
+        self.meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        self.meta["wall_time_s"] = round(time.perf_counter() - self._started, 3)
+        _write_json(self.run.path / "meta.json", self.meta)
+        return self.run
+
+
 def run_suite(
     scenarios: Sequence[Scenario],
     config: CompactionConfig,
@@ -84,34 +150,10 @@ def run_suite(
     command: str | None = None,
 ) -> RunDir:
     """Run every scenario x trial, persisting each case as it finishes; return the run directory."""
-    choose_models(agent_model, summary_model, window=config.window, seed=seed)  # fail fast: bad spec, missing key
-    overhead = fixed_overhead_tokens(config, scenarios)
-    warnings = [w for w in [config.overhead_warning(overhead)] if w]
-    for w in warnings:
-        progress(f"warning: {w}")
-    run_id = run_id or new_run_id(config.name)
-    run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
-    (run.path / "traces").mkdir(parents=True, exist_ok=False)
-    meta = {
-        "run_id": run_id,
-        "command": command or " ".join(["harness", *sys.argv[1:]]),
-        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "harness_version": __version__,
-        "git_commit": git_commit(),
-        "config": config.to_dict(),
-        "config_label": config.label(),
-        "agent_model": agent_model or "reference",
-        "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
-        "seed": seed,
-        "trials": trials,
-        "cases": [s.id for s in scenarios],
-        "datasets": dataset_hashes(scenarios),
-        "fixed_overhead_tokens": overhead,
-        "warnings": warnings,
-    }
-    _write_json(run.path / "meta.json", meta)
+    sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
+                   out_dir=out_dir, run_id=run_id, command=command, progress=progress)
     total = len(scenarios) * trials
-    progress(f"run {run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()} -> {run.path}")
+    progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()} -> {sink.path}")
     started = time.perf_counter()
     done = 0
     for trial in range(trials):
@@ -119,18 +161,10 @@ def run_suite(
         models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed)
         for scenario in scenarios:
             done += 1
-            trace = run_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed)
-            scores = score_case(trace, scenario)
-            name = f"{scenario.id}.t{trial}.json.gz"
-            trace.save(run.path / "traces" / name)
-            row = result_row(trace, scores, trace_file=f"traces/{name}")
-            append_row(run.results_path, row)
-            run.rows.append(row)
+            trace = run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed)
+            row = sink.record(trace, score_case(trace, scenario))
             progress(_progress_line(done, total, row, time.perf_counter() - started))
-    meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
-    meta["wall_time_s"] = round(time.perf_counter() - started, 3)
-    _write_json(run.path / "meta.json", meta)
-    return run
+    return sink.finish()
 
 
 def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -> str:

@@ -1,0 +1,150 @@
+"""Eval session: options, LangSmith wiring, and a run directory written as tests finish.
+
+Options (all optional): --model, --summary-model, --variant, --trigger (repeatable),
+--keep, --window, --seed, --runs-dir. Without --model the offline reference models run.
+
+LangSmith: every eval carries ``@pytest.mark.langsmith``. With LANGSMITH_API_KEY set the
+plugin turns the session into a LangSmith experiment and the scores are logged as
+feedback. Without a key this file switches test tracking and tracing off before any
+test runs, so nothing waits on the network; results still go to the local run
+directory, reports/runs/<run-id>/, with report.md and token_curves.png at the end.
+"""
+
+from __future__ import annotations
+
+import os
+
+if not os.environ.get("LANGSMITH_API_KEY"):
+    # Without a key the langsmith pytest plugin would fail every marked test on
+    # connection errors, and tracing would delay exit: keep both off.
+    os.environ["LANGSMITH_TEST_TRACKING"] = "false"
+    os.environ["LANGSMITH_TRACING"] = "false"
+    os.environ["LANGCHAIN_TRACING_V2"] = "false"
+
+from dataclasses import dataclass  # noqa: E402
+
+import pytest  # noqa: E402
+
+from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
+from harness.config import DEFAULT_PRESET, make_config  # noqa: E402
+from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
+from harness.models import choose_models  # noqa: E402
+from harness.runner import run_case  # noqa: E402
+from harness.scenarios import Scenario, load_scenarios, select  # noqa: E402
+from harness.scorers import Score, score_case, scores_by_key  # noqa: E402
+from harness.suite import RunSink  # noqa: E402
+
+TRACKING = os.environ.get("LANGSMITH_TEST_TRACKING") != "false"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("harness", "compaction harness evals")
+    g.addoption("--model", default=None, help="agent model provider:name (default: offline reference agent)")
+    g.addoption("--summary-model", default=None, help="summarizer model provider:name or 'reference'")
+    g.addoption("--variant", default=DEFAULT_PRESET, help=f"config preset (default {DEFAULT_PRESET})")
+    g.addoption("--trigger", action="append", default=None, help="trigger size (20%%, tokens:12000, messages:40); repeatable")
+    g.addoption("--keep", default=None, help="keep size, same syntax as --trigger")
+    g.addoption("--window", default=None, help="declared context window in tokens")
+    g.addoption("--seed", type=int, default=0, help="reference summarizer seed")
+    g.addoption("--runs-dir", default="reports/runs", help="where the session's run directory goes")
+
+
+_SCENARIOS: list[Scenario] | None = None
+
+
+def _scenarios() -> list[Scenario]:
+    global _SCENARIOS
+    if _SCENARIOS is None:
+        _SCENARIOS = load_scenarios()
+    return _SCENARIOS
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal")):
+        if fixture in metafunc.fixturenames:
+            cases = select(_scenarios(), kind=kind)
+            metafunc.parametrize(fixture, cases, ids=[c.id for c in cases])
+
+
+@dataclass
+class CaseResult:
+    scenario: Scenario
+    scores: dict[str, Score]
+    row: dict
+
+    def require(self, key: str) -> None:
+        """Assert one hard score, failing with its explanation."""
+        score = self.scores.get(key)
+        assert score is not None, f"{self.scenario.id}: no score {key!r}"
+        assert score.value, f"{self.scenario.id}: {key} failed: {score.explanation}"
+
+
+class EvalSession:
+    def __init__(self, config: pytest.Config) -> None:
+        opt = config.getoption
+        self.seed = opt("--seed")
+        self.agent_model, self.summary_model = opt("--model"), opt("--summary-model")
+        self.config = make_config(opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"))
+        self.models = choose_models(self.agent_model, self.summary_model, window=self.config.window, seed=self.seed)
+        self.runs_dir = opt("--runs-dir")
+        self.sink: RunSink | None = None
+
+    def run(self, scenario: Scenario) -> CaseResult:
+        if self.sink is None:
+            self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
+                                seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
+                                progress=lambda line: None)
+        trace = run_case(scenario, self.config, self.models, run_id=self.sink.run.run_id, seed=self.seed)
+        scores = score_case(trace, scenario)
+        row = self.sink.record(trace, scores)
+        _log_to_langsmith(scenario, row, scores)
+        return CaseResult(scenario, scores_by_key(scores), row)
+
+
+def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score]) -> None:
+    if not TRACKING:
+        return
+    from langsmith import testing as t
+
+    t.log_inputs({"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)})
+    t.log_outputs({"answers": row.get("error") or row["explanations"], "events": row["events"], "tokens": row["tokens"]})
+    for score in scores:
+        if isinstance(score.value, (bool, int, float)) and score.value is not None:
+            t.log_feedback(key=score.key, score=float(score.value), comment=score.explanation)
+
+
+_SESSION: EvalSession | None = None
+
+
+@pytest.fixture(scope="session")
+def eval_session(pytestconfig: pytest.Config) -> EvalSession:
+    global _SESSION
+    try:
+        _SESSION = EvalSession(pytestconfig)
+    except LiveModelUnavailable as exc:
+        pytest.skip(str(exc))
+    except HarnessError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return _SESSION
+
+
+@pytest.fixture(scope="session")
+def langsmith_experiment_metadata(pytestconfig: pytest.Config) -> dict:
+    """Read by the langsmith plugin: tags the LangSmith experiment with the config."""
+    return {"variant": pytestconfig.getoption("--variant"), "model": pytestconfig.getoption("--model") or "reference"}
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _SESSION is None or _SESSION.sink is None:
+        return
+    from harness.report import write_report
+
+    run = _SESSION.sink.finish()
+    report = write_report(run.path)
+    session.config._harness_report = report  # noqa: SLF001
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
+    report = getattr(config, "_harness_report", None)
+    if report is not None:
+        terminalreporter.write_line(f"harness results: {report.parent} (report.md, token_curves.png, results.jsonl, traces/)")
