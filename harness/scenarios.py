@@ -210,7 +210,7 @@ def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
         for (line_no, _), row in zip(raw, table):
             scenario = _scenario(row, str(path))
             if scenario.id in seen:
-                raise DatasetError(str(path), line_no, "id", f"duplicate id {scenario.id!r} (first in {seen[scenario.id]})")
+                raise DatasetError(str(path), line_no, "id", f"duplicate id (first in {seen[scenario.id]})", case_id=scenario.id)
             seen[scenario.id] = f"{path}"
             scenarios.append(scenario)
     return scenarios

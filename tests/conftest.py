@@ -1,0 +1,40 @@
+"""Shared fixtures for the harness's own unit tests (offline, reference models)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LANGSMITH_TRACING", "false")
+
+import pytest  # noqa: E402
+
+from harness.config import make_config  # noqa: E402
+from harness.models import choose_models  # noqa: E402
+from harness.runner import run_case  # noqa: E402
+from harness.scenarios import load_scenarios  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def scenarios():
+    return {s.id: s for s in load_scenarios()}
+
+
+@pytest.fixture(scope="session")
+def config():
+    return make_config("forced-20")
+
+
+@pytest.fixture(scope="session")
+def models(config):
+    return choose_models(None, None, window=config.window)
+
+
+@pytest.fixture(scope="session")
+def needle_trace(scenarios, config, models):
+    """A healthy needle run: summaries in the task turn, needle recovered from history."""
+    return run_case(scenarios["needle-h24k-d025"], config, models)
+
+
+@pytest.fixture(scope="session")
+def goal_trace(scenarios, config, models):
+    return run_case(scenarios["goal-ledgers-12"], config, models)

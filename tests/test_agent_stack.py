@@ -1,0 +1,85 @@
+"""The agent under test is the real create_deep_agent with our summarization in its stack, once."""
+
+import deepagents.graph
+import deepagents.middleware.subagents
+import pytest
+from deepagents.middleware import SummarizationMiddleware
+
+from harness.agent import build_agent
+from harness.config import make_config
+from harness.reference import ReferenceAgentModel
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Every middleware list handed to langchain's create_agent: subagents first, the main agent last."""
+    stacks = []
+    for module in (deepagents.graph, deepagents.middleware.subagents):
+        real = module.create_agent
+
+        def spy(*args, _real=real, **kwargs):
+            stacks.append(list(kwargs.get("middleware", [])))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, "create_agent", spy)
+    return stacks
+
+
+def summarizers(stack):
+    return [m for m in stack if m.name == "SummarizationMiddleware"]
+
+
+def test_exactly_one_summarization_middleware_and_it_is_ours(captured):
+    cfg = make_config("forced-15")
+    built = build_agent(cfg, ReferenceAgentModel(profile={"max_input_tokens": cfg.window}))
+    main = captured[-1]
+    assert summarizers(main) == [built.summarization]
+    assert built.summarization._lc_helper._trigger_clauses == [{"fraction": 0.15}]
+    assert built.summarization._lc_helper.keep == ("fraction", 0.0375)
+    assert built.summarization._lc_helper.trim_tokens_to_summarize is None  # the factory's default, not the class's 4000
+
+
+def test_the_general_purpose_subagent_gets_the_same_replacement(captured):
+    cfg = make_config("forced-20")
+    built = build_agent(cfg, ReferenceAgentModel(profile={"max_input_tokens": cfg.window}))
+    subagent_stacks = captured[:-1]
+    assert subagent_stacks, "no general-purpose subagent was built"
+    for stack in subagent_stacks:
+        assert summarizers(stack) == [built.summarization]
+
+
+def test_the_recorder_sits_inside_summarization(captured):
+    from harness.recorder import Recorder
+
+    cfg = make_config("forced-20")
+    rec = Recorder()
+    build_agent(cfg, ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), middleware=[rec.middleware])
+    names = [m.name for m in captured[-1]]
+    assert names.index("HarnessRecorderMiddleware") > names.index("SummarizationMiddleware")
+
+
+def test_a_subclass_would_have_left_two_summarizers(captured):
+    """The trap build_agent avoids: a subclass reports its own name and is appended, not swapped in."""
+
+    class Tweaked(SummarizationMiddleware):
+        pass
+
+    from deepagents import create_deep_agent
+    from deepagents.backends import StateBackend
+
+    model = ReferenceAgentModel(profile={"max_input_tokens": 64000})
+    backend = StateBackend()
+    create_deep_agent(model=model, backend=backend, middleware=[Tweaked(model=model, backend=backend, trigger=("fraction", 0.2))])
+    assert len([m for m in captured[-1] if isinstance(m, SummarizationMiddleware)]) == 2
+
+
+def test_eviction_limit_replaces_the_filesystem_middleware_only_when_changed(captured):
+    from dataclasses import replace
+
+    cfg = make_config("forced-20")
+    model = ReferenceAgentModel(profile={"max_input_tokens": cfg.window})
+    build_agent(cfg, model)
+    default_fs = next(m for m in captured[-1] if m.name == "FilesystemMiddleware")
+    build_agent(replace(cfg, eviction_tokens=500), model)
+    custom_fs = next(m for m in captured[-1] if m.name == "FilesystemMiddleware")
+    assert default_fs._tool_token_limit_before_evict == 20000 and custom_fs._tool_token_limit_before_evict == 500

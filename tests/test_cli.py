@@ -1,0 +1,72 @@
+"""The command line, end to end on one or two cases (offline)."""
+
+import gzip
+import json
+
+import pytest
+
+from harness.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, build_parser, main
+from harness.results import read_results
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    code = main(["run", "--cases", "needle-h24k-d000", "goal-ledgers-12", "--out", str(out), "--run-id", "smoke"])
+    assert code == EXIT_OK
+    return out / "smoke"
+
+
+def test_run_writes_results_traces_chart_and_report(run_dir):
+    rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["case_id"] for r in rows) == ["goal-ledgers-12", "needle-h24k-d000"]
+    for row in rows:
+        assert row["simulated"] and row["agent_model"] == "reference-agent" and row["variant"] == "forced-20"
+        assert row["events"]["summarization"] >= 1 and row["tokens"]["peak_context"] > 0 and row["wall_time_s"] > 0
+        assert all(row["passed"].values()), row["explanations"]
+        with gzip.open(run_dir / row["trace"], "rt") as fh:
+            assert json.load(fh)["case_id"] == row["case_id"]
+    assert (run_dir / "token_curves.png").stat().st_size > 10_000
+    report = (run_dir / "report.md").read_text()
+    assert "Simulated" in report and "![token curves](token_curves.png)" in report and "95% interval" in report
+    meta = json.loads((run_dir / "meta.json").read_text())
+    assert meta["fixed_overhead_tokens"] > 2000 and meta["datasets"]
+    frame = read_results(run_dir)
+    assert {"score.needle_correct", "score.goal_preserved", "events.summarization"} <= set(frame.columns)
+
+
+def test_score_rescoring_stored_traces_matches(run_dir):
+    assert main(["score", str(run_dir)]) == EXIT_OK
+    old = [json.loads(x)["scores"] for x in (run_dir / "results.jsonl").read_text().splitlines()]
+    new = [json.loads(x)["scores"] for x in (run_dir / "rescored.jsonl").read_text().splitlines()]
+    assert old == new
+
+
+def test_bad_input_exits_2_names_the_problem_and_leaves_earlier_results(run_dir, tmp_path, capsys):
+    before = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+    out = tmp_path / "runs"
+    assert main(["run", "--variant", "forced-99", "--out", str(out)]) == EXIT_BAD_INPUT
+    assert "unknown variant 'forced-99'" in capsys.readouterr().err
+    assert main(["run", "--trigger", "140%", "--out", str(out)]) == EXIT_BAD_INPUT
+    assert "fraction must be in (0, 1]" in capsys.readouterr().err
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "x", "kind": "needle", "description": "d", "task": "t", "needles": "oops"}\n')
+    assert main(["run", "--datasets", str(broken), "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "broken.jsonl: row 1 (id 'x'): field 'needles': expected a list" in err
+    assert not out.exists()
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == before
+
+
+def test_a_live_model_without_a_key_is_skipped(monkeypatch, tmp_path, capsys):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert main(["run", "--model", "openai:gpt-5.2", "--out", str(tmp_path)]) == EXIT_SKIPPED
+    assert "OPENAI_API_KEY is not set" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
+
+
+def test_help_documents_every_run_option():
+    help_text = build_parser()._subparsers._group_actions[0].choices["run"].format_help()
+    for option in ("--variant", "--trigger", "--keep", "--window", "--model", "--summary-model", "--kind", "--cases",
+                   "--limit", "--seed", "--trials", "--out", "--run-id", "--datasets"):
+        assert option in help_text

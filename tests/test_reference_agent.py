@@ -1,0 +1,102 @@
+from langchain_core.messages import HumanMessage
+
+import pytest
+
+from harness.reference import ReferenceAgentModel
+from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, decide
+from tests._messages import QUESTION, TASK, call, summary_message
+
+PATH = "/conversation_history/session_abc.md"
+
+
+def test_follows_the_visible_task_step_by_step():
+    assert decide([HumanMessage(TASK)]) == ToolAction("fetch_document", {"doc_id": "DOC-001"})
+    msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, "DOC-001: memo", "c1")]
+    assert decide(msgs) == ToolAction("fetch_document", {"doc_id": "DOC-002"})
+
+
+def test_a_failed_tool_call_is_not_progress():
+    msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, "Error: no document", "c1")]
+    assert decide(msgs) == ToolAction("fetch_document", {"doc_id": "DOC-001"})
+
+
+def test_continues_after_a_summary_that_quotes_the_task_and_records_progress():
+    quoted = "\n".join("> " + line for line in TASK.splitlines())
+    summary = f"## SESSION INTENT\nOriginal request:\n{quoted}\n\n## SUMMARY\n- Step 1 done: fetch_document DOC-001\n- Step 2 done: fetch_document DOC-002"
+    action = decide([summary_message(summary)])
+    assert action == ToolAction("read_file", {"file_path": "/ledgers/a.md"})
+
+
+def test_writes_its_note_from_the_latest_visible_read():
+    msgs = [HumanMessage(TASK)] + call("fetch_document", {"doc_id": "DOC-001"}, "x", "c1") + call("fetch_document", {"doc_id": "DOC-002"}, "y", "c2")
+    msgs += call("read_file", {"file_path": "/ledgers/a.md"}, "@@ lines 1-2 of 2 @@\n# Ledger A\n| x |", "c3")
+    action = decide(msgs)
+    assert action.name == "write_file" and action.args["file_path"] == "/notes/a.md"
+    assert action.args["content"].startswith("Note on /ledgers/a.md: # Ledger A")
+
+
+def test_asks_for_clarification_when_the_task_is_no_longer_visible():
+    summary = "## SESSION INTENT\nNone\n\n## SUMMARY\n- Step 1 done: fetch_document DOC-001"
+    assert decide([summary_message(summary)]) == ReplyAction(CLARIFICATION)
+
+
+def test_replies_complete_only_after_the_last_step():
+    quoted = "\n".join("> " + line for line in TASK.splitlines())
+    summary = f"## SESSION INTENT\nOriginal request:\n{quoted}\n\n## SUMMARY\n- Step 4 done: write_file /notes/a.md"
+    action = decide([summary_message(summary)])
+    assert isinstance(action, ReplyAction) and action.text.startswith("TASK COMPLETE")
+
+
+def test_answers_from_what_it_sees():
+    msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, "For the record, the access code for the north vault is 4417-KESTREL.", "c1"), HumanMessage(QUESTION)]
+    assert decide(msgs) == ReplyAction("4417-KESTREL")
+
+
+def test_is_not_fooled_by_a_distractor_with_a_similar_key():
+    msgs = [summary_message("## SUMMARY\nNone"), *call("fetch_document", {"doc_id": "DOC-009"}, "the access code for the south vault is 9921-HERON.", "c1"), HumanMessage(QUESTION)]
+    assert decide(msgs) == ToolAction("read_file", {"file_path": PATH, "offset": 0, "limit": HISTORY_PAGE_LINES})
+
+
+def test_pages_the_history_file_named_by_the_summary():
+    msgs = [summary_message("## SUMMARY\nNone"), HumanMessage(QUESTION)]
+    assert decide(msgs) == ToolAction("read_file", {"file_path": PATH, "offset": 0, "limit": HISTORY_PAGE_LINES})
+    msgs += call("read_file", {"file_path": PATH, "offset": 0, "limit": 200}, "@@ lines 1-200 of 500 | next offset 200 @@\nnothing here", "r1")
+    assert decide(msgs) == ToolAction("read_file", {"file_path": PATH, "offset": 200, "limit": HISTORY_PAGE_LINES})
+    msgs += call("read_file", {"file_path": PATH, "offset": 200, "limit": 200}, "@@ lines 201-400 of 500 | next offset 400 @@\nthe access code for the north vault is 4417-KESTREL", "r2")
+    assert decide(msgs) == ReplyAction("4417-KESTREL")
+
+
+def test_resumes_paging_from_progress_recorded_in_a_summary():
+    summary = f"## SESSION INTENT\nLatest request:\n> {QUESTION}\n\n## SUMMARY\n- read_file {PATH} lines 1-200 of 900\n- read_file {PATH} lines 201-400 of 900"
+    assert decide([summary_message(summary)]) == ToolAction("read_file", {"file_path": PATH, "offset": 400, "limit": HISTORY_PAGE_LINES})
+
+
+def test_says_it_does_not_know_when_the_history_is_exhausted():
+    msgs = [summary_message("## SUMMARY\nNone"), HumanMessage(QUESTION)]
+    msgs += call("read_file", {"file_path": PATH, "offset": 0, "limit": 200}, "@@ lines 1-120 of 120 @@\nnothing", "r1")
+    action = decide(msgs)
+    assert isinstance(action, ReplyAction) and action.text.startswith("I don't know")
+
+
+def test_says_it_does_not_know_when_no_history_file_is_named():
+    msgs = [summary_message("## SUMMARY\nNone", path=None), HumanMessage(QUESTION)]
+    action = decide(msgs)
+    assert isinstance(action, ReplyAction) and "no history file" in action.text
+
+
+def test_an_unreadable_history_file_ends_the_search():
+    msgs = [summary_message("## SUMMARY\nNone"), HumanMessage(QUESTION)]
+    msgs += call("read_file", {"file_path": PATH, "offset": 0, "limit": 200}, "Error: file not found", "r1")
+    assert isinstance(decide(msgs), ReplyAction)
+
+
+def test_the_model_is_a_pure_function_of_its_messages():
+    model = ReferenceAgentModel().bind_tools([])
+    msgs = [HumanMessage(TASK)]
+    first, second = model.invoke(msgs), model.invoke(list(msgs))
+    assert first.tool_calls == second.tool_calls and first.tool_calls[0]["id"].startswith("call_")
+
+
+def test_the_agent_model_refuses_to_act_as_a_summarizer():
+    with pytest.raises(TypeError, match="ReferenceSummarizerModel"):
+        ReferenceAgentModel().invoke("Summarize this")

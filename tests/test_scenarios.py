@@ -1,0 +1,95 @@
+import copy
+import json
+
+import pytest
+
+from harness.errors import DatasetError
+from harness.generate import generate
+from harness.scenarios import DATASETS_DIR, load_scenarios, select
+
+
+@pytest.fixture(scope="module")
+def good_rows():
+    with (DATASETS_DIR / "needle.jsonl").open() as fh:
+        needle = json.loads(fh.readline())
+    with (DATASETS_DIR / "goal.jsonl").open() as fh:
+        goal = json.loads(fh.readline())
+    return needle, goal
+
+
+def write(tmp_path, rows, name="cases.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenarios):
+    kinds = [s.kind for s in scenarios.values()]
+    assert kinds.count("needle") >= 20 and kinds.count("goal") >= 10
+    needle = scenarios["needle-h24k-d025"]
+    assert needle.needles[0].answer and needle.followups and needle.documents
+    assert select(list(scenarios.values()), kind="goal", ids=["goal-ledgers-1*"], limit=2)[0].id == "goal-ledgers-12"
+
+
+def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
+    generate(tmp_path)
+    for name in ("needle.jsonl", "goal.jsonl"):
+        assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), f"datasets/{name} is out of date: run harness generate"
+
+
+def _broken(rows, mutate):
+    row = copy.deepcopy(rows)
+    mutate(row)
+    return row
+
+
+@pytest.mark.parametrize(
+    ("which", "mutate", "field", "problem"),
+    [
+        (0, lambda r: r.pop("task"), "task", "missing required field"),
+        (0, lambda r: r.update(kind="haystack"), "kind", "unknown kind"),
+        (0, lambda r: r.update(id="Needle One"), "id", "lowercase"),
+        (0, lambda r: r["needles"][0].update(answer=4417), "needles[0].answer", "expected a string, got int"),
+        (0, lambda r: r["needles"][0].update(answer="  "), "needles[0].answer", "non-empty"),
+        (0, lambda r: r["needles"][0].update(doc="DOC-999"), "needles[0].doc", "not one of the row's documents"),
+        (0, lambda r: r["needles"][0].update(depth=1.5), "needles[0].depth", "between 0 and 1"),
+        (0, lambda r: r["needles"][0].update(turn=5), "needles[0].turn", "follow-up turn"),
+        (0, lambda r: r.update(followups=["Question: What is the weather? Reply with the value only."]), "followups[0]", "does not ask"),
+        (0, lambda r: r["documents"][0].pop("text"), "documents[0].text", "missing required field"),
+        (0, lambda r: r.update(colour="red"), "colour", "unknown field"),
+        (1, lambda r: r["files"][0].update(path="ledgers/x.md"), "files[0].path", "absolute path"),
+        (1, lambda r: r["expected_steps"][0].update(tool="rm_rf"), "expected_steps[0].tool", "unknown tool"),
+        (1, lambda r: r.update(task="Just do the audit."), "task", "no numbered step list"),
+    ],
+)
+def test_malformed_row_names_file_row_and_field(tmp_path, good_rows, which, mutate, field, problem):
+    rows = list(good_rows)
+    rows[which] = _broken(rows[which], mutate)
+    path = write(tmp_path, rows)
+    with pytest.raises(DatasetError) as err:
+        load_scenarios([path])
+    message = str(err.value)
+    assert str(path) in message and f"row {which + 1}" in message and f"field {field!r}" in message, message
+    assert problem in message, message
+
+
+def test_invalid_json_names_the_line(tmp_path, good_rows):
+    path = write(tmp_path, [good_rows[0], '{"id": "x", "kind": ', good_rows[1]])
+    with pytest.raises(DatasetError, match=r"cases.jsonl: row 2: invalid JSON"):
+        load_scenarios([path])
+
+
+def test_duplicate_ids_across_files_are_rejected(tmp_path, good_rows):
+    a = write(tmp_path, [good_rows[0]], "a.jsonl")
+    b = write(tmp_path, [good_rows[0]], "b.jsonl")
+    with pytest.raises(DatasetError, match=r"b.jsonl: row 1 \(id 'needle-h24k-d000'\): field 'id': duplicate id"):
+        load_scenarios([a, b])
+
+
+def test_missing_and_empty_files_are_errors(tmp_path):
+    with pytest.raises(DatasetError, match="no such file"):
+        load_scenarios([tmp_path / "nope.jsonl"])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    with pytest.raises(DatasetError, match="no rows"):
+        load_scenarios([empty])

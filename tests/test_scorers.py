@@ -1,0 +1,135 @@
+"""Every scorer passes on a healthy trace and fails on a bad one."""
+
+import copy
+
+import pytest
+
+from harness.config import make_config
+from harness.models import ModelChoice
+from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
+from harness.runner import run_case
+from harness.scorers import HARD, is_clarification_request, score_case, scores_by_key
+
+
+def scored(trace, scenario):
+    return scores_by_key(score_case(trace, scenario))
+
+
+def run_with(scenario, summarizer, preset="forced-20"):
+    cfg = make_config(preset)
+    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), summarizer, "reference-agent", "test-summarizer", True)
+    return run_case(scenario, cfg, models)
+
+
+class ClaimsEverythingDone(ReferenceSummarizerModel):
+    """A summarizer that records every step as done: the agent then stops early."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        msg = result.generations[0].message
+        msg.content = msg.content + "\n" + "\n".join(f"- Step {n} done: (claimed)" for n in range(1, 200))
+        return result
+
+
+# -- healthy ------------------------------------------------------------------------------
+def test_healthy_needle_trace_passes_every_hard_score(needle_trace, scenarios):
+    scores = scored(needle_trace, scenarios[needle_trace.case_id])
+    assert {k for k, s in scores.items() if s.kind == HARD and not s.value} == set()
+    assert scores["history_pages_read"].value >= 1 and scores["needle_in_summary"].value is False
+
+
+def test_healthy_goal_trace_passes_every_hard_score(goal_trace, scenarios):
+    scores = scored(goal_trace, scenarios[goal_trace.case_id])
+    assert {k for k, s in scores.items() if s.kind == HARD and not s.value} == set()
+    assert scores["goal_steps_completed"].value == 1.0 and scores["goal_repeated_steps"].value == 0
+
+
+# -- needle -------------------------------------------------------------------------------
+def test_no_compression_fails_compressed_and_summarized_away(scenarios):
+    scenario = scenarios["needle-h24k-d025"]
+    trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-default")
+    scores = scored(trace, scenario)
+    assert scores["compressed"].value == 0 and "invalid" in scores["compressed"].explanation
+    assert scores["needle_summarized_away"].value is False
+    assert scores["needle_via_history"].value is False  # answered from context, no history read
+    assert scores["needle_correct"].value is True
+
+
+def test_a_wrong_answer_fails_needle_correct(needle_trace, scenarios):
+    bad = copy.deepcopy(needle_trace)
+    bad.final["answers"][1] = "1234-WRONG"
+    scores = scored(bad, scenarios[bad.case_id])
+    assert scores["needle_correct"].value is False and "1234-WRONG" in scores["needle_correct"].explanation
+
+
+def test_an_answer_not_read_from_history_fails_needle_via_history(needle_trace, scenarios):
+    bad = copy.deepcopy(needle_trace)
+    for call in bad.agent_calls(1):
+        if call["response"]:
+            call["response"]["tool_calls"] = []
+    scores = scored(bad, scenarios[bad.case_id])
+    assert scores["needle_via_history"].value is False and "never called read_file" in scores["needle_via_history"].explanation
+
+
+def test_a_needle_substring_of_a_longer_value_is_not_correct(needle_trace, scenarios):
+    bad = copy.deepcopy(needle_trace)
+    bad.final["answers"][1] = "9" + scenarios[bad.case_id].needles[0].answer
+    assert scored(bad, scenarios[bad.case_id])["needle_correct"].value is False
+
+
+def test_a_run_error_fails_run_completed(needle_trace, scenarios):
+    bad = copy.deepcopy(needle_trace)
+    bad.final["error"] = {"type": "RuntimeError", "message": "summarizer exploded", "turn": 0, "where": "x.py:1"}
+    score = scored(bad, scenarios[bad.case_id])["run_completed"]
+    assert score.value is False and "summarizer exploded" in score.explanation
+
+
+# -- goal ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def drifted(scenarios):
+    scenario = scenarios["goal-ledgers-12"]
+    return scenario, run_with(scenario, ReferenceSummarizerModel(intent_loss=1.0))
+
+
+def test_a_summary_that_drops_the_task_fails_the_goal_scores(drifted):
+    scenario, trace = drifted
+    scores = scored(trace, scenario)
+    assert scores["compressed"].value >= 1
+    assert scores["goal_no_clarification"].value is False
+    assert scores["goal_continued_after_summary"].value is False
+    assert scores["goal_steps_completed"].value < 1.0
+    assert scores["goal_preserved"].value is False
+    assert scores["goal_no_premature_completion"].value is True  # asking is not claiming to be done
+
+
+def test_a_summary_that_claims_the_work_is_done_fails_premature_completion(scenarios):
+    scenario = scenarios["goal-ledgers-12"]
+    trace = run_with(scenario, ClaimsEverythingDone())
+    scores = scored(trace, scenario)
+    assert scores["goal_no_premature_completion"].value is False
+    assert "expected step(s) not done" in scores["goal_no_premature_completion"].explanation
+    assert scores["goal_continued_after_summary"].value is False
+    assert scores["goal_preserved"].value is False
+
+
+def test_goal_without_compression_is_invalid(scenarios):
+    scenario = scenarios["goal-ledgers-12"]
+    trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-default")
+    scores = scored(trace, scenario)
+    assert scores["compressed"].value == 0 and scores["goal_preserved"].value is False
+    assert scores["goal_continued_after_summary"].value is False
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I have lost track of the task. Could you restate what you would like me to do next?", True),
+        ("Which file should I read next?", True),
+        ("Could you clarify the scope?", True),
+        ("TASK COMPLETE. I finished all 25 steps.", False),
+        ("4417-KESTREL", False),
+        ("I read all ledgers and wrote the notes.", False),
+    ],
+)
+def test_clarification_detector(text, expected):
+    assert is_clarification_request(text) is expected
