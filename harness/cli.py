@@ -144,7 +144,7 @@ def _cmd_variants(args: argparse.Namespace) -> int:
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
-    run_bench(repeats=args.repeats, time_pytest=not args.skip_pytest)
+    run_bench(repeats=args.repeats, time_pytest_suites=not args.skip_pytest)
     return EXIT_OK
 
 

@@ -1,0 +1,111 @@
+"""``harness bench``: the figures the README quotes, measured, never asserted in a test.
+
+1. Wall time of the offline eval suites as a user runs them (``pytest evals/ -m needle``
+   and ``-m goal`` in a fresh interpreter, imports included).
+2. The recorder's overhead: the same cases run with and without the recorder
+   (middleware + summarizer callback) in one warm process, in ABBA order to cancel
+   drift; the ratio is total time with / total time without. Writing the trace to
+   disk is timed separately.
+
+Results go to stdout as a markdown table and to reports/bench/bench-<time>.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+BENCH_CASES = ("needle-h24k-d000", "needle-h48k-d050", "goal-ledgers-12", "goal-ledgers-30")
+
+
+def time_pytest(marker: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pytest", "evals/", "-m", marker, "-q", "-p", "no:cacheprovider", "--runs-dir", tmp]
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "LANGSMITH_TRACING": "false"})
+        wall = time.perf_counter() - started
+    tail = (proc.stdout.strip().splitlines() or [""])[-1]
+    return {"command": f"pytest evals/ -m {marker}", "wall_s": round(wall, 2), "exit_code": proc.returncode, "summary": tail}
+
+
+def recorder_overhead(repeats: int) -> dict:
+    from harness.config import make_config
+    from harness.models import choose_models
+    from harness.runner import run_case
+    from harness.scenarios import load_scenarios
+
+    scenarios = {s.id: s for s in load_scenarios()}
+    cases = [scenarios[c] for c in BENCH_CASES]
+    cfg = make_config("forced-20")
+    models = choose_models(None, None, window=cfg.window)
+    for case in cases:  # warm up both paths
+        run_case(case, cfg, models, record=False)
+        run_case(case, cfg, models, record=True)
+    with_rec, without, ratios, calls, save_s = 0.0, 0.0, [], 0, 0.0
+    for r in range(repeats):
+        for case in cases:
+            order = (False, True) if r % 2 == 0 else (True, False)
+            timings = {}
+            for record in order:
+                t0 = time.perf_counter()
+                trace = run_case(case, cfg, models, record=record)
+                timings[record] = time.perf_counter() - t0
+                if record:
+                    calls += len(trace.calls)
+                    with tempfile.TemporaryDirectory() as tmp:
+                        t1 = time.perf_counter()
+                        trace.save(Path(tmp) / "t.json.gz")
+                        save_s += time.perf_counter() - t1
+            with_rec += timings[True]
+            without += timings[False]
+            ratios.append(timings[True] / timings[False])
+    runs = repeats * len(cases)
+    return {
+        "cases": list(BENCH_CASES),
+        "repeats": repeats,
+        "ratio_total": round(with_rec / without, 3),
+        "ratio_median_pair": round(statistics.median(ratios), 3),
+        "ratio_p90_pair": round(sorted(ratios)[int(0.9 * (len(ratios) - 1))], 3),
+        "mean_run_s_without": round(without / runs, 3),
+        "mean_run_s_with": round(with_rec / runs, 3),
+        "recorder_ms_per_call": round((with_rec - without) / calls * 1000, 3) if calls else None,
+        "trace_save_ms_per_run": round(save_s / runs * 1000, 1),
+    }
+
+
+def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | Path = "reports/bench") -> dict:
+    result = {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "suites": [time_pytest(m) for m in ("needle", "goal")] if time_pytest_suites else [],
+        "recorder": recorder_overhead(repeats),
+    }
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"bench-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(result, indent=2))
+    print(render(result))
+    return result
+
+
+def render(result: dict) -> str:
+    rec = result["recorder"]
+    lines = [f"Measured {result['created_at']} on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}.", "",
+             "| measure | value |", "|---|---|"]
+    for suite in result["suites"]:
+        lines.append(f"| `{suite['command']}` wall time (fresh process, imports included) | {suite['wall_s']} s ({suite['summary']}) |")
+    lines += [
+        f"| recorder overhead, total time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} |",
+        f"| recorder overhead, median / p90 of paired ratios | {rec['ratio_median_pair']} / {rec['ratio_p90_pair']} |",
+        f"| recorder cost per model call | {rec['recorder_ms_per_call']} ms |",
+        f"| mean case run without / with recorder | {rec['mean_run_s_without']} s / {rec['mean_run_s_with']} s |",
+        f"| writing one trace (gzip JSON) | {rec['trace_save_ms_per_run']} ms |",
+    ]
+    return "\n".join(lines)
