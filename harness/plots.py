@@ -95,7 +95,7 @@ def plot_token_curves(
             for h, lab in zip(*ax.get_legend_handles_labels()):
                 handles.setdefault(lab, h)
         if handles:
-            fig.legend(handles.values(), handles.keys(), loc="lower right", fontsize=8, frameon=False)
+            fig.legend(handles.values(), handles.keys(), loc="upper right", fontsize=8, frameon=False)
     heading = title or "Tokens sent to the model at each agent call"
     if simulated:
         heading += " (simulated: offline reference models)"
