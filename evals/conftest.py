@@ -107,7 +107,7 @@ def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score]) -> Non
     from langsmith import testing as t
 
     t.log_inputs({"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)})
-    t.log_outputs({"answers": row.get("error") or row["explanations"], "events": row["events"], "tokens": row["tokens"]})
+    t.log_outputs({"answers": row["answers"], "error": row["error"], "events": row["events"], "tokens": row["tokens"]})
     for score in scores:
         if isinstance(score.value, (bool, int, float)) and score.value is not None:
             t.log_feedback(key=score.key, score=float(score.value), comment=score.explanation)
@@ -129,9 +129,18 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
 
 
 @pytest.fixture(scope="session")
-def langsmith_experiment_metadata(pytestconfig: pytest.Config) -> dict:
-    """Read by the langsmith plugin: tags the LangSmith experiment with the config."""
-    return {"variant": pytestconfig.getoption("--variant"), "model": pytestconfig.getoption("--model") or "reference"}
+def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
+    """Read by the langsmith plugin: tags the LangSmith experiment with the config and models."""
+    from harness import __version__
+    from harness.suite import git_commit
+
+    cfg = eval_session.config.to_dict()
+    return {
+        "variant": cfg["name"], "trigger": cfg["trigger"], "keep": cfg["keep"], "window": cfg["window"],
+        "summary_prompt": cfg["summary_prompt_name"], "model": eval_session.models.agent_name,
+        "summary_model": eval_session.models.summarizer_name, "simulated": eval_session.models.simulated,
+        "harness_version": __version__, "git_commit": git_commit(),
+    }
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

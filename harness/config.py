@@ -101,6 +101,12 @@ class ArgTruncation:
     max_length: int = 2000
     truncation_text: str = "...(argument truncated)"
 
+    def __post_init__(self) -> None:
+        if isinstance(self.max_length, bool) or not isinstance(self.max_length, int) or self.max_length <= 20:
+            raise ConfigError(f"arg_truncation.max_length must be an integer above 20 (the kept prefix), got {self.max_length!r}")
+        if not self.truncation_text:
+            raise ConfigError("arg_truncation.truncation_text must not be empty: the recorder detects truncation by it")
+
     def to_settings(self) -> dict[str, Any]:
         return {
             "trigger": self.trigger.as_tuple(),

@@ -193,13 +193,14 @@ class SummarizerCallback(BaseCallbackHandler):
 
     def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
         metadata = metadata or {}
-        if metadata.get(("lc_source")) != da.SUMMARY_SOURCE:
+        if metadata.get("lc_source") != da.SUMMARY_SOURCE:
             return
         rec = self.recorder
         batch = messages[0] if messages else []
         entries = [rec._entry(m) for m in batch]
         call = rec.new_call("summarizer", [k for k, _ in entries], sum(t for _, t in entries))
-        call["namespace"] = str(metadata.get("checkpoint_ns", "")).split(":")[0] if "tools" in str(metadata.get("checkpoint_ns", "")) else ""
+        # A summarizer call made inside a subagent (run through the task tool) has the tool node in its namespace.
+        call["namespace"] = "subagent" if "tools:" in str(metadata.get("checkpoint_ns", "")) else ""
         rec._pending[run_id] = (call, rec.now())
 
     def on_llm_end(self, response, *, run_id, **kwargs):  # noqa: ANN001

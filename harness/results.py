@@ -37,6 +37,7 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str) -> dict[st
         "simulated": trace.simulated,
         "scores": {s.key: s.value for s in scores},
         "passed": {s.key: bool(s.value) for s in scores if s.kind == HARD},
+        "answers": trace.final.get("answers", []),
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
         "tokens": {
@@ -77,7 +78,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
     rows = read_rows(path)
     flat = []
     for row in rows:
-        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config")}
+        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config", "answers")}
         item.update({f"score.{k}": v for k, v in row["scores"].items()})
         item.update({f"events.{k}": v for k, v in row["events"].items()})
         item.update({f"tokens.{k}": v for k, v in row["tokens"].items() if k != "counter"})

@@ -24,6 +24,7 @@ def test_run_writes_results_traces_chart_and_report(run_dir):
         assert row["simulated"] and row["agent_model"] == "reference-agent" and row["variant"] == "forced-20"
         assert row["events"]["summarization"] >= 1 and row["tokens"]["peak_context"] > 0 and row["wall_time_s"] > 0
         assert all(row["passed"].values()), row["explanations"]
+        assert row["answers"][0].startswith("TASK COMPLETE")
         with gzip.open(run_dir / row["trace"], "rt") as fh:
             assert json.load(fh)["case_id"] == row["case_id"]
     assert (run_dir / "token_curves.png").stat().st_size > 10_000

@@ -68,3 +68,13 @@ def test_to_dict_is_json_ready_and_names_the_prompt():
     data = make_config("forced-15").to_dict()
     assert data["trigger"] == [["fraction", 0.15]] and data["summary_prompt_name"] == "deepagents-default"
     assert len(data["summary_prompt_sha"]) == 12 and "summary_prompt" not in data
+
+
+def test_argument_truncation_settings_are_validated():
+    from harness.config import ArgTruncation
+
+    size = ContextSize("fraction", 0.2)
+    with pytest.raises(ConfigError, match="max_length"):
+        ArgTruncation(trigger=size, keep=size, max_length=10)
+    with pytest.raises(ConfigError, match="truncation_text"):
+        ArgTruncation(trigger=size, keep=size, truncation_text="")
