@@ -174,7 +174,8 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
                 HARD,
                 f"the next action after all {n_events} summaries was a task step"
                 if not stalled
-                else f"after {len(stalled)} of {n_events} summaries the next action was not a task step (calls {stalled[:5]})",
+                else f"after {len(stalled)} of {n_events} summaries the next action was not a task step; "
+                f"first at call {stalled[0]}: {_action(trace, stalled[0])}",
             )
         )
     scores.append(
@@ -207,6 +208,16 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     scores.append(Score("goal_preserved", preserved, HARD, "kept working on the task across every summary and finished it" if preserved else "see goal_* scores"))
     scores.append(Score("goal_repeated_steps", repeats, SOFT, f"{repeats} expected step(s) done more than once (lost progress)"))
     return scores
+
+
+def _action(trace: Trace, call_index: int) -> str:
+    call = trace.call(call_index)
+    if call.get("error"):
+        return f"the call failed ({call['error']['type']})"
+    response = call.get("response") or {}
+    if response.get("tool_calls"):
+        return "called " + ", ".join(f"{tc['name']}({_target(tc)})" for tc in response["tool_calls"])
+    return f"replied {response.get('text', '')[:140]!r}"
 
 
 def _reply(trace: Trace, call_index: int) -> str:
