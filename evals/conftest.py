@@ -28,7 +28,7 @@ import pytest  # noqa: E402
 from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
 from harness.config import DEFAULT_PRESET, make_config  # noqa: E402
 from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.models import choose_models  # noqa: E402
+from harness.models import choose_models, summary_model_for  # noqa: E402
 from harness.runner import run_case  # noqa: E402
 from harness.scenarios import Scenario, load_scenarios, select  # noqa: E402
 from harness.scorers import Score, score_case, scores_by_key  # noqa: E402
@@ -41,7 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g = parser.getgroup("harness", "compaction harness evals")
     g.addoption("--model", default=None, help="agent model provider:name (default: offline reference agent)")
     g.addoption("--summary-model", default=None, help="summarizer model provider:name or 'reference'")
-    g.addoption("--variant", default=DEFAULT_PRESET, help=f"config preset (default {DEFAULT_PRESET})")
+    g.addoption("--variant", default=DEFAULT_PRESET, help=f"threshold preset or variant file name (default {DEFAULT_PRESET})")
     g.addoption("--trigger", action="append", default=None, help="trigger size (20%%, tokens:12000, messages:40); repeatable")
     g.addoption("--keep", default=None, help="keep size, same syntax as --trigger")
     g.addoption("--window", default=None, help="declared context window in tokens")
@@ -83,8 +83,9 @@ class EvalSession:
     def __init__(self, config: pytest.Config) -> None:
         opt = config.getoption
         self.seed = opt("--seed")
-        self.agent_model, self.summary_model = opt("--model"), opt("--summary-model")
         self.config = make_config(opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"))
+        self.agent_model = opt("--model")
+        self.summary_model = summary_model_for(self.config.summary_model, opt("--summary-model"), variant=self.config.name)
         self.models = choose_models(self.agent_model, self.summary_model, window=self.config.window, seed=self.seed)
         self.runs_dir = opt("--runs-dir")
         self.sink: RunSink | None = None

@@ -18,7 +18,9 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
     from harness.config import DEFAULT_PRESET, PRESETS
 
     g = p.add_argument_group("compaction config")
-    g.add_argument("--variant", default=DEFAULT_PRESET, help=f"named config preset: {', '.join(PRESETS)} (default {DEFAULT_PRESET})")
+    g.add_argument("--variant", default=DEFAULT_PRESET,
+                   help=f"a threshold preset ({', '.join(PRESETS)}; default {DEFAULT_PRESET}) or a variant file in datasets/variants/ "
+                        "(its prompt and settings on top of the default preset); see `harness variants`")
     g.add_argument("--trigger", action="append", metavar="SIZE",
                    help="summarization trigger, overrides the variant's: 20%%, fraction:0.2, tokens:12000 or messages:40; repeat to OR-combine")
     g.add_argument("--keep", metavar="SIZE", help="what to keep after a summary, same syntax as --trigger")
@@ -98,7 +100,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenarios = select(load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit)
     if not scenarios:
         raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)")
-    run = run_suite(scenarios, config, agent_model=args.model, summary_model=args.summary_model, seed=args.seed,
+    from harness.models import summary_model_for
+
+    summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
+    run = run_suite(scenarios, config, agent_model=args.model, summary_model=summary_model, seed=args.seed,
                     trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]))
     report = write_report(run.path)
     passed = sum(all(r["passed"].values()) for r in run.rows)
@@ -135,9 +140,15 @@ def _cmd_generate(args: argparse.Namespace) -> int:
 
 def _cmd_variants(args: argparse.Namespace) -> int:
     from harness.config import PRESETS
+    from harness.variants import load_variant, variant_names
 
+    print("threshold presets:")
     for preset in PRESETS.values():
-        print(preset.label())
+        print(f"  {preset.label()}")
+    print("summary-prompt variants (datasets/variants/*.md, applied on the default preset):")
+    for name in variant_names():
+        variant = load_variant(name)
+        print(f"  {name:<20} {variant.description}")
     return EXIT_OK
 
 

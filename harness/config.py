@@ -135,6 +135,7 @@ class CompactionConfig:
     trim_tokens_to_summarize: int | None = None
     arg_truncation: ArgTruncation | None = field(default=None)
     eviction_tokens: int = DEEPAGENTS_EVICTION_TOKENS
+    summary_model: str | None = None  # provider:name or "reference"; None: the run's default
 
     def __post_init__(self) -> None:
         if not self.trigger:
@@ -236,8 +237,8 @@ def _forced(percent: int) -> CompactionConfig:
 PRESETS: dict[str, CompactionConfig] = {
     **{f"forced-{p}": _forced(p) for p in (10, 15, 20, 25)},
     # deepagents' own defaults for a model with a profile, for comparison.
-    "deepagents-default": CompactionConfig(
-        name="deepagents-default",
+    "deepagents-85": CompactionConfig(
+        name="deepagents-85",
         trigger=(ContextSize("fraction", 0.85),),
         keep=ContextSize("fraction", 0.10),
     ),
@@ -259,8 +260,13 @@ def make_config(
     keep: str | None = None,
     window: int | str | None = None,
 ) -> CompactionConfig:
-    """A preset with command-line overrides applied (strings as typed by a user)."""
-    base = get_preset(variant)
+    """A preset or a variant file (``datasets/variants/<name>.md``) with command-line overrides applied."""
+    if variant in PRESETS:
+        base = get_preset(variant)
+    else:
+        from harness.variants import resolve_config  # variants build on this module
+
+        base, _ = resolve_config(variant)
     if window is not None:
         try:
             window = int(window)

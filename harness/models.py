@@ -70,6 +70,13 @@ def _live(spec: str, window: int) -> BaseChatModel:
     return model
 
 
+def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
+    """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
+    if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
+        raise ConfigError(f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it")
+    return explicit if explicit is not None else config_summary_model
+
+
 def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: int, seed: int = 0) -> ModelChoice:
     """Build the agent and summarizer models for one run.
 

@@ -58,7 +58,11 @@ def render_task(intro: str, steps: list[Step]) -> str:
 
 
 def parse_steps(text: str) -> list[Step]:
-    """The numbered steps in ``text`` (also inside '> ' quotes), in order; [] if none."""
+    """The numbered steps in ``text`` (also inside '> ' quotes), in order; [] if none.
+
+    A plan may start after step 1 (the remaining steps of a request, as a summary's
+    plan section lists them); it must be contiguous and end with the reply step.
+    """
     steps: dict[int, Step] = {}
     for raw in text.splitlines():
         line = raw.strip()
@@ -74,8 +78,11 @@ def parse_steps(text: str) -> list[Step]:
                 steps.setdefault(number, Step(number, tool, target, source))
                 break
     ordered = [steps[n] for n in sorted(steps)]
-    # A usable plan is numbered 1..N without gaps.
-    if not ordered or [s.number for s in ordered] != list(range(1, len(ordered) + 1)):
+    if not ordered:
+        return []
+    first = ordered[0].number
+    contiguous = [s.number for s in ordered] == list(range(first, first + len(ordered)))
+    if not contiguous or (first > 1 and ordered[-1].tool != "reply"):
         return []
     return ordered
 

@@ -24,7 +24,7 @@ def test_presets_force_compaction_at_10_to_25_percent_and_keep_deepagents_defaul
         preset = get_preset(f"forced-{pct}")
         assert preset.trigger[0].as_tuple() == ("fraction", pct / 100)
         assert preset.keep.tokens(preset.window) < preset.trigger_tokens()
-    default = PRESETS["deepagents-default"]
+    default = PRESETS["deepagents-85"]
     assert default.trigger[0].as_tuple() == ("fraction", 0.85) and default.keep.as_tuple() == ("fraction", 0.10)
 
 

@@ -108,7 +108,7 @@ class HardLimitAgent(ReferenceAgentModel):
 
 
 def test_overflow_fallback_is_recorded_as_such(scenarios):
-    cfg = make_config("deepagents-default")  # 85 % trigger: only the overflow can cause a summary
+    cfg = make_config("deepagents-85")  # 85 % trigger: only the overflow can cause a summary
     agent = HardLimitAgent(limit=14000, profile={"max_input_tokens": cfg.window})
     models = ModelChoice(agent, ReferenceSummarizerModel(), "hard-limit", "reference-summarizer", True)
     trace = run_case(scenarios["goal-ledgers-12"], cfg, models)

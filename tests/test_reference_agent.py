@@ -100,3 +100,10 @@ def test_the_model_is_a_pure_function_of_its_messages():
 def test_the_agent_model_refuses_to_act_as_a_summarizer():
     with pytest.raises(TypeError, match="ReferenceSummarizerModel"):
         ReferenceAgentModel().invoke("Summarize this")
+
+
+def test_continues_from_a_remaining_plan_without_the_original_request():
+    plan = "\n".join("> " + line for line in TASK.splitlines()[-2:])  # steps 4 and 5 only
+    summary = f"COMPLETED WORK\n- Step 3 done: read_file /ledgers/a.md\n\nREMAINING PLAN\nContinue with step 4. Remaining steps:\n{plan}"
+    action = decide([summary_message(summary)])
+    assert action.name == "write_file" and action.args["file_path"] == "/notes/a.md"

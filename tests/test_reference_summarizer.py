@@ -14,7 +14,7 @@ def test_follows_the_default_prompt_headings_and_quotes_the_request():
         assert heading in text
     assert "> 1. Fetch document DOC-001 with fetch_document." in text
     assert "- Step 1 done: fetch_document DOC-001" in text and "- Step 2 done: fetch_document DOC-002" in text
-    assert "Continue with step 3: Read /ledgers/a.md with read_file." in text
+    assert "Continue with step 3. Remaining steps:\n> 3. Read /ledgers/a.md with read_file." in text
 
 
 def test_a_prompt_without_headings_gets_no_intent():
@@ -25,7 +25,8 @@ def test_a_prompt_without_headings_gets_no_intent():
 def test_custom_headings_are_filled_by_kind():
     prompt = "Write these sections.\nCOMPLETED WORK:\nDECISIONS AND CONSTRAINTS:\nREMAINING PLAN:\n<messages>\n{messages}\n</messages>"
     text = summarize(summary_prompt(HISTORY, prompt), detail_loss=0.0)
-    assert "## COMPLETED WORK\n- Step 1 done" in text and "## DECISIONS AND CONSTRAINTS\nNone" in text and "## REMAINING PLAN\nContinue with step 3" in text
+    assert "## COMPLETED WORK\n- Step 1 done" in text and "## DECISIONS AND CONSTRAINTS\nNone" in text
+    assert "## REMAINING PLAN\nContinue with step 3. Remaining steps:\n> 3. Read" in text and '> 5. Reply with "TASK COMPLETE"' in text
 
 
 def test_an_earlier_summary_is_carried_forward():
@@ -51,3 +52,26 @@ def test_intent_loss_drops_the_request():
 def test_the_model_wraps_the_function():
     model = ReferenceSummarizerModel(seed=4, detail_loss=0.0)
     assert model.invoke(summary_prompt(HISTORY)).text == summarize(summary_prompt(HISTORY), seed=4, detail_loss=0.0)
+
+
+ANCHORED = (
+    "Treat the earlier summary as the current state and update it. Keep its items word for word.\n"
+    "## SESSION INTENT\n## PROGRESS LOG\n<messages>\n{messages}\n</messages>"
+)
+
+
+def _chained(prompt):
+    first = summarize(summary_prompt(HISTORY, prompt), detail_loss=0.0)
+    return summary_prompt([summary_message(first), *call("read_file", {"file_path": "/ledgers/a.md"}, "# Ledger", "c3")], prompt)
+
+
+def test_an_anchored_prompt_never_loses_earlier_progress():
+    for seed in range(10):
+        text = summarize(_chained(ANCHORED), seed=seed, detail_loss=0.9)
+        assert "Step 1 done" in text and "Step 2 done" in text
+
+
+def test_other_prompts_can_lose_earlier_progress_again():
+    prompt = "## SESSION INTENT\n## SUMMARY\n<messages>\n{messages}\n</messages>"
+    texts = [summarize(_chained(prompt), seed=seed, detail_loss=0.9) for seed in range(10)]
+    assert any("Step 1 done" not in t for t in texts)

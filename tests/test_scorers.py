@@ -47,7 +47,7 @@ def test_healthy_goal_trace_passes_every_hard_score(goal_trace, scenarios):
 # -- needle -------------------------------------------------------------------------------
 def test_no_compression_fails_compressed_and_summarized_away(scenarios):
     scenario = scenarios["needle-h24k-d025"]
-    trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-default")
+    trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-85")
     scores = scored(trace, scenario)
     assert scores["compressed"].value == 0 and "invalid" in scores["compressed"].explanation
     assert scores["needle_summarized_away"].value is False
@@ -114,7 +114,7 @@ def test_a_summary_that_claims_the_work_is_done_fails_premature_completion(scena
 
 def test_goal_without_compression_is_invalid(scenarios):
     scenario = scenarios["goal-ledgers-12"]
-    trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-default")
+    trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-85")
     scores = scored(trace, scenario)
     assert scores["compressed"].value == 0 and scores["goal_preserved"].value is False
     assert scores["goal_continued_after_summary"].value is False

@@ -87,6 +87,7 @@ class View:
         return None
 
     def plan(self) -> list[Step]:
+        """The step list in view: a user's request first, else what the summary quotes or plans."""
         for text in reversed(self.user_messages):
             steps = parse_steps(text)
             if steps:
@@ -107,12 +108,11 @@ def decide(messages: list[BaseMessage]) -> Action:
     if not steps:
         return ReplyAction(CLARIFICATION)
     done = _completed_step_numbers(view, steps)
-    following = max(done, default=0) + 1
-    if following > len(steps):
-        return ReplyAction(f"{COMPLETION_MARKER}. I finished all {len(steps)} steps.")
-    step = steps[following - 1]
-    if step.tool == "reply":
-        return ReplyAction(f"{COMPLETION_MARKER}. I finished all {len(steps)} steps.")
+    first, last = steps[0].number, steps[-1].number
+    following = max(done, default=first - 1) + 1  # a plan starting at step k means 1..k-1 are done
+    if following > last or steps[following - first].tool == "reply":
+        return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
+    step = steps[following - first]
     return ToolAction(step.tool, _step_args(step, view))
 
 
@@ -124,7 +124,8 @@ def _completed_step_numbers(view: View, steps: list[Step]) -> set[int]:
         if (call.get("name"), target) in by_call:
             done.add(by_call[(call.get("name"), target)])
     if view.summary:
-        done.update(int(n) for n in _SUMMARY_STEP_DONE.findall(view.summary) if 1 <= int(n) <= len(steps))
+        last = steps[-1].number
+        done.update(int(n) for n in _SUMMARY_STEP_DONE.findall(view.summary) if 1 <= int(n) <= last)
     return done
 
 

@@ -50,7 +50,9 @@ SECTION_KINDS = {
 class Extract:
     original_request: str | None = None
     latest_request: str | None = None
-    progress: list[str] = field(default_factory=list)
+    carried: list[str] = field(default_factory=list)  # progress lines from an earlier summary
+    carried_plan: str | None = None  # steps an earlier summary listed, when it did not quote the request
+    progress: list[str] = field(default_factory=list)  # progress lines from the new messages
     artifacts: list[str] = field(default_factory=list)
     last_action: str | None = None
 
@@ -60,7 +62,9 @@ def summarize(prompt: str, *, seed: int = 0, detail_loss: float = 0.15, intent_l
     headings = [h for h in (_heading(line) for line in instructions.splitlines()) if h]
     extract = _extract(messages)
     rng = random.Random(f"{seed}:{hashlib.sha256(prompt.encode()).hexdigest()}")
-    progress = [line for line in extract.progress if rng.random() >= detail_loss]
+    # An anchored prompt asks to keep the earlier summary's items: only new lines can be lost.
+    carried = extract.carried if _anchors(instructions) else [ln for ln in extract.carried if rng.random() >= detail_loss]
+    progress = carried + [line for line in extract.progress if rng.random() >= detail_loss]
     keep_intent = rng.random() >= intent_loss
     if not headings:
         body = progress or ["No notable progress recorded."]
@@ -81,6 +85,14 @@ def _split_prompt(prompt: str) -> tuple[str, list[tuple[str, str]]]:
         return prompt, []
     instructions = prompt[:first] + prompt[last + len("</message>"):]
     return instructions, [(kind, body) for kind, body in _MESSAGE.findall(prompt[first:last + len("</message>")])]
+
+
+_ANCHOR_WORDS = ("earlier summary", "previous summary", "word for word", "update it", "persistent")
+
+
+def _anchors(instructions: str) -> bool:
+    low = instructions.lower()
+    return sum(w in low for w in _ANCHOR_WORDS) >= 2
 
 
 def _heading(line: str) -> str | None:
@@ -111,8 +123,8 @@ def _extract(messages: list[tuple[str, str]]) -> Extract:
                 if ext.original_request is None:
                     ext.original_request = text
                 ext.latest_request = text
-        if ext.original_request and not plan:
-            plan = parse_steps(ext.original_request)
+        if not plan:
+            plan = parse_steps(_plan_source(ext))
     pending: list[tuple[str, str]] = []
     for kind, raw in messages:
         if kind == "ai":
@@ -154,11 +166,19 @@ def _carry(ext: Extract, previous: str) -> None:
         ext.original_request = original
     if latest:
         ext.latest_request = latest
+    if original is None:
+        steps = parse_steps(previous)
+        if steps:
+            ext.carried_plan = "\n".join(s.render() for s in steps)
     for line in previous.splitlines():
         if line.startswith("- ") and (" done" in line or "read_file " in line or "failed" in line):
-            ext.progress.append(line)
+            ext.carried.append(line)
         elif line.startswith("- /") and line[2:] not in ext.artifacts:
             ext.artifacts.append(line[2:])
+
+
+def _plan_source(ext: Extract) -> str:
+    return ext.original_request or ext.carried_plan or ""
 
 
 def _quoted(text: str, label: str) -> str | None:
@@ -196,12 +216,13 @@ def _section(kind: str, ext: Extract, progress: list[str], keep_intent: bool) ->
     if kind == "artifacts":
         return "\n".join(f"- {p}" for p in ext.artifacts) if ext.artifacts else "None"
     if kind == "next":
-        steps = parse_steps(ext.original_request or "") if keep_intent else []
+        # The remaining steps of the request, copied with their numbers.
+        steps = parse_steps(_plan_source(ext)) if keep_intent else []
         done = [int(n) for n in re.findall(r"Step (\d+) done", "\n".join(progress))]
-        following = max(done, default=0) + 1
-        if steps and following <= len(steps):
-            return f"Continue with step {following}: {steps[following - 1].render().split('. ', 1)[1]}"
-        return "None"
+        remaining = [s for s in steps if s.number > max(done, default=0)]
+        if not remaining:
+            return "None"
+        return f"Continue with step {remaining[0].number}. Remaining steps:\n" + _quote("\n".join(s.render() for s in remaining))
     if kind == "state":
         return ext.last_action or "None"
     return "None"

@@ -1,0 +1,21 @@
+from harness.task_text import Step, find_fact, parse_question, parse_steps, render_task
+
+STEPS = [Step(1, "fetch_document", "DOC-001"), Step(2, "read_file", "/a.md"), Step(3, "write_file", "/n.md", "/a.md"), Step(4, "reply")]
+
+
+def test_steps_round_trip_through_text():
+    assert parse_steps(render_task("Intro.", STEPS)) == STEPS
+
+
+def test_a_remaining_plan_may_start_later_but_must_be_contiguous_and_end_with_the_reply():
+    text = "\n".join(s.render() for s in STEPS)
+    assert [s.number for s in parse_steps("\n".join(text.splitlines()[2:]))] == [3, 4]
+    assert parse_steps("\n".join(text.splitlines()[1:3])) == []  # steps 2-3: no reply, not a whole remaining plan
+    assert parse_steps("\n".join([STEPS[0].render(), STEPS[2].render(), STEPS[3].render()])) == []  # gap
+
+
+def test_questions_and_facts():
+    assert parse_question("Question: What is the badge number for the east supervisor? Reply with the value only.") == "badge number for the east supervisor"
+    assert parse_question("What is the plan?") is None  # not a question turn
+    assert find_fact("access code for the north vault", "...the Access Code for the north\nvault is 4417-KESTREL.") == "4417-KESTREL"
+    assert find_fact("access code for the north vault", "the access code for the south vault is 1-A") is None
