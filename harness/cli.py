@@ -65,7 +65,21 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", default="datasets")
     gen.add_argument("--seed", type=int, default=7)
 
-    sub.add_parser("variants", help="list the named config presets")
+    sub.add_parser("variants", help="list the threshold presets and the summary-prompt variants")
+
+    exp = sub.add_parser("experiment", help="run or merge an experiment grid (scenarios x variants x thresholds x trials)")
+    exp_sub = exp.add_subparsers(dest="experiment_command", required=True)
+    exp_run = exp_sub.add_parser("run", help="run a YAML experiment spec; finished cells are skipped on rerun",
+                                 description="Run the grid of a spec, writing each finished cell at once to "
+                                             "reports/experiments/<name>/cells.jsonl (traces in traces/). Rerun to resume.")
+    exp_run.add_argument("spec", help="the experiment YAML, e.g. datasets/experiments/prompt-comparison.yaml")
+    exp_run.add_argument("--out", default="reports/experiments", help="parent directory (default reports/experiments)")
+    exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
+    exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
+    exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
+    exp_merge = exp_sub.add_parser("merge", help="join shard directories into one experiment directory")
+    exp_merge.add_argument("out", help="the merged experiment directory")
+    exp_merge.add_argument("parts", nargs="+", help="shard (or experiment) directories")
 
     bench = sub.add_parser("bench", help="measure suite wall time and recorder overhead; print a README table")
     bench.add_argument("--repeats", type=int, default=5, help="paired runs per case for the overhead ratio (default 5)")
@@ -152,6 +166,20 @@ def _cmd_variants(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_experiment(args: argparse.Namespace) -> int:
+    from harness.experiment import merge_experiments, parse_shard, run_experiment
+    from harness.experiment_spec import load_spec
+
+    if args.experiment_command == "merge":
+        out = merge_experiments(args.out, args.parts)
+        print(f"merged {len(args.parts)} part(s) into {out}")
+        return EXIT_OK
+    spec = load_spec(args.spec)
+    result = run_experiment(spec, out_dir=args.out, shard=parse_shard(args.shard), workers=args.workers, max_cells=args.max_cells)
+    print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
+    return EXIT_OK
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
@@ -159,4 +187,4 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
+_COMMANDS = {"experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}

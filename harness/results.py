@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.metrics import case_metrics
 from harness.scorers import HARD, Score
 from harness.trace import EVENT_TYPES, Trace
 
@@ -38,6 +39,7 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str) -> dict[st
         "scores": {s.key: s.value for s in scores},
         "passed": {s.key: bool(s.value) for s in scores if s.kind == HARD},
         "answers": trace.final.get("answers", []),
+        "metrics": case_metrics(trace, scores, trace.kind),
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
         "tokens": {
@@ -78,7 +80,8 @@ def read_results(path: str | Path) -> pd.DataFrame:
     rows = read_rows(path)
     flat = []
     for row in rows:
-        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config", "answers")}
+        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config", "answers", "metrics")}
+        item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})
         item.update({f"score.{k}": v for k, v in row["scores"].items()})
         item.update({f"events.{k}": v for k, v in row["events"].items()})
         item.update({f"tokens.{k}": v for k, v in row["tokens"].items() if k != "counter"})

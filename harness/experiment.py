@@ -1,0 +1,310 @@
+"""Running an experiment grid: scenarios x variants x thresholds x trials.
+
+    reports/experiments/<name>/            (a shard: reports/experiments/<name>/shards/<i>of<n>/)
+        spec.yaml     the spec as run
+        meta.json     spec fingerprint, models, harness version, git commit, dataset hashes
+        cells.jsonl   one row per finished cell, appended and flushed as each finishes
+        traces/       one trace per cell
+
+Each finished cell is written immediately; a rerun skips the cells already in
+cells.jsonl, so killing a run at any point loses at most the cells in flight. A cell
+whose settings changed since it was written is an error, not silently reused.
+``--shard i/n`` runs every n-th cell of the grid; `merge_experiments` joins shards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.config import CompactionConfig, ContextSize
+from harness.errors import ConfigError, HarnessError
+from harness.experiment_spec import ExperimentSpec, Threshold
+from harness.models import choose_models
+from harness.results import append_row, result_row
+from harness.runner import run_case
+from harness.scenarios import Scenario, load_scenarios, select
+from harness.scorers import score_case
+from harness.suite import dataset_hashes, git_commit
+from harness.trace import Trace
+from harness.variants import resolve_config
+
+DEFAULT_EXPERIMENTS_DIR = Path("reports") / "experiments"
+
+
+@dataclass(frozen=True)
+class Cell:
+    variant: str
+    threshold: str
+    case_id: str
+    trial: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.variant}|{self.threshold}|{self.case_id}|t{self.trial}"
+
+    @property
+    def file_stem(self) -> str:
+        return hashlib.sha1(self.id.encode()).hexdigest()[:16]
+
+
+def default_keep(threshold: Threshold) -> ContextSize:
+    """A quarter of the lowest trigger, the shipped presets' rule."""
+    for kind in ("fraction", "tokens", "messages"):
+        sizes = [s for s in threshold.sizes if s.kind == kind]
+        if sizes:
+            low = min(float(s.value) for s in sizes)
+            if kind == "fraction":
+                return ContextSize("fraction", round(low / 4, 6))
+            return ContextSize(kind, max(2, int(low // 4)))
+    raise ConfigError("a threshold needs at least one size")
+
+
+def cell_config(spec: ExperimentSpec, variant: str, threshold: Threshold) -> CompactionConfig:
+    base, _ = resolve_config(variant)
+    window = spec.window or base.window
+    return replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
+
+
+def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | None:
+    """A variant's own summarizer wins over the spec-wide one."""
+    return config.summary_model or spec.summary_model
+
+
+def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
+    scenarios = select(load_scenarios(list(spec.datasets) or None), kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit)
+    if not scenarios:
+        raise ConfigError(f"{spec.path}: scenarios: no case matches")
+    return scenarios
+
+
+def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell]:
+    """Every cell, ordered so that a partial run covers all variants evenly (trial, case, variant, threshold)."""
+    return [
+        Cell(v, t.label, s.id, trial)
+        for trial in range(spec.trials)
+        for s in scenarios
+        for v in spec.variants
+        for t in spec.thresholds
+    ]
+
+
+def parse_shard(text: str | None) -> tuple[int, int]:
+    if not text:
+        return 0, 1
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}") from None
+    if not 0 <= i < n:
+        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}")
+    return i, n
+
+
+def experiment_dir(spec: ExperimentSpec, out_dir: str | Path, shard: tuple[int, int]) -> Path:
+    root = Path(out_dir) / spec.name
+    return root if shard[1] == 1 else root / "shards" / f"{shard[0]}of{shard[1]}"
+
+
+def config_sha(config: CompactionConfig, agent: str | None, summary: str | None, seed: int) -> str:
+    payload = {"config": config.to_dict(), "agent": agent or "reference", "summary": summary, "seed": seed}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def read_cells(path: Path) -> list[dict[str, Any]]:
+    """Rows of cells.jsonl; a torn last line (a kill mid-write) is dropped and the file repaired."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows, good = [], []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+            good.append(line if line.endswith("\n") else line + "\n")
+        except json.JSONDecodeError:
+            if i != len(lines) - 1:
+                raise HarnessError(f"{path}: line {i + 1} is not valid JSON") from None
+            path.write_text("".join(good), encoding="utf-8")  # drop the torn tail
+    return rows
+
+
+# -- running -------------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
+    _WORKER["spec"] = spec
+    _WORKER["scenarios"] = {s.id: s for s in scenarios}
+    _WORKER["thresholds"] = {t.label: t for t in spec.thresholds}
+
+
+def _run_cell(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+    spec: ExperimentSpec = _WORKER["spec"]
+    scenario = _WORKER["scenarios"][cell.case_id]
+    config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
+    seed = spec.seed + cell.trial
+    summary = cell_summary_model(spec, config)
+    models = choose_models(spec.model, summary, window=config.window, seed=seed)
+    trace = run_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed)
+    scores = score_case(trace, scenario)
+    row = result_row(trace, scores, trace_file=f"traces/{cell.file_stem}.json.gz")
+    row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name,
+                "config_sha": config_sha(config, spec.model, summary, seed)})
+    return row, trace.to_dict()
+
+
+@dataclass
+class ExperimentRun:
+    path: Path
+    planned: int
+    skipped: int
+    ran: int
+    rows: list[dict[str, Any]]
+    wall_time_s: float
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    *,
+    out_dir: str | Path = DEFAULT_EXPERIMENTS_DIR,
+    shard: tuple[int, int] = (0, 1),
+    workers: int | None = None,
+    progress: Callable[[str], None] = print,
+    max_cells: int | None = None,
+) -> ExperimentRun:
+    scenarios = spec_scenarios(spec)
+    for variant in spec.variants:  # validate every config and model before writing anything
+        for threshold in spec.thresholds:
+            config = cell_config(spec, variant, threshold)
+            choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed)
+    cells = plan_cells(spec, scenarios)[shard[0]::shard[1]]
+    path = experiment_dir(spec, out_dir, shard)
+    (path / "traces").mkdir(parents=True, exist_ok=True)
+    cells_file = path / "cells.jsonl"
+    done = {r["cell_id"]: r for r in read_cells(cells_file)}
+    _check_reuse(spec, cells, done)
+    todo = [c for c in cells if c.id not in done][: max_cells if max_cells is not None else None]
+    _write_meta(spec, path, scenarios, shard, planned=len(cells))
+    shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
+    workers = max(1, workers or spec.concurrency)
+    progress(f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
+             f"{len(done)} already done, {len(todo)} to run with {workers} worker(s) -> {path}")
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+
+    def finish(row: dict[str, Any], trace: dict[str, Any]) -> None:
+        Trace.from_dict(trace).save(path / row["trace"])
+        append_row(cells_file, row)
+        rows.append(row)
+        progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
+
+    _prepare(spec, scenarios)
+    if workers == 1 or len(todo) <= 1:
+        for cell in todo:
+            finish(*_run_cell(cell))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            pending: set[Future] = set()
+            queue = list(todo)
+            while queue or pending:
+                while queue and len(pending) < workers:
+                    pending.add(pool.submit(_run_cell, queue.pop(0)))
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    finish(*fut.result())
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict]) -> None:
+    for cell in cells:
+        old = done.get(cell.id)
+        if old is None:
+            continue
+        config = cell_config(spec, cell.variant, next(t for t in spec.thresholds if t.label == cell.threshold))
+        expected = config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial)
+        if old.get("config_sha") != expected:
+            raise HarnessError(
+                f"cell {cell.id} in {spec.name} was run with different settings (model, window, keep, seed or variant "
+                "contents changed); rename the experiment or delete its directory to start over"
+            )
+
+
+def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario], shard: tuple[int, int], planned: int) -> None:
+    meta = {
+        "experiment": spec.name,
+        "spec": spec.raw,
+        "spec_fingerprint": spec.fingerprint(),
+        "baseline": spec.baseline,
+        "variants": list(spec.variants),
+        "thresholds": [t.label for t in spec.thresholds],
+        "trials": spec.trials,
+        "seed": spec.seed,
+        "model": spec.model or "reference",
+        "summary_model": spec.summary_model,
+        "shard": list(shard),
+        "planned_cells": planned,
+        "datasets": dataset_hashes(scenarios),
+        "harness_version": __version__,
+        "git_commit": git_commit(),
+        "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": " ".join(["harness", *sys.argv[1:]]),
+    }
+    (path / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
+    width = 24
+    filled = int(width * done / total) if total else width
+    rate = done / elapsed if elapsed > 0 else 0.0
+    eta = (total - done) / rate if rate else 0.0
+    failed = [k for k, ok in row["passed"].items() if not ok]
+    status = "ok" if not failed else "FAIL " + ",".join(failed)
+    return (f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
+            f"{row['variant']} {row['threshold']} {row['case_id']} t{row['trial']} {status}")
+
+
+# -- merging shards ------------------------------------------------------------------------
+def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
+    """Join shard directories (or whole experiment directories) into ``out``."""
+    out = Path(out)
+    metas = []
+    for part in parts:
+        meta_file = Path(part) / "meta.json"
+        if not meta_file.exists():
+            raise HarnessError(f"{part}: not an experiment directory (no meta.json)")
+        metas.append(json.loads(meta_file.read_text(encoding="utf-8")))
+    prints = {m["spec_fingerprint"] for m in metas}
+    if len(prints) != 1 or len({m["experiment"] for m in metas}) != 1:
+        raise HarnessError(f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(prints)}")
+    (out / "traces").mkdir(parents=True, exist_ok=True)
+    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
+    added = 0
+    for part in parts:
+        for row in read_cells(Path(part) / "cells.jsonl"):
+            if row["cell_id"] in existing:
+                continue
+            src = Path(part) / row["trace"]
+            if src.resolve() != (out / row["trace"]).resolve():
+                shutil.copyfile(src, out / row["trace"])
+            append_row(out / "cells.jsonl", row)
+            existing.add(row["cell_id"])
+            added += 1
+    merged = {**metas[0], "shard": None, "merged_from": [str(p) for p in parts], "planned_cells": sum(m["planned_cells"] for m in metas),
+              "updated_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    (out / "meta.json").write_text(json.dumps(merged, indent=2, default=str) + "\n", encoding="utf-8")
+    spec_copy = Path(parts[0]) / "spec.yaml"
+    if spec_copy.exists() and spec_copy.resolve() != (out / "spec.yaml").resolve():
+        shutil.copyfile(spec_copy, out / "spec.yaml")
+    return out
