@@ -1,0 +1,194 @@
+"""Statistics for comparing variants: intervals, paired tests against a baseline, pass@k.
+
+- A rate (a yes/no metric) is reported as its mean with a Wilson 95 % interval; any
+  other metric with a percentile-bootstrap 95 % interval of the mean.
+- A variant is compared with the baseline on paired units: the same case, threshold
+  and trial. Rates use an exact McNemar test on the discordant pairs; other metrics a
+  sign-flip permutation test on the paired differences (exact up to 16 pairs, else
+  20,000 seeded random flips). The difference's interval is a paired bootstrap. p values
+  are Holm-adjusted across the variants compared for one metric and threshold, and
+  "significant" means adjusted p < 0.05.
+- pass@k (at least one of k trials passes) and pass^k (all k pass) use the unbiased
+  estimators over n trials per case, averaged over cases.
+
+Every figure carries its n. Bootstrap and permutation draws are seeded: the same
+results give the same report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from harness.metrics import RATE_METRICS, VALUE_METRICS
+from harness.stats import wilson
+
+ALPHA = 0.05
+BOOTSTRAP = 2000
+PERMUTATIONS = 20_000
+SEED = 20261122
+UNIT = ["case_id", "threshold", "trial"]
+
+
+def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    """One row per case run: ids, ``passed`` (every hard check), and every metric."""
+    out = []
+    for row in rows:
+        item = {
+            "variant": row.get("variant"),
+            "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
+            "case_id": row["case_id"],
+            "kind": row["kind"],
+            "trial": row.get("trial", 0),
+            "passed": all(row["passed"].values()),
+            "simulated": row.get("simulated"),
+            "needle_depth": (row.get("config") or {}).get("needle_depth"),
+        }
+        item.update(row.get("metrics", {}))
+        out.append(item)
+    return pd.DataFrame(out)
+
+
+def _threshold_label(config: dict) -> str:
+    parts = []
+    for kind, value in config.get("trigger", []):
+        parts.append(f"{value * 100:g}%" if kind == "fraction" else f"{kind}:{int(value)}")
+    return "+".join(parts) or "-"
+
+
+def is_rate(series: pd.Series) -> bool:
+    values = series.dropna()
+    return values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
+
+
+def mean_interval(values: Sequence[float], rate: bool, rng: np.random.Generator) -> tuple[float, float, float]:
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return math.nan, math.nan, math.nan
+    if rate:
+        r = wilson(int(arr.sum()), int(arr.size))
+        return r.value, r.low, r.high
+    if arr.size == 1:
+        return float(arr[0]), math.nan, math.nan
+    means = rng.choice(arr, size=(BOOTSTRAP, arr.size), replace=True).mean(axis=1)
+    return float(arr.mean()), float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def mcnemar_exact(base: np.ndarray, other: np.ndarray) -> float:
+    """Two-sided exact McNemar p value on paired booleans."""
+    b = int(np.sum(base & ~other))
+    c = int(np.sum(~base & other))
+    n = b + c
+    if n == 0:
+        return 1.0
+    k = min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def sign_flip_p(diffs: np.ndarray, rng: np.random.Generator) -> float:
+    """Two-sided permutation p value for a zero mean paired difference."""
+    diffs = diffs[diffs != 0]
+    n = diffs.size
+    if n == 0:
+        return 1.0
+    observed = abs(diffs.mean())
+    if n <= 16:
+        signs = np.array([[1 if (i >> j) & 1 else -1 for j in range(n)] for i in range(2**n)])
+    else:
+        signs = rng.choice([-1, 1], size=(PERMUTATIONS, n))
+    stats = np.abs((signs * diffs).mean(axis=1))
+    return float((np.sum(stats >= observed - 1e-12)) / len(stats))
+
+
+def holm(pvalues: list[float]) -> list[float]:
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    adjusted = [1.0] * len(pvalues)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(pvalues) - rank) * pvalues[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per (threshold, variant, metric): n, mean and interval, and the paired difference from the baseline."""
+    metrics = [m for m in (metrics or ("passed", *RATE_METRICS, *VALUE_METRICS)) if m in frame.columns]
+    rng = np.random.default_rng(SEED)
+    records = []
+    for threshold, by_t in frame.groupby("threshold", sort=True):
+        base_rows = by_t[by_t["variant"] == baseline].set_index(UNIT)
+        for metric in metrics:
+            rate = metric == "passed" or is_rate(frame[metric])
+            block = []
+            for variant, rows in by_t.groupby("variant", sort=False):
+                values = rows[metric].dropna()
+                mean, low, high = mean_interval(values.astype(float).tolist(), rate, rng)
+                rec = {"threshold": threshold, "variant": variant, "metric": metric, "rate": rate, "n": int(values.size),
+                       "mean": mean, "low": low, "high": high, "baseline": variant == baseline,
+                       "diff": math.nan, "diff_low": math.nan, "diff_high": math.nan, "n_pairs": 0, "p": math.nan}
+                if variant != baseline and not base_rows.empty:
+                    paired = rows.set_index(UNIT)[[metric]].join(base_rows[[metric]], rsuffix="_base", how="inner").dropna()
+                    if len(paired):
+                        a = paired[f"{metric}_base"].to_numpy(dtype=float)
+                        b = paired[metric].to_numpy(dtype=float)
+                        d = b - a
+                        boots = rng.choice(d, size=(BOOTSTRAP, d.size), replace=True).mean(axis=1) if d.size > 1 else np.array([d.mean()])
+                        rec.update(diff=float(d.mean()), diff_low=float(np.percentile(boots, 2.5)), diff_high=float(np.percentile(boots, 97.5)),
+                                   n_pairs=int(d.size), p=mcnemar_exact(a.astype(bool), b.astype(bool)) if rate else sign_flip_p(d, rng))
+                block.append(rec)
+            tested = [r for r in block if not math.isnan(r["p"])]
+            for r, adj in zip(tested, holm([r["p"] for r in tested])):
+                r["p_adj"] = adj
+            for r in block:
+                r.setdefault("p_adj", math.nan)
+                r["significant"] = bool(r["p_adj"] < ALPHA) if not math.isnan(r["p_adj"]) else False
+            records.extend(block)
+    return pd.DataFrame(records)
+
+
+def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
+    """pass@k and pass^k per (threshold, variant) for k = 1..trials, averaged over cases."""
+    records = []
+    for (threshold, variant), rows in frame.groupby(["threshold", "variant"], sort=True):
+        per_case = rows.dropna(subset=[metric]).groupby("case_id")[metric].agg(["sum", "count"])
+        if per_case.empty:
+            continue
+        n_trials = int(per_case["count"].min())
+        for k in range(1, n_trials + 1):
+            at = [1 - math.comb(int(n - c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
+            hat = [math.comb(int(c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
+            records.append({"threshold": threshold, "variant": variant, "k": k, "pass@k": float(np.mean(at)),
+                            "pass^k": float(np.mean(hat)), "cases": int(len(per_case)), "trials": n_trials})
+    return pd.DataFrame(records)
+
+
+def format_cell(rec: dict[str, Any]) -> str:
+    """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise."""
+    if rec["n"] == 0 or math.isnan(rec["mean"]):
+        return f"n/a (n={rec['n']})"
+    if rec["rate"]:
+        return f"{rec['mean']:.0%} [{rec['low']:.0%}, {rec['high']:.0%}] n={rec['n']}"
+    if math.isnan(rec["low"]):
+        return f"{_num(rec['mean'])} n={rec['n']}"
+    return f"{_num(rec['mean'])} [{_num(rec['low'])}, {_num(rec['high'])}] n={rec['n']}"
+
+
+def _num(x: float, signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    return f"{x:{sign},.0f}" if abs(x) >= 100 else f"{x:{sign}.3g}"
+
+
+def format_diff(rec: dict[str, Any]) -> str:
+    if rec["baseline"]:
+        return "baseline"
+    if rec["n_pairs"] == 0:
+        return "no pairs"
+    scale, unit = (100, " pts") if rec["rate"] else (1, "")
+    star = " *" if rec["significant"] else ""
+    d, lo, hi = (_num(rec[k] * scale, signed=True) for k in ("diff", "diff_low", "diff_high"))
+    return f"{d}{unit} [{lo}, {hi}] p={rec['p_adj']:.3g}{star} (n={rec['n_pairs']})"
