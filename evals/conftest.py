@@ -97,7 +97,7 @@ class EvalSession:
                                 progress=lambda line: None)
         trace = run_case(scenario, self.config, self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario)
-        row = self.sink.record(trace, scores)
+        row = self.sink.record(trace, scores, scenario)
         _log_to_langsmith(scenario, row, scores)
         return CaseResult(scenario, scores_by_key(scores), row)
 

@@ -46,7 +46,8 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "trial": row.get("trial", 0),
             "passed": all(row["passed"].values()),
             "simulated": row.get("simulated"),
-            "needle_depth": (row.get("config") or {}).get("needle_depth"),
+            "needle_depth": (row.get("case") or {}).get("needle_depth"),
+            "haystack_tokens": (row.get("case") or {}).get("haystack_tokens"),
         }
         item.update(row.get("metrics", {}))
         out.append(item)

@@ -159,7 +159,7 @@ def _run_cell(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
     models = choose_models(spec.model, summary, window=config.window, seed=seed)
     trace = run_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed)
     scores = score_case(trace, scenario)
-    row = result_row(trace, scores, trace_file=f"traces/{cell.file_stem}.json.gz")
+    row = result_row(trace, scores, trace_file=f"traces/{cell.file_stem}.json.gz", scenario=scenario)
     row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name,
                 "config_sha": config_sha(config, spec.model, summary, seed)})
     return row, trace.to_dict()

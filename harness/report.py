@@ -1,9 +1,10 @@
-"""report.md and token_curves.png for a run directory.
+"""Reports for a run directory (``harness run`` / ``pytest evals/``): report.md, report.html, token_curves.png.
 
 The report leads with what a reader decides from: per eval kind, the pass rate of each
 hard score with its n and a Wilson 95 % interval; then the cases that were invalid
 (nothing summarized, needle still in view) or errored, named; then the per-case table
-and the token-curve chart. Simulated runs say so at the top.
+and the token-curve chart. Simulated runs say so at the top. For an experiment
+directory, `write_report` hands over to ``experiment_report``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness._document import Document
 from harness.frames import calls_frame
 from harness.plots import plot_token_curves, save
 from harness.results import read_rows
@@ -20,10 +22,24 @@ from harness.stats import wilson
 from harness.trace import load_trace
 
 VALIDITY_KEYS = ("run_completed", "compressed", "needle_summarized_away")
+SIMULATED_NOTE = (
+    "**Simulated.** These results come from the harness's offline reference models driving the real deepagents "
+    "middleware. They test the pipeline, the scorers and the statistics; conclusions about prompts or models need "
+    "a live run (`--model provider:name`)."
+)
 
 
-def write_report(run_dir: str | Path) -> Path:
-    run_dir = Path(run_dir)
+def write_report(path: str | Path) -> Path:
+    """Write the report for a run or experiment directory; returns report.md's path."""
+    path = Path(path)
+    if (path / "cells.jsonl").exists():
+        from harness.experiment_report import write_experiment_report
+
+        return write_experiment_report(path)
+    return write_run_report(path)
+
+
+def write_run_report(run_dir: Path) -> Path:
     meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
     traces = [load_trace(run_dir / r["trace"]) for r in rows]
@@ -34,38 +50,37 @@ def write_report(run_dir: str | Path) -> Path:
         frame["panel"] = frame["case_id"] + (" t" + frame["trial"].astype(str) if frame["trial"].nunique() > 1 else "")
         fig = plot_token_curves(frame, by="panel", simulated=simulated, title=f"Tokens per agent call: {meta['config_label']}")
         chart = save(fig, run_dir / "token_curves.png")
-    lines = [f"# Run {meta['run_id']}", ""]
+    doc = Document(f"Run {meta['run_id']}")
     if simulated:
-        lines += ["> **Simulated.** These results come from the harness's offline reference models driving the real",
-                  "> deepagents middleware. They test the pipeline, the scorers and the statistics; conclusions about",
-                  "> prompts or models need a live run (`--model provider:name`).", ""]
-    lines += [
-        f"- config: {meta['config_label']}",
-        f"- agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
-        f"- cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
+        doc.note(SIMULATED_NOTE)
+    doc.bullets([
+        f"config: {meta['config_label']}",
+        f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
+        f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
         + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
-        f"- fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
-        f"- command: `{meta['command']}`",
-        f"- wall time: {meta.get('wall_time_s', 'unfinished')} s",
-        "",
-    ]
+        f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
+        f"command: `{meta['command']}`",
+        f"wall time: {meta.get('wall_time_s', 'unfinished')} s",
+    ])
     for w in meta.get("warnings", []):
-        lines += [f"> **Warning:** {w}", ""]
+        doc.note(f"**Warning:** {w}")
     if rows:
-        lines += _summary_tables(rows)
-        lines += _problem_cases(rows)
-        lines += ["## Cases", "", _case_table(rows).to_markdown(index=False), ""]
+        _pass_rates(doc, rows)
+        _problem_cases(doc, rows)
+        doc.heading("Cases")
+        doc.table(_case_table(rows))
     if chart:
-        lines += ["## Token curves", "", "Each panel: approximate tokens sent to the agent model at every agent call. "
-                  "Red triangles and vertical drops: summarization (tokens before -> after); dashed line: the trigger; "
-                  "dotted line: a new user turn.", "", f"![token curves]({chart.name})", ""]
-    out = run_dir / "report.md"
-    out.write_text("\n".join(lines), encoding="utf-8")
-    return out
+        doc.heading("Token curves")
+        doc.text("Each panel: approximate tokens sent to the agent model at every agent call. Red triangles and vertical drops: "
+                 "summarization (tokens before -> after); dashed line: the trigger; dotted line: a new user turn.")
+        doc.image(chart, "token curves")
+    md, _ = doc.write(run_dir)
+    return md
 
 
-def _summary_tables(rows: list[dict]) -> list[str]:
-    out = ["## Pass rates", "", "Rates are over cases x trials, with a Wilson 95 % interval.", ""]
+def _pass_rates(doc: Document, rows: list[dict]) -> None:
+    doc.heading("Pass rates")
+    doc.text("Rates are over cases x trials, with a Wilson 95 % interval.")
     for kind in sorted({r["kind"] for r in rows}):
         subset = [r for r in rows if r["kind"] == kind]
         keys = list(dict.fromkeys(k for r in subset for k in r["passed"]))
@@ -74,24 +89,29 @@ def _summary_tables(rows: list[dict]) -> list[str]:
             vals = [r["passed"][key] for r in subset if key in r["passed"]]
             rate = wilson(sum(vals), len(vals))
             table.append({"score": key, "pass rate": f"{rate.value:.0%}", "95% interval": f"[{rate.low:.0%}, {rate.high:.0%}]", "n": rate.n})
+        doc.heading(f"{kind} ({len(subset)} runs)", level=3)
+        doc.table(pd.DataFrame(table))
         soft = [k for k in dict.fromkeys(k for r in subset for k in r["scores"]) if k not in keys]
-        out += [f"### {kind} ({len(subset)} runs)", "", pd.DataFrame(table).to_markdown(index=False), ""]
         if soft:
-            means = [{"measure": k, "mean": round(pd.Series([r["scores"][k] for r in subset if r["scores"].get(k) is not None], dtype=float).mean(), 3), "n": sum(1 for r in subset if r["scores"].get(k) is not None)} for k in soft]
-            out += [pd.DataFrame(means).to_markdown(index=False), ""]
-    return out
+            means = []
+            for k in soft:
+                values = pd.Series([r["scores"][k] for r in subset if r["scores"].get(k) is not None], dtype=float)
+                means.append({"measure": k, "mean": round(values.mean(), 3), "n": len(values)})
+            doc.table(pd.DataFrame(means))
 
 
-def _problem_cases(rows: list[dict]) -> list[str]:
+def _problem_cases(doc: Document, rows: list[dict]) -> None:
     bad = [r for r in rows if not all(r["passed"].values())]
     if not bad:
-        return ["Every case passed every hard check.", ""]
-    out = ["## Failed or invalid cases", ""]
+        doc.text("Every case passed every hard check.")
+        return
+    doc.heading("Failed or invalid cases")
+    items = []
     for r in bad:
         failed = [k for k, ok in r["passed"].items() if not ok]
         label = "INVALID" if any(k in VALIDITY_KEYS for k in failed) else "FAILED"
-        out.append(f"- **{r['case_id']}** (trial {r['trial']}) {label}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in failed))
-    return [*out, ""]
+        items.append(f"**{r['case_id']}** (trial {r['trial']}) {label}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in failed))
+    doc.bullets(items)
 
 
 def _case_table(rows: list[dict]) -> pd.DataFrame:

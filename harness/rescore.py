@@ -30,7 +30,7 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
         if scenario is None:
             raise HarnessError(f"{run_dir}: case {old['case_id']!r} is not in the scenario files; pass --datasets")
         trace = load_trace(run_dir / old["trace"])
-        row = result_row(trace, score_case(trace, scenario), trace_file=old["trace"])
+        row = {**old, **result_row(trace, score_case(trace, scenario), trace_file=old["trace"], scenario=scenario)}
         append_row(tmp, row)
         rows.append(row)
     tmp.replace(out)

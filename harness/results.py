@@ -16,11 +16,12 @@ from typing import Any
 import pandas as pd
 
 from harness.metrics import case_metrics
+from harness.scenarios import Scenario
 from harness.scorers import HARD, Score
 from harness.trace import EVENT_TYPES, Trace
 
 
-def result_row(trace: Trace, scores: list[Score], *, trace_file: str) -> dict[str, Any]:
+def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None) -> dict[str, Any]:
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
     counts = Counter(e["type"] for e in trace.events)
@@ -39,6 +40,7 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str) -> dict[st
         "scores": {s.key: s.value for s in scores},
         "passed": {s.key: bool(s.value) for s in scores if s.kind == HARD},
         "answers": trace.final.get("answers", []),
+        "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
         "metrics": case_metrics(trace, scores, trace.kind),
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
@@ -80,7 +82,8 @@ def read_results(path: str | Path) -> pd.DataFrame:
     rows = read_rows(path)
     flat = []
     for row in rows:
-        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config", "answers", "metrics")}
+        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config", "answers", "metrics", "case")}
+        item.update({f"case.{k}": v for k, v in row.get("case", {}).items()})
         item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})
         item.update({f"score.{k}": v for k, v in row["scores"].items()})
         item.update({f"events.{k}": v for k, v in row["events"].items()})

@@ -120,11 +120,11 @@ class RunSink:
     def path(self) -> Path:
         return self.run.path
 
-    def record(self, trace: Trace, scores: list[Score]) -> dict[str, Any]:
+    def record(self, trace: Trace, scores: list[Score], scenario: Scenario | None = None) -> dict[str, Any]:
         """Persist one finished case (trace file, then its results row) and return the row."""
         name = f"{trace.case_id}.t{trace.trial}.json.gz"
         trace.save(self.run.path / "traces" / name)
-        row = result_row(trace, scores, trace_file=f"traces/{name}")
+        row = result_row(trace, scores, trace_file=f"traces/{name}", scenario=scenario)
         append_row(self.run.results_path, row)
         self.run.rows.append(row)
         return row
@@ -162,7 +162,7 @@ def run_suite(
         for scenario in scenarios:
             done += 1
             trace = run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed)
-            row = sink.record(trace, score_case(trace, scenario))
+            row = sink.record(trace, score_case(trace, scenario), scenario)
             progress(_progress_line(done, total, row, time.perf_counter() - started))
     return sink.finish()
 
