@@ -61,6 +61,20 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="(re)write report.md and token_curves.png for a run directory")
     report.add_argument("run_dir")
 
+    cmp_ = sub.add_parser("compare", help="print two runs or experiments side by side (paired on case and trial)")
+    cmp_.add_argument("a", help="run or experiment directory (the reference)")
+    cmp_.add_argument("b", help="run or experiment directory")
+    cmp_.add_argument("--variant-a", help="the variant to take from A when it holds several")
+    cmp_.add_argument("--variant-b", help="the variant to take from B when it holds several")
+
+    reg = sub.add_parser("regress", help="gate: exit 1 on a significant drop against a committed baseline",
+                         description="Compare a run or experiment with a baseline file, cell by cell. Exits 1 only when a "
+                                     "gated rate (passed, needle_recovered, needle_via_history, goal_preserved) drops "
+                                     "significantly (exact McNemar, Holm-adjusted across all gates).")
+    reg.add_argument("results", help="run or experiment directory to check")
+    reg.add_argument("--baseline", required=True, help="baseline JSON file, e.g. datasets/baselines/nightly.json")
+    reg.add_argument("--update", action="store_true", help="rewrite the baseline from these results instead of checking")
+
     gen = sub.add_parser("generate", help="regenerate the shipped scenario files deterministically")
     gen.add_argument("--out", default="datasets")
     gen.add_argument("--seed", type=int, default=7)
@@ -180,6 +194,33 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from harness.regress import compare_sets
+
+    table = compare_sets(args.a, args.b, variant_a=args.variant_a, variant_b=args.variant_b)
+    print(table.to_markdown(index=False))
+    print("\nB - A: paired differences (rates in points; McNemar or sign-flip p; * p < 0.05).")
+    return EXIT_OK
+
+
+def _cmd_regress(args: argparse.Namespace) -> int:
+    from harness.regress import load_rows, regress, write_baseline
+
+    if args.update:
+        name, rows = load_rows(args.results)
+        path = write_baseline(rows, name, args.baseline)
+        print(f"baseline {path} rewritten from {len(rows)} cell(s) of {name}")
+        return EXIT_OK
+    ok, gates, notes = regress(args.results, args.baseline)
+    print(gates.to_markdown(index=False))
+    for note in notes:
+        print(f"note: {note}")
+    flagged = gates[gates["verdict"] == "REGRESSION"]
+    print("no significant regression" if ok else f"REGRESSION on {len(flagged)} gate(s): "
+          + ", ".join(f"{r.metric} ({r.variant} at {r.threshold})" for r in flagged.itertuples()))
+    return EXIT_OK if ok else EXIT_FAILED
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
@@ -187,4 +228,4 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
+_COMMANDS = {"compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}

@@ -1,0 +1,171 @@
+"""Experiment specs, the grid runner (append-only, resumable, sharded), compare and the regression gate."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
+from harness.errors import ConfigError, HarnessError
+from harness.experiment import merge_experiments, parse_shard, plan_cells, read_cells, run_experiment, spec_scenarios
+from harness.experiment_spec import load_spec
+from harness.variants import VARIANTS_DIR
+
+SMALL = """
+name: {name}
+variants: {variants}
+baseline: {baseline}
+thresholds: [20%]
+scenarios:
+  cases: {cases}
+trials: {trials}
+seed: 0
+"""
+
+
+def spec_file(tmp_path, name="grid", variants="[deepagents-default, minimal]", baseline="deepagents-default",
+              cases="[needle-h24k-d000, goal-ledgers-12]", trials=1, extra=""):
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(SMALL.format(name=name, variants=variants, baseline=baseline, cases=cases, trials=trials) + extra)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("extra", "match"),
+    [
+        ("colour: red\n", r"colour: unknown key"),
+        ("window: 10\n", r"window: must be at least 1000"),
+        ("trials: 0\n", r"trials: must be a positive integer"),
+        ("trigger: 20%\n", r"trigger: give either trigger"),
+        ("concurrency: two\n", r"concurrency: must be a positive integer"),
+    ],
+)
+def test_spec_errors_name_the_file_and_key(tmp_path, extra, match):
+    body = SMALL.format(name="x", variants="[minimal]", baseline="minimal", cases="[goal-ledgers-12]", trials=1)
+    body = body.replace("trials: 1\n", "") if extra.startswith("trials") else body
+    path = tmp_path / "bad.yaml"
+    path.write_text(body + extra)
+    with pytest.raises(ConfigError, match=match) as err:
+        load_spec(path)
+    assert str(path) in str(err.value)
+
+
+def test_spec_rejects_unknown_variants_bad_thresholds_and_baselines(tmp_path):
+    with pytest.raises(ConfigError, match=r"variants\[1\]: unknown variant 'fancy'"):
+        load_spec(spec_file(tmp_path, variants="[minimal, fancy]", baseline="minimal"))
+    with pytest.raises(ConfigError, match="baseline: 'structured' is not one of the variants"):
+        load_spec(spec_file(tmp_path, variants="[minimal]", baseline="structured"))
+    path = spec_file(tmp_path, variants="[minimal]", baseline="minimal")
+    path.write_text(path.read_text().replace("thresholds: [20%]", "thresholds: [20%, [tokens:9000, {type: messages, value: 60}], 120%]"))
+    with pytest.raises(ConfigError, match=r"thresholds\[2\]: fraction must be in"):
+        load_spec(path)
+
+
+def test_or_combined_and_deerflow_thresholds(tmp_path):
+    path = spec_file(tmp_path, variants="[minimal]", baseline="minimal")
+    path.write_text(path.read_text().replace("thresholds: [20%]", "thresholds: [15%, [tokens:9000, {type: messages, value: 60}]]"))
+    spec = load_spec(path)
+    assert [t.label for t in spec.thresholds] == ["15%", "tokens:9000+messages:60"]
+    assert len(plan_cells(spec, spec_scenarios(spec))) == 2 * 2
+
+
+def test_shard_syntax():
+    assert parse_shard("1/3") == (1, 3) and parse_shard(None) == (0, 1)
+    for bad in ("3/3", "a/b", "2"):
+        with pytest.raises(ConfigError):
+            parse_shard(bad)
+
+
+def test_cells_are_written_as_they_finish_and_a_rerun_skips_them(tmp_path):
+    spec = load_spec(spec_file(tmp_path))
+    first = run_experiment(spec, out_dir=tmp_path / "out", max_cells=3, progress=lambda _: None)
+    assert first.ran == 3 and len(read_cells(first.path / "cells.jsonl")) == 3
+    assert len(list((first.path / "traces").iterdir())) == 3
+    second = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
+    assert second.skipped == 3 and second.ran == 1
+    rows = read_cells(second.path / "cells.jsonl")
+    assert len({r["cell_id"] for r in rows}) == 4 and {r["variant"] for r in rows} == {"deepagents-default", "minimal"}
+
+
+def test_a_torn_last_line_from_a_kill_is_dropped_and_rerun(tmp_path):
+    spec = load_spec(spec_file(tmp_path))
+    run = run_experiment(spec, out_dir=tmp_path / "out", max_cells=2, progress=lambda _: None)
+    cells = run.path / "cells.jsonl"
+    cells.write_text(cells.read_text() + '{"cell_id": "minimal|20%|goal-ledgers-12|t0", "trunc')
+    again = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
+    assert again.skipped == 2 and again.ran == 2
+    assert len(read_cells(cells)) == 4
+
+
+def test_changed_settings_are_not_silently_reused(tmp_path):
+    path = spec_file(tmp_path)
+    run_experiment(load_spec(path), out_dir=tmp_path / "out", max_cells=1, progress=lambda _: None)
+    path.write_text(path.read_text() + "window: 80000\n")
+    with pytest.raises(HarnessError, match="was run with different settings"):
+        run_experiment(load_spec(path), out_dir=tmp_path / "out", progress=lambda _: None)
+
+
+def test_shards_merge_into_the_same_results_as_one_run(tmp_path):
+    spec = load_spec(spec_file(tmp_path, trials=1))
+    whole = run_experiment(spec, out_dir=tmp_path / "whole", progress=lambda _: None)
+    parts = [run_experiment(spec, out_dir=tmp_path / "sharded", shard=(i, 2), progress=lambda _: None).path for i in range(2)]
+    merged = merge_experiments(tmp_path / "merged", parts)
+    one = {r["cell_id"]: r["scores"] for r in read_cells(whole.path / "cells.jsonl")}
+    two = {r["cell_id"]: r["scores"] for r in read_cells(merged / "cells.jsonl")}
+    assert one == two and len(one) == 4
+    assert json.loads((merged / "meta.json").read_text())["planned_cells"] == 4
+
+
+def test_two_workers_give_the_same_results(tmp_path):
+    spec = load_spec(spec_file(tmp_path))
+    serial = run_experiment(spec, out_dir=tmp_path / "a", workers=1, progress=lambda _: None)
+    parallel = run_experiment(spec, out_dir=tmp_path / "b", workers=2, progress=lambda _: None)
+    scores = lambda run: {r["cell_id"]: r["scores"] for r in read_cells(run.path / "cells.jsonl")}  # noqa: E731
+    assert scores(serial) == scores(parallel)
+
+
+def test_experiment_cli_report_and_compare(tmp_path, capsys):
+    path = spec_file(tmp_path)
+    assert main(["experiment", "run", str(path), "--out", str(tmp_path / "out")]) == EXIT_OK
+    exp = tmp_path / "out" / "grid"
+    assert main(["report", str(exp)]) == EXIT_OK
+    report = (exp / "report.md").read_text()
+    assert "Variants against the baseline" in report and "deepagents-default (baseline)" in report and "p=" in report
+    html = (exp / "report.html").read_text()
+    assert html.startswith("<!doctype html>") and "data:image/png;base64," in html and "<img" in html
+    assert (exp / "variant_bars.png").exists() and (exp / "needle_heatmap.png").exists()
+    capsys.readouterr()
+    assert main(["compare", str(exp), str(exp), "--variant-a", "deepagents-default", "--variant-b", "minimal"]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert "| 20%" in out and "goal_preserved" in out and "-100 pts" in out
+    assert main(["experiment", "run", str(tmp_path / "missing.yaml")]) == EXIT_BAD_INPUT
+
+
+# -- the regression gate, both ways --------------------------------------------------------
+GATE_CASES = "[goal-ledgers-12, goal-ledgers-14, goal-ledgers-16, goal-ledgers-18]"
+
+
+def test_regress_flags_a_degraded_variant_and_passes_a_rerun(tmp_path, capsys):
+    good = spec_file(tmp_path, name="gate", variants="[deepagents-default]", cases=GATE_CASES, trials=2)
+    assert main(["experiment", "run", str(good), "--out", str(tmp_path / "base")]) == EXIT_OK
+    baseline = tmp_path / "baseline.json"
+    assert main(["regress", str(tmp_path / "base" / "gate"), "--baseline", str(baseline), "--update"]) == EXIT_OK
+    # A rerun of the baseline configuration is not flagged.
+    assert main(["experiment", "run", str(good), "--out", str(tmp_path / "rerun")]) == EXIT_OK
+    capsys.readouterr()
+    assert main(["regress", str(tmp_path / "rerun" / "gate"), "--baseline", str(baseline)]) == EXIT_OK
+    assert "no significant regression" in capsys.readouterr().out
+    # The same variant name with a worse prompt (no structure, so the task is lost) is flagged.
+    worse = tmp_path / "variants" / "deepagents-default.md"
+    worse.parent.mkdir()
+    shutil.copyfile(VARIANTS_DIR / "minimal.md", worse)
+    degraded = spec_file(tmp_path, name="gate", variants=f"[{worse}]", baseline=str(worse), cases=GATE_CASES, trials=2)
+    assert main(["experiment", "run", str(degraded), "--out", str(tmp_path / "bad")]) == EXIT_OK
+    assert main(["regress", str(tmp_path / "bad" / "gate"), "--baseline", str(baseline)]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "REGRESSION" in out and "goal_preserved" in out
+
+
+def test_regress_needs_a_baseline_file(tmp_path, capsys):
+    assert main(["regress", str(tmp_path), "--baseline", str(tmp_path / "none.json")]) == EXIT_BAD_INPUT
