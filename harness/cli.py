@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
     exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
     exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
+    exp_run.add_argument("--no-langsmith", action="store_true",
+                         help="skip the LangSmith experiments (by default: local through the SDK, uploaded when LANGSMITH_API_KEY is set)")
+    exp_ls = exp_sub.add_parser("langsmith", help="make one LangSmith experiment per variant x threshold from an experiment directory")
+    exp_ls.add_argument("path", help="experiment directory")
+    exp_ls.add_argument("--upload", action=argparse.BooleanOptionalAction, default=None,
+                        help="upload (default: when LANGSMITH_API_KEY is set)")
     exp_merge = exp_sub.add_parser("merge", help="join shard directories into one experiment directory")
     exp_merge.add_argument("out", help="the merged experiment directory")
     exp_merge.add_argument("parts", nargs="+", help="shard (or experiment) directories")
@@ -184,13 +190,24 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     from harness.experiment import merge_experiments, parse_shard, run_experiment
     from harness.experiment_spec import load_spec
 
+    from harness.langsmith_export import export_experiment
+    from harness.report import write_report
+
     if args.experiment_command == "merge":
         out = merge_experiments(args.out, args.parts)
         print(f"merged {len(args.parts)} part(s) into {out}")
         return EXIT_OK
+    if args.experiment_command == "langsmith":
+        export_experiment(args.path, upload=args.upload)
+        return EXIT_OK
     spec = load_spec(args.spec)
-    result = run_experiment(spec, out_dir=args.out, shard=parse_shard(args.shard), workers=args.workers, max_cells=args.max_cells)
+    shard = parse_shard(args.shard)
+    result = run_experiment(spec, out_dir=args.out, shard=shard, workers=args.workers, max_cells=args.max_cells)
     print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
+    if shard[1] == 1:  # shards are reported after the merge
+        print(f"report: {write_report(result.path)}")
+        if not args.no_langsmith:
+            export_experiment(result.path)
     return EXIT_OK
 
 

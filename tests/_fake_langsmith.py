@@ -1,0 +1,144 @@
+"""A local stand-in for the LangSmith API that records what the SDK sends (loopback only)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import threading
+import uuid
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, object]] = []
+        self.datasets: dict[str, dict] = {}
+        self.examples: dict[str, list[dict]] = {}
+        self.sessions: dict[str, dict] = {}
+        self.runs: dict[str, dict] = {}
+        self.feedback: list[dict] = []
+        self.lock = threading.Lock()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def make_handler(rec: Recorder):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):  # quiet
+            pass
+
+        def _body(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            if self.headers.get("Content-Encoding") == "gzip":
+                raw = gzip.decompress(raw)
+            try:
+                return json.loads(raw) if raw else None
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                return {"_raw_bytes": len(raw), "_type": self.headers.get("Content-Type")}
+
+        def _send(self, payload, status=200):
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):  # noqa: N802
+            url = urlparse(self.path)
+            query = parse_qs(url.query)
+            with rec.lock:
+                rec.requests.append(("GET", url.path, query))
+            path = url.path.rstrip("/")
+            if path.endswith("/info"):
+                return self._send({"version": "0.11.0", "instance_flags": {}, "batch_ingest_config": {"use_multipart_endpoint": False}})
+            if path.endswith("/datasets"):
+                names = query.get("name", [])
+                found = [d for d in rec.datasets.values() if not names or d["name"] in names]
+                return self._send(found)
+            if "/datasets/" in path:
+                ds_id = path.split("/datasets/")[1].split("/")[0]
+                return self._send(rec.datasets.get(ds_id, {}), 200 if ds_id in rec.datasets else 404)
+            if path.endswith("/examples"):
+                ds = (query.get("dataset") or [None])[0]
+                return self._send(rec.examples.get(ds, []))
+            if path.endswith("/sessions"):
+                names = query.get("name", [])
+                return self._send([s for s in rec.sessions.values() if not names or s["name"] in names])
+            if "/sessions/" in path:
+                sid = path.split("/sessions/")[1].split("/")[0]
+                return self._send(rec.sessions.get(sid, {}), 200 if sid in rec.sessions else 404)
+            return self._send([])
+
+        def do_POST(self):  # noqa: N802
+            url = urlparse(self.path)
+            body = self._body()
+            with rec.lock:
+                rec.requests.append(("POST", url.path, body))
+                path = url.path.rstrip("/")
+                if path.endswith("/datasets"):
+                    ds = {"id": str(uuid.uuid4()), "created_at": _now(), "modified_at": _now(), "example_count": 0,
+                          "session_count": 0, "data_type": "kv", "tenant_id": str(uuid.UUID(int=1)), **(body or {})}
+                    rec.datasets[ds["id"]] = ds
+                    return self._send(ds)
+                if path.endswith("/examples/bulk"):
+                    out = []
+                    for ex in body or []:
+                        ex = {"id": ex.get("id") or str(uuid.uuid4()), "created_at": _now(), "modified_at": _now(), **ex}
+                        rec.examples.setdefault(ex["dataset_id"], []).append(ex)
+                        out.append(ex)
+                    return self._send(out)
+                if path.endswith("/sessions"):
+                    sess = {"id": (body or {}).get("id") or str(uuid.uuid4()), "start_time": _now(), "tenant_id": str(uuid.UUID(int=1)), **(body or {})}
+                    rec.sessions[sess["id"]] = sess
+                    return self._send(sess)
+                if path.endswith("/runs"):
+                    rec.runs[body["id"]] = body
+                    return self._send({})
+                if path.endswith("/runs/batch"):
+                    for run in (body or {}).get("post", []):
+                        rec.runs[run["id"]] = run
+                    for run in (body or {}).get("patch", []):
+                        rec.runs.setdefault(run["id"], {}).update(run)
+                    return self._send({})
+                if path.endswith("/feedback"):
+                    rec.feedback.append(body)
+                    return self._send({"id": (body or {}).get("id") or str(uuid.uuid4()), **(body or {})})
+            return self._send({})
+
+        def do_PATCH(self):  # noqa: N802
+            url = urlparse(self.path)
+            body = self._body()
+            with rec.lock:
+                rec.requests.append(("PATCH", url.path, body))
+                if "/runs/" in url.path:
+                    rec.runs.setdefault(url.path.rsplit("/", 1)[1], {}).update(body or {})
+                if "/sessions/" in url.path:  # like the server: null fields do not erase stored ones
+                    rec.sessions.setdefault(url.path.rsplit("/", 1)[1], {}).update({k: v for k, v in (body or {}).items() if v is not None})
+            return self._send({})
+
+    return Handler
+
+
+class FakeLangSmith:
+    def __init__(self) -> None:
+        self.recorder = Recorder()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self.recorder))
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> FakeLangSmith:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
