@@ -27,6 +27,9 @@ _EXPORTS = {
     "Scenario": "scenarios", "load_scenarios": "scenarios", "select": "scenarios",
     "Score": "scorers", "score_case": "scorers",
     "run_suite": "suite",
+    "cells_frame": "analysis", "compare": "analysis", "pass_at_k": "analysis",
+    "load_spec": "experiment_spec", "run_experiment": "experiment", "load_experiment": "experiment_report",
+    "load_variant": "variants", "variant_names": "variants",
     "Trace": "trace", "load_trace": "trace",
 }
 __all__ = ["__version__", *sorted(_EXPORTS)]
