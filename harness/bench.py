@@ -2,6 +2,9 @@
 
 1. Wall time of the offline eval suites as a user runs them (``pytest evals/ -m needle``
    and ``-m goal`` in a fresh interpreter, imports included).
+3. Grid throughput: cells per second of one offline experiment grid with 1 and 2
+   worker processes (the speed-up as a ratio), and the cost of a resume (rerunning a
+   finished grid: every cell skipped).
 2. The recorder's overhead: the same cases run with and without the recorder
    (middleware + summarizer callback) in one warm process, in ABBA order to cancel
    drift; the ratio is total time with / total time without. Writing the trace to
@@ -81,12 +84,42 @@ def recorder_overhead(repeats: int) -> dict:
     }
 
 
+GRID_SPEC = """name: bench-grid
+variants: [deepagents-default, structured, minimal]
+thresholds: [15%, 25%]
+scenarios:
+  cases: [needle-h24k-d000, needle-h32k-d025, goal-ledgers-12, goal-ledgers-14]
+trials: 1
+"""
+
+
+def grid_throughput() -> dict:
+    """Cells per second of one offline grid with 1 and with 2 worker processes, and the cost of a resume."""
+    from harness.experiment import run_experiment
+    from harness.experiment_spec import load_spec
+
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        spec_path = Path(tmp) / "bench-grid.yaml"
+        spec_path.write_text(GRID_SPEC)
+        spec = load_spec(spec_path)
+        for workers in (1, 2):
+            run = run_experiment(spec, out_dir=Path(tmp) / f"w{workers}", workers=workers, progress=lambda _: None)
+            out[f"workers_{workers}"] = {"cells": run.ran, "wall_s": run.wall_time_s, "cells_per_s": round(run.ran / run.wall_time_s, 2)}
+        t0 = time.perf_counter()
+        resumed = run_experiment(spec, out_dir=Path(tmp) / "w2", workers=2, progress=lambda _: None)
+        out["resume"] = {"skipped_cells": resumed.skipped, "wall_s": round(time.perf_counter() - t0, 3)}
+    out["speedup_2_vs_1"] = round(out["workers_2"]["cells_per_s"] / out["workers_1"]["cells_per_s"], 2)
+    return out
+
+
 def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | Path = "reports/bench") -> dict:
     result = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
         "suites": [time_pytest(m) for m in ("needle", "goal")] if time_pytest_suites else [],
         "recorder": recorder_overhead(repeats),
+        "grid": grid_throughput(),
     }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -108,4 +141,12 @@ def render(result: dict) -> str:
         f"| mean case run without / with recorder | {rec['mean_run_s_without']} s / {rec['mean_run_s_with']} s |",
         f"| writing one trace (gzip JSON) | {rec['trace_save_ms_per_run']} ms |",
     ]
+    grid = result.get("grid")
+    if grid:
+        lines += [
+            f"| offline grid, 1 worker | {grid['workers_1']['cells_per_s']} cells/s ({grid['workers_1']['cells']} cells in {grid['workers_1']['wall_s']} s) |",
+            f"| offline grid, 2 workers | {grid['workers_2']['cells_per_s']} cells/s ({grid['workers_2']['cells']} cells in {grid['workers_2']['wall_s']} s) |",
+            f"| speed-up, 2 workers vs 1 | {grid['speedup_2_vs_1']}x |",
+            f"| resume: skipping {grid['resume']['skipped_cells']} finished cells | {grid['resume']['wall_s']} s |",
+        ]
     return "\n".join(lines)
