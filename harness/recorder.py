@@ -187,6 +187,12 @@ class SummarizerCallback(BaseCallbackHandler):
 
     run_inline = True
     raise_error = False
+    # Only chat-model starts/ends matter; skipping every other event keeps the callback manager cheap.
+    ignore_chain = True
+    ignore_agent = True
+    ignore_retriever = True
+    ignore_retry = True
+    ignore_custom_event = True
 
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder

@@ -53,6 +53,8 @@ class Variant:
         """``base`` with this variant's prompt and settings (thresholds from the variant if it sets them)."""
         changes: dict[str, Any] = {"name": self.name, "summary_prompt": self.prompt, "summary_prompt_name": self.name if self.prompt else INSTALLED_PROMPT}
         changes.update(self.settings)
+        if self.summary_model is not None:
+            changes["summary_model"] = self.summary_model
         return replace(base, **changes)
 
 

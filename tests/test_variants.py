@@ -1,0 +1,103 @@
+"""Summary-prompt variant files: settings, inheritance, and errors that name the file."""
+
+import pytest
+
+from harness.config import ContextSize, make_config
+from harness.errors import ConfigError
+from harness.models import summary_model_for
+from harness.prompts import deepagents_default_prompt
+from harness.variants import load_variant, resolve_config, variant_names
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / f"{name}.md"
+    path.write_text(text)
+    return path
+
+
+def test_the_five_shipped_variants_load_and_the_default_is_the_installed_prompt():
+    assert {"deepagents-default", "minimal", "structured", "completed-work", "anchored"} <= set(variant_names())
+    config, variant = resolve_config("deepagents-default")
+    assert variant.prompt is None and config.summary_prompt is None and config.summary_prompt_name == "deepagents-default"
+    for name in ("minimal", "structured", "completed-work", "anchored"):
+        cfg = make_config(name)
+        assert "{messages}" in cfg.summary_prompt and cfg.summary_prompt_name == name and cfg.name == name
+    assert deepagents_default_prompt() not in {make_config(n).summary_prompt for n in ("minimal", "structured")}
+
+
+def test_front_matter_sets_summarizer_thresholds_truncation_eviction_and_trim(tmp_path):
+    path = write(tmp_path, "tuned", """---
+description: tuned
+summary_model: openai:gpt-5-mini
+trigger: [15%, messages:60]
+keep: tokens:2000
+window: 96000
+trim_tokens_to_summarize: 4000
+eviction_tokens: 5000
+arg_truncation: {trigger: 10%, keep: messages:10, max_length: 500}
+---
+Summarize: {messages}
+""")
+    variant = load_variant(path)
+    cfg, _ = resolve_config(str(path))
+    assert cfg.trigger == (ContextSize("fraction", 0.15), ContextSize("messages", 60)) and cfg.keep == ContextSize("tokens", 2000)
+    assert (cfg.window, cfg.trim_tokens_to_summarize, cfg.eviction_tokens) == (96000, 4000, 5000)
+    assert cfg.arg_truncation.max_length == 500 and cfg.summary_model == "openai:gpt-5-mini" == variant.summary_model
+
+
+def test_include_inherits_and_overrides(tmp_path):
+    write(tmp_path, "parent", "---\nkeep: tokens:1500\nsummary_model: reference\n---\nParent prompt {messages}\n")
+    child = write(tmp_path, "child", f"---\ninclude: {tmp_path / 'parent.md'}\nwindow: 80000\n---\n")
+    cfg, variant = resolve_config(str(child))
+    assert cfg.summary_prompt == "Parent prompt {messages}" and cfg.keep == ContextSize("tokens", 1500) and cfg.window == 80000
+    assert variant.summary_model == "reference"
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("Summarize the conversation.", "must contain the placeholder"),
+        ("Summarize {messages} as {json}", r"placeholder\(s\) \{json\}"),
+        ("Summarize {messages} and }", "not a valid template"),
+        ("---\ncolour: red\n---\nx {messages}", "unknown key 'colour'"),
+        ("---\ntrigger: 150%\n---\nx {messages}", "trigger: fraction must be in"),
+        ("---\nwindow: big\n---\nx {messages}", "window: must be a positive integer"),
+        ("---\narg_truncation: {speed: 3}\n---\nx {messages}", "arg_truncation: unknown key 'speed'"),
+        ("---\nprompt: deepagents-default\n---\nAlso this {messages}", "body must be empty"),
+        ("---\nprompt: mine\n---\n", "the only named prompt"),
+        ("---\nkeep: 5%\n", "never closed"),
+        ("---\n", "never closed"),
+        ("---\n: [\n---\nx {messages}", "not valid YAML"),
+    ],
+)
+def test_a_bad_variant_file_is_an_error_naming_the_file(tmp_path, text, match):
+    path = write(tmp_path, "broken", text)
+    with pytest.raises(ConfigError, match=match) as err:
+        load_variant(path)
+    assert str(path) in str(err.value)
+
+
+def test_include_cycles_and_unknown_names_are_errors(tmp_path):
+    a = write(tmp_path, "a", f"---\ninclude: {tmp_path / 'b.md'}\n---\n")
+    write(tmp_path, "b", f"---\ninclude: {a}\n---\n")
+    with pytest.raises(ConfigError, match="include cycle"):
+        load_variant(a)
+    with pytest.raises(ConfigError, match="unknown variant 'nope'.*variants: .*minimal.*presets: .*forced-20"):
+        make_config("nope")
+
+
+def test_a_variant_summarizer_conflicts_with_an_explicit_different_one():
+    assert summary_model_for("openai:gpt-5-mini", None, variant="v") == "openai:gpt-5-mini"
+    assert summary_model_for(None, "reference", variant="v") == "reference"
+    with pytest.raises(ConfigError, match="conflicts"):
+        summary_model_for("openai:gpt-5-mini", "reference", variant="v")
+
+
+def test_cost_is_computed_only_for_priced_models(goal_trace, monkeypatch):
+    from harness import metrics
+
+    monkeypatch.setattr(metrics, "prices", lambda: {"reference-agent": {"input": 2.0, "output": 8.0}, "reference-summarizer": {"input": 1.0}})
+    expected = sum(c["approx_tokens"] for c in goal_trace.agent_calls()) * 2.0 / 1e6 + sum(c["approx_tokens"] for c in goal_trace.summarizer_calls()) / 1e6
+    assert metrics.cost_usd(goal_trace) == pytest.approx(expected, rel=1e-4)
+    monkeypatch.setattr(metrics, "prices", lambda: {"reference-agent": {"input": 2.0}})
+    assert metrics.cost_usd(goal_trace) is None  # the summarizer is not priced: unknown, not zero
