@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -55,7 +56,7 @@ def recorder_overhead(repeats: int) -> dict:
         run_case(case, cfg, models, record=False)
         run_case(case, cfg, models, record=True)
     with_rec, without, ratios, calls, save_s = 0.0, 0.0, [], 0, 0.0
-    wall_with, wall_without = 0.0, 0.0
+    wall_with, wall_without, own, pairs = 0.0, 0.0, 0.0, []
     for r in range(repeats):
         for case in cases:
             order = (False, True) if r % 2 == 0 else (True, False)
@@ -66,6 +67,7 @@ def recorder_overhead(repeats: int) -> dict:
                 timings[record], walls[record] = time.process_time() - t0, time.perf_counter() - w0
                 if record:
                     calls += len(trace.calls)
+                    own += trace.final["recorder_time_s"]
                     with tempfile.TemporaryDirectory() as tmp:
                         t1 = time.perf_counter()
                         trace.save(Path(tmp) / "t.json.gz")
@@ -75,8 +77,18 @@ def recorder_overhead(repeats: int) -> dict:
             wall_with += walls[True]
             wall_without += walls[False]
             ratios.append(timings[True] / timings[False])
+            pairs.append((timings[True], timings[False]))
     runs = repeats * len(cases)
+    rng = random.Random(0)
+    boots = []
+    for _ in range(2000):
+        sample = [rng.choice(pairs) for _ in pairs]
+        boots.append(sum(p[0] for p in sample) / sum(p[1] for p in sample))
+    boots.sort()
     return {
+        "own_time_share": round(own / wall_with, 4),
+        "own_ms_per_call": round(own / calls * 1000, 3) if calls else None,
+        "ratio_ci95": [round(boots[50], 3), round(boots[1949], 3)],
         "cases": list(BENCH_CASES),
         "repeats": repeats,
         "ratio_total": round(with_rec / without, 3),
@@ -141,10 +153,11 @@ def render(result: dict) -> str:
     for suite in result["suites"]:
         lines.append(f"| `{suite['command']}` wall time (fresh process, imports included) | {suite['wall_s']} s ({suite['summary']}) |")
     lines += [
-        f"| recorder overhead, CPU time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} |",
+        f"| recorder's own time (its hooks, instrumented) | {rec['own_time_share']:.1%} of a recorded run, {rec['own_ms_per_call']} ms per model call |",
+        f"| recorder overhead, CPU time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} (95 % bootstrap interval {rec['ratio_ci95'][0]}-{rec['ratio_ci95'][1]}) |",
         f"| recorder overhead, median / p90 of paired CPU-time ratios | {rec['ratio_median_pair']} / {rec['ratio_p90_pair']} |",
         f"| recorder overhead, wall time with / without (noisier on a shared VM) | {rec['ratio_total_wall']} |",
-        f"| recorder cost per model call | {rec['recorder_ms_per_call']} ms |",
+        f"| recorder cost per model call, end to end | {rec['recorder_ms_per_call']} ms |",
         f"| mean case run without / with recorder | {rec['mean_run_s_without']} s / {rec['mean_run_s_with']} s |",
         f"| writing one trace (gzip JSON) | {rec['trace_save_ms_per_run']} ms |",
     ]

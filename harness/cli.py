@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp_merge.add_argument("parts", nargs="+", help="shard (or experiment) directories")
 
     bench = sub.add_parser("bench", help="measure suite wall time and recorder overhead; print a README table")
-    bench.add_argument("--repeats", type=int, default=5, help="paired runs per case for the overhead ratio (default 5)")
+    bench.add_argument("--repeats", type=int, default=10, help="paired runs per case for the overhead ratio (default 10)")
     bench.add_argument("--skip-pytest", action="store_true", help="do not time `pytest evals/ -m needle`")
     return parser
 

@@ -49,6 +49,7 @@ class Recorder:
         self._evicted: set[str] = set()
         self._truncated: set[str] = set()
         self._pending: dict[Any, dict[str, Any]] = {}
+        self.own_time_s = 0.0  # time spent in the recorder's own hooks (reported by harness bench)
         self.middleware = RecorderMiddleware(self)
         self.callback = SummarizerCallback(self)
 
@@ -99,6 +100,13 @@ class Recorder:
 
     # -- agent calls ------------------------------------------------------------------
     def before_agent_call(self, request: Any) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        try:
+            return self._before_agent_call(request)
+        finally:
+            self.own_time_s += time.perf_counter() - t0
+
+    def _before_agent_call(self, request: Any) -> dict[str, Any]:
         msgs = request.messages
         entries = [self._entry(m) for m in msgs]
         overhead = self._overhead_tokens(request.system_message, request.tools)
@@ -141,6 +149,13 @@ class Recorder:
         return None
 
     def finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None = None, error: BaseException | None = None) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._finish_call(call, started, message, error)
+        finally:
+            self.own_time_s += time.perf_counter() - t0
+
+    def _finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None, error: BaseException | None) -> None:
         call["duration_s"] = round(self.now() - started, 6)
         if error is not None:
             call["error"] = {"type": type(error).__name__, "message": str(error)[:2000], "context_overflow": is_context_overflow(error)}
@@ -201,6 +216,7 @@ class SummarizerCallback(BaseCallbackHandler):
         metadata = metadata or {}
         if metadata.get("lc_source") != da.SUMMARY_SOURCE:
             return
+        t0 = time.perf_counter()
         rec = self.recorder
         batch = messages[0] if messages else []
         entries = [rec._entry(m) for m in batch]
@@ -208,6 +224,7 @@ class SummarizerCallback(BaseCallbackHandler):
         # A summarizer call made inside a subagent (run through the task tool) has the tool node in its namespace.
         call["namespace"] = "subagent" if "tools:" in str(metadata.get("checkpoint_ns", "")) else ""
         rec._pending[run_id] = (call, rec.now())
+        rec.own_time_s += time.perf_counter() - t0
 
     def on_llm_end(self, response, *, run_id, **kwargs):  # noqa: ANN001
         pending = self.recorder._pending.pop(run_id, None)

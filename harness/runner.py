@@ -89,6 +89,7 @@ def run_case(
     trace.final = {"answers": answers, "error": error, **_final_state(built.graph, thread)}
     if recorder:
         trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
+        trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
     return trace
 
 
