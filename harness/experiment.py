@@ -31,7 +31,7 @@ from harness.config import CompactionConfig, ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.experiment_spec import ExperimentSpec, Threshold
 from harness.models import choose_models
-from harness.results import append_row, result_row
+from harness.results import append_row, read_rows, result_row
 from harness.runner import run_case
 from harness.scenarios import Scenario, load_scenarios, select
 from harness.scorers import score_case
@@ -123,21 +123,7 @@ def config_sha(config: CompactionConfig, agent: str | None, summary: str | None,
 
 def read_cells(path: Path) -> list[dict[str, Any]]:
     """Rows of cells.jsonl; a torn last line (a kill mid-write) is dropped and the file repaired."""
-    if not path.exists():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    rows, good = [], []
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-            good.append(line if line.endswith("\n") else line + "\n")
-        except json.JSONDecodeError:
-            if i != len(lines) - 1:
-                raise HarnessError(f"{path}: line {i + 1} is not valid JSON") from None
-            path.write_text("".join(good), encoding="utf-8")  # drop the torn tail
-    return rows
+    return read_rows(path, repair=True)
 
 
 # -- running -------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from harness._document import Document  # noqa: E402
 from harness.analysis import cells_frame, compare, format_cell, format_diff, pass_at_k  # noqa: E402
 from harness.experiment import read_cells  # noqa: E402
 from harness.frames import calls_frame  # noqa: E402
-from harness.plots import draw_curve, save  # noqa: E402
+from harness.plots import dedupe_legend, draw_curve, save  # noqa: E402
 from harness.report import SIMULATED_NOTE  # noqa: E402
 from harness.trace import load_trace  # noqa: E402
 
@@ -159,10 +159,7 @@ def _variant_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
         for r in sorted(case_rows, key=lambda r: r["variant"]):
             frame = calls_frame([load_trace(path / r["trace"])])
             draw_curve(ax, frame, label=r["variant"], color=None, show_trigger=r is case_rows[0])
-        handles = {}
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, h)
-        ax.legend(handles.values(), handles.keys(), fontsize=7, frameon=False)
+        dedupe_legend(ax, fontsize=7)
         ax.set_title(f"{case_id} at {first}, trial 0", fontsize=9)
         ax.set_xlabel("agent call")
         ax.set_ylabel("tokens in request (approx.)")

@@ -72,7 +72,7 @@ def plot_token_curves(
         fig, ax = plt.subplots(figsize=(10, 5))
         for name, grp in groups:
             draw_curve(ax, grp, label=str(name), color=None)
-        _dedupe_legend(ax)
+        dedupe_legend(ax)
         _label(ax)
         axes = [ax]
     else:
@@ -90,10 +90,7 @@ def plot_token_curves(
             ax.set_ylabel("tokens in request", fontsize=8)
         for ax in grid[-1, :]:
             ax.set_xlabel("agent call", fontsize=8)
-        handles = {}
-        for ax in axes:
-            for h, lab in zip(*ax.get_legend_handles_labels()):
-                handles.setdefault(lab, h)
+        handles = legend_handles(axes)
         if handles:
             fig.legend(handles.values(), handles.keys(), loc="upper right", fontsize=8, frameon=False)
     heading = title or "Tokens sent to the model at each agent call"
@@ -110,11 +107,18 @@ def _label(ax) -> None:  # noqa: ANN001
     ax.grid(alpha=0.3)
 
 
-def _dedupe_legend(ax) -> None:  # noqa: ANN001
-    handles = {}
-    for h, lab in zip(*ax.get_legend_handles_labels()):
-        handles.setdefault(lab, h)
-    ax.legend(handles.values(), handles.keys(), fontsize=8, frameon=False)
+def legend_handles(axes) -> dict:  # noqa: ANN001
+    """One legend entry per label across ``axes`` (every curve repeats the event markers)."""
+    handles: dict = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    return handles
+
+
+def dedupe_legend(ax, fontsize: int = 8) -> None:  # noqa: ANN001
+    handles = legend_handles([ax])
+    ax.legend(handles.values(), handles.keys(), fontsize=fontsize, frameon=False)
 
 
 def save(fig, path: str | Path, dpi: int = 110) -> Path:  # noqa: ANN001

@@ -131,7 +131,7 @@ class Recorder:
             )
             if overflow:
                 self.event("overflow_recovery", call, failed_call_index=previous["index"])
-        for msg, (key, _) in zip(msgs, entries):
+        for msg in msgs:
             evicted = da.eviction_notice(msg)
             if evicted and evicted.tool_call_id not in self._evicted:
                 self._evicted.add(evicted.tool_call_id)

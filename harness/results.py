@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.errors import HarnessError
 from harness.metrics import case_metrics
 from harness.scenarios import Scenario
 from harness.scorers import HARD, Score
@@ -65,12 +66,25 @@ def append_row(path: str | Path, row: dict[str, Any]) -> None:
         fh.flush()
 
 
-def read_rows(path: str | Path) -> list[dict[str, Any]]:
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                rows.append(json.loads(line))
+def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """Rows of an append-only JSONL file. A torn last line (a kill during the write) is skipped,
+    and with ``repair`` removed from the file so that appending can continue."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows, good = [], []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+            good.append(line if line.endswith("\n") else line + "\n")
+        except json.JSONDecodeError:
+            if i != len(lines) - 1:
+                raise HarnessError(f"{path}: line {i + 1} is not valid JSON") from None
+            if repair:
+                path.write_text("".join(good), encoding="utf-8")
     return rows
 
 

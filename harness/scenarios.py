@@ -11,7 +11,7 @@ import json
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -207,7 +207,7 @@ def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
             table = _load_hf(path)
         except Exception as exc:  # noqa: BLE001 - report any loader failure against the file
             raise DatasetError(str(path), None, None, f"Hugging Face datasets could not load the file: {exc}") from None
-        for (line_no, _), row in zip(raw, table):
+        for (line_no, _), row in zip(raw, table, strict=True):
             scenario = _scenario(row, str(path))
             if scenario.id in seen:
                 raise DatasetError(str(path), line_no, "id", f"duplicate id (first in {seen[scenario.id]})", case_id=scenario.id)

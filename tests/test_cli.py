@@ -71,3 +71,16 @@ def test_help_documents_every_run_option():
     for option in ("--variant", "--trigger", "--keep", "--window", "--model", "--summary-model", "--kind", "--cases",
                    "--limit", "--seed", "--trials", "--out", "--run-id", "--datasets"):
         assert option in help_text
+
+
+def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp_path):
+    from harness.errors import HarnessError
+    from harness.results import read_rows
+
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"a": 1}\n{"a": 2}\n{"a": ')
+    assert read_rows(path) == [{"a": 1}, {"a": 2}] and path.read_text().endswith('{"a": ')
+    assert read_rows(path, repair=True) == [{"a": 1}, {"a": 2}] and path.read_text() == '{"a": 1}\n{"a": 2}\n'
+    path.write_text('{"a": 1}\nnot json\n{"a": 3}\n')
+    with pytest.raises(HarnessError, match="line 2 is not valid JSON"):
+        read_rows(path)

@@ -1,7 +1,6 @@
 """LangSmith experiments through the real SDK: locally with no key, and the upload path against a recording server."""
 
 import json
-import os
 import time
 
 import pytest
