@@ -1,6 +1,7 @@
 """Command line: ``harness run | score | report | generate | variants | bench``.
 
-Exit codes: 0 done; 1 a check failed (``score --strict``); 2 bad input (dataset,
+Exit codes: 0 done; 1 a check failed (``score --strict``, ``regress``) or audit
+warnings; 2 bad input (dataset,
 config, variant, model spec), with a message naming what and where; 3 skipped (a live
 model whose provider key is not set).
 """
@@ -74,6 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
     reg.add_argument("results", help="run or experiment directory to check")
     reg.add_argument("--baseline", required=True, help="baseline JSON file, e.g. datasets/baselines/nightly.json")
     reg.add_argument("--update", action="store_true", help="rewrite the baseline from these results instead of checking")
+
+    aud = sub.add_parser("audit", help="check a model's compaction settings for the known traps (exit 0 clean, 1 warnings, 2 errors)",
+                         description="Print the effective trigger and keep in tokens for a model and flag: no profile for the "
+                                     "exact name, a profile window above the model's real limit, a trigger below the fixed "
+                                     "tool/system overhead, keep at or above the trigger, fractions without a profile.")
+    aud.add_argument("--model", required=True, help="provider:name, e.g. openai:gpt-5.2")
+    aud.add_argument("--trigger", action="append", metavar="SIZE", help="trigger size (default: deepagents' for this model); repeatable")
+    aud.add_argument("--keep", metavar="SIZE", help="keep size (default: deepagents' for this model)")
+    aud.add_argument("--window", metavar="TOKENS", help="declared window (default: the model's profile)")
 
     gen = sub.add_parser("generate", help="regenerate the shipped scenario files deterministically")
     gen.add_argument("--out", default="datasets")
@@ -238,6 +248,14 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_FAILED
 
 
+def _cmd_audit(args: argparse.Namespace) -> int:
+    from harness.audit import audit
+
+    report = audit(args.model, trigger=args.trigger, keep=args.keep, window=args.window)
+    print(report.render())
+    return report.exit_code
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
@@ -245,4 +263,4 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
+_COMMANDS = {"audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
