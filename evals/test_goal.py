@@ -14,6 +14,7 @@ pytestmark = pytest.mark.goal
 def test_goal_kept_across_summaries(goal_case, eval_session):
     result = eval_session.run(goal_case)
     result.require("run_completed")
+    result.require("structure_ok")  # tool calls paired, summary at the head, system prompt intact
     result.require("compressed")  # no summary: the case is invalid, not passed
     result.require("goal_continued_after_summary")
     result.require("goal_no_clarification")

@@ -14,6 +14,7 @@ pytestmark = pytest.mark.needle
 def test_needle_recovered_from_history(needle_case, eval_session):
     result = eval_session.run(needle_case)
     result.require("run_completed")
+    result.require("structure_ok")  # tool calls paired, summary at the head, system prompt intact
     result.require("compressed")  # no summary before the question: invalid, not passed
     result.require("needle_summarized_away")  # needle still in view: tests recall, not recovery
     result.require("needle_correct")

@@ -46,6 +46,7 @@ class Recorder:
         self._t0 = time.perf_counter()
         self._by_id: dict[int, tuple[BaseMessage, str, int]] = {}
         self._overhead: dict[tuple, int] = {}
+        self._system_shas: dict[int, tuple[BaseMessage, str]] = {}
         self._evicted: set[str] = set()
         self._truncated: set[str] = set()
         self._pending: dict[Any, dict[str, Any]] = {}
@@ -71,6 +72,15 @@ class Recorder:
         if cache_key not in self._overhead:
             self._overhead[cache_key] = count_tokens_approximately([system] if system is not None else [], tools=tools or None)
         return self._overhead[cache_key]
+
+    def _system_sha(self, system: BaseMessage | None) -> str | None:
+        if system is None:
+            return None
+        hit = self._system_shas.get(id(system))
+        if hit is None or hit[0] is not system:
+            hit = (system, hashlib.sha1(str(system.content).encode()).hexdigest()[:12])
+            self._system_shas[id(system)] = hit
+        return hit[1]
 
     def now(self) -> float:
         return time.perf_counter() - self._t0
@@ -112,7 +122,8 @@ class Recorder:
         overhead = self._overhead_tokens(request.system_message, request.tools)
         total = overhead + sum(t for _, t in entries)
         summary_head = bool(msgs) and da.is_summary_message(msgs[0])
-        call = self.new_call("agent", [k for k, _ in entries], total, overhead_tokens=overhead, summary_at_head=summary_head)
+        call = self.new_call("agent", [k for k, _ in entries], total, overhead_tokens=overhead, summary_at_head=summary_head,
+                             system_sha=self._system_sha(request.system_message))
         state = request.state
         if da.is_new_summary(msgs, state):
             before = da.effective_messages(state)

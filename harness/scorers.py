@@ -80,6 +80,44 @@ def _target(tool_call: dict) -> str:
     return str(args.get("doc_id") or args.get("file_path") or "")
 
 
+def structural_issues(trace: Trace) -> list[str]:
+    """Problems in any agent request: orphan tool results, unanswered tool calls, a summary
+    not at the head, a system prompt that changed during the run."""
+    issues = []
+    first_system = None
+    for call in trace.agent_calls():
+        msgs = [trace.messages[k] for k in call["message_keys"]]
+        called: set[str] = set()
+        answered: set[str] = set()
+        for pos, data in enumerate(msgs):
+            body = data.get("data", {})
+            if data.get("type") == "ai":
+                called.update(tc.get("id") for tc in body.get("tool_calls") or [] if tc.get("id"))
+            elif data.get("type") == "tool":
+                tc_id = body.get("tool_call_id")
+                if tc_id not in called:
+                    issues.append(f"call {call['index']}: tool result {tc_id} has no tool call before it")
+                answered.add(tc_id)
+            if pos > 0 and da.is_summary_dict(data):
+                issues.append(f"call {call['index']}: a summary at position {pos}, not at the head")
+        for tc_id in sorted(called - answered):
+            issues.append(f"call {call['index']}: tool call {tc_id} has no result")
+        sha = call.get("system_sha")
+        if first_system is None:
+            first_system = sha
+        elif sha != first_system:
+            issues.append(f"call {call['index']}: the system prompt changed during the run")
+    return issues
+
+
+def structure_ok(trace: Trace) -> Score:
+    issues = structural_issues(trace)
+    n = len(trace.agent_calls())
+    if issues:
+        return Score("structure_ok", False, HARD, f"{len(issues)} problem(s) in {n} requests; first: " + "; ".join(issues[:3]))
+    return Score("structure_ok", True, HARD, f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)")
+
+
 # -- needle --------------------------------------------------------------------------------
 def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     scores = [compressed(trace, before_turn=min(n.turn for n in scenario.needles))]
@@ -226,7 +264,7 @@ def _reply(trace: Trace, call_index: int) -> str:
 
 # -- dispatch ------------------------------------------------------------------------------
 def score_case(trace: Trace, scenario: Scenario) -> list[Score]:
-    scores = [run_completed(trace)]
+    scores = [run_completed(trace), structure_ok(trace)]
     if scenario.kind == "needle":
         scores += needle_scores(trace, scenario)
     elif scenario.kind == "goal":

@@ -133,3 +133,48 @@ def test_goal_without_compression_is_invalid(scenarios):
 )
 def test_clarification_detector(text, expected):
     assert is_clarification_request(text) is expected
+
+
+# -- structure ----------------------------------------------------------------------------
+def test_healthy_requests_are_well_formed(needle_trace, goal_trace):
+    from harness.scorers import structural_issues
+
+    assert structural_issues(needle_trace) == [] and structural_issues(goal_trace) == []
+
+
+def _tampered(trace, edit):
+    bad = copy.deepcopy(trace)
+    edit(bad)
+    from harness.scorers import structure_ok
+
+    return structure_ok(bad)
+
+
+def test_a_dropped_tool_result_or_call_breaks_structure(goal_trace):
+    def drop_result(tr):
+        call = tr.agent_calls()[3]
+        tool_key = next(k for k in call["message_keys"] if tr.messages[k]["type"] == "tool")
+        call["message_keys"].remove(tool_key)
+
+    def drop_call(tr):
+        call = tr.agent_calls()[3]
+        ai_key = next(k for k in call["message_keys"] if tr.messages[k]["type"] == "ai")
+        call["message_keys"].remove(ai_key)
+
+    score = _tampered(goal_trace, drop_result)
+    assert score.value is False and "has no result" in score.explanation
+    score = _tampered(goal_trace, drop_call)
+    assert score.value is False and "has no tool call before it" in score.explanation
+
+
+def test_a_summary_away_from_the_head_or_a_changed_system_prompt_breaks_structure(needle_trace):
+    def move_summary(tr):
+        call = next(c for c in tr.agent_calls() if c["summary_at_head"])
+        keys = call["message_keys"]
+        keys.insert(1, keys.pop(0))
+
+    def change_system(tr):
+        tr.agent_calls()[-1]["system_sha"] = "changed"
+
+    assert "not at the head" in _tampered(needle_trace, move_summary).explanation
+    assert "system prompt changed" in _tampered(needle_trace, change_system).explanation
