@@ -71,6 +71,7 @@ class CaseResult:
     scenario: Scenario
     scores: dict[str, Score]
     row: dict
+    trace: object = None
 
     def require(self, key: str) -> None:
         """Assert one hard score, failing with its explanation."""
@@ -90,16 +91,27 @@ class EvalSession:
         self.runs_dir = opt("--runs-dir")
         self.sink: RunSink | None = None
 
-    def run(self, scenario: Scenario) -> CaseResult:
+    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
+        """Run ``case_id`` with the session's agent and an injected summarizer fault."""
+        from dataclasses import replace
+
+        from harness.faults import FaultySummarizer
+
+        scenario = next(s for s in _scenarios() if s.id == case_id)
+        models = replace(self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True)
+        # Its own variant label, so the session report does not pool injected failures with healthy runs.
+        return self.run(scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"))
+
+    def run(self, scenario: Scenario, models=None, config=None) -> CaseResult:  # noqa: ANN001
         if self.sink is None:
             self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
                                 seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
                                 progress=lambda line: None)
-        trace = run_case(scenario, self.config, self.models, run_id=self.sink.run.run_id, seed=self.seed)
+        trace = run_case(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario)
         row = self.sink.record(trace, scores, scenario)
         _log_to_langsmith(scenario, row, scores)
-        return CaseResult(scenario, scores_by_key(scores), row)
+        return CaseResult(scenario, scores_by_key(scores), row, trace)
 
 
 def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score]) -> None:

@@ -81,15 +81,17 @@ def write_run_report(run_dir: Path) -> Path:
 def _pass_rates(doc: Document, rows: list[dict]) -> None:
     doc.heading("Pass rates")
     doc.text("Rates are over cases x trials, with a Wilson 95 % interval.")
-    for kind in sorted({r["kind"] for r in rows}):
-        subset = [r for r in rows if r["kind"] == kind]
+    groups = sorted({(r["kind"], r["variant"]) for r in rows})
+    for kind, variant in groups:
+        subset = [r for r in rows if r["kind"] == kind and r["variant"] == variant]
         keys = list(dict.fromkeys(k for r in subset for k in r["passed"]))
         table = []
         for key in keys:
             vals = [r["passed"][key] for r in subset if key in r["passed"]]
             rate = wilson(sum(vals), len(vals))
             table.append({"score": key, "pass rate": f"{rate.value:.0%}", "95% interval": f"[{rate.low:.0%}, {rate.high:.0%}]", "n": rate.n})
-        doc.heading(f"{kind} ({len(subset)} runs)", level=3)
+        label = kind if len({v for _, v in groups}) == 1 else f"{kind}, {variant}"
+        doc.heading(f"{label} ({len(subset)} runs)", level=3)
         doc.table(pd.DataFrame(table))
         soft = [k for k in dict.fromkeys(k for r in subset for k in r["scores"]) if k not in keys]
         if soft:

@@ -118,6 +118,38 @@ def structure_ok(trace: Trace) -> Score:
     return Score("structure_ok", True, HARD, f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)")
 
 
+_REFUSAL = re.compile(r"\b(sorry|i can(?:no|')t|i cannot|unable to|as an ai)\b", re.IGNORECASE)
+MIN_SUMMARY_CHARS = 40
+
+
+def summary_defects(text: str) -> list[str]:
+    """Why a summary is not a usable summary (empty, a refusal, too short), or []."""
+    body = text.strip()
+    if not body:
+        return ["empty summary"]
+    if _REFUSAL.search(body) and len(body) < 400:
+        return [f"no summary in it (a refusal: {body[:80]!r})"]
+    if len(body) < MIN_SUMMARY_CHARS:
+        return [f"too short to carry the work ({len(body)} characters)"]
+    return []
+
+
+def summaries_ok(trace: Trace) -> Score:
+    """Every summary the agent was given is a real summary; failed summarizer calls are named."""
+    failed = [c for c in trace.summarizer_calls() if c.get("error")]
+    problems = []
+    for event in trace.events_of("summarization"):
+        for defect in summary_defects(da.summary_body(trace.message_text(event["summary_key"]))):
+            problems.append(f"call {event['call_index']}: {defect}")
+    if failed:
+        err = failed[-1]["error"]
+        problems.insert(0, f"{len(failed)} summarizer call(s) failed, last with {err['type']}: {err['message'][:120]}")
+    if problems:
+        return Score("summaries_ok", False, HARD, "degraded summarization: " + "; ".join(problems[:3]))
+    n = len(trace.events_of("summarization"))
+    return Score("summaries_ok", True, HARD, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed")
+
+
 # -- needle --------------------------------------------------------------------------------
 def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     scores = [compressed(trace, before_turn=min(n.turn for n in scenario.needles))]
@@ -264,7 +296,7 @@ def _reply(trace: Trace, call_index: int) -> str:
 
 # -- dispatch ------------------------------------------------------------------------------
 def score_case(trace: Trace, scenario: Scenario) -> list[Score]:
-    scores = [run_completed(trace), structure_ok(trace)]
+    scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
     if scenario.kind == "needle":
         scores += needle_scores(trace, scenario)
     elif scenario.kind == "goal":

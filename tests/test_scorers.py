@@ -178,3 +178,41 @@ def test_a_summary_away_from_the_head_or_a_changed_system_prompt_breaks_structur
 
     assert "not at the head" in _tampered(needle_trace, move_summary).explanation
     assert "system prompt changed" in _tampered(needle_trace, change_system).explanation
+
+
+# -- summaries ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "defect"),
+    [("", "empty"), ("   \n", "empty"), ("I'm sorry, but I can't help with that.", "refusal"), ("Did stuff.", "too short"),
+     ("## SESSION INTENT\nAudit the ledgers.\n## SUMMARY\n- Step 1 done: read_file /ledgers/ledger_01.md", None)],
+)
+def test_summary_defects(text, defect):
+    from harness.scorers import summary_defects
+
+    found = summary_defects(text)
+    assert (not found) if defect is None else (defect in found[0])
+
+
+def test_a_failing_summarizer_loses_no_other_case(scenarios, tmp_path):
+    """One case's summarizer fails; every other case of the suite is still run, scored and written."""
+    from harness.faults import FaultySummarizer
+    from harness.results import read_rows
+    from harness.suite import RunSink
+
+    class FailsOnNeedles(FaultySummarizer):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            if "fetch_document" in messages[0].text:
+                return super()._generate(messages, stop, run_manager, **kwargs)
+            return ReferenceSummarizerModel._generate(self, messages, stop, run_manager, **kwargs)
+
+    cases = [scenarios[c] for c in ("goal-ledgers-12", "needle-h24k-d000", "goal-ledgers-14")]
+    cfg = make_config("forced-20")
+    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), FailsOnNeedles(fault="raise"), "reference-agent", "x", True)
+    sink = RunSink(cases, cfg, agent_model=None, summary_model=None, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None)
+    for case in cases:
+        trace = run_case(case, cfg, models)
+        sink.record(trace, score_case(trace, case), case)
+    rows = read_rows(sink.path / "results.jsonl")
+    assert [r["case_id"] for r in rows] == ["goal-ledgers-12", "needle-h24k-d000", "goal-ledgers-14"]
+    assert [all(r["passed"].values()) for r in rows] == [True, False, True]
+    assert rows[1]["error"]["type"] == "RuntimeError" and all((sink.path / r["trace"]).exists() for r in rows)

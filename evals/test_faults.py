@@ -1,0 +1,33 @@
+"""Summarizer faults: a summarizer that raises, times out, returns nothing or refuses.
+
+Each faulty run must be recorded as an error or a degraded summary with its cause, never
+as a pass; the history offloaded before the failure must still be there.
+"""
+
+import pytest
+
+from harness.faults import FAULTS
+
+pytestmark = pytest.mark.faults
+CASES = ["needle-h24k-d000", "goal-ledgers-12"]
+
+
+@pytest.mark.langsmith
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("case_id", CASES)
+def test_summarizer_fault_is_recorded_with_its_cause_and_never_passes(fault, case_id, eval_session):
+    result = eval_session.run_with_fault(case_id, fault)
+    trace, scores = result.trace, result.scores
+    assert scores["compressed"].value or trace.events_of("summarization") or trace.summarizer_calls(), "no summarization was attempted: invalid"
+    assert not all(s.value for s in scores.values() if s.kind == "hard"), "a faulty summarizer produced a pass"
+    if fault in ("raise", "timeout"):
+        expected = {"raise": "RuntimeError", "timeout": "TimeoutError"}[fault]
+        assert trace.error and trace.error["type"] == expected, trace.error
+        assert expected in scores["run_completed"].explanation
+        failed = [c for c in trace.summarizer_calls() if c.get("error")]
+        assert len(failed) == 3 and all(c["error"]["type"] == expected for c in failed)  # deepagents retried twice
+        assert trace.final["history_files"], "the history written before the summarizer failed was lost"
+    else:
+        assert scores["summaries_ok"].value is False
+        cause = {"empty": "empty summary", "no_summary": "a refusal"}[fault]
+        assert cause in scores["summaries_ok"].explanation
