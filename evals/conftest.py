@@ -102,13 +102,21 @@ class EvalSession:
         # Its own variant label, so the session report does not pool injected failures with healthy runs.
         return self.run(scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"))
 
-    def run(self, scenario: Scenario, models=None, config=None) -> CaseResult:  # noqa: ANN001
+    def run_mechanism(self, case_id: str, preset: str, suite: str) -> CaseResult:
+        """Run ``case_id`` under a mechanism preset (e.g. eviction) on the session's models and window."""
+        from dataclasses import replace
+
+        scenario = next(s for s in _scenarios() if s.id == case_id)
+        config = replace(make_config(preset), window=self.config.window)
+        return self.run(scenario, config=config, suite=suite)
+
+    def run(self, scenario: Scenario, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
         if self.sink is None:
             self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
                                 seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
                                 progress=lambda line: None)
         trace = run_case(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
-        scores = score_case(trace, scenario)
+        scores = score_case(trace, scenario, suite)
         row = self.sink.record(trace, scores, scenario)
         _log_to_langsmith(scenario, row, scores)
         return CaseResult(scenario, scores_by_key(scores), row, trace)

@@ -30,7 +30,8 @@ _NO_PATH_PREFIX = "Here is a summary of the conversation to date:"
 _EVICTED = re.compile(
     r"^Tool result too large, the result of this tool call (\S+) was saved in the filesystem at this path: (\S+)"
 )
-_READ_HEADER = re.compile(r"^@@ lines (\d+)-(\d+)(?: of (\d+))?(?: \| next offset (\d+))? @@")
+_READ_HEADER = re.compile(r"^@@ lines (\d+)-(\d+)(?: of (\d+))?(?P<rest>(?: \| [^@|]+)*) @@$", re.MULTILINE)
+_NEXT_OFFSET = re.compile(r"\| next offset (\d+)")
 
 
 def is_summary_message(msg: BaseMessage | None) -> bool:
@@ -88,6 +89,16 @@ class Eviction:
     path: str
 
 
+_EVICTED_ANYWHERE = re.compile(r"was saved in the filesystem at this path: (\S+)")
+LARGE_RESULTS_PREFIX = "/large_tool_results/"
+HISTORY_PREFIX = "/conversation_history/"
+
+
+def eviction_paths(text: str) -> list[str]:
+    """Paths of evicted tool results named anywhere in ``text`` (a notice, or a history page quoting one)."""
+    return list(dict.fromkeys(_EVICTED_ANYWHERE.findall(text)))
+
+
 def eviction_notice(msg: BaseMessage) -> Eviction | None:
     """Parse FilesystemMiddleware's "Tool result too large" replacement."""
     if not isinstance(msg, ToolMessage) or not isinstance(msg.content, str):
@@ -114,12 +125,18 @@ class ReadPage:
 
 
 def read_page_header(text: str) -> ReadPage | None:
-    """Parse the ``@@ lines A-B of T | next offset N @@`` header of a read_file result."""
-    match = _READ_HEADER.match(text)
+    """Parse the ``@@ lines A-B of T | next offset N @@`` header of a read_file result.
+
+    The header may follow a notice (deepagents puts "[Output was truncated ...]" first when
+    the page is cut to the tool-output budget) and may carry more fields
+    ("| truncated due to size").
+    """
+    match = _READ_HEADER.search(text[:2000])
     if not match:
         return None
-    first, last, total, nxt = match.groups()
-    return ReadPage(int(first), int(last), int(total) if total else None, int(nxt) if nxt else None)
+    first, last, total = match.group(1), match.group(2), match.group(3)
+    nxt = _NEXT_OFFSET.search(match.group("rest") or "")
+    return ReadPage(int(first), int(last), int(total) if total else None, int(nxt.group(1)) if nxt else None)
 
 
 def seed_files(files: Mapping[str, str]) -> dict[str, dict[str, str]]:

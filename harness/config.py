@@ -236,6 +236,14 @@ def _forced(percent: int) -> CompactionConfig:
 
 PRESETS: dict[str, CompactionConfig] = {
     **{f"forced-{p}": _forced(p) for p in (10, 15, 20, 25)},
+    # Eviction in isolation: summarization out of the way, every tool result over 1,000
+    # tokens (4,000 characters) offloaded to /large_tool_results/.
+    "eviction": CompactionConfig(
+        name="eviction",
+        trigger=(ContextSize("fraction", 0.85),),
+        keep=ContextSize("fraction", 0.10),
+        eviction_tokens=1000,
+    ),
     # deepagents' own defaults for a model with a profile, for comparison.
     "deepagents-85": CompactionConfig(
         name="deepagents-85",

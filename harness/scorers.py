@@ -294,10 +294,39 @@ def _reply(trace: Trace, call_index: int) -> str:
     return ((trace.call(call_index).get("response") or {}).get("text")) or ""
 
 
+# -- eviction ------------------------------------------------------------------------------
+def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """A needle in a tool result that was evicted to /large_tool_results/ must come back by paging read_file."""
+    needle = scenario.needles[0]
+    evictions = [e for e in trace.events_of("eviction") if e["turn"] < needle.turn]
+    fetched = {tc.get("id"): _target(tc) for _, tc in trace.tool_calls() if tc["name"] == "fetch_document"}
+    evicted_docs = {fetched.get(e["tool_call_id"]) for e in evictions}
+    scores = [Score("evicted", needle.doc in evicted_docs, HARD,
+                    f"{len(evictions)} tool result(s) evicted before the question, the needle's document {needle.doc} "
+                    + ("among them" if needle.doc in evicted_docs else "NOT among them: the case is invalid"))]
+    reply = trace.answer(needle.turn) or ""
+    correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(needle.answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
+    scores.append(Score("needle_correct", correct, HARD, f"expected {needle.answer!r}; the agent replied {reply[:160]!r}"))
+    paths = {e["path"] for e in evictions}
+    reads = [tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc) in paths]
+    found = [tc for tc in reads if needle.answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
+    scores.append(Score("needle_via_eviction_file", bool(found), HARD,
+                        f"read_file on {_target(found[0])} returned the needle after {len(reads)} page(s) of evicted results"
+                        if found else f"{len(reads)} read_file call(s) on evicted results, none returned the needle"))
+    scores.append(Score("eviction_pages_read", len(reads), SOFT, "read_file calls on /large_tool_results/ files in the question turn"))
+    return scores
+
+
 # -- dispatch ------------------------------------------------------------------------------
-def score_case(trace: Trace, scenario: Scenario) -> list[Score]:
+SUITES = ("default", "eviction")
+
+
+def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list[Score]:
+    """Scores for one case: the shared checks, then the scorers of the case's kind (or of a mechanism suite)."""
     scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
-    if scenario.kind == "needle":
+    if suite == "eviction":
+        scores += eviction_scores(trace, scenario)
+    elif scenario.kind == "needle":
         scores += needle_scores(trace, scenario)
     elif scenario.kind == "goal":
         scores += goal_scores(trace, scenario)

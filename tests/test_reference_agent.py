@@ -107,3 +107,15 @@ def test_continues_from_a_remaining_plan_without_the_original_request():
     summary = f"COMPLETED WORK\n- Step 3 done: read_file /ledgers/a.md\n\nREMAINING PLAN\nContinue with step 4. Remaining steps:\n{plan}"
     action = decide([summary_message(summary)])
     assert action.name == "write_file" and action.args["file_path"] == "/notes/a.md"
+
+
+def test_pages_evicted_tool_results_named_in_view_before_the_history_file():
+    notice = "Tool result too large, the result of this tool call c1 was saved in the filesystem at this path: /large_tool_results/c1\n\npreview..."
+    msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, notice, "c1"), HumanMessage(QUESTION)]
+    assert decide(msgs) == ToolAction("read_file", {"file_path": "/large_tool_results/c1", "offset": 0, "limit": HISTORY_PAGE_LINES})
+    msgs += call("read_file", {"file_path": "/large_tool_results/c1", "offset": 0, "limit": 200},
+                 "[Output was truncated due to size limits.]\n@@ lines 1-33 of 74 | next offset 33 | truncated due to size @@\nno", "r1")
+    assert decide(msgs) == ToolAction("read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": HISTORY_PAGE_LINES})
+    msgs += call("read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": 200}, "@@ lines 34-74 of 74 @@\nnothing", "r2")
+    action = decide(msgs)
+    assert isinstance(action, ReplyAction) and "/large_tool_results/c1" in action.text

@@ -216,3 +216,34 @@ def test_a_failing_summarizer_loses_no_other_case(scenarios, tmp_path):
     assert [r["case_id"] for r in rows] == ["goal-ledgers-12", "needle-h24k-d000", "goal-ledgers-14"]
     assert [all(r["passed"].values()) for r in rows] == [True, False, True]
     assert rows[1]["error"]["type"] == "RuntimeError" and all((sink.path / r["trace"]).exists() for r in rows)
+
+
+# -- eviction -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def eviction_trace(scenarios):
+    from dataclasses import replace as dc_replace
+
+    cfg = make_config("eviction")
+    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True)
+    return run_case(scenarios["needle-h24k-d025"], dc_replace(cfg), models)
+
+
+def test_healthy_eviction_trace_passes(eviction_trace, scenarios):
+    scores = scores_by_key(score_case(eviction_trace, scenarios["needle-h24k-d025"], "eviction"))
+    assert all(s.value for s in scores.values() if s.kind == HARD), {k: s.explanation for k, s in scores.items()}
+    assert scores["eviction_pages_read"].value >= 1
+
+
+def test_no_eviction_makes_the_eviction_case_invalid(needle_trace, scenarios):
+    scores = scores_by_key(score_case(needle_trace, scenarios[needle_trace.case_id], "eviction"))
+    assert scores["evicted"].value is False and "invalid" in scores["evicted"].explanation
+    assert scores["needle_via_eviction_file"].value is False
+
+
+def test_an_answer_not_read_from_the_evicted_file_fails(eviction_trace, scenarios):
+    bad = copy.deepcopy(eviction_trace)
+    for call in bad.agent_calls(1):
+        if call["response"]:
+            call["response"]["tool_calls"] = []
+    scores = scores_by_key(score_case(bad, scenarios[bad.case_id], "eviction"))
+    assert scores["needle_via_eviction_file"].value is False and scores["evicted"].value is True

@@ -154,13 +154,22 @@ def _answer(view: View, key: str) -> Action:
         value = find_fact(key, text)
         if value:
             return ReplyAction(value)
-    path = view.history_path
-    if path is None:
+    # Where the fact may still be: evicted tool results named in view, the history file
+    # the summary names, then evicted results that history pages name.
+    in_view = [p for t in view.texts for p in da.eviction_paths(t) if not _is_read_page(t)]
+    candidates = list(dict.fromkeys([*in_view, *([view.history_path] if view.history_path else []),
+                                     *(p for t in view.texts for p in da.eviction_paths(t))]))
+    if not candidates:
         return ReplyAction(f"I don't know the {key}: it is not in what I can see and no history file is named.")
-    offset = _next_history_offset(view, path)
-    if offset is None:
-        return ReplyAction(f"I don't know the {key}: I read the whole history file {path} and it is not there.")
-    return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
+    for path in candidates:
+        offset = _next_history_offset(view, path)
+        if offset is not None:
+            return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
+    return ReplyAction(f"I don't know the {key}: I read {', '.join(candidates)} and it is not there.")
+
+
+def _is_read_page(text: str) -> bool:
+    return da.read_page_header(text) is not None
 
 
 def _next_history_offset(view: View, path: str) -> int | None:

@@ -145,7 +145,7 @@ def _record(ext: Extract, name: str, args: str, result: str, plan) -> None:
     path = target.get("doc_id") or target.get("file_path") or ""
     failed = result.lstrip().lower().startswith("error")
     header = da.read_page_header(result)
-    if name == "read_file" and header is not None and path.startswith("/conversation_history/"):
+    if name == "read_file" and header is not None and path.startswith((da.HISTORY_PREFIX, da.LARGE_RESULTS_PREFIX)):
         line = f"- read_file {path} lines {header.first_line}-{header.last_line} of {header.total_lines}"
     else:
         first = next((ln.strip() for ln in result.splitlines() if ln.strip() and not ln.startswith("@@")), "")
