@@ -41,13 +41,14 @@ def build_agent(
     middleware: Sequence[Any] = (),
     system_prompt: str | None = None,
     checkpointer: Any = None,
+    backend: Any = None,
 ) -> BuiltAgent:
     from deepagents import create_deep_agent
     from deepagents.backends import StateBackend
     from deepagents.middleware import FilesystemMiddleware, SummarizationMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
 
-    backend = StateBackend()
+    backend = backend if backend is not None else StateBackend()
     summarization = SummarizationMiddleware(
         model=model,
         backend=backend,

@@ -85,6 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--keep", metavar="SIZE", help="keep size (default: deepagents' for this model)")
     aud.add_argument("--window", metavar="TOKENS", help="declared window (default: the model's profile)")
 
+    val = sub.add_parser("validity", help="run every eval under every seeded fault and healthy over many seeds; write the detection matrix")
+    val.add_argument("--seeds", type=int, default=10, help="healthy runs per case (default 10)")
+    val.add_argument("--out", default=None, help="output directory (default reports/runs/<time>-validity)")
+
     gen = sub.add_parser("generate", help="regenerate the shipped scenario files deterministically")
     gen.add_argument("--out", default="datasets")
     gen.add_argument("--seed", type=int, default=7)
@@ -256,6 +260,21 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _cmd_validity(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from harness.validity import matrix_table, run_validity, write_validity
+
+    out = args.out or f"reports/runs/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-validity"
+    result = run_validity(seeds=args.seeds)
+    report = write_validity(result, out)
+    print(matrix_table(result).to_markdown(index=False))
+    for problem in [*result.expected_misses, *result.false_alarms]:
+        print(f"problem: {problem}")
+    print(f"report: {report}")
+    return EXIT_OK if result.ok else EXIT_FAILED
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
@@ -263,4 +282,4 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
+_COMMANDS = {"validity": _cmd_validity, "audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from deepagents.backends import StateBackend
+from deepagents.backends.protocol import ReadResult, WriteResult
+from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
@@ -37,3 +40,37 @@ class FaultySummarizer(ReferenceSummarizerModel):
         else:
             raise ValueError(f"unknown fault {self.fault!r}; known: {', '.join(FAULTS)}")
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, response_metadata={"model_name": self.model_name}))])
+
+
+class FaultyBackend(StateBackend):
+    """deepagents' StateBackend with reads or writes refused under one path prefix."""
+
+    def __init__(self, *, unreadable: str | None = None, unwritable: str | None = None) -> None:
+        super().__init__()
+        self.unreadable, self.unwritable = unreadable, unwritable
+
+    def read(self, file_path: str, offset: int = 0, limit: int = 2000) -> ReadResult:
+        if self.unreadable and file_path.startswith(self.unreadable):
+            return ReadResult(error=f"Error: permission denied reading {file_path} (injected fault)")
+        return super().read(file_path, offset, limit)
+
+    def write(self, file_path: str, content: str) -> WriteResult:
+        if self.unwritable and file_path.startswith(self.unwritable):
+            return WriteResult(error=f"permission denied writing {file_path} (injected fault)")
+        return super().write(file_path, content)
+
+
+class DropToolResult(AgentMiddleware):
+    """Corrupts requests: removes the last tool result before the model sees it (a broken compaction)."""
+
+    @property
+    def name(self) -> str:
+        return "HarnessDropToolResultFault"
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        msgs = list(request.messages)
+        for i in range(len(msgs) - 1, -1, -1):
+            if msgs[i].type == "tool":
+                del msgs[i]
+                break
+        return handler(request.override(messages=msgs))

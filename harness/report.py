@@ -32,6 +32,10 @@ SIMULATED_NOTE = (
 def write_report(path: str | Path) -> Path:
     """Write the report for a run or experiment directory; returns report.md's path."""
     path = Path(path)
+    if (path / "validity.json").exists():
+        from harness.validity import render_validity
+
+        return render_validity(path)
     if (path / "cells.jsonl").exists():
         from harness.experiment_report import write_experiment_report
 

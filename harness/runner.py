@@ -40,15 +40,21 @@ def run_case(
     trial: int = 0,
     seed: int = 0,
     record: bool = True,
+    backend: object = None,
+    middleware: tuple = (),
 ) -> Trace:
-    """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks)."""
+    """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks).
+
+    ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults.
+    """
     recorder = Recorder(truncation_text=config.effective_truncation().truncation_text) if record else None
     built = build_agent(
         config,
         models.agent,
         summarizer=models.summarizer,
         tools=tools_for(scenario.documents_dict()),
-        middleware=[recorder.middleware] if recorder else [],
+        middleware=[*middleware, *([recorder.middleware] if recorder else [])],
+        backend=backend,
     )
     thread = {
         "configurable": {"thread_id": f"{scenario.id}-{uuid.uuid4().hex[:8]}"},

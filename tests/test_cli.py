@@ -84,3 +84,19 @@ def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp
     path.write_text('{"a": 1}\nnot json\n{"a": 3}\n')
     with pytest.raises(HarnessError, match="line 2 is not valid JSON"):
         read_rows(path)
+
+
+def test_report_renders_a_validity_matrix(tmp_path):
+    import pandas as pd
+
+    from harness.validity import EVALS, FAULTS, ValidityResult, write_validity
+
+    matrix = pd.DataFrame(False, index=list(EVALS), columns=list(FAULTS)).astype(object)
+    matrix.loc["needle", "history-unreadable"] = True
+    runs = [{"eval": "needle", "case_id": "x", "seed": s, "fault": None, "failed": [], "explanations": {}} for s in range(10)]
+    write_validity(ValidityResult(matrix, ["needle did not detect offload-disabled"], [], runs, 10), tmp_path)
+    (tmp_path / "report.md").unlink()
+    assert main(["report", str(tmp_path)]) == EXIT_OK
+    report = (tmp_path / "report.md").read_text()
+    assert "| needle" in report and "DETECTED" in report and "missed" in report and "10/10" in report
+    assert "needle did not detect offload-disabled" in report
