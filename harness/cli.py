@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default datasets/*.jsonl)")
     score.add_argument("--strict", action="store_true", help="exit 1 if any hard check fails")
 
-    report = sub.add_parser("report", help="(re)write report.md and token_curves.png for a run directory")
+    report = sub.add_parser("report", help="(re)write report.md and report.html for a run, experiment or validity directory")
     report.add_argument("run_dir")
 
     cmp_ = sub.add_parser("compare", help="print two runs or experiments side by side (paired on case and trial)")
@@ -172,8 +172,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
     from harness.errors import HarnessError
     from harness.report import write_report
 
-    if not (Path(args.run_dir) / "meta.json").exists():
-        raise HarnessError(f"{args.run_dir}: not a run directory (no meta.json)")
+    if not any((Path(args.run_dir) / name).exists() for name in ("meta.json", "validity.json")):
+        raise HarnessError(f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)")
     print(write_report(args.run_dir))
     return EXIT_OK
 
