@@ -110,6 +110,18 @@ class EvalSession:
         config = replace(make_config(preset), window=self.config.window)
         return self.run(scenario, config=config, suite=suite)
 
+    def run_overflow(self, case_id: str, hard_limit: int) -> CaseResult:
+        """Run ``case_id`` at deepagents' own thresholds against a provider that rejects requests over ``hard_limit`` tokens."""
+        from dataclasses import replace
+
+        from harness.reference import ReferenceAgentModel
+
+        scenario = next(s for s in _scenarios() if s.id == case_id)
+        config = replace(make_config("deepagents-85"), window=self.config.window)
+        agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=hard_limit)
+        models = replace(self.models, agent=agent, agent_name=f"reference-agent+limit-{hard_limit}", simulated=True)
+        return self.run(scenario, models=models, config=replace(config, name="overflow"), suite="overflow")
+
     def run(self, scenario: Scenario, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
         if self.sink is None:
             self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,

@@ -317,8 +317,26 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     return scores
 
 
+# -- overflow ------------------------------------------------------------------------------
+def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """The provider rejected a request the approximate counter thought fit; deepagents summarized and retried."""
+    overflows = [c for c in trace.agent_calls() if (c.get("error") or {}).get("context_overflow")]
+    recovered = {e["failed_call_index"] for e in trace.events_of("overflow_recovery")}
+    fallback = [e for e in trace.events_of("summarization") if e["cause"] == "overflow"]
+    scores = [Score("overflowed", len(overflows), HARD,
+                    f"{len(overflows)} request(s) rejected as too long"
+                    + (f", the first at {overflows[0]['approx_tokens']:,} approximate tokens" if overflows else ": the case is invalid"))]
+    missing = [c["index"] for c in overflows if c["index"] not in recovered]
+    ok = bool(overflows) and not missing and trace.error is None
+    why = (f"every rejection was followed by a fallback summary and a smaller retry ({len(fallback)} fallback summaries)" if ok
+           else f"rejections at calls {missing[:5]} had no recovery" if missing
+           else f"the run ended with {trace.error['type']}: {trace.error['message'][:120]}" if trace.error else "nothing to recover from")
+    scores.append(Score("overflow_recovered", ok, HARD, why))
+    return scores + goal_scores(trace, scenario)
+
+
 # -- dispatch ------------------------------------------------------------------------------
-SUITES = ("default", "eviction")
+SUITES = ("default", "eviction", "overflow")
 
 
 def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list[Score]:
@@ -326,6 +344,8 @@ def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list
     scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
     if suite == "eviction":
         scores += eviction_scores(trace, scenario)
+    elif suite == "overflow":
+        scores += overflow_scores(trace, scenario)
     elif scenario.kind == "needle":
         scores += needle_scores(trace, scenario)
     elif scenario.kind == "goal":

@@ -247,3 +247,51 @@ def test_an_answer_not_read_from_the_evicted_file_fails(eviction_trace, scenario
             call["response"]["tool_calls"] = []
     scores = scores_by_key(score_case(bad, scenarios[bad.case_id], "eviction"))
     assert scores["needle_via_eviction_file"].value is False and scores["evicted"].value is True
+
+
+# -- overflow -----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def overflow_trace(scenarios):
+    cfg = make_config("deepagents-85")
+    agent = ReferenceAgentModel(profile={"max_input_tokens": cfg.window}, hard_input_limit=36_000)
+    return run_case(scenarios["goal-ledgers-24"], cfg, ModelChoice(agent, ReferenceSummarizerModel(), "limited", "reference-summarizer", True))
+
+
+def test_healthy_overflow_trace_passes(overflow_trace, scenarios):
+    scores = scores_by_key(score_case(overflow_trace, scenarios["goal-ledgers-24"], "overflow"))
+    assert all(s.value for s in scores.values() if s.kind == HARD), {k: s.explanation for k, s in scores.items() if not s.value}
+    assert scores["overflowed"].value >= 1
+
+
+def test_no_overflow_makes_the_overflow_case_invalid(goal_trace, scenarios):
+    scores = scores_by_key(score_case(goal_trace, scenarios[goal_trace.case_id], "overflow"))
+    assert scores["overflowed"].value == 0 and "invalid" in scores["overflowed"].explanation
+    assert scores["overflow_recovered"].value is False
+
+
+def test_an_unrecovered_overflow_fails(overflow_trace, scenarios):
+    bad = copy.deepcopy(overflow_trace)
+    bad.events = [e for e in bad.events if e["type"] != "overflow_recovery"]
+    score = scores_by_key(score_case(bad, scenarios["goal-ledgers-24"], "overflow"))["overflow_recovered"]
+    assert score.value is False and "had no recovery" in score.explanation
+
+
+def test_the_simulated_provider_counts_numbers_heavier_and_prose_lighter(scenarios):
+    from langchain_core.messages import HumanMessage
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    from harness.reference.provider_tokens import provider_tokens
+
+    prose = [HumanMessage(scenarios["needle-h24k-d000"].documents[0][1])]
+    numbers = [HumanMessage('{"ids": [' + ", ".join(str(10_000_000 + 7919 * i) for i in range(400)) + "]}")]
+    assert provider_tokens(prose) < count_tokens_approximately(prose)
+    assert provider_tokens(numbers) > 1.3 * count_tokens_approximately(numbers)
+
+
+def test_the_reference_agent_rejects_requests_over_its_hard_limit():
+    from langchain_core.exceptions import ContextOverflowError
+    from langchain_core.messages import HumanMessage
+
+    model = ReferenceAgentModel(hard_input_limit=100).bind_tools([])
+    with pytest.raises(ContextOverflowError, match="prompt is too long"):
+        model.invoke([HumanMessage("1234567890 " * 100)])

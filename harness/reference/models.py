@@ -22,9 +22,15 @@ SUMMARIZER_NAME = "reference-summarizer"
 
 
 class ReferenceAgentModel(BaseChatModel):
-    """Deterministic tool-calling agent: its reply is a pure function of the request."""
+    """Deterministic tool-calling agent: its reply is a pure function of the request.
+
+    With ``hard_input_limit`` it behaves like a provider that rejects requests whose
+    simulated exact token count (``provider_tokens``) exceeds the limit, raising the
+    ContextOverflowError deepagents falls back on.
+    """
 
     model_name: str = AGENT_NAME
+    hard_input_limit: int | None = None
 
     @property
     def _llm_type(self) -> str:
@@ -43,6 +49,14 @@ class ReferenceAgentModel(BaseChatModel):
                 "ReferenceAgentModel is the agent and was called without tools (as a summarizer?); "
                 "use ReferenceSummarizerModel for summaries"
             )
+        if self.hard_input_limit is not None:
+            from langchain_core.exceptions import ContextOverflowError
+
+            from harness.reference.provider_tokens import provider_tokens
+
+            size = provider_tokens(messages, kwargs.get("tools"))
+            if size > self.hard_input_limit:
+                raise ContextOverflowError(f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)")
         action = policy.decide(messages)
         if isinstance(action, policy.ToolAction):
             message = AIMessage(

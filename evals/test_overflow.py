@@ -1,0 +1,28 @@
+"""Context-overflow fallback: the provider rejects input the approximate counter underestimates.
+
+Runs at deepagents' own thresholds (85 %, so the threshold never fires first) against
+the reference agent behind a simulated provider that counts tokens like a real tokenizer
+(numbers and ids cost more than the 4-characters-a-token estimate) and rejects requests
+over 36,000 tokens. The ledger audits overflow at about 31,000 approximate tokens; each
+rejection must be followed by deepagents' fallback summary and a smaller retry, recorded
+as such, and the task must still be finished.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.overflow
+HARD_LIMIT = 36_000
+CASES = ["goal-ledgers-24", "goal-ledgers-30"]
+
+
+@pytest.mark.langsmith
+@pytest.mark.parametrize("case_id", CASES)
+def test_overflow_falls_back_to_summarization_and_retries(case_id, eval_session):
+    result = eval_session.run_overflow(case_id, HARD_LIMIT)
+    result.require("run_completed")
+    result.require("structure_ok")
+    result.require("overflowed")  # no rejection: the case is invalid
+    result.require("overflow_recovered")
+    result.require("goal_no_clarification")
+    result.require("goal_no_premature_completion")
+    assert result.scores["goal_steps_completed"].value == 1.0, result.scores["goal_steps_completed"].explanation
