@@ -74,3 +74,19 @@ class DropToolResult(AgentMiddleware):
                 del msgs[i]
                 break
         return handler(request.override(messages=msgs))
+
+
+class UnrecognizedOverflow(AgentMiddleware):
+    """A provider whose overflow error deepagents does not recognize (no known marker in the text)."""
+
+    @property
+    def name(self) -> str:
+        return "HarnessUnrecognizedOverflowFault"
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        from langchain_core.exceptions import ContextOverflowError
+
+        try:
+            return handler(request)
+        except ContextOverflowError as exc:
+            raise RuntimeError("400 Bad Request: invalid request (injected fault: unrecognized overflow)") from exc

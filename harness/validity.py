@@ -21,9 +21,9 @@ from typing import Any
 import pandas as pd
 
 from harness.config import make_config
-from harness.faults import DropToolResult, FaultyBackend, FaultySummarizer
+from harness.faults import DropToolResult, FaultyBackend, FaultySummarizer, UnrecognizedOverflow
 from harness.models import ModelChoice, choose_models
-from harness.reference import ReferenceSummarizerModel
+from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 from harness.runner import run_case
 from harness.scenarios import load_scenarios
 from harness.scorers import score_case
@@ -36,6 +36,7 @@ class EvalSpec:
     required: tuple[str, ...]
     preset: str = "forced-20"
     suite: str = "default"
+    hard_limit: int | None = None  # the simulated provider's input limit (overflow)
 
 
 COMMON = ("run_completed", "structure_ok", "summaries_ok")
@@ -48,6 +49,9 @@ EVALS = {
     "eviction": EvalSpec("eviction", ("needle-h24k-d000", "needle-h32k-d025"),
                          ("run_completed", "structure_ok", "evicted", "needle_correct", "needle_via_eviction_file"),
                          preset="eviction", suite="eviction"),
+    "overflow": EvalSpec("overflow", ("goal-ledgers-24",),
+                         ("run_completed", "structure_ok", "overflowed", "overflow_recovered", "goal_no_clarification",
+                          "goal_no_premature_completion"), preset="deepagents-85", suite="overflow", hard_limit=36_000),
     "faults": EvalSpec("faults", ("goal-ledgers-12",), COMMON),
 }
 
@@ -91,6 +95,8 @@ FAULTS = {
               summarizer=lambda: FaultySummarizer(fault="raise")),
         Fault("summarizer-empty", "faults", "the summarizer returns empty text",
               summarizer=lambda: FaultySummarizer(fault="empty")),
+        Fault("overflow-unrecognized", "overflow", "the provider's overflow error carries no known marker, so no fallback",
+              middleware=lambda: (UnrecognizedOverflow(),)),
         Fault("tool-result-dropped", "all", "compaction drops a tool result from the request",
               middleware=lambda: (DropToolResult(),)),
     )
@@ -104,6 +110,8 @@ def expected(eval_name: str, fault: Fault) -> bool:
 def _run(spec: EvalSpec, scenario, seed: int, fault: Fault | None) -> dict[str, Any]:
     config = make_config(spec.preset)
     models: ModelChoice = choose_models(None, None, window=config.window, seed=seed)
+    if spec.hard_limit is not None:
+        models = replace(models, agent=ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=spec.hard_limit))
     kwargs: dict[str, Any] = {}
     if fault is not None:
         if fault.summarizer:
