@@ -60,7 +60,7 @@ def _scenarios() -> list[Scenario]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal")):
+    for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal"), ("chain_case", "chain")):
         if fixture in metafunc.fixturenames:
             cases = select(_scenarios(), kind=kind)
             metafunc.parametrize(fixture, cases, ids=[c.id for c in cases])

@@ -35,7 +35,7 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
 def _add_selection_options(p: argparse.ArgumentParser) -> None:
     s = p.add_argument_group("scenarios")
     s.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario JSONL files (default: datasets/*.jsonl)")
-    s.add_argument("--kind", choices=["needle", "goal", "all"], default="all", help="which evals to run (default all)")
+    s.add_argument("--kind", choices=["needle", "goal", "chain", "all"], default="all", help="which evals to run (default all)")
     s.add_argument("--cases", nargs="+", metavar="GLOB", help="only case ids matching these globs, e.g. 'needle-h16k-*'")
     s.add_argument("--limit", type=int, help="at most this many cases")
 

@@ -170,7 +170,7 @@ def _variant_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
 
 
 def _heatmap(frame: pd.DataFrame):  # noqa: ANN202
-    needles = frame[(frame["kind"] == "needle") & frame["needle_depth"].notna() & frame["summaries_before_question"].notna()]
+    needles = frame[frame["kind"].isin(["needle", "chain"]) & frame["needle_depth"].notna() & frame["summaries_before_question"].notna()]
     if needles.empty:
         return None
     needles = needles.assign(summaries=needles["summaries_before_question"].clip(upper=8).astype(int))

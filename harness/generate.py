@@ -25,6 +25,10 @@ NEEDLE_SIZES = (24_000, 32_000, 40_000, 48_000)
 NEEDLE_DEPTHS = (0.0, 0.1, 0.25, 0.4, 0.5)
 DOC_TOKENS = 2_000
 GOAL_LEDGER_COUNTS = (12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+# Haystack sizes giving about 1, 2, 4 and 8 summaries before the question at forced-20
+# (measured: one summary per ~8k tokens after the first at ~12k).
+CHAIN_SIZES = {1: 12_000, 2: 18_000, 4: 34_000, 8: 68_000}
+CHAIN_DEPTHS = (0.0, 0.25)
 CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
 
 _WORDS = (
@@ -139,13 +143,23 @@ def goal_scenario(n_ledgers: int, seed: int) -> dict:
     }
 
 
+def chain_scenario(summaries: int, depth: float, seed: int) -> dict:
+    """A needle planted early that must survive, or be recoverable after, ``summaries`` chained summaries."""
+    row = needle_scenario(CHAIN_SIZES[summaries], depth, seed)
+    row.update(id=f"chain-s{summaries}-d{round(depth * 100):03d}", kind="chain", min_summaries=summaries,
+               description=f"Needle at depth {depth:.2f}, question after at least {summaries} chained summar{'y' if summaries == 1 else 'ies'} "
+                           f"(~{CHAIN_SIZES[summaries]} token haystack at forced-20).")
+    return row
+
+
 def generate(out_dir: str | Path, seed: int = 7) -> dict[str, int]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     needles = [needle_scenario(size, depth, seed) for size in NEEDLE_SIZES for depth in NEEDLE_DEPTHS]
     goals = [goal_scenario(n, seed) for n in GOAL_LEDGER_COUNTS]
-    for name, rows in (("needle.jsonl", needles), ("goal.jsonl", goals)):
+    chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
+    for name, rows in (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains)):
         with (out / name).open("w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return {"needle.jsonl": len(needles), "goal.jsonl": len(goals)}
+    return {"needle.jsonl": len(needles), "goal.jsonl": len(goals), "chain.jsonl": len(chains)}

@@ -58,7 +58,7 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
     agent, summ = trace.agent_calls(), trace.summarizer_calls()
     replies = [(c.get("response") or {}).get("text") or "" for c in agent if c.get("response") and not c["response"].get("tool_calls")]
     summaries = [c["response"]["text"] for c in summ if c.get("response")]
-    question_turn = 1 if kind == "needle" and len(trace.turns) > 1 else None
+    question_turn = 1 if kind in ("needle", "chain") and len(trace.turns) > 1 else None
     return {
         "needle_recovered": bool(by_key["needle_correct"]) if "needle_correct" in by_key else None,
         "needle_via_history": bool(by_key["needle_via_history"]) if "needle_via_history" in by_key else None,

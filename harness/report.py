@@ -73,6 +73,14 @@ def write_run_report(run_dir: Path) -> Path:
         _problem_cases(doc, rows)
         doc.heading("Cases")
         doc.table(_case_table(rows))
+    survival = _survival(rows, run_dir)
+    if survival is not None:
+        table, figure = survival
+        doc.heading("Needle survival across summaries")
+        doc.text("Needle and chain cases by the number of summaries before the question and the needle's depth: how often "
+                 "the answer came back (recovered, from context or history) and how often a summary still quoted it.")
+        doc.table(table)
+        doc.image(figure, "needle survival by number of summaries")
     if chart:
         doc.heading("Token curves")
         doc.text("Each panel: approximate tokens sent to the agent model at every agent call. Red triangles and vertical drops: "
@@ -80,6 +88,33 @@ def write_run_report(run_dir: Path) -> Path:
         doc.image(chart, "token curves")
     md, _ = doc.write(run_dir)
     return md
+
+
+def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
+    """(table, chart path) of needle recovery by summaries before the question x depth, or None."""
+    import matplotlib.pyplot as plt
+
+    points = [(r["metrics"].get("summaries_before_question"), (r.get("case") or {}).get("needle_depth"),
+               r["scores"].get("needle_correct"), r["scores"].get("needle_in_summary"))
+              for r in rows if r.get("metrics", {}).get("summaries_before_question") is not None and "needle_correct" in r["scores"]]
+    if not points:
+        return None
+    frame = pd.DataFrame(points, columns=["summaries", "depth", "recovered", "in_summary"])
+    grouped = frame.groupby(["summaries", "depth"], dropna=False).agg(n=("recovered", "size"), recovered=("recovered", "mean"),
+                                                                      in_summary=("in_summary", "mean")).reset_index()
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    for depth, part in grouped.groupby("depth", dropna=False):
+        ax.plot(part["summaries"], part["recovered"], marker="o", label=f"recovered, depth {depth:g}")
+        ax.plot(part["summaries"], part["in_summary"], marker="x", ls="--", label=f"quoted in a summary, depth {depth:g}")
+    ax.set_xlabel("summaries before the question")
+    ax.set_ylabel("share of cases")
+    ax.set_ylim(-0.05, 1.05)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, frameon=False)
+    fig.tight_layout()
+    path = save(fig, run_dir / "needle_survival.png")
+    table = grouped.assign(recovered=grouped["recovered"].map("{:.0%}".format), in_summary=grouped["in_summary"].map("{:.0%}".format))
+    return table.rename(columns={"in_summary": "quoted in a summary"}), path
 
 
 def _pass_rates(doc: Document, rows: list[dict]) -> None:

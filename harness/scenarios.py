@@ -18,7 +18,7 @@ from typing import Any
 from harness.errors import DatasetError
 from harness.task_text import STEP_TOOLS, parse_question, parse_steps
 
-KINDS = ("needle", "goal")
+KINDS = ("needle", "goal", "chain")
 DATASETS_DIR = Path(__file__).resolve().parent.parent / "datasets"
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 
@@ -51,6 +51,7 @@ class Scenario:
     expected_steps: tuple[ExpectedStep, ...] = ()
     haystack_tokens: int | None = None
     needle_depth: float | None = None
+    min_summaries: int = 1
     source: str = ""
 
     @property
@@ -78,6 +79,7 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "expected_steps": (list, False),
     "haystack_tokens": ((int, type(None)), False),
     "needle_depth": ((int, float, type(None)), False),
+    "min_summaries": ((int, type(None)), False),
 }
 
 
@@ -134,8 +136,10 @@ def validate_row(row: Any, path: str, line: int) -> None:
     for i, step in enumerate(row.get("expected_steps", [])):
         if step["tool"] not in STEP_TOOLS:
             fail(f"expected_steps[{i}].tool", f"unknown tool {step['tool']!r}; expected one of {', '.join(STEP_TOOLS)}")
-    if row["kind"] == "needle" and not row.get("needles"):
-        fail("needles", "a needle scenario needs at least one needle")
+    if row["kind"] in ("needle", "chain") and not row.get("needles"):
+        fail("needles", f"a {row['kind']} scenario needs at least one needle")
+    if row.get("min_summaries") is not None and row["min_summaries"] < 1:
+        fail("min_summaries", f"must be at least 1, got {row['min_summaries']!r}")
     if row["kind"] == "goal":
         if not row.get("expected_steps"):
             fail("expected_steps", "a goal scenario needs its expected steps")
@@ -229,6 +233,7 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         expected_steps=tuple(ExpectedStep(s["tool"], s["target"]) for s in row.get("expected_steps") or ()),
         haystack_tokens=row.get("haystack_tokens"),
         needle_depth=row.get("needle_depth"),
+        min_summaries=row.get("min_summaries") or 1,
         source=source,
     )
 

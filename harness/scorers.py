@@ -193,6 +193,16 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     return scores
 
 
+def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
+    """Validity of a chain case: at least ``min_summaries`` summaries before the question."""
+    turn = min(n.turn for n in scenario.needles)
+    count = len([e for e in trace.events_of("summarization") if e["turn"] < turn])
+    ok = count >= scenario.min_summaries
+    return Score("chain_length_reached", ok, HARD,
+                 f"{count} summaries before the question (at least {scenario.min_summaries} needed)"
+                 + ("" if ok else ": the case is invalid at this threshold"))
+
+
 def _history_paths_seen(trace: Trace, turn: int) -> set[str]:
     paths = set()
     for call in trace.agent_calls(turn):
@@ -348,6 +358,8 @@ def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list
         scores += overflow_scores(trace, scenario)
     elif scenario.kind == "needle":
         scores += needle_scores(trace, scenario)
+    elif scenario.kind == "chain":
+        scores += [chain_length_reached(trace, scenario), *needle_scores(trace, scenario)]
     elif scenario.kind == "goal":
         scores += goal_scores(trace, scenario)
     return scores

@@ -25,7 +25,8 @@ def write(tmp_path, rows, name="cases.jsonl"):
 
 def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenarios):
     kinds = [s.kind for s in scenarios.values()]
-    assert kinds.count("needle") >= 20 and kinds.count("goal") >= 10
+    assert kinds.count("needle") >= 20 and kinds.count("goal") >= 10 and kinds.count("chain") == 8
+    assert {s.min_summaries for s in scenarios.values() if s.kind == "chain"} == {1, 2, 4, 8}
     needle = scenarios["needle-h24k-d025"]
     assert needle.needles[0].answer and needle.followups and needle.documents
     assert select(list(scenarios.values()), kind="goal", ids=["goal-ledgers-1*"], limit=2)[0].id == "goal-ledgers-12"
@@ -33,7 +34,7 @@ def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenari
 
 def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
     generate(tmp_path)
-    for name in ("needle.jsonl", "goal.jsonl"):
+    for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl"):
         assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), f"datasets/{name} is out of date: run harness generate"
 
 
@@ -57,6 +58,8 @@ def _broken(rows, mutate):
         (0, lambda r: r.update(followups=["Question: What is the weather? Reply with the value only."]), "followups[0]", "does not ask"),
         (0, lambda r: r["documents"][0].pop("text"), "documents[0].text", "missing required field"),
         (0, lambda r: r.update(colour="red"), "colour", "unknown field"),
+        (0, lambda r: r.update(min_summaries=0), "min_summaries", "at least 1"),
+        (0, lambda r: r.update(kind="chain", needles=[]), "needles", "a chain scenario needs at least one needle"),
         (1, lambda r: r["files"][0].update(path="ledgers/x.md"), "files[0].path", "absolute path"),
         (1, lambda r: r["expected_steps"][0].update(tool="rm_rf"), "expected_steps[0].tool", "unknown tool"),
         (1, lambda r: r.update(task="Just do the audit."), "task", "no numbered step list"),

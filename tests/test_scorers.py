@@ -295,3 +295,12 @@ def test_the_reference_agent_rejects_requests_over_its_hard_limit():
     model = ReferenceAgentModel(hard_input_limit=100).bind_tools([])
     with pytest.raises(ContextOverflowError, match="prompt is too long"):
         model.invoke([HumanMessage("1234567890 " * 100)])
+
+
+# -- chain --------------------------------------------------------------------------------
+def test_a_chain_case_with_too_few_summaries_is_invalid(scenarios):
+    scenario = scenarios["chain-s8-d000"]
+    ok = scores_by_key(score_case(run_with(scenario, ReferenceSummarizerModel()), scenario))
+    assert ok["chain_length_reached"].value is True and ok["needle_correct"].value is True
+    short = scores_by_key(score_case(run_with(scenario, ReferenceSummarizerModel(), preset="forced-25"), scenario))
+    assert short["chain_length_reached"].value is False and "invalid" in short["chain_length_reached"].explanation

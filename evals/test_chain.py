@@ -1,0 +1,22 @@
+"""Chained summaries: a fact planted early is recoverable after 1, 2, 4 and 8 summaries.
+
+Each chain case asks for a needle from the first quarter of the haystack after at least
+its target number of summaries (validity: chain_length_reached). The session report draws
+the survival curve: recovered and still quoted in a summary, by number of summaries and
+depth.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.chain
+
+
+@pytest.mark.langsmith
+def test_fact_survives_or_is_recoverable_after_chained_summaries(chain_case, eval_session):
+    result = eval_session.run(chain_case)
+    result.require("run_completed")
+    result.require("structure_ok")
+    result.require("chain_length_reached")  # fewer summaries than the case needs: invalid at this threshold
+    result.require("needle_summarized_away")
+    result.require("needle_correct")
+    result.require("needle_via_history")
