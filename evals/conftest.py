@@ -102,12 +102,14 @@ class EvalSession:
         # Its own variant label, so the session report does not pool injected failures with healthy runs.
         return self.run(scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"))
 
-    def run_mechanism(self, case_id: str, preset: str, suite: str) -> CaseResult:
-        """Run ``case_id`` under a mechanism preset (e.g. eviction) on the session's models and window."""
+    def run_mechanism(self, case_id: str | Scenario, preset: str, suite: str, *, keep_window: bool = False) -> CaseResult:
+        """Run a case under a mechanism preset (e.g. eviction), on the session's window unless ``keep_window``."""
         from dataclasses import replace
 
-        scenario = next(s for s in _scenarios() if s.id == case_id)
-        config = replace(make_config(preset), window=self.config.window)
+        scenario = case_id if isinstance(case_id, Scenario) else next(s for s in _scenarios() if s.id == case_id)
+        config = make_config(preset)
+        if not keep_window:
+            config = replace(config, window=self.config.window)
         return self.run(scenario, config=config, suite=suite)
 
     def run_overflow(self, case_id: str, hard_limit: int) -> CaseResult:
@@ -121,6 +123,15 @@ class EvalSession:
         agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=hard_limit)
         models = replace(self.models, agent=agent, agent_name=f"reference-agent+limit-{hard_limit}", simulated=True)
         return self.run(scenario, models=models, config=replace(config, name="overflow"), suite="overflow")
+
+    def token_skew(self, traces) -> dict:  # noqa: ANN001
+        """Skew tables for ``traces``, also written to the session's run directory."""
+        from harness.token_skew import skew, write_skew
+
+        result = skew(traces)
+        if self.sink is not None:
+            write_skew(result, self.sink.path)
+        return result
 
     def run(self, scenario: Scenario, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
         if self.sink is None:

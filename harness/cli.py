@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--seeds", type=int, default=10, help="healthy runs per case (default 10)")
     val.add_argument("--out", default=None, help="output directory (default reports/runs/<time>-validity)")
 
+    tok = sub.add_parser("tokens", help="approximate vs exact token counts per call for a run directory (worst ratio per content type)")
+    tok.add_argument("run_dir")
+
     gen = sub.add_parser("generate", help="regenerate the shipped scenario files deterministically")
     gen.add_argument("--out", default="datasets")
     gen.add_argument("--seed", type=int, default=7)
@@ -275,6 +278,22 @@ def _cmd_validity(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def _cmd_tokens(args: argparse.Namespace) -> int:
+    from harness.errors import HarnessError
+    from harness.results import read_rows
+    from harness.token_skew import skew, write_skew
+    from harness.trace import load_trace
+
+    path = Path(args.run_dir)
+    if not (path / "results.jsonl").exists():
+        raise HarnessError(f"{path}: not a run directory (no results.jsonl)")
+    result = skew(load_trace(path / r["trace"]) for r in read_rows(path / "results.jsonl"))
+    print(f"exact counts from: {result['source']}")
+    print(result["types"].to_markdown(index=False))
+    print(f"{len(result['late'])} call(s) passed the window before the trigger fired; report: {write_skew(result, path)}")
+    return EXIT_OK
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
@@ -282,4 +301,4 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"validity": _cmd_validity, "audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
+_COMMANDS = {"tokens": _cmd_tokens, "validity": _cmd_validity, "audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}

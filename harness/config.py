@@ -236,6 +236,14 @@ def _forced(percent: int) -> CompactionConfig:
 
 PRESETS: dict[str, CompactionConfig] = {
     **{f"forced-{p}": _forced(p) for p in (10, 15, 20, 25)},
+    # Token skew: a 40k window, trigger at 90 %. Numbers count more than the estimate says,
+    # so the true size can pass the window while the approximate count is under the trigger.
+    "tokens": CompactionConfig(
+        name="tokens",
+        trigger=(ContextSize("fraction", 0.90),),
+        keep=ContextSize("fraction", 0.10),
+        window=40_000,
+    ),
     # Eviction in isolation: summarization out of the way, every tool result over 1,000
     # tokens (4,000 characters) offloaded to /large_tool_results/.
     "eviction": CompactionConfig(

@@ -143,6 +143,33 @@ def goal_scenario(n_ledgers: int, seed: int) -> dict:
     }
 
 
+def metrics_scenario(n_files: int, seed: int) -> dict:
+    """A goal task over JSON files of numbers and hex ids: content the approximate counter underestimates.
+
+    Used in memory by the token-skew eval (not shipped as a dataset file).
+    """
+    rng = random.Random(f"metrics:{n_files}:{seed}")
+    names = [f"batch_{i + 1:02d}" for i in range(n_files)]
+    files = []
+    for name in names:
+        records = [f'{{"id": "{rng.getrandbits(48):012x}", "value": {rng.randint(0, 10**7)}.{rng.randint(0, 999):03d}, '
+                   f'"ts": {1_790_000_000 + rng.randint(0, 10**7)}, "count": {rng.randint(0, 99999)}}}' for _ in range(80)]
+        files.append({"path": f"/metrics/{name}.json", "content": "[\n" + ",\n".join(records) + "\n]"})
+    steps: list[Step] = []
+    for name in names:
+        steps.append(Step(len(steps) + 1, "read_file", f"/metrics/{name}.json"))
+        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{name}.md", f"/metrics/{name}.json"))
+    steps.append(Step(len(steps) + 1, "reply"))
+    return {
+        "id": f"metrics-{n_files:02d}",
+        "kind": "goal",
+        "description": f"{len(steps)}-step audit over {n_files} numeric JSON files (ids, values, timestamps).",
+        "task": render_task("You are checking the telemetry export. Note what each batch file holds.", steps),
+        "files": files,
+        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
+    }
+
+
 def chain_scenario(summaries: int, depth: float, seed: int) -> dict:
     """A needle planted early that must survive, or be recoverable after, ``summaries`` chained summaries."""
     row = needle_scenario(CHAIN_SIZES[summaries], depth, seed)

@@ -10,6 +10,7 @@ numeric content (numbers, ids, JSON) by up to 35-60 %. Per character: a letter w
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,18 +19,13 @@ from langchain_core.messages import BaseMessage
 WEIGHTS = {"letter": 0.17, "digit": 0.45, "space": 0.1, "other": 0.5}
 
 
+_LETTER, _DIGIT, _SPACE = re.compile(r"[^\W\d_]"), re.compile(r"\d"), re.compile(r"\s")
+
+
 def text_tokens(text: str) -> float:
-    total = 0.0
-    for ch in text:
-        if ch.isalpha():
-            total += WEIGHTS["letter"]
-        elif ch.isdigit():
-            total += WEIGHTS["digit"]
-        elif ch.isspace():
-            total += WEIGHTS["space"]
-        else:
-            total += WEIGHTS["other"]
-    return total
+    letters, digits, spaces = (len(p.findall(text)) for p in (_LETTER, _DIGIT, _SPACE))
+    other = len(text) - letters - digits - spaces
+    return letters * WEIGHTS["letter"] + digits * WEIGHTS["digit"] + spaces * WEIGHTS["space"] + other * WEIGHTS["other"]
 
 
 def provider_tokens(messages: Sequence[BaseMessage], tools: Sequence[Any] | None = None) -> int:
