@@ -43,6 +43,8 @@ COMMON = ("run_completed", "structure_ok", "summaries_ok")
 EVALS = {
     "needle": EvalSpec("needle", ("needle-h24k-d000", "needle-h32k-d025"),
                        (*COMMON, "compressed", "needle_summarized_away", "needle_correct", "needle_via_history")),
+    "chain": EvalSpec("chain", ("chain-s2-d000", "chain-s4-d025"),
+                      (*COMMON, "compressed", "chain_length_reached", "needle_summarized_away", "needle_correct", "needle_via_history")),
     "goal": EvalSpec("goal", ("goal-ledgers-12", "goal-ledgers-16"),
                      (*COMMON, "compressed", "goal_continued_after_summary", "goal_no_clarification",
                       "goal_no_premature_completion", "goal_preserved")),
@@ -71,7 +73,7 @@ class ClaimsEverythingDone(ReferenceSummarizerModel):
 @dataclass(frozen=True)
 class Fault:
     name: str
-    guards: str  # the eval that must detect it
+    guards: tuple[str, ...]  # the evals that must detect it ("all": every eval)
     description: str
     summarizer: Callable[[], Any] | None = None
     backend: Callable[[], Any] | None = None
@@ -81,30 +83,30 @@ class Fault:
 FAULTS = {
     f.name: f
     for f in (
-        Fault("history-unreadable", "needle", "read_file on /conversation_history/ is refused",
+        Fault("history-unreadable", ("needle", "chain"), "read_file on /conversation_history/ is refused",
               backend=lambda: FaultyBackend(unreadable="/conversation_history/")),
-        Fault("offload-disabled", "needle", "writing the history file fails, so summaries name no path",
+        Fault("offload-disabled", ("needle", "chain"), "writing the history file fails, so summaries name no path",
               backend=lambda: FaultyBackend(unwritable="/conversation_history/")),
-        Fault("task-dropped", "goal", "the summary drops the user's request",
+        Fault("task-dropped", ("goal",), "the summary drops the user's request",
               summarizer=lambda: ReferenceSummarizerModel(intent_loss=1.0)),
-        Fault("false-completion", "goal", "the summary claims every step is done",
+        Fault("false-completion", ("goal",), "the summary claims every step is done",
               summarizer=lambda: ClaimsEverythingDone()),
-        Fault("eviction-unreadable", "eviction", "read_file on /large_tool_results/ is refused",
+        Fault("eviction-unreadable", ("eviction",), "read_file on /large_tool_results/ is refused",
               backend=lambda: FaultyBackend(unreadable="/large_tool_results/")),
-        Fault("summarizer-raises", "faults", "the summarizer raises on every call",
+        Fault("summarizer-raises", ("faults",), "the summarizer raises on every call",
               summarizer=lambda: FaultySummarizer(fault="raise")),
-        Fault("summarizer-empty", "faults", "the summarizer returns empty text",
+        Fault("summarizer-empty", ("faults",), "the summarizer returns empty text",
               summarizer=lambda: FaultySummarizer(fault="empty")),
-        Fault("overflow-unrecognized", "overflow", "the provider's overflow error carries no known marker, so no fallback",
+        Fault("overflow-unrecognized", ("overflow",), "the provider's overflow error carries no known marker, so no fallback",
               middleware=lambda: (UnrecognizedOverflow(),)),
-        Fault("tool-result-dropped", "all", "compaction drops a tool result from the request",
+        Fault("tool-result-dropped", ("all",), "compaction drops a tool result from the request",
               middleware=lambda: (DropToolResult(),)),
     )
 }
 
 
 def expected(eval_name: str, fault: Fault) -> bool:
-    return fault.guards in (eval_name, "all")
+    return eval_name in fault.guards or "all" in fault.guards
 
 
 def _run(spec: EvalSpec, scenario, seed: int, fault: Fault | None) -> dict[str, Any]:
@@ -212,7 +214,7 @@ def render_validity(out_dir: str | Path) -> Path:
              "(anything below all is a false alarm). Simulated: offline reference models.")
     doc.table(matrix_table(result))
     doc.heading("Faults")
-    doc.bullets([f"`{f.name}` (guards {f.guards}): {f.description}" for f in FAULTS.values()])
+    doc.bullets([f"`{f.name}` (guards {', '.join(f.guards)}): {f.description}" for f in FAULTS.values()])
     doc.heading("Evals")
     doc.bullets([f"`{e.name}`: cases {', '.join(e.cases)}; preset {e.preset}; asserts {', '.join(e.required)}" for e in EVALS.values()])
     if result.expected_misses or result.false_alarms:
