@@ -90,3 +90,23 @@ class UnrecognizedOverflow(AgentMiddleware):
             return handler(request)
         except ContextOverflowError as exc:
             raise RuntimeError("400 Bad Request: invalid request (injected fault: unrecognized overflow)") from exc
+
+
+class LoseSubagentResult(AgentMiddleware):
+    """The delegated work happens, but the subagent's report never reaches the parent (empty task result)."""
+
+    @property
+    def name(self) -> str:
+        return "HarnessLoseSubagentResultFault"
+
+    def wrap_tool_call(self, request, handler):  # noqa: ANN001
+        from langchain_core.messages import ToolMessage
+        from langgraph.types import Command
+
+        result = handler(request)
+        if request.tool_call.get("name") != "task":
+            return result
+        blank = ToolMessage("", tool_call_id=request.tool_call["id"])
+        if isinstance(result, Command) and isinstance(result.update, dict):
+            return Command(update={**result.update, "messages": [blank]})
+        return blank

@@ -170,6 +170,22 @@ def metrics_scenario(n_files: int, seed: int) -> dict:
     }
 
 
+def delegation_scenario(batches: int, batch_size: int, seed: int) -> dict:
+    """A parent task that delegates batches of documents to the general-purpose subagent (used in memory)."""
+    base = needle_scenario(batches * batch_size * DOC_TOKENS, 0.0, seed)
+    ids = [d["id"] for d in base["documents"]]
+    steps = [Step(i + 1, "task", f"{ids[i * batch_size]}..{ids[(i + 1) * batch_size - 1]}") for i in range(batches)]
+    steps.append(Step(len(steps) + 1, "reply"))
+    return {
+        "id": f"delegate-{batches}x{batch_size}",
+        "kind": "goal",
+        "description": f"Delegates {batches} batches of {batch_size} documents to a subagent; each batch compresses inside the subagent.",
+        "task": render_task("You coordinate the archive review. Hand each batch to a subagent and collect the reports.", steps),
+        "documents": base["documents"],
+        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
+    }
+
+
 def chain_scenario(summaries: int, depth: float, seed: int) -> dict:
     """A needle planted early that must survive, or be recoverable after, ``summaries`` chained summaries."""
     row = needle_scenario(CHAIN_SIZES[summaries], depth, seed)

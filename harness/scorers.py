@@ -76,8 +76,9 @@ def _succeeded(trace: Trace, tool_call: dict) -> bool:
 
 
 def _target(tool_call: dict) -> str:
-    args = tool_call.get("args") or {}
-    return str(args.get("doc_id") or args.get("file_path") or "")
+    from harness.reference.policy import _call_target
+
+    return _call_target(tool_call)
 
 
 def structural_issues(trace: Trace) -> list[str]:
@@ -345,8 +346,26 @@ def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     return scores + goal_scores(trace, scenario)
 
 
+# -- subagents -----------------------------------------------------------------------------
+def subagent_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """Work delegated through the task tool compresses inside the subagent, and its result reaches the parent."""
+    inside = [c for c in trace.summarizer_calls() if c.get("namespace") == "subagent"]
+    tasks = [tc for _, tc in trace.tool_calls() if tc["name"] == "task"]
+    results = [trace.tool_result(tc.get("id") or "") or "" for tc in tasks]
+    returned = [r for r in results if COMPLETION_MARKER in r]
+    scores = [
+        Score("subagent_compressed", len(inside), HARD,
+              f"{len(inside)} summarizer call(s) inside subagents" + ("" if inside else ": nothing compressed there, the case is invalid")),
+        Score("subagent_results_returned", bool(tasks) and len(returned) == len(tasks), HARD,
+              f"{len(returned)}/{len(tasks)} delegated task(s) returned their report to the parent"
+              + ("" if len(returned) == len(tasks) else f"; first other result: {next((r for r in results if COMPLETION_MARKER not in r), '')[:120]!r}")),
+    ]
+    parent = [s for s in goal_scores(trace, scenario) if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")]
+    return scores + parent
+
+
 # -- dispatch ------------------------------------------------------------------------------
-SUITES = ("default", "eviction", "overflow")
+SUITES = ("default", "eviction", "overflow", "subagent")
 
 
 def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list[Score]:
@@ -356,6 +375,8 @@ def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list
         scores += eviction_scores(trace, scenario)
     elif suite == "overflow":
         scores += overflow_scores(trace, scenario)
+    elif suite == "subagent":
+        scores += subagent_scores(trace, scenario)
     elif scenario.kind == "needle":
         scores += needle_scores(trace, scenario)
     elif scenario.kind == "chain":

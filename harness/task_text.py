@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 STEPS_HEADER = "Work through these steps in order, one tool call per step:"
 COMPLETION_MARKER = "TASK COMPLETE"
-STEP_TOOLS = ("fetch_document", "read_file", "write_file", "reply")
+STEP_TOOLS = ("fetch_document", "read_file", "write_file", "task", "reply")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ class Step:
             return f"{self.number}. Read {self.target} with read_file."
         if self.tool == "write_file":
             return f"{self.number}. Write {self.target} with write_file: a one-line note on {self.source}."
+        if self.tool == "task":
+            first, _, last = self.target.partition("..")
+            return f"{self.number}. Delegate documents {first} to {last} to a subagent with task."
         if self.tool == "reply":
             return f'{self.number}. Reply with "{COMPLETION_MARKER}" and the number of steps you finished.'
         raise ValueError(f"unknown step tool {self.tool!r}")
@@ -48,6 +51,7 @@ _STEP_PATTERNS = [
     (re.compile(r"^(\d+)\. Fetch document (\S+) with fetch_document\.$"), "fetch_document"),
     (re.compile(r"^(\d+)\. Read (\S+) with read_file\.$"), "read_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a one-line note on (\S+)\.$"), "write_file"),
+    (re.compile(r"^(\d+)\. Delegate documents (\S+) to (\S+) to a subagent with task\.$"), "task"),
     (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
 ]
 _QUESTION = re.compile(r"What is the (.+?)\?")
@@ -73,7 +77,7 @@ def parse_steps(text: str) -> list[Step]:
             if match:
                 groups = match.groups()
                 number = int(groups[0])
-                target = groups[1] if tool != "reply" else ""
+                target = f"{groups[1]}..{groups[2]}" if tool == "task" else groups[1] if tool != "reply" else ""
                 source = groups[2] if tool == "write_file" else ""
                 steps.setdefault(number, Step(number, tool, target, source))
                 break
@@ -108,3 +112,18 @@ def find_fact(key: str, text: str) -> str | None:
     words = r"\s+".join(re.escape(w) for w in key.split())
     match = re.search(words + r"\s+is\s+([A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9])", text, re.IGNORECASE)
     return match.group(1) if match else None
+
+
+def document_range(target: str) -> list[str]:
+    """'DOC-003..DOC-006' -> ['DOC-003', 'DOC-004', 'DOC-005', 'DOC-006']."""
+    first, _, last = target.partition("..")
+    prefix, a = re.match(r"^(.*?)(\d+)$", first).groups()
+    b = re.match(r"^.*?(\d+)$", last).group(1)
+    return [f"{prefix}{i:0{len(a)}d}" for i in range(int(a), int(b) + 1)]
+
+
+def delegation_brief(target: str) -> str:
+    """The task description a parent hands a subagent for a delegated batch (a task in this same format)."""
+    ids = document_range(target)
+    steps = [Step(i + 1, "fetch_document", d) for i, d in enumerate(ids)] + [Step(len(ids) + 1, "reply")]
+    return render_task(f"Delegated batch {target}: fetch and review these documents, then report back.", steps)

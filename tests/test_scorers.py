@@ -304,3 +304,35 @@ def test_a_chain_case_with_too_few_summaries_is_invalid(scenarios):
     assert ok["chain_length_reached"].value is True and ok["needle_correct"].value is True
     short = scores_by_key(score_case(run_with(scenario, ReferenceSummarizerModel(), preset="forced-25"), scenario))
     assert short["chain_length_reached"].value is False and "invalid" in short["chain_length_reached"].explanation
+
+
+# -- subagents ----------------------------------------------------------------------------
+def _delegation(batches, size, **kwargs):
+    from harness.generate import delegation_scenario
+    from harness.scenarios import _scenario
+
+    scenario = _scenario(delegation_scenario(batches, size, seed=7), "mem")
+    cfg = make_config("forced-20")
+    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True)
+    return scenario, run_case(scenario, cfg, models, **kwargs)
+
+
+def test_healthy_delegation_passes_and_compresses_inside_the_subagent():
+    scenario, trace = _delegation(2, 8)
+    scores = scores_by_key(score_case(trace, scenario, "subagent"))
+    assert scores["subagent_compressed"].value >= 2 and scores["subagent_results_returned"].value is True
+    assert trace.answer(0).startswith("TASK COMPLETE")
+
+
+def test_small_batches_that_never_compress_are_invalid():
+    scenario, trace = _delegation(2, 3)
+    score = scores_by_key(score_case(trace, scenario, "subagent"))["subagent_compressed"]
+    assert score.value == 0 and "invalid" in score.explanation
+
+
+def test_a_lost_subagent_report_fails():
+    from harness.faults import LoseSubagentResult
+
+    scenario, trace = _delegation(2, 8, middleware=(LoseSubagentResult(),))
+    score = scores_by_key(score_case(trace, scenario, "subagent"))["subagent_results_returned"]
+    assert score.value is False and "0/2" in score.explanation

@@ -19,3 +19,13 @@ def test_questions_and_facts():
     assert parse_question("What is the plan?") is None  # not a question turn
     assert find_fact("access code for the north vault", "...the Access Code for the north\nvault is 4417-KESTREL.") == "4417-KESTREL"
     assert find_fact("access code for the north vault", "the access code for the south vault is 1-A") is None
+
+
+def test_delegation_steps_round_trip_and_expand_to_a_brief():
+    from harness.task_text import delegation_brief, document_range
+
+    step = Step(1, "task", "DOC-003..DOC-006")
+    assert parse_steps(render_task("Coordinate.", [step, Step(2, "reply")]))[0] == step
+    assert document_range("DOC-008..DOC-011") == ["DOC-008", "DOC-009", "DOC-010", "DOC-011"]
+    brief = parse_steps(delegation_brief("DOC-008..DOC-011"))
+    assert [s.target for s in brief[:-1]] == ["DOC-008", "DOC-009", "DOC-010", "DOC-011"] and brief[-1].tool == "reply"

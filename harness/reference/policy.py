@@ -24,7 +24,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
-from harness.task_text import COMPLETION_MARKER, Step, find_fact, parse_question, parse_steps
+from harness.task_text import COMPLETION_MARKER, Step, delegation_brief, find_fact, parse_question, parse_steps
 
 HISTORY_PAGE_LINES = 200
 CLARIFICATION = (
@@ -136,6 +136,8 @@ def _step_args(step: Step, view: View) -> dict[str, Any]:
         return {"file_path": step.target}
     if step.tool == "write_file":
         return {"file_path": step.target, "content": _note_on(step.source, view)}
+    if step.tool == "task":
+        return {"description": delegation_brief(step.target), "subagent_type": "general-purpose"}
     raise ValueError(f"no tool call for step {step}")
 
 
@@ -193,8 +195,14 @@ def _next_history_offset(view: View, path: str) -> int | None:
     return furthest if furthest < end else None
 
 
+_DELEGATED = re.compile(r"Delegated batch (\S+):")
+
+
 def _call_target(call: dict) -> str:
     args = call.get("args", {})
+    if call.get("name") == "task":
+        match = _DELEGATED.search(str(args.get("description", "")))
+        return match.group(1) if match else ""
     return str(args.get("doc_id") or args.get("file_path") or "")
 
 
