@@ -119,28 +119,40 @@ def _ledger(rng: random.Random, name: str, company: str, rows: int) -> str:
     return "\n".join(out)
 
 
+def _read_and_note_steps(paths: list[str]) -> list[Step]:
+    """Read each file, write a one-line note on it under /notes/, then reply."""
+    steps: list[Step] = []
+    for path in paths:
+        steps.append(Step(len(steps) + 1, "read_file", path))
+        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{path.rsplit('/', 1)[1].rsplit('.', 1)[0]}.md", path))
+    steps.append(Step(len(steps) + 1, "reply"))
+    return steps
+
+
+def _goal_row(case_id: str, description: str, intro: str, steps: list[Step], *, files: list | None = None,
+              documents: list | None = None) -> dict:
+    row = {"id": case_id, "kind": "goal", "description": description, "task": render_task(intro, steps)}
+    if files is not None:
+        row["files"] = files
+    if documents is not None:
+        row["documents"] = documents
+    row["expected_steps"] = [{"tool": s.tool, "target": s.target} for s in steps]
+    return row
+
+
 def goal_scenario(n_ledgers: int, seed: int) -> dict:
     rng = random.Random(f"goal:{n_ledgers}:{seed}")
     company = rng.choice(_COMPANIES)
     names = [f"ledger_{i + 1:02d}" for i in range(n_ledgers)]
     files = [{"path": f"/ledgers/{n}.md", "content": _ledger(rng, n, company, 80)} for n in names]
-    steps: list[Step] = []
-    for name in names:
-        steps.append(Step(len(steps) + 1, "read_file", f"/ledgers/{name}.md"))
-        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{name}.md", f"/ledgers/{name}.md"))
-    steps.append(Step(len(steps) + 1, "reply"))
+    steps = _read_and_note_steps([f["path"] for f in files])
     intro = (
         f"You are auditing the {company} ledgers for the warehouse migration. "
         "Go through every ledger and leave a short note on each one."
     )
-    return {
-        "id": f"goal-ledgers-{n_ledgers:02d}",
-        "kind": "goal",
-        "description": f"{len(steps)}-step audit over {n_ledgers} ledger files (~{n_ledgers * 1500} tokens read); must keep going across summaries.",
-        "task": render_task(intro, steps),
-        "files": files,
-        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
-    }
+    return _goal_row(f"goal-ledgers-{n_ledgers:02d}",
+                     f"{len(steps)}-step audit over {n_ledgers} ledger files (~{n_ledgers * 1500} tokens read); must keep going across summaries.",
+                     intro, steps, files=files)
 
 
 def metrics_scenario(n_files: int, seed: int) -> dict:
@@ -155,19 +167,9 @@ def metrics_scenario(n_files: int, seed: int) -> dict:
         records = [f'{{"id": "{rng.getrandbits(48):012x}", "value": {rng.randint(0, 10**7)}.{rng.randint(0, 999):03d}, '
                    f'"ts": {1_790_000_000 + rng.randint(0, 10**7)}, "count": {rng.randint(0, 99999)}}}' for _ in range(80)]
         files.append({"path": f"/metrics/{name}.json", "content": "[\n" + ",\n".join(records) + "\n]"})
-    steps: list[Step] = []
-    for name in names:
-        steps.append(Step(len(steps) + 1, "read_file", f"/metrics/{name}.json"))
-        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{name}.md", f"/metrics/{name}.json"))
-    steps.append(Step(len(steps) + 1, "reply"))
-    return {
-        "id": f"metrics-{n_files:02d}",
-        "kind": "goal",
-        "description": f"{len(steps)}-step audit over {n_files} numeric JSON files (ids, values, timestamps).",
-        "task": render_task("You are checking the telemetry export. Note what each batch file holds.", steps),
-        "files": files,
-        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
-    }
+    steps = _read_and_note_steps([f["path"] for f in files])
+    return _goal_row(f"metrics-{n_files:02d}", f"{len(steps)}-step audit over {n_files} numeric JSON files (ids, values, timestamps).",
+                     "You are checking the telemetry export. Note what each batch file holds.", steps, files=files)
 
 
 def delegation_scenario(batches: int, batch_size: int, seed: int) -> dict:
@@ -176,14 +178,10 @@ def delegation_scenario(batches: int, batch_size: int, seed: int) -> dict:
     ids = [d["id"] for d in base["documents"]]
     steps = [Step(i + 1, "task", f"{ids[i * batch_size]}..{ids[(i + 1) * batch_size - 1]}") for i in range(batches)]
     steps.append(Step(len(steps) + 1, "reply"))
-    return {
-        "id": f"delegate-{batches}x{batch_size}",
-        "kind": "goal",
-        "description": f"Delegates {batches} batches of {batch_size} documents to a subagent; each batch compresses inside the subagent.",
-        "task": render_task("You coordinate the archive review. Hand each batch to a subagent and collect the reports.", steps),
-        "documents": base["documents"],
-        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
-    }
+    return _goal_row(f"delegate-{batches}x{batch_size}",
+                     f"Delegates {batches} batches of {batch_size} documents to a subagent; each batch compresses inside the subagent.",
+                     "You coordinate the archive review. Hand each batch to a subagent and collect the reports.", steps,
+                     documents=base["documents"])
 
 
 def chain_scenario(summaries: int, depth: float, seed: int) -> dict:

@@ -17,7 +17,7 @@ from typing import Any
 
 from harness import _deepagents_adapter as da
 from harness.scenarios import Scenario
-from harness.task_text import COMPLETION_MARKER
+from harness.task_text import COMPLETION_MARKER, call_target
 from harness.trace import Trace
 
 HARD, SOFT = "hard", "soft"
@@ -76,9 +76,7 @@ def _succeeded(trace: Trace, tool_call: dict) -> bool:
 
 
 def _target(tool_call: dict) -> str:
-    from harness.reference.policy import _call_target
-
-    return _call_target(tool_call)
+    return call_target(tool_call)
 
 
 def structural_issues(trace: Trace) -> list[str]:

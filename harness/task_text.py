@@ -127,3 +127,15 @@ def delegation_brief(target: str) -> str:
     ids = document_range(target)
     steps = [Step(i + 1, "fetch_document", d) for i, d in enumerate(ids)] + [Step(len(ids) + 1, "reply")]
     return render_task(f"Delegated batch {target}: fetch and review these documents, then report back.", steps)
+
+
+_DELEGATED = re.compile(r"Delegated batch (\S+):")
+
+
+def call_target(call: dict) -> str:
+    """What a tool call acts on, in the terms of a step: a document id, a path, or a delegated batch."""
+    args = call.get("args") or {}
+    if call.get("name") == "task":
+        match = _DELEGATED.search(str(args.get("description", "")))
+        return match.group(1) if match else ""
+    return str(args.get("doc_id") or args.get("file_path") or "")

@@ -24,7 +24,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
-from harness.task_text import COMPLETION_MARKER, Step, delegation_brief, find_fact, parse_question, parse_steps
+from harness.task_text import COMPLETION_MARKER, Step, call_target, delegation_brief, find_fact, parse_question, parse_steps
 
 HISTORY_PAGE_LINES = 200
 CLARIFICATION = (
@@ -120,7 +120,7 @@ def _completed_step_numbers(view: View, steps: list[Step]) -> set[int]:
     by_call = {(s.tool, s.target): s.number for s in steps if s.tool != "reply"}
     done = set()
     for call in view.successful_calls():
-        target = _call_target(call)
+        target = call_target(call)
         if (call.get("name"), target) in by_call:
             done.add(by_call[(call.get("name"), target)])
     if view.summary:
@@ -144,7 +144,7 @@ def _step_args(step: Step, view: View) -> dict[str, Any]:
 def _note_on(source: str, view: View) -> str:
     """A one-line note about ``source`` from the latest read of it the agent can see."""
     for call, result in reversed(view.calls):
-        if _call_target(call) == source and result is not None and not _is_error(result):
+        if call_target(call) == source and result is not None and not _is_error(result):
             body = [line for line in result.text.splitlines() if line.strip() and not line.startswith("@@")]
             if body:
                 return f"Note on {source}: {body[0].strip()[:160]}\n"
@@ -178,7 +178,7 @@ def _next_history_offset(view: View, path: str) -> int | None:
     """Where to resume paging ``path``; None once the file (as first seen) is read."""
     pages: list[tuple[int, int]] = []  # (last line read, total lines)
     for call, result in view.calls:
-        if call.get("name") == "read_file" and _call_target(call) == path and result is not None:
+        if call.get("name") == "read_file" and call_target(call) == path and result is not None:
             if _is_error(result):
                 return None
             page = da.read_page_header(result.text)
@@ -193,17 +193,6 @@ def _next_history_offset(view: View, path: str) -> int | None:
     end = min(total for _, total in pages)  # the file as it was when the search began
     furthest = max(last for last, _ in pages)
     return furthest if furthest < end else None
-
-
-_DELEGATED = re.compile(r"Delegated batch (\S+):")
-
-
-def _call_target(call: dict) -> str:
-    args = call.get("args", {})
-    if call.get("name") == "task":
-        match = _DELEGATED.search(str(args.get("description", "")))
-        return match.group(1) if match else ""
-    return str(args.get("doc_id") or args.get("file_path") or "")
 
 
 def _is_error(result: ToolMessage) -> bool:
