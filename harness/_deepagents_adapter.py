@@ -107,13 +107,29 @@ def eviction_notice(msg: BaseMessage) -> Eviction | None:
     return Eviction(match.group(1), match.group(2)) if match else None
 
 
-def truncated_arg_count(msg: BaseMessage, truncation_text: str) -> int:
-    """How many write_file/edit_file string arguments in ``msg`` were clipped by deepagents."""
-    count = 0
+TRUNCATION_TEXT = "...(argument truncated)"  # deepagents' default suffix for a clipped argument
+TRUNCATED_TOOLS = frozenset({"write_file", "edit_file"})
+
+
+def is_clipped(value: object, truncation_text: str = TRUNCATION_TEXT) -> bool:
+    """True for a write/edit argument deepagents clipped (its first 20 characters plus the suffix)."""
+    return isinstance(value, str) and value.endswith(truncation_text)
+
+
+def truncated_call_ids(msg: BaseMessage, truncation_text: str = TRUNCATION_TEXT) -> dict[str, int]:
+    """{tool_call_id: clipped argument count} for the write_file/edit_file calls in ``msg`` deepagents clipped."""
+    out = {}
     for call in getattr(msg, "tool_calls", None) or []:
-        if call.get("name") in {"write_file", "edit_file"}:
-            count += sum(1 for v in call.get("args", {}).values() if isinstance(v, str) and v.endswith(truncation_text))
-    return count
+        if call.get("name") in TRUNCATED_TOOLS:
+            n = sum(1 for v in call.get("args", {}).values() if is_clipped(v, truncation_text))
+            if n:
+                out[call.get("id") or ""] = n
+    return out
+
+
+def truncated_arg_count(msg: BaseMessage, truncation_text: str = TRUNCATION_TEXT) -> int:
+    """How many write_file/edit_file string arguments in ``msg`` were clipped by deepagents."""
+    return sum(truncated_call_ids(msg, truncation_text).values())
 
 
 @dataclass(frozen=True)
@@ -137,6 +153,16 @@ def read_page_header(text: str) -> ReadPage | None:
     first, last, total = match.group(1), match.group(2), match.group(3)
     nxt = _NEXT_OFFSET.search(match.group("rest") or "")
     return ReadPage(int(first), int(last), int(total) if total else None, int(nxt.group(1)) if nxt else None)
+
+
+def read_page_body(text: str) -> str | None:
+    """The file lines a read_file page shows (after its header, without a trailing notice), or None if no header."""
+    match = _READ_HEADER.search(text[:2000])
+    if not match:
+        return None
+    body = text[match.end():].removeprefix("\n")
+    notice = re.search(r"\n\n\[[^\n]*\]\s*$", body)  # e.g. the clamped-offset notice deepagents appends
+    return body[: notice.start()] if notice else body
 
 
 def seed_files(files: Mapping[str, str]) -> dict[str, dict[str, str]]:

@@ -147,10 +147,11 @@ class Recorder:
             if evicted and evicted.tool_call_id not in self._evicted:
                 self._evicted.add(evicted.tool_call_id)
                 self.event("eviction", call, tool_call_id=evicted.tool_call_id, path=evicted.path)
-        clipped = [(key, n) for msg, (key, _) in zip(msgs, entries) if key not in self._truncated and (n := da.truncated_arg_count(msg, self.truncation_text))]
+        clipped = [(key, ids) for msg, (key, _) in zip(msgs, entries) if key not in self._truncated and (ids := da.truncated_call_ids(msg, self.truncation_text))]
         if clipped:
             self._truncated.update(k for k, _ in clipped)
-            self.event("arg_truncation", call, messages=len(clipped), args=sum(n for _, n in clipped))
+            ids = [i for _, by_id in clipped for i in by_id]
+            self.event("arg_truncation", call, messages=len(clipped), args=sum(sum(by_id.values()) for _, by_id in clipped), tool_call_ids=ids)
         return call
 
     def _last_agent_call(self, exclude: dict[str, Any]) -> dict[str, Any] | None:

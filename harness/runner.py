@@ -92,27 +92,32 @@ def run_case(
         last = result["messages"][-1]
         answers.append(last.text if last.type == "ai" else None)
     trace.wall_time_s = round(time.perf_counter() - started, 4)
-    trace.final = {"answers": answers, "error": error, **_final_state(built.graph, thread)}
+    trace.final = {"answers": answers, "error": error, **_final_state(built.graph, thread, set(scenario.files_dict()))}
     if recorder:
         trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
         trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
     return trace
 
 
-def _final_state(graph, thread) -> dict:  # noqa: ANN001
-    """Files at the end of the run (paths and sizes) and the history files' line counts."""
+WRITTEN_FILE_CHARS = 100_000  # cap on each written file's text kept in the trace
+
+
+def _final_state(graph, thread, seeded: set[str]) -> dict:  # noqa: ANN001
+    """Files at the end of the run: paths and sizes, history line counts, and the text of files the agent wrote."""
     try:
         values = graph.get_state(thread).values
     except Exception:  # noqa: BLE001
-        return {"files": {}, "history_files": {}}
+        return {"files": {}, "history_files": {}, "written_files": {}}
     files = values.get("files") or {}
-    sizes, history = {}, {}
+    sizes, history, written = {}, {}, {}
     for path, data in files.items():
         text = da.file_text(data)
         sizes[path] = len(text)
-        if path.startswith("/conversation_history/"):
+        if path.startswith(da.HISTORY_PREFIX):
             history[path] = text.count("\n") + 1
-    return {"files": sizes, "history_files": history}
+        elif not path.startswith(da.LARGE_RESULTS_PREFIX) and path not in seeded:
+            written[path] = text[:WRITTEN_FILE_CHARS]
+    return {"files": sizes, "history_files": history, "written_files": written}
 
 
 def _where(exc: BaseException) -> str:

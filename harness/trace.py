@@ -12,7 +12,7 @@ the response (text and tool calls) or the error.
 
 Events (``events``): ``summarization`` (tokens_before / tokens_after, messages before /
 after, history_path, summary_key), ``eviction`` (tool_call_id, path),
-``arg_truncation`` (messages, args), ``overflow_recovery`` (failed_call_index).
+``arg_truncation`` (messages, args, tool_call_ids: the calls first seen clipped), ``overflow_recovery`` (failed_call_index).
 
 Read traces with `load_trace` and the accessors below; nothing else should parse the
 JSON.

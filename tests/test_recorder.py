@@ -94,6 +94,10 @@ def test_argument_truncation_is_recorded(scenarios, config, models):
     assert events and sum(e["args"] for e in events) >= 5
     clipped = [m for c in trace.agent_calls() for m in trace.request(c) if da.truncated_arg_count(m, clip.truncation_text)]
     assert clipped
+    # Each event names the calls first seen clipped, each once: scorers match them to the writes.
+    ids = [i for e in events for i in e["tool_call_ids"]]
+    writes = {tc["id"] for _, tc in trace.tool_calls() if tc["name"] == "write_file"}
+    assert ids and len(ids) == len(set(ids)) and set(ids) <= writes
 
 
 class HardLimitAgent(ReferenceAgentModel):
