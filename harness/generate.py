@@ -10,6 +10,11 @@ Goal scenarios: long multi-step tasks over seed files in the agent's filesystem 
 a ledger, write a note on it, ...), long enough to span several summaries at the
 forced thresholds, ending with a TASK COMPLETE reply.
 
+Truncation scenarios: a report built section by section in one file, each section added
+by rewriting the whole file. The rewrites grow past deepagents' 2,000-character argument
+limit, so older ones are clipped in the request; adding the next section then needs the
+file's text, which only the file still holds in full.
+
 Everything is a function of the seed; running it twice writes identical files.
 """
 
@@ -19,7 +24,7 @@ import json
 import random
 from pathlib import Path
 
-from harness.task_text import Step, needle_sentence, render_question, render_task
+from harness.task_text import FINDING_PREFIX, Step, needle_sentence, render_question, render_task
 
 NEEDLE_SIZES = (24_000, 32_000, 40_000, 48_000)
 NEEDLE_DEPTHS = (0.0, 0.1, 0.25, 0.4, 0.5)
@@ -30,6 +35,8 @@ GOAL_LEDGER_COUNTS = (12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
 CHAIN_SIZES = {1: 12_000, 2: 18_000, 4: 34_000, 8: 68_000}
 CHAIN_DEPTHS = (0.0, 0.25)
 CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
+REPORT_SECTIONS = (6, 8, 10, 12, 16)
+REPORT_DOC_TOKENS = 600
 
 _WORDS = (
     "shipment invoice carrier pallet manifest warehouse customs clearance freight quote "
@@ -193,14 +200,48 @@ def chain_scenario(summaries: int, depth: float, seed: int) -> dict:
     return row
 
 
+def report_scenario(n_sections: int, seed: int) -> dict:
+    """A report built one section per document in a single file, rewritten whole for every section."""
+    rng = random.Random(f"report:{n_sections}:{seed}")
+    company = rng.choice(_COMPANIES)
+    path = "/reports/inspection.md"
+    doc_ids = [f"DOC-{i + 1:03d}" for i in range(n_sections)]
+    documents, values = [], []
+    for doc_id in doc_ids:
+        value = f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
+        values.append(value)
+        finding = f"{FINDING_PREFIX} the inspection reference for {doc_id} is {value}."
+        documents.append({"id": doc_id, "text": _document(rng, doc_id, company, REPORT_DOC_TOKENS, {rng.randint(2, 12): finding})})
+    steps: list[Step] = []
+    for i, doc_id in enumerate(doc_ids):
+        steps.append(Step(len(steps) + 1, "fetch_document", doc_id))
+        steps.append(Step(len(steps) + 1, "write_file", path, doc_id, "section" if i == 0 else "add"))
+    steps.append(Step(len(steps) + 1, "reply"))
+    intro = (
+        f"You are writing the {company} inspection report in {path}. Build it one section per document: a section "
+        f"starts with '## <document id>' and records the document's '{FINDING_PREFIX}' lines and its opening lines. "
+        "Each time, rewrite the whole file with write_file, and never lose a section already written."
+    )
+    row = _goal_row(f"truncation-report-{n_sections:02d}",
+                    f"{n_sections}-section report rewritten whole {n_sections} times; old rewrites pass the 2,000-character "
+                    "argument limit and are clipped, so adding a section needs the file read back.",
+                    intro, steps, documents=documents)
+    row["kind"] = "truncation"
+    row["expected_files"] = [{"path": path, "contains": values}]
+    return row
+
+
 def generate(out_dir: str | Path, seed: int = 7) -> dict[str, int]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     needles = [needle_scenario(size, depth, seed) for size in NEEDLE_SIZES for depth in NEEDLE_DEPTHS]
     goals = [goal_scenario(n, seed) for n in GOAL_LEDGER_COUNTS]
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
-    for name, rows in (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains)):
+    reports = [report_scenario(n, seed) for n in REPORT_SECTIONS]
+    files = (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains), ("mechanisms/truncation.jsonl", reports))
+    (out / "mechanisms").mkdir(exist_ok=True)
+    for name, rows in files:
         with (out / name).open("w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return {"needle.jsonl": len(needles), "goal.jsonl": len(goals), "chain.jsonl": len(chains)}
+    return {name: len(rows) for name, rows in files}

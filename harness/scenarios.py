@@ -18,8 +18,10 @@ from typing import Any
 from harness.errors import DatasetError
 from harness.task_text import STEP_TOOLS, parse_question, parse_steps
 
-KINDS = ("needle", "goal", "chain")
+KINDS = ("needle", "goal", "chain", "truncation")
 DATASETS_DIR = Path(__file__).resolve().parent.parent / "datasets"
+# Mechanism cases that need their own preset (e.g. `truncation`): not part of a default run.
+MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 
 
@@ -39,6 +41,14 @@ class ExpectedStep:
 
 
 @dataclass(frozen=True)
+class ExpectedFile:
+    """A file the agent must leave behind, containing every one of ``contains``."""
+
+    path: str
+    contains: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Scenario:
     id: str
     kind: str
@@ -49,6 +59,7 @@ class Scenario:
     documents: tuple[tuple[str, str], ...] = ()
     needles: tuple[Needle, ...] = ()
     expected_steps: tuple[ExpectedStep, ...] = ()
+    expected_files: tuple[ExpectedFile, ...] = ()
     haystack_tokens: int | None = None
     needle_depth: float | None = None
     min_summaries: int = 1
@@ -77,6 +88,7 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "documents": (list, False),
     "needles": (list, False),
     "expected_steps": (list, False),
+    "expected_files": (list, False),
     "haystack_tokens": ((int, type(None)), False),
     "needle_depth": ((int, float, type(None)), False),
     "min_summaries": ((int, type(None)), False),
@@ -116,6 +128,12 @@ def validate_row(row: Any, path: str, line: int) -> None:
     _check_records(row, "documents", {"id": str, "text": str}, fail)
     _check_records(row, "needles", {"key": str, "answer": str, "doc": str, "depth": (int, float), "turn": int}, fail)
     _check_records(row, "expected_steps", {"tool": str, "target": str}, fail)
+    _check_records(row, "expected_files", {"path": str, "contains": list}, fail)
+    for i, f in enumerate(row.get("expected_files", [])):
+        if not f["path"].startswith("/"):
+            fail(f"expected_files[{i}].path", "must be an absolute path starting with '/'")
+        if not f["contains"] or not all(isinstance(x, str) and x.strip() for x in f["contains"]):
+            fail(f"expected_files[{i}].contains", "must be a non-empty list of non-empty strings")
     for i, f in enumerate(row.get("files", [])):
         if not f["path"].startswith("/"):
             fail(f"files[{i}].path", "must be an absolute path starting with '/'")
@@ -140,11 +158,13 @@ def validate_row(row: Any, path: str, line: int) -> None:
         fail("needles", f"a {row['kind']} scenario needs at least one needle")
     if row.get("min_summaries") is not None and row["min_summaries"] < 1:
         fail("min_summaries", f"must be at least 1, got {row['min_summaries']!r}")
-    if row["kind"] == "goal":
+    if row["kind"] in ("goal", "truncation"):
         if not row.get("expected_steps"):
-            fail("expected_steps", "a goal scenario needs its expected steps")
+            fail("expected_steps", f"a {row['kind']} scenario needs its expected steps")
         if not parse_steps(row["task"]):
             fail("task", "no numbered step list found (see harness/task_text.py for the format)")
+    if row["kind"] == "truncation" and not row.get("expected_files"):
+        fail("expected_files", "a truncation scenario needs the file it builds and what that file must contain")
 
 
 def _check_records(row: dict, name: str, schema: dict[str, Any], fail) -> None:  # noqa: ANN001
@@ -220,6 +240,11 @@ def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
     return scenarios
 
 
+def all_scenario_files() -> list[Path]:
+    """The default scenario files plus the mechanism cases under datasets/mechanisms/."""
+    return [*sorted(DATASETS_DIR.glob("*.jsonl")), *sorted(MECHANISMS_DIR.glob("*.jsonl"))]
+
+
 def _scenario(row: dict[str, Any], source: str) -> Scenario:
     return Scenario(
         id=row["id"],
@@ -231,6 +256,7 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         documents=tuple((d["id"], d["text"]) for d in row.get("documents") or ()),
         needles=tuple(Needle(n["key"], n["answer"], n["doc"], float(n["depth"]), int(n["turn"])) for n in row.get("needles") or ()),
         expected_steps=tuple(ExpectedStep(s["tool"], s["target"]) for s in row.get("expected_steps") or ()),
+        expected_files=tuple(ExpectedFile(f["path"], tuple(f["contains"])) for f in row.get("expected_files") or ()),
         haystack_tokens=row.get("haystack_tokens"),
         needle_depth=row.get("needle_depth"),
         min_summaries=row.get("min_summaries") or 1,

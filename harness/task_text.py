@@ -8,6 +8,14 @@ A task is ordinary prose followed by a numbered step list, one tool call per ste
     3. Write /notes/ledger_01.md with write_file: a one-line note on /ledgers/ledger_01.md.
     4. Reply with "TASK COMPLETE" and the number of steps you finished.
 
+A report is built section by section in one file, each section added by rewriting the
+whole file (``mode`` "section" for the first, "add" for the rest):
+
+    2. Write /reports/r.md with write_file: a section on DOC-001.
+    4. Add a section on DOC-002 to /reports/r.md with write_file, keeping everything already in it.
+
+A section is headed ``## <document id>`` and records the document's "Finding:" lines.
+
 A follow-up question reads ``Question: What is the <key>? Reply with the value only.``
 
 A live model reads this as English; the offline reference agent parses it with the
@@ -23,6 +31,8 @@ from dataclasses import dataclass
 STEPS_HEADER = "Work through these steps in order, one tool call per step:"
 COMPLETION_MARKER = "TASK COMPLETE"
 STEP_TOOLS = ("fetch_document", "read_file", "write_file", "task", "reply")
+WRITE_MODES = ("note", "section", "add")  # write_file steps: a one-line note, a report's first section, a further section
+FINDING_PREFIX = "Finding:"
 
 
 @dataclass(frozen=True)
@@ -31,12 +41,21 @@ class Step:
     tool: str
     target: str = ""
     source: str = ""
+    mode: str = ""  # write_file steps only: one of WRITE_MODES
+
+    def __post_init__(self) -> None:
+        if self.tool == "write_file" and not self.mode:
+            object.__setattr__(self, "mode", "note")
 
     def render(self) -> str:
         if self.tool == "fetch_document":
             return f"{self.number}. Fetch document {self.target} with fetch_document."
         if self.tool == "read_file":
             return f"{self.number}. Read {self.target} with read_file."
+        if self.tool == "write_file" and self.mode == "section":
+            return f"{self.number}. Write {self.target} with write_file: a section on {self.source}."
+        if self.tool == "write_file" and self.mode == "add":
+            return f"{self.number}. Add a section on {self.source} to {self.target} with write_file, keeping everything already in it."
         if self.tool == "write_file":
             return f"{self.number}. Write {self.target} with write_file: a one-line note on {self.source}."
         if self.tool == "task":
@@ -51,6 +70,8 @@ _STEP_PATTERNS = [
     (re.compile(r"^(\d+)\. Fetch document (\S+) with fetch_document\.$"), "fetch_document"),
     (re.compile(r"^(\d+)\. Read (\S+) with read_file\.$"), "read_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a one-line note on (\S+)\.$"), "write_file"),
+    (re.compile(r"^(\d+)\. Write (\S+) with write_file: a section on (\S+)\.$"), "write_file:section"),
+    (re.compile(r"^(\d+)\. Add a section on (\S+) to (\S+) with write_file, keeping everything already in it\.$"), "write_file:add"),
     (re.compile(r"^(\d+)\. Delegate documents (\S+) to (\S+) to a subagent with task\.$"), "task"),
     (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
 ]
@@ -72,14 +93,10 @@ def parse_steps(text: str) -> list[Step]:
         line = raw.strip()
         if line.startswith(">"):
             line = line.lstrip(">").strip()
-        for pattern, tool in _STEP_PATTERNS:
+        for pattern, form in _STEP_PATTERNS:
             match = pattern.match(line)
             if match:
-                groups = match.groups()
-                number = int(groups[0])
-                target = f"{groups[1]}..{groups[2]}" if tool == "task" else groups[1] if tool != "reply" else ""
-                source = groups[2] if tool == "write_file" else ""
-                steps.setdefault(number, Step(number, tool, target, source))
+                steps.setdefault(int(match.group(1)), _step(form, match.groups()))
                 break
     ordered = [steps[n] for n in sorted(steps)]
     if not ordered:
@@ -89,6 +106,25 @@ def parse_steps(text: str) -> list[Step]:
     if not contiguous or (first > 1 and ordered[-1].tool != "reply"):
         return []
     return ordered
+
+
+def _step(form: str, groups: tuple[str, ...]) -> Step:
+    number, args = int(groups[0]), groups[1:]
+    tool, _, mode = form.partition(":")
+    if tool == "task":
+        return Step(number, tool, f"{args[0]}..{args[1]}")
+    if tool == "reply":
+        return Step(number, tool)
+    if mode == "add":  # "Add a section on <source> to <target>"
+        return Step(number, tool, args[1], args[0], mode)
+    if tool == "write_file":
+        return Step(number, tool, args[0], args[1], mode or "note")
+    return Step(number, tool, args[0])
+
+
+def section_heading(source: str) -> str:
+    """The heading a report section on ``source`` starts with."""
+    return f"## {source}"
 
 
 def render_question(key: str) -> str:

@@ -11,12 +11,12 @@ import pytest  # noqa: E402
 from harness.config import make_config  # noqa: E402
 from harness.models import choose_models  # noqa: E402
 from harness.runner import run_case  # noqa: E402
-from harness.scenarios import load_scenarios  # noqa: E402
+from harness.scenarios import all_scenario_files, load_scenarios  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def scenarios():
-    return {s.id: s for s in load_scenarios()}
+    return {s.id: s for s in load_scenarios(all_scenario_files())}
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ import pytest
 
 from harness.reference import ReferenceAgentModel
 from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, decide
+from harness.task_text import Step, render_task
 from tests._messages import QUESTION, TASK, call, summary_message
 
 PATH = "/conversation_history/session_abc.md"
@@ -119,3 +120,83 @@ def test_pages_evicted_tool_results_named_in_view_before_the_history_file():
     msgs += call("read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": 200}, "@@ lines 34-74 of 74 @@\nnothing", "r2")
     action = decide(msgs)
     assert isinstance(action, ReplyAction) and "/large_tool_results/c1" in action.text
+
+
+# -- a report rewritten whole, section by section (argument truncation) -----------------
+REPORT = "/reports/r.md"
+REPORT_TASK = render_task("Write the report.", [
+    Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", REPORT, "DOC-001", "section"),
+    Step(3, "fetch_document", "DOC-002"), Step(4, "write_file", REPORT, "DOC-002", "add"), Step(5, "reply"),
+])
+DOC1 = "DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\nCrates were checked at the dock."
+DOC2 = "DOC-002: Teller archive, memo\nThe berth schedule slipped.\nFinding: the inspection reference for DOC-002 is 2222-LARCH."
+SECTION1 = "## DOC-001\nSource: DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\n- Crates were checked at the dock.\n"
+CLIPPED = SECTION1[:20] + "...(argument truncated)"
+
+
+def _report_so_far(first_write_content: str) -> list:
+    msgs = [HumanMessage(REPORT_TASK), *call("fetch_document", {"doc_id": "DOC-001"}, DOC1, "c1")]
+    msgs += call("write_file", {"file_path": REPORT, "content": first_write_content}, f"Updated file {REPORT}", "c2")
+    return msgs + call("fetch_document", {"doc_id": "DOC-002"}, DOC2, "c3")
+
+
+def test_a_report_section_quotes_the_heading_title_findings_and_opening_lines():
+    msgs = [HumanMessage(REPORT_TASK), *call("fetch_document", {"doc_id": "DOC-001"}, DOC1, "c1")]
+    assert decide(msgs) == ToolAction("write_file", {"file_path": REPORT, "content": SECTION1})
+
+
+def test_adds_a_section_from_its_own_unclipped_write_without_reading_back():
+    action = decide(_report_so_far(SECTION1))
+    assert action.name == "write_file" and action.args["content"].startswith(SECTION1 + "## DOC-002\n")
+    assert "2222-LARCH" in action.args["content"]
+
+
+def test_reads_the_file_back_when_its_own_write_was_clipped():
+    assert decide(_report_so_far(CLIPPED)) == ToolAction("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES})
+
+
+def test_rebuilds_from_the_read_back_text_not_from_the_clipped_argument():
+    msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
+                                          "@@ lines 1-4 of 4 @@\n" + SECTION1.rstrip("\n"), "c4")
+    action = decide(msgs)
+    assert action.name == "write_file" and action.args["content"].startswith(SECTION1 + "## DOC-002\n")
+    assert "argument truncated" not in action.args["content"]
+
+
+def test_joins_read_pages_and_asks_for_the_next_page_first():
+    lines = SECTION1.rstrip("\n").splitlines()
+    first_page = "@@ lines 1-2 of 4 | next offset 2 @@\n" + "\n".join(lines[:2])
+    msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": 2}, first_page, "c4")
+    assert decide(msgs) == ToolAction("read_file", {"file_path": REPORT, "offset": 2, "limit": HISTORY_PAGE_LINES})
+    msgs += call("read_file", {"file_path": REPORT, "offset": 2, "limit": 2}, "@@ lines 3-4 of 4 @@\n" + "\n".join(lines[2:]), "c5")
+    assert decide(msgs).args["content"].startswith(SECTION1 + "## DOC-002\n")
+
+
+def test_stops_and_says_so_when_the_clipped_file_cannot_be_read_back():
+    msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
+                                          "Error: permission denied reading /reports/r.md", "c4")
+    action = decide(msgs)
+    assert isinstance(action, ReplyAction) and "cannot add the section on DOC-002" in action.text
+    assert "TASK COMPLETE" not in action.text and action.text != CLARIFICATION
+
+
+def test_a_section_already_in_the_file_counts_as_done():
+    with_both = SECTION1 + "## DOC-002\nFinding: the inspection reference for DOC-002 is 2222-LARCH.\n"
+    msgs = _report_so_far(SECTION1) + call("write_file", {"file_path": REPORT, "content": with_both}, "Updated", "c4")
+    action = decide(msgs)
+    assert isinstance(action, ReplyAction) and action.text.startswith("TASK COMPLETE")
+
+
+def test_the_trusting_fault_builds_on_the_clipped_argument():
+    action = decide(_report_so_far(CLIPPED), trust_clipped_args=True)
+    assert action.name == "write_file" and action.args["content"].startswith(CLIPPED + "\n## DOC-002")
+
+
+def test_a_read_page_body_drops_the_header_and_a_trailing_notice():
+    from deepagents.middleware.filesystem import _clamped_offset_notice
+
+    from harness import _deepagents_adapter as da
+
+    assert da.read_page_body("@@ lines 1-2 of 2 @@\n## DOC-001\nFinding: x" + _clamped_offset_notice(-1)) == "## DOC-001\nFinding: x"
+    assert da.read_page_body("[Output was truncated due to size limits.]\n@@ lines 1-1 of 9 | next offset 1 @@\nrow") == "row"
+    assert da.read_page_body("Error: file not found") is None

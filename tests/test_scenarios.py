@@ -5,7 +5,7 @@ import pytest
 
 from harness.errors import DatasetError
 from harness.generate import generate
-from harness.scenarios import DATASETS_DIR, load_scenarios, select
+from harness.scenarios import DATASETS_DIR, MECHANISMS_DIR, load_scenarios, select
 
 
 @pytest.fixture(scope="module")
@@ -14,7 +14,9 @@ def good_rows():
         needle = json.loads(fh.readline())
     with (DATASETS_DIR / "goal.jsonl").open() as fh:
         goal = json.loads(fh.readline())
-    return needle, goal
+    with (MECHANISMS_DIR / "truncation.jsonl").open() as fh:
+        report = json.loads(fh.readline())
+    return needle, goal, report
 
 
 def write(tmp_path, rows, name="cases.jsonl"):
@@ -26,6 +28,7 @@ def write(tmp_path, rows, name="cases.jsonl"):
 def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenarios):
     kinds = [s.kind for s in scenarios.values()]
     assert kinds.count("needle") >= 20 and kinds.count("goal") >= 10 and kinds.count("chain") == 8
+    assert kinds.count("truncation") == 5
     assert {s.min_summaries for s in scenarios.values() if s.kind == "chain"} == {1, 2, 4, 8}
     needle = scenarios["needle-h24k-d025"]
     assert needle.needles[0].answer and needle.followups and needle.documents
@@ -34,7 +37,7 @@ def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenari
 
 def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
     generate(tmp_path)
-    for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl"):
+    for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl", "mechanisms/truncation.jsonl"):
         assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), f"datasets/{name} is out of date: run harness generate"
 
 
@@ -63,6 +66,11 @@ def _broken(rows, mutate):
         (1, lambda r: r["files"][0].update(path="ledgers/x.md"), "files[0].path", "absolute path"),
         (1, lambda r: r["expected_steps"][0].update(tool="rm_rf"), "expected_steps[0].tool", "unknown tool"),
         (1, lambda r: r.update(task="Just do the audit."), "task", "no numbered step list"),
+        (2, lambda r: r.pop("expected_files"), "expected_files", "needs the file it builds"),
+        (2, lambda r: r["expected_files"][0].update(path="reports/x.md"), "expected_files[0].path", "absolute path"),
+        (2, lambda r: r["expected_files"][0].update(contains=[]), "expected_files[0].contains", "non-empty list"),
+        (2, lambda r: r["expected_files"][0].update(contains=["1234-HERON", 7]), "expected_files[0].contains", "non-empty list"),
+        (2, lambda r: r["expected_files"][0].update(size=3), "expected_files[0].size", "unknown field"),
     ],
 )
 def test_malformed_row_names_file_row_and_field(tmp_path, good_rows, which, mutate, field, problem):

@@ -29,3 +29,13 @@ def test_delegation_steps_round_trip_and_expand_to_a_brief():
     assert document_range("DOC-008..DOC-011") == ["DOC-008", "DOC-009", "DOC-010", "DOC-011"]
     brief = parse_steps(delegation_brief("DOC-008..DOC-011"))
     assert [s.target for s in brief[:-1]] == ["DOC-008", "DOC-009", "DOC-010", "DOC-011"] and brief[-1].tool == "reply"
+
+
+def test_report_steps_round_trip_and_keep_their_mode():
+    steps = [Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", "/reports/r.md", "DOC-001", "section"),
+             Step(3, "fetch_document", "DOC-002"), Step(4, "write_file", "/reports/r.md", "DOC-002", "add"),
+             Step(5, "write_file", "/notes/n.md", "/a.md"), Step(6, "reply")]
+    parsed = parse_steps(render_task("Write the report.", steps))
+    assert parsed == steps
+    assert [s.mode for s in parsed if s.tool == "write_file"] == ["section", "add", "note"]
+    assert "keeping everything already in it" in steps[3].render()

@@ -27,10 +27,14 @@ class ReferenceAgentModel(BaseChatModel):
     With ``hard_input_limit`` it behaves like a provider that rejects requests whose
     simulated exact token count (``provider_tokens``) exceeds the limit, raising the
     ContextOverflowError deepagents falls back on.
+
+    ``trusts_clipped_args`` is a seeded fault for the truncation evals: the agent takes a
+    write_file argument deepagents clipped for the file's full text.
     """
 
     model_name: str = AGENT_NAME
     hard_input_limit: int | None = None
+    trusts_clipped_args: bool = False
 
     @property
     def _llm_type(self) -> str:
@@ -38,7 +42,7 @@ class ReferenceAgentModel(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_name": self.model_name}
+        return {"model_name": self.model_name, "trusts_clipped_args": self.trusts_clipped_args}
 
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
@@ -57,7 +61,7 @@ class ReferenceAgentModel(BaseChatModel):
             size = provider_tokens(messages, kwargs.get("tools"))
             if size > self.hard_input_limit:
                 raise ContextOverflowError(f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)")
-        action = policy.decide(messages)
+        action = policy.decide(messages, trust_clipped_args=self.trusts_clipped_args)
         if isinstance(action, policy.ToolAction):
             message = AIMessage(
                 content="",

@@ -12,6 +12,13 @@ It never sees a scenario, an expected answer or a seed; only the request's messa
   Without it, it asks for clarification (goal drift). With it, it does the step after
   the highest one it has evidence of (a successful call it can see, or a "Step N done"
   line in the summary), and replies TASK COMPLETE after the last.
+- A report built section by section in one file: each further section rewrites the whole
+  file, so it needs the file's current text. It takes that from its own latest write of
+  the file, unless deepagents clipped that write's arguments ("...(argument truncated)")
+  or it is gone from view; then it reads the file back with read_file first. If the read
+  fails it stops and says so rather than overwrite the file with partial content.
+  (``trust_clipped_args`` is a seeded fault: an agent that takes a clipped argument for
+  the file's text.)
 """
 
 from __future__ import annotations
@@ -24,9 +31,20 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
-from harness.task_text import COMPLETION_MARKER, Step, call_target, delegation_brief, find_fact, parse_question, parse_steps
+from harness.task_text import (
+    COMPLETION_MARKER,
+    FINDING_PREFIX,
+    Step,
+    call_target,
+    delegation_brief,
+    find_fact,
+    parse_question,
+    parse_steps,
+    section_heading,
+)
 
 HISTORY_PAGE_LINES = 200
+SECTION_LINES = 8  # opening lines of a document a report section quotes
 CLARIFICATION = (
     "I have lost track of the task: I can no longer see the steps I was asked to follow. "
     "Could you restate what you would like me to do next?"
@@ -98,7 +116,7 @@ class View:
         return [call for call, result in self.calls if result is not None and not _is_error(result)]
 
 
-def decide(messages: list[BaseMessage]) -> Action:
+def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False) -> Action:
     view = View.of(messages)
     request = view.latest_request() or ""
     key = parse_question(request)
@@ -107,38 +125,128 @@ def decide(messages: list[BaseMessage]) -> Action:
     steps = view.plan()
     if not steps:
         return ReplyAction(CLARIFICATION)
-    done = _completed_step_numbers(view, steps)
+    done = _completed_step_numbers(view, steps, trust_clipped_args)
     first, last = steps[0].number, steps[-1].number
     following = max(done, default=first - 1) + 1  # a plan starting at step k means 1..k-1 are done
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
-    step = steps[following - first]
-    return ToolAction(step.tool, _step_args(step, view))
+    return _step_action(steps[following - first], view, trust_clipped_args)
 
 
-def _completed_step_numbers(view: View, steps: list[Step]) -> set[int]:
-    by_call = {(s.tool, s.target): s.number for s in steps if s.tool != "reply"}
+def _is_report_step(step: Step) -> bool:
+    return step.tool == "write_file" and step.mode in ("section", "add")
+
+
+def _completed_step_numbers(view: View, steps: list[Step], trust_clipped_args: bool) -> set[int]:
+    # Report sections share one path: each is done when the file's known text has its heading.
+    by_call = {(s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s)}
     done = set()
     for call in view.successful_calls():
         target = call_target(call)
         if (call.get("name"), target) in by_call:
             done.add(by_call[(call.get("name"), target)])
+    known: dict[str, FileState] = {}
+    for step in filter(_is_report_step, steps):
+        state = known.setdefault(step.target, _file_state(view, step.target, trust_clipped_args))
+        if state.content is not None and section_heading(step.source) in state.content.splitlines():
+            done.add(step.number)
     if view.summary:
         last = steps[-1].number
         done.update(int(n) for n in _SUMMARY_STEP_DONE.findall(view.summary) if 1 <= int(n) <= last)
     return done
 
 
-def _step_args(step: Step, view: View) -> dict[str, Any]:
+def _step_action(step: Step, view: View, trust_clipped_args: bool) -> Action:
     if step.tool == "fetch_document":
-        return {"doc_id": step.target}
+        return ToolAction("fetch_document", {"doc_id": step.target})
     if step.tool == "read_file":
-        return {"file_path": step.target}
-    if step.tool == "write_file":
-        return {"file_path": step.target, "content": _note_on(step.source, view)}
+        return ToolAction("read_file", {"file_path": step.target})
     if step.tool == "task":
-        return {"description": delegation_brief(step.target), "subagent_type": "general-purpose"}
+        return ToolAction("task", {"description": delegation_brief(step.target), "subagent_type": "general-purpose"})
+    if step.tool == "write_file" and step.mode == "note":
+        return ToolAction("write_file", {"file_path": step.target, "content": _note_on(step.source, view)})
+    if _is_report_step(step):
+        section = _section_on(step.source, view)
+        if section is None:  # the document is no longer in view: fetch it again
+            return ToolAction("fetch_document", {"doc_id": step.source})
+        if step.mode == "section":
+            return ToolAction("write_file", {"file_path": step.target, "content": section})
+        state = _file_state(view, step.target, trust_clipped_args)
+        if state.unreadable is not None:
+            return ReplyAction(
+                f"I cannot add the section on {step.source} to {step.target} safely: my copy of its text is clipped or "
+                f"out of view and reading it back failed ({state.unreadable}). I am stopping rather than overwrite it "
+                "with partial content."
+            )
+        if state.content is None:
+            return ToolAction("read_file", {"file_path": step.target, "offset": state.next_offset, "limit": HISTORY_PAGE_LINES})
+        base = state.content if state.content.endswith("\n") or not state.content else state.content + "\n"
+        return ToolAction("write_file", {"file_path": step.target, "content": base + section})
     raise ValueError(f"no tool call for step {step}")
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What the agent knows of a file it is building: its text, or where to read it next, or the read error."""
+
+    content: str | None = None
+    next_offset: int = 0
+    unreadable: str | None = None
+
+
+def _file_state(view: View, path: str, trust_clipped_args: bool) -> FileState:
+    """The file's current text from the latest write of it in view, or from the pages read since."""
+    pages: list[str] = []  # read_file results after the latest write, newest first
+    written: str | None = None
+    for call, result in reversed(view.calls):
+        if call_target(call) != path or result is None:
+            continue
+        name = call.get("name")
+        if name == "read_file":
+            if _is_error(result):
+                if not pages:
+                    return FileState(unreadable=result.text.strip()[:200])
+                continue
+            pages.append(result.text)
+            continue
+        if name in da.TRUNCATED_TOOLS and not _is_error(result):
+            content = (call.get("args") or {}).get("content")
+            if name == "write_file" and isinstance(content, str) and (trust_clipped_args or not da.is_clipped(content)):
+                written = content
+            break  # an edit, or a clipped write: what came before no longer describes the file
+    if pages:
+        return _assemble(pages[::-1])
+    return FileState(content=written)
+
+
+def _assemble(pages: list[str]) -> FileState:
+    """Join read_file pages covering the file from line 1; otherwise say where to read next."""
+    by_first: dict[int, tuple[int, int | None, str]] = {}
+    for text in pages:
+        header, body = da.read_page_header(text), da.read_page_body(text)
+        if header is not None and body is not None:
+            by_first[header.first_line] = (header.last_line, header.total_lines, body)
+    line, parts, total = 1, [], None
+    while line in by_first:
+        last, total, body = by_first[line]
+        parts.append(body)
+        if total is None or last >= total:
+            return FileState(content="\n".join(parts))
+        line = last + 1
+    return FileState(next_offset=line - 1)
+
+
+def _section_on(source: str, view: View) -> str | None:
+    """A report section on document ``source``: its heading, title, findings and opening lines."""
+    for call, result in reversed(view.calls):
+        if call.get("name") == "fetch_document" and call_target(call) == source and result is not None and not _is_error(result):
+            lines = [line.strip() for line in result.text.splitlines() if line.strip()]
+            if not lines:
+                return None
+            findings = [line for line in lines if line.startswith(FINDING_PREFIX)]
+            opening = [line for line in lines[1:] if not line.startswith(FINDING_PREFIX)][:SECTION_LINES]
+            return "\n".join([section_heading(source), f"Source: {lines[0]}", *findings, *(f"- {line}" for line in opening)]) + "\n"
+    return None
 
 
 def _note_on(source: str, view: View) -> str:
