@@ -30,7 +30,7 @@ from harness.config import DEFAULT_PRESET, make_config  # noqa: E402
 from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
 from harness.models import choose_models, summary_model_for  # noqa: E402
 from harness.runner import run_case  # noqa: E402
-from harness.scenarios import Scenario, load_scenarios, select  # noqa: E402
+from harness.scenarios import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
 from harness.scorers import Score, score_case, scores_by_key  # noqa: E402
 from harness.suite import RunSink  # noqa: E402
 
@@ -55,12 +55,12 @@ _SCENARIOS: list[Scenario] | None = None
 def _scenarios() -> list[Scenario]:
     global _SCENARIOS
     if _SCENARIOS is None:
-        _SCENARIOS = load_scenarios()
+        _SCENARIOS = load_scenarios(all_scenario_files())
     return _SCENARIOS
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal"), ("chain_case", "chain")):
+    for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal"), ("chain_case", "chain"), ("truncation_case", "truncation")):
         if fixture in metafunc.fixturenames:
             cases = select(_scenarios(), kind=kind)
             metafunc.parametrize(fixture, cases, ids=[c.id for c in cases])

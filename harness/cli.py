@@ -35,7 +35,9 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
 def _add_selection_options(p: argparse.ArgumentParser) -> None:
     s = p.add_argument_group("scenarios")
     s.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario JSONL files (default: datasets/*.jsonl)")
-    s.add_argument("--kind", choices=["needle", "goal", "chain", "all"], default="all", help="which evals to run (default all)")
+    s.add_argument("--kind", choices=["needle", "goal", "chain", "truncation", "all"], default="all",
+                   help="which evals to run (default all); truncation cases are in datasets/mechanisms/truncation.jsonl "
+                        "and run under --variant truncation")
     s.add_argument("--cases", nargs="+", metavar="GLOB", help="only case ids matching these globs, e.g. 'needle-h16k-*'")
     s.add_argument("--limit", type=int, help="at most this many cases")
 
@@ -150,7 +152,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window)
     scenarios = select(load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit)
     if not scenarios:
-        raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)")
+        hint = ("; truncation cases are not in the default files: add --datasets datasets/mechanisms/truncation.jsonl"
+                if args.kind == "truncation" and not args.datasets else "")
+        raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)" + hint)
     from harness.models import summary_model_for
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)

@@ -209,7 +209,9 @@ class CompactionConfig:
 
     def label(self) -> str:
         trig = " or ".join(map(str, self.trigger))
-        return f"{self.name} (trigger {trig}, keep {self.keep}, window {self.window})"
+        clip = self.arg_truncation
+        clipping = f"; write/edit args clipped from {clip.trigger}, keep {clip.keep}" if clip else ""
+        return f"{self.name} (trigger {trig}, keep {self.keep}{clipping}, window {self.window})"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -251,6 +253,15 @@ PRESETS: dict[str, CompactionConfig] = {
         trigger=(ContextSize("fraction", 0.85),),
         keep=ContextSize("fraction", 0.10),
         eviction_tokens=1000,
+    ),
+    # Argument truncation in isolation: summarization out of the way (85 %), old write_file /
+    # edit_file arguments over 2,000 characters clipped from 10 % of the window, keeping the
+    # most recent 2.5 % (1,600 tokens) whole. (deepagents' own defaults tie both to 85 %.)
+    "truncation": CompactionConfig(
+        name="truncation",
+        trigger=(ContextSize("fraction", 0.85),),
+        keep=ContextSize("fraction", 0.10),
+        arg_truncation=ArgTruncation(trigger=ContextSize("fraction", 0.10), keep=ContextSize("fraction", 0.025)),
     ),
     # deepagents' own defaults for a model with a profile, for comparison.
     "deepagents-85": CompactionConfig(

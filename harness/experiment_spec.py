@@ -14,7 +14,7 @@
     keep: 5%                           # default: a quarter of the lowest trigger (the presets' rule)
     window: 64000
     scenarios:                         # which cases (default: all shipped)
-      kind: needle                     # needle | goal | all
+      kind: needle                     # needle | goal | chain | truncation | all
       cases: ["needle-h24k-*"]
       limit: 10
       datasets: [datasets/needle.jsonl]
@@ -166,8 +166,8 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if bad:
         raise _fail(where, f"scenarios.{bad[0]}", f"unknown key; known: {', '.join(sorted(_SCENARIO_KEYS))}")
     kind = scen.get("kind", "all")
-    if kind not in ("needle", "goal", "chain", "all"):
-        raise _fail(where, "scenarios.kind", f"needle, goal, chain or all, got {kind!r}")
+    if kind not in ("needle", "goal", "chain", "truncation", "all"):
+        raise _fail(where, "scenarios.kind", f"needle, goal, chain, truncation or all, got {kind!r}")
     cases = scen.get("cases", [])
     if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
         raise _fail(where, "scenarios.cases", "a list of case-id globs")

@@ -11,14 +11,15 @@ from harness.trace import Trace
 CALL_COLUMNS = [
     "run_id", "case_id", "kind", "variant", "trial", "call_index", "agent_step", "role", "turn",
     "approx_tokens", "overhead_tokens", "provider_input_tokens", "summary_at_head", "event", "tokens_before", "tokens_after",
-    "trigger_tokens",
+    "trigger_tokens", "truncation_trigger_tokens",
 ]
 
 
-def _trigger_tokens(trace: Trace) -> int | None:
+def _trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
+    """The lowest token threshold among ``sizes`` (default: the summarization triggers) for the trace's window."""
     window = trace.config.get("window")
     values = []
-    for kind, value in trace.config.get("trigger", []):
+    for kind, value in trace.config.get("trigger", []) if sizes is None else sizes:
         if kind == "fraction" and window:
             values.append(int(window * value))
         elif kind == "tokens":
@@ -35,6 +36,8 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
         for ev in tr.events:
             by_call.setdefault(ev["call_index"], []).append(ev)
         trigger = _trigger_tokens(tr)
+        clip_trigger = (tr.config.get("arg_truncation") or {}).get("trigger")
+        clip_trigger = _trigger_tokens(tr, [clip_trigger]) if clip_trigger else None
         step = 0
         for call in tr.calls:
             evs = by_call.get(call["index"], [])
@@ -49,7 +52,7 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
                 "provider_input_tokens": usage.get("input_tokens"), "summary_at_head": call["summary_at_head"],
                 "event": "+".join(e["type"] for e in evs) or None,
                 "tokens_before": summ["tokens_before"] if summ else None, "tokens_after": summ["tokens_after"] if summ else None,
-                "trigger_tokens": trigger,
+                "trigger_tokens": trigger, "truncation_trigger_tokens": clip_trigger,
             })
     return pd.DataFrame(rows, columns=CALL_COLUMNS)
 

@@ -4,7 +4,8 @@ Each curve is the approximate size of the agent's request (system prompt, tool s
 and messages) at every agent call. A summarization shows as a drop drawn from
 tokens_before (the size the request would have had) to tokens_after (what was sent),
 marked with a triangle; evictions and argument truncations get their own markers; the
-dashed line is the trigger.
+dashed line is the summarization trigger, a dotted orange one the argument-truncation
+trigger where it differs.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None,
     trigger = agent["trigger_tokens"].dropna()
     if show_trigger and not trigger.empty:
         ax.axhline(float(trigger.iloc[0]), color=line.get_color() if color else "tab:red", lw=0.8, ls="--", alpha=0.7)
+    clip = agent["truncation_trigger_tokens"].dropna() if "truncation_trigger_tokens" in agent else pd.Series(dtype=float)
+    if show_trigger and not clip.empty and (trigger.empty or float(clip.iloc[0]) != float(trigger.iloc[0])):
+        ax.axhline(float(clip.iloc[0]), color=line.get_color() if color else "tab:orange", lw=0.8, ls=":", alpha=0.8)
 
 
 def plot_token_curves(

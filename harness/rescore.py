@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.results import append_row, read_rows, result_row
-from harness.scenarios import load_scenarios
+from harness.scenarios import all_scenario_files, load_scenarios
 from harness.scorers import score_case
 from harness.trace import load_trace
 
@@ -20,7 +20,7 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
     results = run_dir / "results.jsonl"
     if not results.exists():
         raise HarnessError(f"{run_dir}: no results.jsonl to re-score")
-    scenarios = {s.id: s for s in load_scenarios(datasets)}
+    scenarios = {s.id: s for s in load_scenarios(datasets or all_scenario_files())}
     out = run_dir / "rescored.jsonl"
     tmp = out.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)

@@ -362,6 +362,76 @@ def subagent_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     return scores + parent
 
 
+# -- argument truncation ------------------------------------------------------------------
+def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """A file rewritten after deepagents clipped its previous write must be read back first, and end up whole.
+
+    Validity: at least one rewrite of an expected file came after the file's previous
+    write_file / edit_file call was shown to the agent clipped (an ``arg_truncation``
+    event names that call). For each such rewrite, a successful read_file of the file
+    must come between the two writes. The file at the end must hold every expected
+    string and no truncation marker.
+    """
+    paths = [f.path for f in scenario.expected_files]
+    clipped_at: dict[str, int] = {}
+    for event in trace.events_of("arg_truncation"):
+        for call_id in event.get("tool_call_ids", []):
+            clipped_at.setdefault(call_id, event["call_index"])
+    writes: dict[str, list[tuple[dict, dict]]] = {p: [] for p in paths}
+    reads: dict[str, list[int]] = {p: [] for p in paths}
+    read_chars = 0
+    for call, tc in trace.tool_calls():
+        path = _target(tc)
+        if path not in writes or not _succeeded(trace, tc):
+            continue
+        if tc["name"] in da.TRUNCATED_TOOLS:
+            writes[path].append((call, tc))
+        elif tc["name"] == "read_file":
+            reads[path].append(call["index"])
+            read_chars += len(trace.tool_result(tc.get("id") or "") or "")
+    needed, blind = [], []
+    for path, seq in writes.items():
+        for (prev_call, prev), (call, _) in zip(seq, seq[1:]):
+            seen = clipped_at.get(prev.get("id") or "")
+            if seen is None or seen > call["index"]:
+                continue
+            needed.append((path, call["index"]))
+            if not any(prev_call["index"] < r < call["index"] for r in reads[path]):
+                blind.append((path, call["index"], seen))
+    events = trace.events_of("arg_truncation")
+    scores = [
+        Score("args_clipped", len(needed), HARD,
+              f"{len(needed)} rewrite(s) came after the file's previous write was shown clipped ({len(events)} clipping event(s))"
+              if needed else f"no rewrite of {', '.join(paths)} followed a clipped write ({len(events)} clipping event(s)): the case is invalid"),
+        Score("reread_after_clipping", bool(needed) and not blind, HARD,
+              f"read the file back before each of the {len(needed)} rewrite(s) that followed a clipped write" if needed and not blind
+              else "nothing to re-read: the case is invalid" if not needed
+              else f"{len(blind)} of {len(needed)} rewrite(s) built on a clipped write without reading the file back; first: "
+                   f"{blind[0][0]} rewritten at call {blind[0][1]}, its previous write shown clipped from call {blind[0][2]}"),
+    ]
+    marker = (trace.config.get("arg_truncation") or {}).get("truncation_text") or da.TRUNCATION_TEXT
+    written = trace.final.get("written_files")
+    problems = []
+    for expected in scenario.expected_files:
+        if written is None:
+            problems.append("the trace holds no file contents (recorded before they were kept)")
+            break
+        text = written.get(expected.path)
+        if text is None:
+            problems.append(f"{expected.path} was never written")
+            continue
+        missing = [x for x in expected.contains if x not in text]
+        if missing:
+            problems.append(f"{expected.path} lacks {len(missing)} of {len(expected.contains)} expected entries (first {missing[0]!r})")
+        if marker in text:
+            problems.append(f"{expected.path} contains the truncation marker {marker!r}: a clipped argument was written back")
+    scores.append(Score("file_intact", not problems, HARD,
+                        "; ".join(problems) if problems else f"{', '.join(paths)} hold every expected entry and no truncation marker"))
+    scores.append(Score("reread_chars", read_chars, SOFT, f"{read_chars:,} characters of the file(s) read back"))
+    goal = [s for s in goal_scores(trace, scenario) if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")]
+    return scores + goal
+
+
 # -- dispatch ------------------------------------------------------------------------------
 SUITES = ("default", "eviction", "overflow", "subagent")
 
@@ -381,6 +451,8 @@ def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list
         scores += [chain_length_reached(trace, scenario), *needle_scores(trace, scenario)]
     elif scenario.kind == "goal":
         scores += goal_scores(trace, scenario)
+    elif scenario.kind == "truncation":
+        scores += truncation_scores(trace, scenario)
     return scores
 
 

@@ -78,3 +78,13 @@ def test_argument_truncation_settings_are_validated():
         ArgTruncation(trigger=size, keep=size, max_length=10)
     with pytest.raises(ConfigError, match="truncation_text"):
         ArgTruncation(trigger=size, keep=size, truncation_text="")
+
+
+def test_the_truncation_preset_clips_arguments_long_before_it_summarizes():
+    preset = get_preset("truncation")
+    clip = preset.effective_truncation()
+    assert clip.trigger.tokens(preset.window) < preset.trigger_tokens() // 5
+    assert clip.keep.tokens(preset.window) < clip.trigger.tokens(preset.window)
+    assert preset.to_dict()["arg_truncation"]["trigger"] == ["fraction", 0.10]
+    # Every other preset ties truncation to its summarization trigger and keep, as deepagents does.
+    assert get_preset("forced-20").effective_truncation().trigger == get_preset("forced-20").trigger[0]

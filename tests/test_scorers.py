@@ -336,3 +336,69 @@ def test_a_lost_subagent_report_fails():
     scenario, trace = _delegation(2, 8, middleware=(LoseSubagentResult(),))
     score = scores_by_key(score_case(trace, scenario, "subagent"))["subagent_results_returned"]
     assert score.value is False and "0/2" in score.explanation
+
+
+# -- argument truncation --------------------------------------------------------------------
+def run_report(scenario, preset="truncation", **agent_options):
+    cfg = make_config(preset)
+    agent = ReferenceAgentModel(profile={"max_input_tokens": cfg.window}, **agent_options)
+    return run_case(scenario, cfg, ModelChoice(agent, ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True))
+
+
+@pytest.fixture(scope="module")
+def truncation_trace(scenarios):
+    return run_report(scenarios["truncation-report-06"])
+
+
+def test_healthy_truncation_trace_passes(truncation_trace, scenarios):
+    scores = scored(truncation_trace, scenarios["truncation-report-06"])
+    assert all(s.value for s in scores.values() if s.kind == HARD), {k: s.explanation for k, s in scores.items()}
+    assert scores["args_clipped"].value >= 1 and scores["reread_chars"].value > 0
+
+
+def test_an_agent_that_trusts_clipped_arguments_fails_reread_and_file_intact(scenarios):
+    scenario = scenarios["truncation-report-06"]
+    scores = scored(run_report(scenario, trusts_clipped_args=True), scenario)
+    assert scores["args_clipped"].value >= 1  # valid: the clipping happened
+    assert scores["reread_after_clipping"].value is False and "without reading the file back" in scores["reread_after_clipping"].explanation
+    assert scores["file_intact"].value is False and "truncation marker" in scores["file_intact"].explanation
+
+
+def test_no_clipping_makes_the_truncation_case_invalid(scenarios):
+    scenario = scenarios["truncation-report-06"]
+    scores = scored(run_report(scenario, preset="deepagents-85"), scenario)
+    assert scores["args_clipped"].value == 0 and "invalid" in scores["args_clipped"].explanation
+    assert scores["reread_after_clipping"].value is False
+    assert scores["file_intact"].value is True  # nothing was lost, but nothing was tested either
+
+
+def test_rewrites_with_no_read_back_fail_reread(truncation_trace, scenarios):
+    bad = copy.deepcopy(truncation_trace)
+    for call in bad.agent_calls():
+        if call["response"]:
+            call["response"]["tool_calls"] = [tc for tc in call["response"]["tool_calls"] if tc["name"] != "read_file"]
+    assert scored(bad, scenarios[bad.case_id])["reread_after_clipping"].value is False
+
+
+def test_a_lost_section_or_a_missing_file_fails_file_intact(truncation_trace, scenarios):
+    scenario = scenarios[truncation_trace.case_id]
+    path, value = scenario.expected_files[0].path, scenario.expected_files[0].contains[0]
+    lost = copy.deepcopy(truncation_trace)
+    lost.final["written_files"][path] = lost.final["written_files"][path].replace(value, "")
+    assert scored(lost, scenario)["file_intact"].value is False and value in scored(lost, scenario)["file_intact"].explanation
+    gone = copy.deepcopy(truncation_trace)
+    del gone.final["written_files"][path]
+    assert "never written" in scored(gone, scenario)["file_intact"].explanation
+    old = copy.deepcopy(truncation_trace)
+    del old.final["written_files"]
+    assert "no file contents" in scored(old, scenario)["file_intact"].explanation
+
+
+def test_an_unreadable_report_stops_the_agent_and_fails(scenarios):
+    from harness.faults import FaultyBackend
+
+    scenario = scenarios["truncation-report-06"]
+    cfg = make_config("truncation")
+    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "a", "s", True)
+    scores = scored(run_case(scenario, cfg, models, backend=FaultyBackend(unreadable="/reports/")), scenario)
+    assert scores["goal_no_premature_completion"].value is False and scores["file_intact"].value is False

@@ -1,0 +1,27 @@
+"""Argument truncation: a file rewritten after deepagents clipped its previous write must be read back first.
+
+The report cases (datasets/mechanisms/truncation.jsonl) build one file section by
+section, rewriting it whole each time. They run under the `truncation` preset:
+summarization out of the way (85 %), write_file / edit_file arguments over 2,000
+characters clipped to their first 20 characters plus "...(argument truncated)" once the
+request passes 10 % of the window, outside the most recent 2.5 %. Adding the next
+section then needs the file's text, which only the file still holds in full: the agent
+must read it back, and the file must end with every section and no truncation marker.
+Valid only if some rewrite came after its previous write was shown clipped.
+"""
+
+import pytest
+
+pytestmark = pytest.mark.truncation
+
+
+@pytest.mark.langsmith
+def test_a_rewrite_after_clipping_reads_the_file_back_and_loses_nothing(truncation_case, eval_session):
+    result = eval_session.run_mechanism(truncation_case, "truncation", suite="default", keep_window=True)
+    result.require("run_completed")
+    result.require("structure_ok")
+    result.require("args_clipped")  # no rewrite followed a clipped write: the case is invalid
+    result.require("reread_after_clipping")
+    result.require("file_intact")
+    result.require("goal_no_clarification")
+    result.require("goal_no_premature_completion")
