@@ -49,6 +49,7 @@ def build_agent(
     from langgraph.checkpoint.memory import InMemorySaver
 
     backend = backend if backend is not None else StateBackend()
+    model = with_window(model, config.window)
     summarization = SummarizationMiddleware(
         model=model,
         backend=backend,
@@ -72,3 +73,16 @@ def build_agent(
         checkpointer=checkpointer if checkpointer is not None else InMemorySaver(),
     )
     return BuiltAgent(graph=graph, summarization=summarization, backend=backend)
+
+
+def with_window(model: BaseChatModel, window: int) -> BaseChatModel:
+    """``model`` with the config's window as its profile's max_input_tokens (a copy when it differs).
+
+    deepagents resolves fraction triggers against the agent model's profile; a model built
+    for another window (e.g. an eval session's, reused under a mechanism preset) would
+    otherwise summarize and clip at the wrong sizes while the trace reports the config's.
+    """
+    profile = model.profile if isinstance(model.profile, dict) else {}
+    if profile.get("max_input_tokens") == window:
+        return model
+    return model.model_copy(update={"profile": {**profile, "max_input_tokens": window}})

@@ -83,3 +83,12 @@ def test_eviction_limit_replaces_the_filesystem_middleware_only_when_changed(cap
     build_agent(replace(cfg, eviction_tokens=500), model)
     custom_fs = next(m for m in captured[-1] if m.name == "FilesystemMiddleware")
     assert default_fs._tool_token_limit_before_evict == 20000 and custom_fs._tool_token_limit_before_evict == 500
+
+
+def test_the_agent_model_profile_follows_the_config_window():
+    from dataclasses import replace
+
+    model = ReferenceAgentModel(profile={"max_input_tokens": 128_000})
+    built = build_agent(replace(make_config("forced-20"), window=64_000), model)
+    assert built.summarization._get_profile_limits() == 64_000
+    assert model.profile["max_input_tokens"] == 128_000  # the caller's model is left as it was
