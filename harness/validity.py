@@ -10,8 +10,11 @@ matrix (eval x fault); ``pytest -m validity`` asserts it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -83,7 +86,7 @@ class Fault:
     summarizer: Callable[[], Any] | None = None
     backend: Callable[[], Any] | None = None
     middleware: Callable[[], tuple] | None = None
-    agent: Callable[[int], Any] | None = None  # the agent model, given the window
+    agent_options: dict[str, Any] | None = None  # the reference agent with these options (on top of the eval's)
 
 
 FAULTS = {
@@ -104,7 +107,7 @@ FAULTS = {
         Fault("summarizer-empty", ("faults",), "the summarizer returns empty text",
               summarizer=lambda: FaultySummarizer(fault="empty")),
         Fault("clipped-args-trusted", ("truncation",), "the agent takes a clipped write_file argument for the file's text",
-              agent=lambda window: ReferenceAgentModel(profile={"max_input_tokens": window}, trusts_clipped_args=True)),
+              agent_options={"trusts_clipped_args": True}),
         Fault("written-file-unreadable", ("truncation",), "read_file on /reports/ is refused, so a clipped file cannot be read back",
               backend=lambda: FaultyBackend(unreadable="/reports/")),
         Fault("overflow-unrecognized", ("overflow",), "the provider's overflow error carries no known marker, so no fallback",
@@ -124,23 +127,41 @@ def expected(eval_name: str, fault: Fault) -> bool:
 def _run(spec: EvalSpec, scenario, seed: int, fault: Fault | None) -> dict[str, Any]:
     config = make_config(spec.preset)
     models: ModelChoice = choose_models(None, None, window=config.window, seed=seed)
-    if spec.hard_limit is not None:
-        models = replace(models, agent=ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=spec.hard_limit))
+    options = dict(fault.agent_options or {}) if fault is not None else {}
+    if spec.hard_limit is not None or options:
+        agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=spec.hard_limit, **options)
+        models = replace(models, agent=agent, agent_name=f"fault:{fault.name}" if options else models.agent_name)
     kwargs: dict[str, Any] = {}
     if fault is not None:
         if fault.summarizer:
             models = replace(models, summarizer=fault.summarizer(), summarizer_name=f"fault:{fault.name}")
-        if fault.agent:
-            models = replace(models, agent=fault.agent(config.window), agent_name=f"fault:{fault.name}")
         if fault.backend:
             kwargs["backend"] = fault.backend()
         if fault.middleware:
             kwargs["middleware"] = fault.middleware()
-    trace = run_case(scenario, config, models, seed=seed, **kwargs)
+    with _quiet() if fault is not None else contextlib.nullcontext():
+        trace = run_case(scenario, config, models, seed=seed, **kwargs)
     scores = {s.key: s for s in score_case(trace, scenario, spec.suite)}
     failed = [k for k in spec.required if k in scores and not scores[k].value]
     return {"eval": spec.name, "case_id": scenario.id, "seed": seed, "fault": fault.name if fault else None,
             "failed": failed, "explanations": {k: scores[k].explanation for k in failed}}
+
+
+@contextlib.contextmanager
+def _quiet():
+    """deepagents logs and warns about the failures a fault injects (history not offloaded, ...): expected here.
+
+    What the run did is in its trace and scores; the console stays readable.
+    """
+    logger = logging.getLogger("deepagents")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
 
 
 @dataclass
