@@ -1,7 +1,7 @@
 """``harness bench``: the figures the README quotes, measured, never asserted in a test.
 
-1. Wall time of the offline eval suites as a user runs them (``pytest evals/ -m needle``
-   and ``-m goal`` in a fresh interpreter, imports included).
+1. Wall time of the offline eval suites as a user runs them (``pytest evals/ -m needle``,
+   ``-m goal`` and the other mechanisms, in a fresh interpreter, imports included).
 4. A 500-call stress run (a 501-step goal task generated in memory): wall time, the
    recorder's share, and how the per-step cost grows with the history length.
 3. Grid throughput: cells per second of one offline experiment grid with 1 and 2
@@ -32,6 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 BENCH_CASES = ("needle-h24k-d000", "needle-h48k-d050", "goal-ledgers-12", "goal-ledgers-30")
+MECHANISMS = "chain or eviction or truncation or overflow or subagent or tokens or faults"
 
 
 def time_pytest(marker: str) -> dict:
@@ -41,7 +42,8 @@ def time_pytest(marker: str) -> dict:
         proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "LANGSMITH_TRACING": "false"})
         wall = time.perf_counter() - started
     tail = (proc.stdout.strip().splitlines() or [""])[-1]
-    return {"command": f"pytest evals/ -m {marker}", "wall_s": round(wall, 2), "exit_code": proc.returncode, "summary": tail}
+    shown = f'"{marker}"' if " " in marker else marker
+    return {"command": f"pytest evals/ -m {shown}", "wall_s": round(wall, 2), "exit_code": proc.returncode, "summary": tail}
 
 
 def recorder_overhead(repeats: int) -> dict:
@@ -181,7 +183,7 @@ def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | 
     result = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "suites": [time_pytest(m) for m in ("needle", "goal")] if time_pytest_suites else [],
+        "suites": [time_pytest(m) for m in ("needle", "goal", "truncation", MECHANISMS)] if time_pytest_suites else [],
         "recorder": recorder_overhead(repeats),
         "grid": grid_throughput(),
         "stress": stress(),
