@@ -1,12 +1,13 @@
 """Argument truncation: a file rewritten after deepagents clipped its previous write must be read back first.
 
 The report cases (datasets/mechanisms/truncation.jsonl) build one file section by
-section, rewriting it whole each time. They run under the `truncation` preset:
+section, rewriting it whole with write_file each time (truncation-report-*) or appending
+after its last line with edit_file (truncation-edits-*). They run under the `truncation` preset:
 summarization out of the way (85 %), write_file / edit_file arguments over 2,000
 characters clipped to their first 20 characters plus "...(argument truncated)" once the
 request passes 10 % of the window, outside the most recent 2.5 %. Adding the next
-section then needs the file's text, which only the file still holds in full: the agent
-must read it back, and the file must end with every section and no truncation marker.
+section then needs the file's text (or its last line), which only the file still holds
+in full: the agent must read it back, and the file must end with every section and no truncation marker.
 Valid only if some rewrite came after its previous write was shown clipped.
 """
 

@@ -36,7 +36,9 @@ CHAIN_SIZES = {1: 12_000, 2: 18_000, 4: 34_000, 8: 68_000}
 CHAIN_DEPTHS = (0.0, 0.25)
 CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
 REPORT_SECTIONS = (6, 8, 10, 12, 16)
+EDIT_SECTIONS = (6, 8, 10)
 REPORT_DOC_TOKENS = 600
+EDIT_EXTRA_FINDINGS = 16  # more "Finding:" lines per document in the edit_file cases
 
 _WORDS = (
     "shipment invoice carrier pallet manifest warehouse customs clearance freight quote "
@@ -200,9 +202,15 @@ def chain_scenario(summaries: int, depth: float, seed: int) -> dict:
     return row
 
 
-def report_scenario(n_sections: int, seed: int) -> dict:
-    """A report built one section per document in a single file, rewritten whole for every section."""
-    rng = random.Random(f"report:{n_sections}:{seed}")
+def report_scenario(n_sections: int, seed: int, *, via: str = "write") -> dict:
+    """A report built one section per document in a single file.
+
+    ``via="write"``: every section after the first rewrites the whole file with write_file.
+    ``via="edit"``: every section after the first is appended with edit_file after the
+    file's last line; the documents carry more findings, so each appended section passes
+    the 2,000-character argument limit itself.
+    """
+    rng = random.Random(f"report:{n_sections}:{seed}" if via == "write" else f"report-{via}:{n_sections}:{seed}")
     company = rng.choice(_COMPANIES)
     path = "/reports/inspection.md"
     doc_ids = [f"DOC-{i + 1:03d}" for i in range(n_sections)]
@@ -210,22 +218,37 @@ def report_scenario(n_sections: int, seed: int) -> dict:
     for doc_id in doc_ids:
         value = f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
         values.append(value)
-        finding = f"{FINDING_PREFIX} the inspection reference for {doc_id} is {value}."
-        documents.append({"id": doc_id, "text": _document(rng, doc_id, company, REPORT_DOC_TOKENS, {rng.randint(2, 12): finding})})
+        inserts = {rng.randint(2, 12): f"{FINDING_PREFIX} the inspection reference for {doc_id} is {value}."}
+        if via == "edit":
+            for at in range(13, 13 + EDIT_EXTRA_FINDINGS):
+                inserts[at] = f"{FINDING_PREFIX} {_prose_line(rng)}"
+        documents.append({"id": doc_id, "text": _document(rng, doc_id, company, REPORT_DOC_TOKENS, inserts)})
     steps: list[Step] = []
     for i, doc_id in enumerate(doc_ids):
         steps.append(Step(len(steps) + 1, "fetch_document", doc_id))
-        steps.append(Step(len(steps) + 1, "write_file", path, doc_id, "section" if i == 0 else "add"))
+        if i == 0:
+            steps.append(Step(len(steps) + 1, "write_file", path, doc_id, "section"))
+        elif via == "write":
+            steps.append(Step(len(steps) + 1, "write_file", path, doc_id, "add"))
+        else:
+            steps.append(Step(len(steps) + 1, "edit_file", path, doc_id, "append"))
     steps.append(Step(len(steps) + 1, "reply"))
+    how = ("Each time, rewrite the whole file with write_file" if via == "write"
+           else "Add each later section with edit_file, right after the file's last line")
     intro = (
         f"You are writing the {company} inspection report in {path}. Build it one section per document: a section "
-        f"starts with '## <document id>' and records the document's '{FINDING_PREFIX}' lines and its opening lines. "
-        "Each time, rewrite the whole file with write_file, and never lose a section already written."
+        f"starts with '## <document id>', records the document's '{FINDING_PREFIX}' lines and its opening lines, and "
+        f"ends with 'End of section <document id>.'. {how}, and never lose a section already written."
     )
-    row = _goal_row(f"truncation-report-{n_sections:02d}",
-                    f"{n_sections}-section report rewritten whole {n_sections} times; old rewrites pass the 2,000-character "
-                    "argument limit and are clipped, so adding a section needs the file read back.",
-                    intro, steps, documents=documents)
+    if via == "write":
+        case_id = f"truncation-report-{n_sections:02d}"
+        description = (f"{n_sections}-section report rewritten whole {n_sections} times; old rewrites pass the 2,000-character "
+                       "argument limit and are clipped, so adding a section needs the file read back.")
+    else:
+        case_id = f"truncation-edits-{n_sections:02d}"
+        description = (f"{n_sections}-section report appended with edit_file; each appended section passes the 2,000-character "
+                       "limit and is clipped once old, so the next append needs the file's last line read back.")
+    row = _goal_row(case_id, description, intro, steps, documents=documents)
     row["kind"] = "truncation"
     row["expected_files"] = [{"path": path, "contains": values}]
     return row
@@ -237,7 +260,7 @@ def generate(out_dir: str | Path, seed: int = 7) -> dict[str, int]:
     needles = [needle_scenario(size, depth, seed) for size in NEEDLE_SIZES for depth in NEEDLE_DEPTHS]
     goals = [goal_scenario(n, seed) for n in GOAL_LEDGER_COUNTS]
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
-    reports = [report_scenario(n, seed) for n in REPORT_SECTIONS]
+    reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
     files = (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains), ("mechanisms/truncation.jsonl", reports))
     (out / "mechanisms").mkdir(exist_ok=True)
     for name, rows in files:

@@ -364,12 +364,12 @@ def subagent_scores(trace: Trace, scenario: Scenario) -> list[Score]:
 
 # -- argument truncation ------------------------------------------------------------------
 def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
-    """A file rewritten after deepagents clipped its previous write must be read back first, and end up whole.
+    """A file changed after deepagents clipped its previous write/edit must be read back first, and end up whole.
 
-    Validity: at least one rewrite of an expected file came after the file's previous
-    write_file / edit_file call was shown to the agent clipped (an ``arg_truncation``
-    event names that call). For each such rewrite, a successful read_file of the file
-    must come between the two writes. The file at the end must hold every expected
+    Validity: at least one successful write_file / edit_file of an expected file came
+    after the file's previous write/edit was shown to the agent clipped (an
+    ``arg_truncation`` event names that call). For each such change, a successful
+    read_file of the file must come between the two. The file at the end must hold every expected
     string and no truncation marker.
     """
     paths = [f.path for f in scenario.expected_files]
@@ -401,13 +401,13 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     events = trace.events_of("arg_truncation")
     scores = [
         Score("args_clipped", len(needed), HARD,
-              f"{len(needed)} rewrite(s) came after the file's previous write was shown clipped ({len(events)} clipping event(s))"
-              if needed else f"no rewrite of {', '.join(paths)} followed a clipped write ({len(events)} clipping event(s)): the case is invalid"),
+              f"{len(needed)} write(s)/edit(s) came after the file's previous write/edit was shown clipped ({len(events)} clipping event(s))"
+              if needed else f"no write/edit of {', '.join(paths)} followed a clipped one ({len(events)} clipping event(s)): the case is invalid"),
         Score("reread_after_clipping", bool(needed) and not blind, HARD,
-              f"read the file back before each of the {len(needed)} rewrite(s) that followed a clipped write" if needed and not blind
+              f"read the file back before each of the {len(needed)} write(s)/edit(s) that followed a clipped one" if needed and not blind
               else "nothing to re-read: the case is invalid" if not needed
-              else f"{len(blind)} of {len(needed)} rewrite(s) built on a clipped write without reading the file back; first: "
-                   f"{blind[0][0]} rewritten at call {blind[0][1]}, its previous write shown clipped from call {blind[0][2]}"),
+              else f"{len(blind)} of {len(needed)} write(s)/edit(s) built on a clipped one without reading the file back; first: "
+                   f"{blind[0][0]} changed at call {blind[0][1]}, its previous write/edit shown clipped from call {blind[0][2]}"),
     ]
     marker = (trace.config.get("arg_truncation") or {}).get("truncation_text") or da.TRUNCATION_TEXT
     written = trace.final.get("written_files")

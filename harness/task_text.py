@@ -9,12 +9,15 @@ A task is ordinary prose followed by a numbered step list, one tool call per ste
     4. Reply with "TASK COMPLETE" and the number of steps you finished.
 
 A report is built section by section in one file, each section added by rewriting the
-whole file (``mode`` "section" for the first, "add" for the rest):
+whole file (``mode`` "section" for the first, "add" for the rest), or appending with
+edit_file ("append"):
 
     2. Write /reports/r.md with write_file: a section on DOC-001.
     4. Add a section on DOC-002 to /reports/r.md with write_file, keeping everything already in it.
+    6. Append a section on DOC-003 to /reports/r.md with edit_file, after its last line.
 
-A section is headed ``## <document id>`` and records the document's "Finding:" lines.
+A section is headed ``## <document id>``, records the document's "Finding:" lines and
+opening lines, and ends with ``End of section <document id>.``
 
 A follow-up question reads ``Question: What is the <key>? Reply with the value only.``
 
@@ -30,8 +33,10 @@ from dataclasses import dataclass
 
 STEPS_HEADER = "Work through these steps in order, one tool call per step:"
 COMPLETION_MARKER = "TASK COMPLETE"
-STEP_TOOLS = ("fetch_document", "read_file", "write_file", "task", "reply")
-WRITE_MODES = ("note", "section", "add")  # write_file steps: a one-line note, a report's first section, a further section
+STEP_TOOLS = ("fetch_document", "read_file", "write_file", "edit_file", "task", "reply")
+# File steps: a one-line note, a report's first section, a further section by rewriting
+# the whole file (write_file), a further section appended after the last line (edit_file).
+FILE_MODES = ("note", "section", "add", "append")
 FINDING_PREFIX = "Finding:"
 
 
@@ -41,11 +46,13 @@ class Step:
     tool: str
     target: str = ""
     source: str = ""
-    mode: str = ""  # write_file steps only: one of WRITE_MODES
+    mode: str = ""  # write_file / edit_file steps only: one of FILE_MODES
 
     def __post_init__(self) -> None:
         if self.tool == "write_file" and not self.mode:
             object.__setattr__(self, "mode", "note")
+        if self.tool == "edit_file" and not self.mode:
+            object.__setattr__(self, "mode", "append")
 
     def render(self) -> str:
         if self.tool == "fetch_document":
@@ -58,6 +65,8 @@ class Step:
             return f"{self.number}. Add a section on {self.source} to {self.target} with write_file, keeping everything already in it."
         if self.tool == "write_file":
             return f"{self.number}. Write {self.target} with write_file: a one-line note on {self.source}."
+        if self.tool == "edit_file":
+            return f"{self.number}. Append a section on {self.source} to {self.target} with edit_file, after its last line."
         if self.tool == "task":
             first, _, last = self.target.partition("..")
             return f"{self.number}. Delegate documents {first} to {last} to a subagent with task."
@@ -72,6 +81,7 @@ _STEP_PATTERNS = [
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a one-line note on (\S+)\.$"), "write_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a section on (\S+)\.$"), "write_file:section"),
     (re.compile(r"^(\d+)\. Add a section on (\S+) to (\S+) with write_file, keeping everything already in it\.$"), "write_file:add"),
+    (re.compile(r"^(\d+)\. Append a section on (\S+) to (\S+) with edit_file, after its last line\.$"), "edit_file:append"),
     (re.compile(r"^(\d+)\. Delegate documents (\S+) to (\S+) to a subagent with task\.$"), "task"),
     (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
 ]
@@ -115,7 +125,7 @@ def _step(form: str, groups: tuple[str, ...]) -> Step:
         return Step(number, tool, f"{args[0]}..{args[1]}")
     if tool == "reply":
         return Step(number, tool)
-    if mode == "add":  # "Add a section on <source> to <target>"
+    if mode in ("add", "append"):  # "Add / Append a section on <source> to <target>"
         return Step(number, tool, args[1], args[0], mode)
     if tool == "write_file":
         return Step(number, tool, args[0], args[1], mode or "note")
@@ -125,6 +135,11 @@ def _step(form: str, groups: tuple[str, ...]) -> Step:
 def section_heading(source: str) -> str:
     """The heading a report section on ``source`` starts with."""
     return f"## {source}"
+
+
+def section_end(source: str) -> str:
+    """The line a report section on ``source`` ends with (a unique anchor for the next append)."""
+    return f"End of section {source}."
 
 
 def render_question(key: str) -> str:

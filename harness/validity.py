@@ -59,7 +59,7 @@ EVALS = {
                           "goal_no_premature_completion"), preset="deepagents-85", suite="overflow", hard_limit=36_000),
     "subagent": EvalSpec("subagent", ("delegate-2x8",), ("run_completed", "structure_ok", "subagent_compressed",
                                                           "subagent_results_returned", "goal_no_clarification"), suite="subagent"),
-    "truncation": EvalSpec("truncation", ("truncation-report-06", "truncation-report-10"),
+    "truncation": EvalSpec("truncation", ("truncation-report-06", "truncation-edits-08"),
                            ("run_completed", "structure_ok", "args_clipped", "reread_after_clipping", "file_intact",
                             "goal_no_clarification", "goal_no_premature_completion"), preset="truncation"),
     "faults": EvalSpec("faults", ("goal-ledgers-12",), COMMON),

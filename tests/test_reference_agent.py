@@ -130,7 +130,8 @@ REPORT_TASK = render_task("Write the report.", [
 ])
 DOC1 = "DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\nCrates were checked at the dock."
 DOC2 = "DOC-002: Teller archive, memo\nThe berth schedule slipped.\nFinding: the inspection reference for DOC-002 is 2222-LARCH."
-SECTION1 = "## DOC-001\nSource: DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\n- Crates were checked at the dock.\n"
+SECTION1 = ("## DOC-001\nSource: DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\n"
+            "- Crates were checked at the dock.\nEnd of section DOC-001.\n")
 CLIPPED = SECTION1[:20] + "...(argument truncated)"
 
 
@@ -157,7 +158,7 @@ def test_reads_the_file_back_when_its_own_write_was_clipped():
 
 def test_rebuilds_from_the_read_back_text_not_from_the_clipped_argument():
     msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
-                                          "@@ lines 1-4 of 4 @@\n" + SECTION1.rstrip("\n"), "c4")
+                                          "@@ lines 1-5 of 5 @@\n" + SECTION1.rstrip("\n"), "c4")
     action = decide(msgs)
     assert action.name == "write_file" and action.args["content"].startswith(SECTION1 + "## DOC-002\n")
     assert "argument truncated" not in action.args["content"]
@@ -165,10 +166,10 @@ def test_rebuilds_from_the_read_back_text_not_from_the_clipped_argument():
 
 def test_joins_read_pages_and_asks_for_the_next_page_first():
     lines = SECTION1.rstrip("\n").splitlines()
-    first_page = "@@ lines 1-2 of 4 | next offset 2 @@\n" + "\n".join(lines[:2])
+    first_page = "@@ lines 1-2 of 5 | next offset 2 @@\n" + "\n".join(lines[:2])
     msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": 2}, first_page, "c4")
     assert decide(msgs) == ToolAction("read_file", {"file_path": REPORT, "offset": 2, "limit": HISTORY_PAGE_LINES})
-    msgs += call("read_file", {"file_path": REPORT, "offset": 2, "limit": 2}, "@@ lines 3-4 of 4 @@\n" + "\n".join(lines[2:]), "c5")
+    msgs += call("read_file", {"file_path": REPORT, "offset": 2, "limit": 3}, "@@ lines 3-5 of 5 @@\n" + "\n".join(lines[2:]), "c5")
     assert decide(msgs).args["content"].startswith(SECTION1 + "## DOC-002\n")
 
 
@@ -200,3 +201,39 @@ def test_a_read_page_body_drops_the_header_and_a_trailing_notice():
     assert da.read_page_body("@@ lines 1-2 of 2 @@\n## DOC-001\nFinding: x" + _clamped_offset_notice(-1)) == "## DOC-001\nFinding: x"
     assert da.read_page_body("[Output was truncated due to size limits.]\n@@ lines 1-1 of 9 | next offset 1 @@\nrow") == "row"
     assert da.read_page_body("Error: file not found") is None
+
+
+EDIT_TASK = render_task("Write the report.", [
+    Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", REPORT, "DOC-001", "section"),
+    Step(3, "fetch_document", "DOC-002"), Step(4, "edit_file", REPORT, "DOC-002", "append"),
+    Step(5, "fetch_document", "DOC-003"), Step(6, "edit_file", REPORT, "DOC-003", "append"), Step(7, "reply"),
+])
+DOC3 = "DOC-003: Teller archive, letter\nFinding: the inspection reference for DOC-003 is 3333-OSPREY."
+
+
+def _appended_once(new_string: str) -> list:
+    msgs = [HumanMessage(EDIT_TASK), *call("fetch_document", {"doc_id": "DOC-001"}, DOC1, "c1")]
+    msgs += call("write_file", {"file_path": REPORT, "content": SECTION1}, f"Updated file {REPORT}", "c2")
+    msgs += call("fetch_document", {"doc_id": "DOC-002"}, DOC2, "c3")
+    msgs += call("edit_file", {"file_path": REPORT, "old_string": "End of section DOC-001.", "new_string": new_string},
+                 f"Successfully replaced 1 instance(s) of the string in '{REPORT}'", "c4")
+    return msgs + call("fetch_document", {"doc_id": "DOC-003"}, DOC3, "c5")
+
+
+def test_appends_with_edit_file_after_the_last_line_it_knows():
+    msgs = [HumanMessage(EDIT_TASK), *call("fetch_document", {"doc_id": "DOC-001"}, DOC1, "c1")]
+    msgs += call("write_file", {"file_path": REPORT, "content": SECTION1}, f"Updated file {REPORT}", "c2")
+    msgs += call("fetch_document", {"doc_id": "DOC-002"}, DOC2, "c3")
+    action = decide(msgs)
+    assert action.name == "edit_file" and action.args["old_string"] == "End of section DOC-001."
+    assert action.args["new_string"].startswith("End of section DOC-001.\n## DOC-002\n")
+    # Its own whole edit tells it the new last line: no read needed for the next append.
+    follow = decide(_appended_once(action.args["new_string"]))
+    assert follow.name == "edit_file" and follow.args["old_string"] == "End of section DOC-002."
+
+
+def test_a_clipped_edit_means_reading_the_file_back_before_the_next_append():
+    clipped = "End of section DOC-0...(argument truncated)"
+    assert decide(_appended_once(clipped)) == ToolAction("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES})
+    trusting = decide(_appended_once(clipped), trust_clipped_args=True)
+    assert trusting.name == "edit_file" and trusting.args["old_string"] == clipped  # an anchor that is not in the file

@@ -402,3 +402,14 @@ def test_an_unreadable_report_stops_the_agent_and_fails(scenarios):
     models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "a", "s", True)
     scores = scored(run_case(scenario, cfg, models, backend=FaultyBackend(unreadable="/reports/")), scenario)
     assert scores["goal_no_premature_completion"].value is False and scores["file_intact"].value is False
+
+
+def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_when_trusting(scenarios):
+    scenario = scenarios["truncation-edits-06"]
+    healthy = scored(run_report(scenario), scenario)
+    assert all(s.value for s in healthy.values() if s.kind == HARD), {k: s.explanation for k, s in healthy.items()}
+    trusting = scored(run_report(scenario, trusts_clipped_args=True), scenario)
+    # Its anchor is the clipped text, which is not in the file: the edit fails again and again
+    # (failed edits change nothing, so they are not rewrites that needed a read).
+    assert trusting["run_completed"].value is False and "GraphRecursionError" in trusting["run_completed"].explanation
+    assert trusting["file_intact"].value is False and "lacks" in trusting["file_intact"].explanation

@@ -34,8 +34,9 @@ def test_delegation_steps_round_trip_and_expand_to_a_brief():
 def test_report_steps_round_trip_and_keep_their_mode():
     steps = [Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", "/reports/r.md", "DOC-001", "section"),
              Step(3, "fetch_document", "DOC-002"), Step(4, "write_file", "/reports/r.md", "DOC-002", "add"),
-             Step(5, "write_file", "/notes/n.md", "/a.md"), Step(6, "reply")]
+             Step(5, "write_file", "/notes/n.md", "/a.md"), Step(6, "edit_file", "/reports/r.md", "DOC-003", "append"),
+             Step(7, "reply")]
     parsed = parse_steps(render_task("Write the report.", steps))
     assert parsed == steps
-    assert [s.mode for s in parsed if s.tool == "write_file"] == ["section", "add", "note"]
+    assert [s.mode for s in parsed if s.tool in ("write_file", "edit_file")] == ["section", "add", "note", "append"]
     assert "keeping everything already in it" in steps[3].render()

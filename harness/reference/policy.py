@@ -12,10 +12,11 @@ It never sees a scenario, an expected answer or a seed; only the request's messa
   Without it, it asks for clarification (goal drift). With it, it does the step after
   the highest one it has evidence of (a successful call it can see, or a "Step N done"
   line in the summary), and replies TASK COMPLETE after the last.
-- A report built section by section in one file: each further section rewrites the whole
-  file, so it needs the file's current text. It takes that from its own latest write of
-  the file, unless deepagents clipped that write's arguments ("...(argument truncated)")
-  or it is gone from view; then it reads the file back with read_file first. If the read
+- A report built section by section in one file: each further section either rewrites
+  the whole file (write_file) or is appended after the file's last line (edit_file), so
+  it needs the file's current text. It takes that from its own writes and edits of the
+  file, unless deepagents clipped one of their arguments ("...(argument truncated)") or
+  they are gone from view; then it reads the file back with read_file first. If the read
   fails it stops and says so rather than overwrite the file with partial content.
   (``trust_clipped_args`` is a seeded fault: an agent that takes a clipped argument for
   the file's text.)
@@ -40,6 +41,7 @@ from harness.task_text import (
     find_fact,
     parse_question,
     parse_steps,
+    section_end,
     section_heading,
 )
 
@@ -134,7 +136,7 @@ def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False) -> 
 
 
 def _is_report_step(step: Step) -> bool:
-    return step.tool == "write_file" and step.mode in ("section", "add")
+    return step.mode in ("section", "add", "append")
 
 
 def _completed_step_numbers(view: View, steps: list[Step], trust_clipped_args: bool) -> set[int]:
@@ -180,6 +182,10 @@ def _step_action(step: Step, view: View, trust_clipped_args: bool) -> Action:
             )
         if state.content is None:
             return ToolAction("read_file", {"file_path": step.target, "offset": state.next_offset, "limit": HISTORY_PAGE_LINES})
+        if step.mode == "append":
+            anchor = next((line for line in reversed(state.content.splitlines()) if line.strip()), "")
+            return ToolAction("edit_file", {"file_path": step.target, "old_string": anchor,
+                                            "new_string": anchor + "\n" + section.rstrip("\n")})
         base = state.content if state.content.endswith("\n") or not state.content else state.content + "\n"
         return ToolAction("write_file", {"file_path": step.target, "content": base + section})
     raise ValueError(f"no tool call for step {step}")
@@ -195,28 +201,53 @@ class FileState:
 
 
 def _file_state(view: View, path: str, trust_clipped_args: bool) -> FileState:
-    """The file's current text from the latest write of it in view, or from the pages read since."""
-    pages: list[str] = []  # read_file results after the latest write, newest first
-    written: str | None = None
+    """The file's current text: the latest whole write of it in view, or the pages read since, with later edits applied.
+
+    A clipped argument on the way (deepagents' "...(argument truncated)") makes the text
+    unknown: the file must be read back.
+    """
+    edits: list[dict] = []  # successful edits after the base, newest first
+    pages: list[str] = []  # read_file pages after the latest write / edit, newest first
+    base: str | None = None
     for call, result in reversed(view.calls):
         if call_target(call) != path or result is None:
             continue
-        name = call.get("name")
+        name, args = call.get("name"), call.get("args") or {}
         if name == "read_file":
             if _is_error(result):
-                if not pages:
+                if not pages and not edits:
                     return FileState(unreadable=result.text.strip()[:200])
+                if pages:
+                    break
                 continue
             pages.append(result.text)
             continue
-        if name in da.TRUNCATED_TOOLS and not _is_error(result):
-            content = (call.get("args") or {}).get("content")
-            if name == "write_file" and isinstance(content, str) and (trust_clipped_args or not da.is_clipped(content)):
-                written = content
-            break  # an edit, or a clipped write: what came before no longer describes the file
+        if name not in da.TRUNCATED_TOOLS or _is_error(result):
+            continue
+        if pages:
+            break  # the pages read after this write / edit describe the file
+        if name == "edit_file":
+            edits.append(args)
+            continue
+        content = args.get("content")
+        if not isinstance(content, str) or (da.is_clipped(content) and not trust_clipped_args):
+            return FileState()  # what was written is not in view: read it back
+        base = content
+        break
     if pages:
-        return _assemble(pages[::-1])
-    return FileState(content=written)
+        state = _assemble(pages[::-1])
+        if state.content is None:
+            return state
+        base = state.content
+    if base is None:
+        return FileState()
+    for edit in reversed(edits):  # oldest first
+        old, new = edit.get("old_string"), edit.get("new_string")
+        clipped = da.is_clipped(old) or da.is_clipped(new)
+        if not isinstance(old, str) or not isinstance(new, str) or (clipped and not trust_clipped_args) or old not in base:
+            return FileState()
+        base = base.replace(old, new) if edit.get("replace_all") else base.replace(old, new, 1)
+    return FileState(content=base)
 
 
 def _assemble(pages: list[str]) -> FileState:
@@ -245,7 +276,8 @@ def _section_on(source: str, view: View) -> str | None:
                 return None
             findings = [line for line in lines if line.startswith(FINDING_PREFIX)]
             opening = [line for line in lines[1:] if not line.startswith(FINDING_PREFIX)][:SECTION_LINES]
-            return "\n".join([section_heading(source), f"Source: {lines[0]}", *findings, *(f"- {line}" for line in opening)]) + "\n"
+            body = [section_heading(source), f"Source: {lines[0]}", *findings, *(f"- {line}" for line in opening), section_end(source)]
+            return "\n".join(body) + "\n"
     return None
 
 
