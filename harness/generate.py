@@ -35,6 +35,7 @@ GOAL_LEDGER_COUNTS = (12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
 CHAIN_SIZES = {1: 12_000, 2: 18_000, 4: 34_000, 8: 68_000}
 CHAIN_DEPTHS = (0.0, 0.25)
 CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
+SHIPPED_SEED = 7  # the seed of the shipped files (`harness generate` default)
 REPORT_SECTIONS = (6, 8, 10, 12, 16)
 EDIT_SECTIONS = (6, 8, 10)
 REPORT_DOC_TOKENS = 600
@@ -254,7 +255,20 @@ def report_scenario(n_sections: int, seed: int, *, via: str = "write") -> dict:
     return row
 
 
-def generate(out_dir: str | Path, seed: int = 7) -> dict[str, int]:
+def regenerate_truncation_case(case_id: str, seed: int) -> dict:
+    """The shipped truncation case ``case_id`` with other documents: ``seed`` 0 gives the shipped row.
+
+    The validity suite runs each healthy truncation case over seeds; the offline agent and
+    summarizer have nothing random in these runs, so the seed varies the documents instead.
+    """
+    prefix, _, count = case_id.rpartition("-")
+    via = {"truncation-report": "write", "truncation-edits": "edit"}.get(prefix)
+    if via is None or not count.isdigit():
+        raise ValueError(f"{case_id!r} is not a truncation case id (truncation-report-NN or truncation-edits-NN)")
+    return report_scenario(int(count), SHIPPED_SEED + seed, via=via)
+
+
+def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     needles = [needle_scenario(size, depth, seed) for size in NEEDLE_SIZES for depth in NEEDLE_DEPTHS]

@@ -40,6 +40,7 @@ class EvalSpec:
     preset: str = "forced-20"
     suite: str = "default"
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
+    vary_documents: bool = False  # healthy seeds regenerate the case's documents (nothing else in the run is random)
 
 
 COMMON = ("run_completed", "structure_ok", "summaries_ok")
@@ -61,7 +62,7 @@ EVALS = {
                                                           "subagent_results_returned", "goal_no_clarification"), suite="subagent"),
     "truncation": EvalSpec("truncation", ("truncation-report-06", "truncation-edits-08"),
                            ("run_completed", "structure_ok", "args_clipped", "reread_after_clipping", "file_intact",
-                            "goal_no_clarification", "goal_no_premature_completion"), preset="truncation"),
+                            "goal_no_clarification", "goal_no_premature_completion"), preset="truncation", vary_documents=True),
     "faults": EvalSpec("faults", ("goal-ledgers-12",), COMMON),
 }
 
@@ -147,6 +148,15 @@ def _run(spec: EvalSpec, scenario, seed: int, fault: Fault | None) -> dict[str, 
             "failed": failed, "explanations": {k: scores[k].explanation for k in failed}}
 
 
+def _case(spec: EvalSpec, scenarios: dict, case_id: str, seed: int):  # noqa: ANN202
+    if not spec.vary_documents or seed == 0:
+        return scenarios[case_id]
+    from harness.generate import regenerate_truncation_case
+    from harness.scenarios import _scenario
+
+    return _scenario(regenerate_truncation_case(case_id, seed), f"harness.generate.regenerate_truncation_case (seed {seed})")
+
+
 @contextlib.contextmanager
 def _quiet():
     """deepagents logs and warns about the failures a fault injects (history not offloaded, ...): expected here.
@@ -189,7 +199,7 @@ def run_validity(*, seeds: int = 10, progress: Callable[[str], None] = print) ->
     for spec in EVALS.values():
         for seed in range(seeds):
             for case in spec.cases:
-                runs.append(_run(spec, scenarios[case], seed, None))
+                runs.append(_run(spec, _case(spec, scenarios, case, seed), seed, None))
         progress(f"validity: {spec.name} healthy over {seeds} seeds ({time.perf_counter() - started:.0f}s)")
     for fault in FAULTS.values():
         for spec in EVALS.values():

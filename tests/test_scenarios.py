@@ -104,3 +104,15 @@ def test_missing_and_empty_files_are_errors(tmp_path):
     empty.write_text("\n")
     with pytest.raises(DatasetError, match="no rows"):
         load_scenarios([empty])
+
+
+def test_a_truncation_case_regenerates_with_other_documents_and_seed_0_is_the_shipped_row(scenarios):
+    from harness.generate import regenerate_truncation_case
+    from harness.scenarios import _scenario
+
+    shipped = scenarios["truncation-edits-08"]
+    assert _scenario(regenerate_truncation_case("truncation-edits-08", 0), shipped.source) == shipped
+    other = _scenario(regenerate_truncation_case("truncation-edits-08", 3), shipped.source)
+    assert other.id == shipped.id and other.documents != shipped.documents and other.expected_files != shipped.expected_files
+    with pytest.raises(ValueError, match="not a truncation case id"):
+        regenerate_truncation_case("needle-h24k-d000", 1)
