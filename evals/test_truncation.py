@@ -8,7 +8,9 @@ characters clipped to their first 20 characters plus "...(argument truncated)" o
 request passes 10 % of the window, outside the most recent 2.5 %. Adding the next
 section then needs the file's text (or its last line), which only the file still holds
 in full: the agent must read it back, and the file must end with every section and no truncation marker.
-Valid only if some rewrite came after its previous write was shown clipped.
+Valid only if some write/edit came after the file's previous one was shown clipped.
+The preset and its 64k window are fixed (the session's --variant and --window do not
+apply: the cases are sized for them); --model and --summary-model do.
 """
 
 import pytest
