@@ -127,19 +127,20 @@ def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False) -> 
     steps = view.plan()
     if not steps:
         return ReplyAction(CLARIFICATION)
-    done = _completed_step_numbers(view, steps, trust_clipped_args)
+    files = {s.target: _file_state(view, s.target, trust_clipped_args) for s in steps if _is_report_step(s)}
+    done = _completed_step_numbers(view, steps, files)
     first, last = steps[0].number, steps[-1].number
     following = max(done, default=first - 1) + 1  # a plan starting at step k means 1..k-1 are done
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
-    return _step_action(steps[following - first], view, trust_clipped_args)
+    return _step_action(steps[following - first], view, files)
 
 
 def _is_report_step(step: Step) -> bool:
     return step.mode in ("section", "add", "append")
 
 
-def _completed_step_numbers(view: View, steps: list[Step], trust_clipped_args: bool) -> set[int]:
+def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, FileState]) -> set[int]:
     # Report sections share one path: each is done when the file's known text has its heading.
     by_call = {(s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s)}
     done = set()
@@ -147,9 +148,8 @@ def _completed_step_numbers(view: View, steps: list[Step], trust_clipped_args: b
         target = call_target(call)
         if (call.get("name"), target) in by_call:
             done.add(by_call[(call.get("name"), target)])
-    known: dict[str, FileState] = {}
     for step in filter(_is_report_step, steps):
-        state = known.setdefault(step.target, _file_state(view, step.target, trust_clipped_args))
+        state = files[step.target]
         if state.content is not None and section_heading(step.source) in state.content.splitlines():
             done.add(step.number)
     if view.summary:
@@ -158,7 +158,7 @@ def _completed_step_numbers(view: View, steps: list[Step], trust_clipped_args: b
     return done
 
 
-def _step_action(step: Step, view: View, trust_clipped_args: bool) -> Action:
+def _step_action(step: Step, view: View, files: dict[str, FileState]) -> Action:
     if step.tool == "fetch_document":
         return ToolAction("fetch_document", {"doc_id": step.target})
     if step.tool == "read_file":
@@ -173,7 +173,7 @@ def _step_action(step: Step, view: View, trust_clipped_args: bool) -> Action:
             return ToolAction("fetch_document", {"doc_id": step.source})
         if step.mode == "section":
             return ToolAction("write_file", {"file_path": step.target, "content": section})
-        state = _file_state(view, step.target, trust_clipped_args)
+        state = files[step.target]
         if state.unreadable is not None:
             return ReplyAction(
                 f"I cannot add the section on {step.source} to {step.target} safely: my copy of its text is clipped or "
