@@ -127,11 +127,6 @@ def truncated_call_ids(msg: BaseMessage, truncation_text: str = TRUNCATION_TEXT)
     return out
 
 
-def truncated_arg_count(msg: BaseMessage, truncation_text: str = TRUNCATION_TEXT) -> int:
-    """How many write_file/edit_file string arguments in ``msg`` were clipped by deepagents."""
-    return sum(truncated_call_ids(msg, truncation_text).values())
-
-
 @dataclass(frozen=True)
 class ReadPage:
     first_line: int

@@ -99,7 +99,7 @@ class ArgTruncation:
     trigger: ContextSize
     keep: ContextSize
     max_length: int = 2000
-    truncation_text: str = "...(argument truncated)"
+    truncation_text: str = "...(argument truncated)"  # deepagents' default (_deepagents_adapter.TRUNCATION_TEXT; not imported: config stays light)
 
     def __post_init__(self) -> None:
         if isinstance(self.max_length, bool) or not isinstance(self.max_length, int) or self.max_length <= 20:

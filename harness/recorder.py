@@ -37,7 +37,7 @@ def is_context_overflow(exc: BaseException) -> bool:
 
 
 class Recorder:
-    def __init__(self, truncation_text: str = "...(argument truncated)") -> None:
+    def __init__(self, truncation_text: str = da.TRUNCATION_TEXT) -> None:
         self.truncation_text = truncation_text
         self.calls: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []

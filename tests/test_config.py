@@ -88,3 +88,19 @@ def test_the_truncation_preset_clips_arguments_long_before_it_summarizes():
     assert preset.to_dict()["arg_truncation"]["trigger"] == ["fraction", 0.10]
     # Every other preset ties truncation to its summarization trigger and keep, as deepagents does.
     assert get_preset("forced-20").effective_truncation().trigger == get_preset("forced-20").trigger[0]
+
+
+def test_the_default_truncation_text_is_the_adapters():
+    from harness import _deepagents_adapter as da
+    from harness.config import ArgTruncation
+
+    assert ArgTruncation(trigger=ContextSize("fraction", 0.1), keep=ContextSize("messages", 4)).truncation_text == da.TRUNCATION_TEXT
+    # ... and deepagents' own, so a release that changes it breaks here first.
+    from deepagents.backends import StateBackend
+    from deepagents.middleware import SummarizationMiddleware
+
+    from harness.reference import ReferenceAgentModel
+
+    mw = SummarizationMiddleware(model=ReferenceAgentModel(), backend=StateBackend(), trigger=("tokens", 1000),
+                                 truncate_args_settings={"trigger": ("messages", 2), "keep": ("messages", 1)})
+    assert mw._truncation_text == da.TRUNCATION_TEXT

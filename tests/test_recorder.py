@@ -92,7 +92,7 @@ def test_argument_truncation_is_recorded(scenarios, config, models):
     trace = run_case(scenarios["goal-ledgers-12"], replace(config, arg_truncation=clip), models)
     events = trace.events_of("arg_truncation")
     assert events and sum(e["args"] for e in events) >= 5
-    clipped = [m for c in trace.agent_calls() for m in trace.request(c) if da.truncated_arg_count(m, clip.truncation_text)]
+    clipped = [m for c in trace.agent_calls() for m in trace.request(c) if da.truncated_call_ids(m, clip.truncation_text)]
     assert clipped
     # Each event names the calls first seen clipped, each once: scorers match them to the writes.
     ids = [i for e in events for i in e["tool_call_ids"]]
