@@ -160,6 +160,40 @@ def read_page_body(text: str) -> str | None:
     return body[: notice.start()] if notice else body
 
 
+_SESSION_ID = re.compile(r"session_[0-9a-f]{32}")
+_OFFLOAD_TIME = re.compile(r"## Summarized at \d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
+
+
+def run_stable_text(text: str) -> str:
+    """``text`` without what deepagents makes different on every run: the history file's
+    ``session_<uuid4 hex>`` and each offload section's ``## Summarized at <time>`` heading."""
+    return _OFFLOAD_TIME.sub("## Summarized at <time>", _SESSION_ID.sub("session_<id>", text))
+
+
+def stable_session_middleware() -> Any:
+    """A middleware that names the history file from the conversation, not from uuid4.
+
+    deepagents names it ``session_<uuid4 hex>`` unless the private state already holds a
+    session id, which it then reuses. This middleware sets that id before the agent's first
+    step to a hash of the first user message, so two runs of the same case write and read
+    the same path. Used offline only (reference models), where runs must be reproducible;
+    a subagent's first message is its own task, so its history file keeps a name of its own.
+    """
+    import hashlib
+
+    from langchain.agents.middleware import AgentMiddleware
+
+    class StableHistoryPath(AgentMiddleware):
+        def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:  # noqa: ARG002
+            if state.get(SESSION_KEY):
+                return None
+            first = next((m for m in state.get("messages", []) if isinstance(m, HumanMessage)), None)
+            text = first.text if first is not None else ""
+            return {SESSION_KEY: "session_" + hashlib.sha256(text.encode()).hexdigest()[:32]}
+
+    return StableHistoryPath()
+
+
 def seed_files(files: Mapping[str, str]) -> dict[str, dict[str, str]]:
     """Files for ``agent.invoke({"files": ...})`` in StateBackend's FileData shape."""
     return {path: {"content": content, "encoding": "utf-8"} for path, content in files.items()}

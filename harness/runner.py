@@ -48,12 +48,14 @@ def run_case(
     ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults.
     """
     recorder = Recorder(truncation_text=config.effective_truncation().truncation_text) if record else None
+    # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
+    stable = [da.stable_session_middleware()] if models.simulated else []
     built = build_agent(
         config,
         models.agent,
         summarizer=models.summarizer,
         tools=tools_for(scenario.documents_dict()),
-        middleware=[*middleware, *([recorder.middleware] if recorder else [])],
+        middleware=[*middleware, *stable, *([recorder.middleware] if recorder else [])],
         backend=backend,
     )
     thread = {

@@ -353,10 +353,11 @@ def _quoted_block(text: str, label: str) -> str | None:
 
 
 def call_id(messages: list[BaseMessage], action: ToolAction) -> str:
-    """A deterministic tool-call id: the same request yields the same id."""
+    """A deterministic tool-call id: the same request yields the same id, run after run
+    (deepagents' offload times in history pages are left out)."""
     digest = hashlib.sha256()
     for msg in messages:
         digest.update(type(msg).__name__.encode())
-        digest.update(str(msg.content).encode())
+        digest.update(da.run_stable_text(str(msg.content)).encode())
     digest.update(repr(sorted(action.args.items())).encode())
     return "call_" + digest.hexdigest()[:16]

@@ -13,8 +13,9 @@ that prompt and on (seed, loss rates) only:
 - An earlier summary among the messages is carried forward (anchored), so chained
   summaries keep the intent and accumulate progress.
 - Each progress line is dropped with probability ``detail_loss``, and the whole intent
-  with probability ``intent_loss``, from a generator seeded by (seed, prompt): trials
-  with different seeds differ, the same seed reproduces.
+  with probability ``intent_loss``, from a generator seeded by (seed, prompt without the
+  history file's session id and offload times): trials with different seeds differ, the
+  same seed reproduces, run after run.
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ def summarize(prompt: str, *, seed: int = 0, detail_loss: float = 0.15, intent_l
     instructions, messages = _split_prompt(prompt)
     headings = [h for h in (_heading(line) for line in instructions.splitlines()) if h]
     extract = _extract(messages)
-    rng = random.Random(f"{seed}:{hashlib.sha256(prompt.encode()).hexdigest()}")
+    # Seeded by the prompt without deepagents' run-specific history id and offload times, so the
+    # same case and seed drop the same lines on every run.
+    rng = random.Random(f"{seed}:{hashlib.sha256(da.run_stable_text(prompt).encode()).hexdigest()}")
     # An anchored prompt asks to keep the earlier summary's items: only new lines can be lost.
     carried = extract.carried if _anchors(instructions) else [ln for ln in extract.carried if rng.random() >= detail_loss]
     progress = carried + [line for line in extract.progress if rng.random() >= detail_loss]
