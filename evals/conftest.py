@@ -140,7 +140,7 @@ class EvalSession:
                                 progress=lambda line: None)
         trace = run_case(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario, suite)
-        row = self.sink.record(trace, scores, scenario)
+        row = self.sink.record(trace, scores, scenario, scorers=suite)
         _log_to_langsmith(scenario, row, scores)
         return CaseResult(scenario, scores_by_key(scores), row, trace)
 

@@ -5,7 +5,8 @@
 - A variant is compared with the baseline on paired units: the same case, threshold
   and trial. Rates use an exact McNemar test on the discordant pairs; other metrics a
   sign-flip permutation test on the paired differences (exact up to 16 pairs, else
-  20,000 seeded random flips). The difference's interval is a paired bootstrap. p values
+  20,000 seeded random flips with p = (b + 1) / (m + 1), never 0). Both are checked
+  against scipy.stats (binomtest, permutation_test) in the tests. The difference's interval is a paired bootstrap. p values
   are Holm-adjusted across the variants compared for one metric and threshold, and
   "significant" means adjusted p < 0.05.
 - pass@k (at least one of k trials passes) and pass^k (all k pass) use the unbiased
@@ -25,6 +26,8 @@ import numpy as np
 import pandas as pd
 
 from harness.metrics import RATE_METRICS, VALUE_METRICS
+from harness.results import row_outcome
+from harness.scorers import FAIL, INVALID, PASS
 from harness.stats import wilson
 
 ALPHA = 0.05
@@ -35,16 +38,22 @@ UNIT = ["case_id", "threshold", "trial"]
 
 
 def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """One row per case run: ids, ``passed`` (every hard check), and every metric."""
+    """One row per case run: ids, ``outcome`` (PASS / FAIL / INVALID), ``valid``, ``passed`` (every
+    check held; None for an invalid run, which counts in no rate), and every metric."""
     out = []
     for row in rows:
+        result, reasons = row_outcome(row)
+        valid = result in (PASS, FAIL)
         item = {
             "variant": row.get("variant"),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],
             "kind": row["kind"],
             "trial": row.get("trial", 0),
-            "passed": all(row["passed"].values()),
+            "outcome": result,
+            "invalid_reasons": ",".join(reasons) if not valid else "",
+            "valid": valid,
+            "passed": (result == PASS) if valid else None,
             "simulated": row.get("simulated"),
             "needle_depth": (row.get("case") or {}).get("needle_depth"),
             "haystack_tokens": (row.get("case") or {}).get("haystack_tokens"),
@@ -103,7 +112,10 @@ def sign_flip_p(diffs: np.ndarray, rng: np.random.Generator) -> float:
     else:
         signs = rng.choice([-1, 1], size=(PERMUTATIONS, n))
     stats = np.abs((signs * diffs).mean(axis=1))
-    return float((np.sum(stats >= observed - 1e-12)) / len(stats))
+    hits = int(np.sum(stats >= observed - 1e-12))
+    if n <= 16:  # every sign pattern, the observed one included: exact
+        return hits / len(stats)
+    return (hits + 1) / (len(stats) + 1)  # random flips: the observed pattern counts once, so p is never 0
 
 
 def holm(pvalues: list[float]) -> list[float]:
@@ -116,20 +128,44 @@ def holm(pvalues: list[float]) -> list[float]:
     return adjusted
 
 
+def valid_only(frame: pd.DataFrame) -> pd.DataFrame:
+    """The runs that tested what they claim (frames without a ``valid`` column, e.g. old baselines, are all kept)."""
+    return frame[frame["valid"].astype(bool)] if "valid" in frame.columns else frame
+
+
+def coverage(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per (threshold, variant): runs, PASS, FAIL, INVALID and why: what every rate covers and what it leaves out."""
+    records = []
+    for (threshold, variant), rows in frame.groupby(["threshold", "variant"], sort=False):
+        outcomes = rows["outcome"] if "outcome" in rows else pd.Series(["PASS"] * len(rows))
+        reasons = pd.Series([k for r in rows.get("invalid_reasons", pd.Series(dtype=str)) for k in str(r).split(",") if k])
+        records.append({"threshold": threshold, "variant": variant, "runs": len(rows), "PASS": int((outcomes == PASS).sum()),
+                        "FAIL": int((outcomes == FAIL).sum()), "INVALID": int((outcomes == INVALID).sum()),
+                        "invalid because": ", ".join(f"{k} ({n})" for k, n in reasons.value_counts().items()) or "-"})
+    return pd.DataFrame(records)
+
+
 def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (threshold, variant, metric): n, mean and interval, and the paired difference from the baseline."""
+    """Per (threshold, variant, metric): n, mean and interval over valid runs, and the paired difference from the baseline.
+
+    Invalid runs count in no figure: ``n`` is the valid runs with a value, ``excluded`` the invalid runs left out.
+    """
     metrics = [m for m in (metrics or ("passed", *RATE_METRICS, *VALUE_METRICS)) if m in frame.columns]
     rng = np.random.default_rng(SEED)
     records = []
-    for threshold, by_t in frame.groupby("threshold", sort=True):
+    for threshold, all_t in frame.groupby("threshold", sort=True):
+        by_t = valid_only(all_t)
+        excluded = all_t.groupby("variant").size().sub(by_t.groupby("variant").size(), fill_value=0)
         base_rows = by_t[by_t["variant"] == baseline].set_index(UNIT)
         for metric in metrics:
             rate = metric == "passed" or is_rate(frame[metric])
             block = []
-            for variant, rows in by_t.groupby("variant", sort=False):
+            for variant in dict.fromkeys(all_t["variant"]):
+                rows = by_t[by_t["variant"] == variant]
                 values = rows[metric].dropna()
                 mean, low, high = mean_interval(values.astype(float).tolist(), rate, rng)
                 rec = {"threshold": threshold, "variant": variant, "metric": metric, "rate": rate, "n": int(values.size),
+                       "excluded": int(excluded.get(variant, 0)),
                        "mean": mean, "low": low, "high": high, "baseline": variant == baseline,
                        "diff": math.nan, "diff_low": math.nan, "diff_high": math.nan, "n_pairs": 0, "p": math.nan}
                 if variant != baseline and not base_rows.empty:
@@ -155,7 +191,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
 def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
     """pass@k and pass^k per (threshold, variant) for k = 1..trials, averaged over cases."""
     records = []
-    for (threshold, variant), rows in frame.groupby(["threshold", "variant"], sort=True):
+    for (threshold, variant), rows in valid_only(frame).groupby(["threshold", "variant"], sort=True):
         per_case = rows.dropna(subset=[metric]).groupby("case_id")[metric].agg(["sum", "count"])
         if per_case.empty:
             continue
@@ -169,14 +205,16 @@ def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
 
 
 def format_cell(rec: dict[str, Any]) -> str:
-    """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise."""
+    """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise; ', 4 invalid excluded' when some were."""
+    excluded = int(rec.get("excluded") or 0)
+    tail = f" ({excluded} invalid excluded)" if excluded else ""
     if rec["n"] == 0 or math.isnan(rec["mean"]):
-        return f"n/a (n={rec['n']})"
+        return f"n/a (n={rec['n']}){tail}"
     if rec["rate"]:
-        return f"{rec['mean']:.0%} [{rec['low']:.0%}, {rec['high']:.0%}] n={rec['n']}"
+        return f"{rec['mean']:.0%} [{rec['low']:.0%}, {rec['high']:.0%}] n={rec['n']}{tail}"
     if math.isnan(rec["low"]):
-        return f"{_num(rec['mean'])} n={rec['n']}"
-    return f"{_num(rec['mean'])} [{_num(rec['low'])}, {_num(rec['high'])}] n={rec['n']}"
+        return f"{_num(rec['mean'])} n={rec['n']}{tail}"
+    return f"{_num(rec['mean'])} [{_num(rec['low'])}, {_num(rec['high'])}] n={rec['n']}{tail}"
 
 
 def _num(x: float, signed: bool = False) -> str:

@@ -161,17 +161,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
     run = run_suite(scenarios, config, agent_model=args.model, summary_model=summary_model, seed=args.seed,
                     trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]))
     report = write_report(run.path)
-    passed = sum(all(r["passed"].values()) for r in run.rows)
-    print(f"{passed}/{len(run.rows)} case runs passed every hard check. Report: {report}")
+    from harness.results import outcome_line
+
+    print(f"{outcome_line(run.rows)}. Report: {report}")
     return EXIT_OK
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from harness.rescore import rescore
 
+    from harness.results import outcome_line, row_outcome
+    from harness.scorers import PASS
+
     rows = rescore(Path(args.run_dir), args.datasets)
-    failed = [r for r in rows if not all(r["passed"].values())]
-    print(f"re-scored {len(rows)} trace(s) into {Path(args.run_dir) / 'rescored.jsonl'}; {len(failed)} with a failed hard check")
+    failed = [r for r in rows if row_outcome(r)[0] != PASS]
+    print(f"re-scored {len(rows)} trace(s) into {Path(args.run_dir) / 'rescored.jsonl'}: {outcome_line(rows)}")
     return EXIT_FAILED if args.strict and failed else EXIT_OK
 
 

@@ -31,10 +31,10 @@ from harness.config import CompactionConfig, ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.experiment_spec import ExperimentSpec, Threshold
 from harness.models import choose_models
-from harness.results import append_row, read_rows, result_row
+from harness.results import append_row, read_rows, result_row, row_outcome
 from harness.runner import run_case
 from harness.scenarios import Scenario, load_scenarios, select
-from harness.scorers import score_case
+from harness.scorers import PASS, score_case
 from harness.suite import dataset_hashes, git_commit
 from harness.trace import Trace
 from harness.variants import resolve_config
@@ -255,8 +255,8 @@ def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
     filled = int(width * done / total) if total else width
     rate = done / elapsed if elapsed > 0 else 0.0
     eta = (total - done) / rate if rate else 0.0
-    failed = [k for k, ok in row["passed"].items() if not ok]
-    status = "ok" if not failed else "FAIL " + ",".join(failed)
+    result, keys = row_outcome(row)
+    status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     return (f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
             f"{row['variant']} {row['threshold']} {row['case_id']} t{row['trial']} {status}")
 

@@ -25,11 +25,13 @@ import pandas as pd  # noqa: E402
 
 from harness import _deepagents_adapter as da  # noqa: E402
 from harness._document import Document  # noqa: E402
-from harness.analysis import cells_frame, compare, format_cell, format_diff, pass_at_k  # noqa: E402
+from harness.analysis import cells_frame, compare, coverage, format_cell, format_diff, pass_at_k, valid_only  # noqa: E402
 from harness.experiment import read_cells  # noqa: E402
 from harness.frames import calls_frame  # noqa: E402
-from harness.plots import dedupe_legend, draw_curve, save  # noqa: E402
+from harness.plots import dedupe_legend, draw_curve, plot_needle_grid, save  # noqa: E402
 from harness.report import SIMULATED_NOTE  # noqa: E402
+from harness.results import row_outcome  # noqa: E402
+from harness.scorers import FAIL, PASS  # noqa: E402
 from harness.trace import load_trace  # noqa: E402
 
 HEADLINE = [
@@ -72,8 +74,14 @@ def write_experiment_report(path: Path) -> Path:
         md, _ = doc.write(path)
         return md
     comparison = compare(frame, baseline, [m for m, _ in HEADLINE + MEASURES])
+    doc.heading("What the figures cover")
+    doc.text("Every run is PASS, FAIL or INVALID (a validity score failed: nothing was compacted, the needle was still in "
+             "view, too few summaries for a chain case...). Every rate, interval, test and chart below counts valid runs "
+             "only (PASS + FAIL); invalid runs are listed here with their reasons and never counted as successes.")
+    doc.table(coverage(frame))
     doc.heading("Variants against the baseline")
-    doc.text("Each cell: mean [95 % interval] n (Wilson for rates, bootstrap otherwise). Differences are paired on the "
+    doc.text("Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "
+             "invalid runs were excluded. Differences are paired on the "
              "same case, threshold and trial: rates in percentage points with an exact McNemar test, other metrics with a "
              "sign-flip permutation test; p is Holm-adjusted across variants; * marks p < 0.05.")
     for threshold in sorted(frame["threshold"].unique()):
@@ -86,7 +94,7 @@ def write_experiment_report(path: Path) -> Path:
     pk = pass_at_k(frame)
     if not pk.empty:
         doc.heading("pass@k and pass^k over trials")
-        doc.text("A case passes a trial when every hard check passes. pass@k: at least one of k trials passes; pass^k: all "
+        doc.text("Valid runs only. A case passes a trial when every check passes. pass@k: at least one of k trials passes; pass^k: all "
                  "k pass (unbiased estimators over the trials run, averaged over cases).")
         shown = pk.assign(**{"pass@k": pk["pass@k"].map("{:.0%}".format), "pass^k": pk["pass^k"].map("{:.0%}".format)})
         doc.table(shown)
@@ -95,11 +103,16 @@ def write_experiment_report(path: Path) -> Path:
     curves = _variant_curves(path, rows, meta)
     if curves is not None:
         doc.image(save(curves, path / "variant_token_curves.png"), "token curves per variant")
-    heat = _heatmap(frame)
+    simulated = any(r.get("simulated") for r in rows)
+    heat = _heatmap(frame, "summaries", simulated)
     if heat is not None:
-        doc.text("Needle recovery by needle depth (x) and number of summaries before the question (y); each square shows "
-                 "recovered/n over every threshold and trial.")
+        doc.text("Needle recovery by needle depth (x) and number of summaries before the question (y), valid runs only; each "
+                 "square shows recovered/n over every threshold and trial; grey hatched squares had only invalid runs.")
         doc.image(save(heat, path / "needle_heatmap.png"), "needle recovery heatmap")
+    grid = _heatmap(frame, "haystack_tokens", simulated)
+    if grid is not None:
+        doc.text("Needle recovery by needle depth (x) and context length (y), Kamradt style, valid runs only.")
+        doc.image(save(grid, path / "needle_depth_length.png"), "needle recovery by depth and context length")
     _best_worst(doc, path, rows, frame)
     doc.heading("Every metric")
     long = comparison.assign(value=comparison.apply(format_cell, axis=1), vs_baseline=comparison.apply(format_diff, axis=1))
@@ -169,51 +182,39 @@ def _variant_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
     return fig
 
 
-def _heatmap(frame: pd.DataFrame):  # noqa: ANN202
-    needles = frame[frame["kind"].isin(["needle", "chain"]) & frame["needle_depth"].notna() & frame["summaries_before_question"].notna()]
-    if needles.empty:
+def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
+    """Needle recovery over depth x ``y`` (summaries before the question, or haystack tokens), one panel per variant."""
+    needles = frame[frame["kind"].isin(["needle", "chain"]) & frame["needle_depth"].notna()]
+    if y == "summaries":
+        needles = needles[needles["summaries_before_question"].notna()]
+        needles = needles.assign(summaries=needles["summaries_before_question"].clip(upper=8).astype(int))
+        if needles.empty:
+            return None
+        return plot_needle_grid(needles, x="needle_depth", y="summaries", panel="variant", y_label="summaries before question (8 = 8+)",
+                                title="Needle recovered by depth and number of summaries (valid runs only; hatched: invalid)",
+                                simulated=simulated, y_format=lambda v: f"{v:g}")
+    needles = needles[needles["haystack_tokens"].notna()]
+    if needles.empty or needles["haystack_tokens"].nunique() < 2:
         return None
-    needles = needles.assign(summaries=needles["summaries_before_question"].clip(upper=8).astype(int))
-    depths = sorted(needles["needle_depth"].unique())
-    counts = sorted(needles["summaries"].unique())
-    variants = list(dict.fromkeys(needles["variant"]))
-    fig, axes = plt.subplots(1, len(variants), figsize=(3.2 * len(variants), 3.2), squeeze=False)
-    for ax, variant in zip(axes[0], variants):
-        sub = needles[needles["variant"] == variant]
-        grid = np.full((len(counts), len(depths)), np.nan)
-        for i, c in enumerate(counts):
-            for j, d in enumerate(depths):
-                cell = sub[(sub["summaries"] == c) & (sub["needle_depth"] == d)]["needle_recovered"].dropna()
-                if len(cell):
-                    grid[i, j] = cell.astype(float).mean()
-                    ax.text(j, i, f"{int(cell.sum())}/{len(cell)}", ha="center", va="center", fontsize=7)
-        ax.imshow(grid, vmin=0, vmax=1, cmap="RdYlGn", origin="lower", aspect="auto")
-        ax.set_xticks(range(len(depths)))
-        ax.set_xticklabels([f"{d:g}" for d in depths], fontsize=7)
-        ax.set_yticks(range(len(counts)))
-        ax.set_yticklabels([f"{c}+" if c == 8 else str(c) for c in counts], fontsize=7)
-        ax.set_title(variant, fontsize=9)
-        ax.set_xlabel("needle depth", fontsize=8)
-    axes[0][0].set_ylabel("summaries before question", fontsize=8)
-    fig.suptitle("Needle recovered (green) by depth and number of summaries", fontsize=10)
-    fig.tight_layout()
-    return fig
+    return plot_needle_grid(needles, x="needle_depth", y="haystack_tokens", panel="variant", y_label="haystack (tokens)",
+                            title="Needle recovered by depth and context length (valid runs only; hatched: invalid)",
+                            simulated=simulated, y_format=lambda v: f"{v / 1000:g}k")
 
 
 def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame) -> None:
-    rates = frame.groupby("variant")["passed"].mean().sort_values()
+    rates = valid_only(frame).groupby("variant")["passed"].mean().dropna().sort_values()
     if len(rates) < 2 or math.isclose(rates.iloc[0], rates.iloc[-1]):
         return
     worst, best = rates.index[0], rates.index[-1]
     by_unit = {(r["variant"], r["case_id"], r.get("threshold"), r["trial"]): r for r in rows}
     for r in rows:
-        if r["variant"] != best or not all(r["passed"].values()):
+        if r["variant"] != best or row_outcome(r)[0] != PASS:
             continue
         other = by_unit.get((worst, r["case_id"], r.get("threshold"), r["trial"]))
-        if other is None or all(other["passed"].values()):
+        if other is None or row_outcome(other)[0] != FAIL:
             continue
         doc.heading("Best and worst variant on the same case")
-        failed = [k for k, ok in other["passed"].items() if not ok]
+        failed = row_outcome(other)[1]
         doc.text(f"**{best}** (pass rate {rates[best]:.0%}) passed `{r['case_id']}` at {r.get('threshold')}, trial {r['trial']}; "
                  f"**{worst}** ({rates[worst]:.0%}) failed it: " + "; ".join(f"`{k}`: {other['explanations'][k]}" for k in failed))
         doc.side_by_side(f"{best}: last summary", _last_summary(path, r), f"{worst}: last summary", _last_summary(path, other))

@@ -131,3 +131,58 @@ def save(fig, path: str | Path, dpi: int = 110) -> Path:  # noqa: ANN001
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
+
+
+def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None = None, value: str = "needle_recovered",
+                     x_label: str = "needle depth", y_label: str = "", title: str = "", simulated: bool = False,
+                     y_format=None):  # noqa: ANN001
+    """Kamradt-style heatmap of ``value`` over ``x`` by ``y``, one panel per ``panel`` value.
+
+    ``frame`` has one row per case run with ``x``, ``y``, ``value`` and ``valid`` (the run
+    tested what it claims). Colour and the "k/n" label count valid runs only. A square
+    whose runs were all invalid is grey and hatched with "INVALID m"; a square with some
+    invalid runs says "+m inv." under its k/n. Nothing invalid is ever drawn as a success.
+    """
+    import numpy as np
+    from matplotlib.patches import Rectangle
+
+    panels = list(dict.fromkeys(frame[panel])) if panel else [None]
+    xs = sorted(frame[x].dropna().unique())
+    ys = sorted(frame[y].dropna().unique())
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(3.4, 0.75 * len(xs) + 1.6) * len(panels), max(2.8, 0.5 * len(ys) + 1.6)),
+                             squeeze=False)
+    cmap = plt.get_cmap("RdYlGn").with_extremes(bad="white")
+    for ax, name in zip(axes[0], panels):
+        sub = frame if name is None else frame[frame[panel] == name]
+        grid = np.full((len(ys), len(xs)), np.nan)
+        marks = []
+        for i, yv in enumerate(ys):
+            for j, xv in enumerate(xs):
+                cell = sub[(sub[y] == yv) & (sub[x] == xv)]
+                if cell.empty:
+                    continue
+                valid = cell[cell["valid"].astype(bool)][value].dropna()
+                invalid = int((~cell["valid"].astype(bool)).sum())
+                if len(valid):
+                    grid[i, j] = valid.astype(float).mean()
+                    text = f"{int(valid.astype(bool).sum())}/{len(valid)}" + (f"\n+{invalid} inv." if invalid else "")
+                    marks.append((j, i, text, False))
+                elif invalid:
+                    marks.append((j, i, f"INVALID\n{invalid}", True))
+        ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap=cmap, origin="lower", aspect="auto")
+        for j, i, text, hatched in marks:
+            if hatched:
+                ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", edgecolor="0.45", hatch="///", lw=0))
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="0.2" if hatched else "black")
+        ax.set_xticks(range(len(xs)))
+        ax.set_xticklabels([f"{v:g}" for v in xs], fontsize=7)
+        ax.set_yticks(range(len(ys)))
+        ax.set_yticklabels([y_format(v) if y_format else f"{v:g}" for v in ys], fontsize=7)
+        ax.set_xlabel(x_label, fontsize=8)
+        if name is not None:
+            ax.set_title(str(name), fontsize=9)
+    axes[0][0].set_ylabel(y_label, fontsize=8)
+    suffix = "  [SIMULATED: offline reference models]" if simulated else ""
+    fig.suptitle((title or f"{value.replace('_', ' ')} (valid runs only; hatched: invalid)") + suffix, fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -4,7 +4,8 @@ A result set is a run directory (results.jsonl) or an experiment directory
 (cells.jsonl). Cells are paired on (variant, threshold, case, trial).
 
 The regression gate compares the current results with a committed baseline file, a
-JSON snapshot of per-cell outcomes. Gated metrics are rates where higher is better; a
+JSON snapshot of per-cell outcomes. Only cells valid on both sides are paired (an invalid
+cell counts in no rate). Gated metrics are rates where higher is better; a
 gate fails only for a drop that is significant after Holm adjustment across every gate
 tested (exact McNemar on the paired cells). ``--update`` rewrites the baseline from the
 current results.
@@ -81,7 +82,7 @@ def compare_sets(a: str | Path, b: str | Path, *, variant_a: str | None = None, 
 # -- the regression gate -------------------------------------------------------------------
 def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
     frame = cells_frame(rows)
-    keep = ["variant", "threshold", "case_id", "kind", "trial", "passed", *[m for m in (*RATE_METRICS, *VALUE_METRICS) if m in frame.columns]]
+    keep = ["variant", "threshold", "case_id", "kind", "trial", "outcome", "valid", "passed", *[m for m in (*RATE_METRICS, *VALUE_METRICS) if m in frame.columns]]
     records = json.loads(frame[keep].to_json(orient="records"))
     return {"schema": BASELINE_SCHEMA, "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "source": source,
             "harness_version": __version__, "simulated": bool(frame["simulated"].any()), "cells": records}

@@ -1,27 +1,29 @@
 """Reports for a run directory (``harness run`` / ``pytest evals/``): report.md, report.html, token_curves.png.
 
-The report leads with what a reader decides from: per eval kind, the pass rate of each
-hard score with its n and a Wilson 95 % interval; then the cases that were invalid
-(nothing summarized, needle still in view) or errored, named; then the per-case table
-and the token-curve chart. Simulated runs say so at the top. For an experiment
+The report leads with what a reader decides from: per eval kind, PASS / FAIL / INVALID
+counts, then the pass rate of each check over valid runs only, with its n and a Wilson
+95 % interval and the invalid runs excluded (with their reasons); then the failed and
+invalid cases, named; then the per-case table, the needle survival and depth x length
+charts (valid runs only) and the token-curve chart. Simulated runs say so at the top. For an experiment
 directory, `write_report` hands over to ``experiment_report``.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
 from harness._document import Document
 from harness.frames import calls_frame
-from harness.plots import plot_token_curves, save
-from harness.results import read_rows
+from harness.plots import plot_needle_grid, plot_token_curves, save
+from harness.results import LEGACY_VALIDITY_KEYS, read_rows, row_outcome
+from harness.scorers import FAIL, INVALID, PASS
 from harness.stats import wilson
 from harness.trace import load_trace
 
-VALIDITY_KEYS = ("run_completed", "compressed", "needle_summarized_away")
 SIMULATED_NOTE = (
     "**Simulated.** These results come from the harness's offline reference models driving the real deepagents "
     "middleware. They test the pipeline, the scorers and the statistics; conclusions about prompts or models need "
@@ -81,6 +83,12 @@ def write_run_report(run_dir: Path) -> Path:
                  "the answer came back (recovered, from context or history) and how often a summary still quoted it.")
         doc.table(table)
         doc.image(figure, "needle survival by number of summaries")
+    grid = _depth_length(rows, run_dir, simulated)
+    if grid is not None:
+        doc.heading("Needle recovery by depth and context length")
+        doc.text("Kamradt-style grid: each square is one depth x haystack length, coloured by the share of valid runs that "
+                 "returned the needle (k/n); grey hatched squares had only invalid runs, '+m inv.' counts invalid runs left out.")
+        doc.image(grid, "needle recovery by depth and context length")
     if chart:
         doc.heading("Token curves")
         doc.text("Each panel: approximate tokens sent to the agent model at every agent call. Red triangles and vertical drops: "
@@ -90,77 +98,121 @@ def write_run_report(run_dir: Path) -> Path:
     return md
 
 
+def _valid(row: dict) -> bool:
+    return row_outcome(row)[0] in (PASS, FAIL)
+
+
 def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
-    """(table, chart path) of needle recovery by summaries before the question x depth, or None."""
+    """(table, chart path) of needle recovery by summaries before the question x depth over valid runs, or None."""
     import matplotlib.pyplot as plt
 
     points = [(r["metrics"].get("summaries_before_question"), (r.get("case") or {}).get("needle_depth"),
-               r["scores"].get("needle_correct"), r["scores"].get("needle_in_summary"))
+               r["scores"].get("needle_correct"), r["scores"].get("needle_in_summary"), _valid(r))
               for r in rows if r.get("metrics", {}).get("summaries_before_question") is not None and "needle_correct" in r["scores"]]
     if not points:
         return None
-    frame = pd.DataFrame(points, columns=["summaries", "depth", "recovered", "in_summary"])
-    grouped = frame.groupby(["summaries", "depth"], dropna=False).agg(n=("recovered", "size"), recovered=("recovered", "mean"),
-                                                                      in_summary=("in_summary", "mean")).reset_index()
+    frame = pd.DataFrame(points, columns=["summaries", "depth", "recovered", "in_summary", "valid"])
+    excluded = frame[~frame["valid"]].groupby(["summaries", "depth"], dropna=False).size().rename("invalid (excluded)")
+    valid = frame[frame["valid"]]
+    grouped = valid.groupby(["summaries", "depth"], dropna=False).agg(n=("recovered", "size"), recovered=("recovered", "mean"),
+                                                                      in_summary=("in_summary", "mean"))
+    grouped = grouped.join(excluded, how="outer").fillna({"n": 0, "invalid (excluded)": 0}).reset_index()
+    grouped[["n", "invalid (excluded)"]] = grouped[["n", "invalid (excluded)"]].astype(int)
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    for depth, part in grouped.groupby("depth", dropna=False):
+    for depth, part in grouped[grouped["n"] > 0].groupby("depth", dropna=False):
         ax.plot(part["summaries"], part["recovered"], marker="o", label=f"recovered, depth {depth:g}")
         ax.plot(part["summaries"], part["in_summary"], marker="x", ls="--", label=f"quoted in a summary, depth {depth:g}")
     ax.set_xlabel("summaries before the question")
-    ax.set_ylabel("share of cases")
+    ax.set_ylabel("share of valid runs")
     ax.set_ylim(-0.05, 1.05)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False)
+    if ax.lines:
+        ax.legend(fontsize=7, frameon=False)
+    ax.set_title(f"valid runs only ({int(grouped['n'].sum())}); {int(grouped['invalid (excluded)'].sum())} invalid excluded", fontsize=8)
     fig.tight_layout()
     path = save(fig, run_dir / "needle_survival.png")
-    table = grouped.assign(recovered=grouped["recovered"].map("{:.0%}".format), in_summary=grouped["in_summary"].map("{:.0%}".format))
-    return table.rename(columns={"in_summary": "quoted in a summary"}), path
+    pct = lambda v: "-" if pd.isna(v) else f"{v:.0%}"  # noqa: E731
+    table = grouped.assign(recovered=grouped["recovered"].map(pct), in_summary=grouped["in_summary"].map(pct))
+    return table.rename(columns={"in_summary": "quoted in a summary", "n": "n (valid)"}), path
+
+
+def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
+    """One row per needle/chain case run: depth, haystack tokens, recovered, valid, variant."""
+    points = [{"needle_depth": (r.get("case") or {}).get("needle_depth"), "haystack_tokens": (r.get("case") or {}).get("haystack_tokens"),
+               "needle_recovered": bool(r["scores"]["needle_correct"]), "valid": _valid(r), "variant": r.get("variant")}
+              for r in rows if r["kind"] in ("needle", "chain") and "needle_correct" in r["scores"]]
+    frame = pd.DataFrame(points)
+    return frame.dropna(subset=["needle_depth", "haystack_tokens"]) if not frame.empty else frame
+
+
+def _depth_length(rows: list[dict], run_dir: Path, simulated: bool) -> Path | None:
+    frame = needle_grid_frame(rows)
+    if frame.empty or frame["haystack_tokens"].nunique() < 2 and frame["needle_depth"].nunique() < 2:
+        return None
+    fig = plot_needle_grid(frame, x="needle_depth", y="haystack_tokens", y_label="haystack (tokens)", simulated=simulated,
+                           y_format=lambda v: f"{v / 1000:g}k", title="Needle recovered by depth x context length (valid runs only)")
+    return save(fig, run_dir / "needle_depth_length.png")
 
 
 def _pass_rates(doc: Document, rows: list[dict]) -> None:
     doc.heading("Pass rates")
-    doc.text("Rates are over cases x trials, with a Wilson 95 % interval.")
+    doc.text("Each case run is PASS, FAIL or INVALID (a validity score failed: the run did not test what it claims, e.g. "
+             "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
+             "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes.")
     groups = sorted({(r["kind"], r["variant"]) for r in rows})
     for kind, variant in groups:
         subset = [r for r in rows if r["kind"] == kind and r["variant"] == variant]
-        keys = list(dict.fromkeys(k for r in subset for k in r["passed"]))
-        table = []
-        for key in keys:
-            vals = [r["passed"][key] for r in subset if key in r["passed"]]
-            rate = wilson(sum(vals), len(vals))
-            table.append({"score": key, "pass rate": f"{rate.value:.0%}", "95% interval": f"[{rate.low:.0%}, {rate.high:.0%}]", "n": rate.n})
+        outcomes = [row_outcome(r) for r in subset]
+        valid = [r for r, (o, _) in zip(subset, outcomes) if o in (PASS, FAIL)]
+        reasons = Counter(k for o, keys in outcomes if o == INVALID for k in keys)
         label = kind if len({v for _, v in groups}) == 1 else f"{kind}, {variant}"
         doc.heading(f"{label} ({len(subset)} runs)", level=3)
+        counts = Counter(o for o, _ in outcomes)
+        excluded = f"; excluded as INVALID: {counts[INVALID]} ({', '.join(f'{k}: {n}' for k, n in reasons.items())})" if counts[INVALID] else ""
+        doc.text(f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID: rates over the {len(valid)} valid runs{excluded}.")
+        validity = set(subset[0].get("validity", LEGACY_VALIDITY_KEYS))
+        keys = [k for k in dict.fromkeys(k for r in subset for k in r["passed"]) if k not in validity]
+        all_checks = wilson(counts[PASS], len(valid))
+        table = [{"score": "all checks", "pass rate": _pct(all_checks.value), "95% interval": _interval(all_checks), "n": all_checks.n}]
+        for key in keys:
+            vals = [r["passed"][key] for r in valid if key in r["passed"]]
+            rate = wilson(sum(vals), len(vals))
+            table.append({"score": key, "pass rate": _pct(rate.value), "95% interval": _interval(rate), "n": rate.n})
         doc.table(pd.DataFrame(table))
-        soft = [k for k in dict.fromkeys(k for r in subset for k in r["scores"]) if k not in keys]
-        if soft:
+        soft = [k for k in dict.fromkeys(k for r in subset for k in r["scores"]) if all(k not in r["passed"] for r in subset)]
+        if soft and valid:
             means = []
             for k in soft:
-                values = pd.Series([r["scores"][k] for r in subset if r["scores"].get(k) is not None], dtype=float)
-                means.append({"measure": k, "mean": round(values.mean(), 3), "n": len(values)})
+                values = pd.Series([r["scores"][k] for r in valid if r["scores"].get(k) is not None], dtype=float)
+                means.append({"measure (valid runs)": k, "mean": round(values.mean(), 3) if len(values) else None, "n": len(values)})
             doc.table(pd.DataFrame(means))
 
 
+def _pct(value: float) -> str:
+    return "n/a" if value != value else f"{value:.0%}"  # NaN when n = 0
+
+
+def _interval(rate) -> str:  # noqa: ANN001
+    return "-" if not rate.n else f"[{rate.low:.0%}, {rate.high:.0%}]"
+
+
 def _problem_cases(doc: Document, rows: list[dict]) -> None:
-    bad = [r for r in rows if not all(r["passed"].values())]
+    bad = [(r, *row_outcome(r)) for r in rows]
+    bad = [(r, o, keys) for r, o, keys in bad if o != PASS]
     if not bad:
-        doc.text("Every case passed every hard check.")
+        doc.text("Every case passed every check.")
         return
     doc.heading("Failed or invalid cases")
-    items = []
-    for r in bad:
-        failed = [k for k, ok in r["passed"].items() if not ok]
-        label = "INVALID" if any(k in VALIDITY_KEYS for k in failed) else "FAILED"
-        items.append(f"**{r['case_id']}** (trial {r['trial']}) {label}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in failed))
-    doc.bullets(items)
+    doc.bullets([f"**{r['case_id']}** (trial {r['trial']}) {o}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in keys)
+                 for r, o, keys in bad])
 
 
 def _case_table(rows: list[dict]) -> pd.DataFrame:
     table = []
     for r in rows:
-        failed = [k for k, ok in r["passed"].items() if not ok]
+        result, keys = row_outcome(r)
         table.append({
-            "case": r["case_id"], "trial": r["trial"], "result": "pass" if not failed else "fail: " + ", ".join(failed),
+            "case": r["case_id"], "trial": r["trial"], "result": result + (": " + ", ".join(keys) if keys else ""),
             "summaries": r["events"]["summarization"], "agent calls": r["calls"]["agent"],
             "peak tokens": r["tokens"]["peak_context"], "agent input tokens": r["tokens"]["agent_input"],
             "summarizer input tokens": r["tokens"]["summarizer_input"], "wall s": r["wall_time_s"],

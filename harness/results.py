@@ -18,11 +18,13 @@ import pandas as pd
 from harness.errors import HarnessError
 from harness.metrics import case_metrics
 from harness.scenarios import Scenario
-from harness.scorers import HARD, Score
+from harness.scorers import FAIL, GATING, INVALID, PASS, VALIDITY, Score, outcome
 from harness.trace import EVENT_TYPES, Trace
 
 
-def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None) -> dict[str, Any]:
+def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None,
+               scorers: str = "default") -> dict[str, Any]:
+    """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
     counts = Counter(e["type"] for e in trace.events)
@@ -38,8 +40,12 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
         "agent_model": trace.agent_model,
         "summary_model": trace.summary_model,
         "simulated": trace.simulated,
+        "scorers": scorers,
+        "outcome": outcome(scores)[0],
+        "outcome_keys": outcome(scores)[1],
         "scores": {s.key: s.value for s in scores},
-        "passed": {s.key: bool(s.value) for s in scores if s.kind == HARD},
+        "passed": {s.key: bool(s.value) for s in scores if s.kind in GATING},
+        "validity": [s.key for s in scores if s.kind == VALIDITY],
         "answers": trace.final.get("answers", []),
         "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
         "metrics": case_metrics(trace, scores, trace.kind),
@@ -57,6 +63,35 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
         "error": trace.error,
         "trace": trace_file,
     }
+
+
+SCENARIOS_FILE = "scenarios.jsonl"  # in a run directory: the scenarios it used that are in no dataset file
+
+# Validity keys of rows written before scores had a validity kind (their keys never change).
+LEGACY_VALIDITY_KEYS = ("compressed", "needle_summarized_away", "chain_length_reached", "evicted", "overflowed",
+                        "args_clipped", "subagent_compressed")
+
+
+def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
+    """(PASS | FAIL | INVALID, the keys that decided it) for a results row, old rows included."""
+    if "outcome" in row:
+        return row["outcome"], list(row.get("outcome_keys", []))
+    validity = set(row.get("validity", LEGACY_VALIDITY_KEYS))
+    failed = [k for k, ok in row["passed"].items() if not ok]
+    if "run_completed" in failed:
+        return FAIL, [k for k in failed if k not in validity]
+    invalid = [k for k in failed if k in validity]
+    if invalid:
+        return INVALID, invalid
+    return (FAIL, failed) if failed else (PASS, [])
+
+
+def outcome_line(rows: list[dict[str, Any]]) -> str:
+    """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check'."""
+    counts = Counter(row_outcome(r)[0] for r in rows)
+    valid = counts[PASS] + counts[FAIL]
+    parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID) if counts[k])
+    return f"{len(rows)} case runs: {parts or 'none'}; {counts[PASS]}/{valid} valid runs passed every check"
 
 
 def append_row(path: str | Path, row: dict[str, Any]) -> None:
@@ -96,7 +131,9 @@ def read_results(path: str | Path) -> pd.DataFrame:
     rows = read_rows(path)
     flat = []
     for row in rows:
-        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config", "answers", "metrics", "case")}
+        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config",
+                                                         "answers", "metrics", "case", "validity", "outcome_keys")}
+        item["outcome"] = row_outcome(row)[0]
         item.update({f"case.{k}": v for k, v in row.get("case", {}).items()})
         item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})
         item.update({f"score.{k}": v for k, v in row["scores"].items()})

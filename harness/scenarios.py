@@ -264,6 +264,20 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
     )
 
 
+def scenario_row(scenario: Scenario) -> dict[str, Any]:
+    """The dataset row of ``scenario`` (the inverse of loading it), e.g. to keep a generated case with its run."""
+    return {
+        "id": scenario.id, "kind": scenario.kind, "description": scenario.description, "task": scenario.task,
+        "followups": list(scenario.followups),
+        "files": [{"path": p, "content": c} for p, c in scenario.files],
+        "documents": [{"id": d, "text": t} for d, t in scenario.documents],
+        "needles": [{"key": n.key, "answer": n.answer, "doc": n.doc, "depth": n.depth, "turn": n.turn} for n in scenario.needles],
+        "expected_steps": [{"tool": e.tool, "target": e.target} for e in scenario.expected_steps],
+        "expected_files": [{"path": f.path, "contains": list(f.contains)} for f in scenario.expected_files],
+        "haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth, "min_summaries": scenario.min_summaries,
+    }
+
+
 def select(scenarios: Sequence[Scenario], *, kind: str | None = None, ids: Sequence[str] | None = None, limit: int | None = None) -> list[Scenario]:
     out = [s for s in scenarios if kind is None or s.kind == kind]
     if ids:

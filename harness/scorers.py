@@ -1,12 +1,16 @@
 """Scorers: ``(trace, scenario) -> [Score]``, read from the trace alone.
 
 A score's key is also its LangSmith feedback key and its column in results; keys are
-stable and never renamed. ``hard`` scores are pass/fail checks an eval asserts;
-``soft`` scores are measurements reported beside them.
+stable and never renamed. Each score has one of three kinds:
 
-Validity comes first: a case in which nothing was summarized (``compressed``), or in
-which the needle was still in view when the question came (``needle_summarized_away``),
-did not test what it claims to test. Evals assert those before anything else.
+- ``validity``: did the case test what it claims? (something was compacted, the needle
+  was out of view, the file's argument was clipped, ...). A case that fails one is
+  INVALID: counted in no rate, reported with the reason.
+- ``check``: a pass/fail check the eval asserts on a valid case.
+- ``measure``: a measurement reported beside them.
+
+`outcome` turns a case's scores into PASS, FAIL or INVALID. Evals assert validity
+before anything else.
 """
 
 from __future__ import annotations
@@ -20,19 +24,22 @@ from harness.scenarios import Scenario
 from harness.task_text import COMPLETION_MARKER, call_target
 from harness.trace import Trace
 
-HARD, SOFT = "hard", "soft"
+VALIDITY, CHECK, MEASURE = "validity", "check", "measure"
+PASS, FAIL, INVALID = "PASS", "FAIL", "INVALID"
+GATING = (VALIDITY, CHECK)
 
 
 @dataclass(frozen=True)
 class Score:
     key: str
     value: float | int | bool | None
-    kind: str  # HARD or SOFT
+    kind: str  # VALIDITY, CHECK or MEASURE
     explanation: str
 
     @property
     def passed(self) -> bool | None:
-        return bool(self.value) if self.kind == HARD else None
+        """For a validity score or a check: did it hold? None for a measurement."""
+        return bool(self.value) if self.kind in GATING else None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -42,8 +49,8 @@ class Score:
 def run_completed(trace: Trace) -> Score:
     err = trace.error
     if err:
-        return Score("run_completed", False, HARD, f"the run raised {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
-    return Score("run_completed", True, HARD, f"all {len(trace.turns)} turn(s) finished")
+        return Score("run_completed", False, CHECK, f"the run raised {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
+    return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished")
 
 
 def compressed(trace: Trace, *, before_turn: int | None = None) -> Score:
@@ -51,9 +58,9 @@ def compressed(trace: Trace, *, before_turn: int | None = None) -> Score:
     events = [e for e in trace.events_of("summarization") if before_turn is None or e["turn"] < before_turn]
     where = f" before turn {before_turn}" if before_turn is not None else ""
     if not events:
-        return Score("compressed", 0, HARD, f"no summarization happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)")
+        return Score("compressed", 0, VALIDITY, f"no summarization happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)")
     drops = ", ".join(f"{e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
-    return Score("compressed", len(events), HARD, f"{len(events)} summarization event(s){where} (tokens {drops})")
+    return Score("compressed", len(events), VALIDITY, f"{len(events)} summarization event(s){where} (tokens {drops})")
 
 
 _CLARIFY = re.compile(
@@ -113,8 +120,8 @@ def structure_ok(trace: Trace) -> Score:
     issues = structural_issues(trace)
     n = len(trace.agent_calls())
     if issues:
-        return Score("structure_ok", False, HARD, f"{len(issues)} problem(s) in {n} requests; first: " + "; ".join(issues[:3]))
-    return Score("structure_ok", True, HARD, f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)")
+        return Score("structure_ok", False, CHECK, f"{len(issues)} problem(s) in {n} requests; first: " + "; ".join(issues[:3]))
+    return Score("structure_ok", True, CHECK, f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)")
 
 
 _REFUSAL = re.compile(r"\b(sorry|i can(?:no|')t|i cannot|unable to|as an ai)\b", re.IGNORECASE)
@@ -144,9 +151,9 @@ def summaries_ok(trace: Trace) -> Score:
         err = failed[-1]["error"]
         problems.insert(0, f"{len(failed)} summarizer call(s) failed, last with {err['type']}: {err['message'][:120]}")
     if problems:
-        return Score("summaries_ok", False, HARD, "degraded summarization: " + "; ".join(problems[:3]))
+        return Score("summaries_ok", False, CHECK, "degraded summarization: " + "; ".join(problems[:3]))
     n = len(trace.events_of("summarization"))
-    return Score("summaries_ok", True, HARD, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed")
+    return Score("summaries_ok", True, CHECK, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed")
 
 
 # -- needle --------------------------------------------------------------------------------
@@ -158,14 +165,14 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         calls = trace.agent_calls(turn)
         first = calls[0] if calls else None
         if first is None:
-            scores.append(Score("needle_summarized_away", False, HARD, f"no agent call in turn {turn}"))
+            scores.append(Score("needle_summarized_away", False, VALIDITY, f"no agent call in turn {turn}"))
         else:
             visible = answer.lower() in trace.request_text(first).lower()
             scores.append(
                 Score(
                     "needle_summarized_away",
                     not visible,
-                    HARD,
+                    VALIDITY,
                     "the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)"
                     if visible
                     else "the needle was out of view when the question came",
@@ -173,22 +180,25 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             )
         reply = trace.answer(turn) or ""
         correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
-        scores.append(Score("needle_correct", correct, HARD, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
+        scores.append(Score("needle_correct", correct, CHECK, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
         paths = _history_paths_seen(trace, turn)
         reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
         found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
+        # The correct answer came from the history file: a page of it returned the needle AND the reply carried it.
         if not paths:
             why = "no summary in view named a history file"
-        elif found:
+        elif found and correct:
             why = f"read_file on {_target(found[0])} (offset {found[0]['args'].get('offset', 0)}) returned the needle after {len(reads)} page(s)"
+        elif found:
+            why = f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
         elif reads:
             why = f"read {len(reads)} page(s) of the history file but none contained the needle"
         else:
             why = "never called read_file on the history file the summary named"
-        scores.append(Score("needle_via_history", bool(found), HARD, why))
-        scores.append(Score("history_pages_read", len(reads), SOFT, f"read_file calls on the history file in turn {turn}"))
+        scores.append(Score("needle_via_history", bool(found) and correct, CHECK, why))
+        scores.append(Score("history_pages_read", len(reads), MEASURE, f"read_file calls on the history file in turn {turn}"))
         in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
-        scores.append(Score("needle_in_summary", in_summary, SOFT, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
+        scores.append(Score("needle_in_summary", in_summary, MEASURE, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
     return scores
 
 
@@ -197,7 +207,7 @@ def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
     turn = min(n.turn for n in scenario.needles)
     count = len([e for e in trace.events_of("summarization") if e["turn"] < turn])
     ok = count >= scenario.min_summaries
-    return Score("chain_length_reached", ok, HARD,
+    return Score("chain_length_reached", ok, VALIDITY,
                  f"{count} summaries before the question (at least {scenario.min_summaries} needed)"
                  + ("" if ok else ": the case is invalid at this threshold"))
 
@@ -244,13 +254,13 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     n_events = len(events_at)
     scores = [compressed(trace, before_turn=turn + 1)]
     if n_events == 0:
-        scores.append(Score("goal_continued_after_summary", False, HARD, "no summarization in the task turn, nothing to continue across"))
+        scores.append(Score("goal_continued_after_summary", False, CHECK, "no summarization in the task turn, nothing to continue across"))
     else:
         scores.append(
             Score(
                 "goal_continued_after_summary",
                 not stalled,
-                HARD,
+                CHECK,
                 f"the next action after all {n_events} summaries was a task step"
                 if not stalled
                 else f"after {len(stalled)} of {n_events} summaries the next action was not a task step; "
@@ -261,7 +271,7 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
         Score(
             "goal_no_clarification",
             not clarifications,
-            HARD,
+            CHECK,
             "never asked the user to restate the task" if not clarifications else f"asked for clarification at call(s) {clarifications[:5]}: {_reply(trace, clarifications[0])[:160]!r}",
         )
     )
@@ -269,7 +279,7 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
         Score(
             "goal_no_premature_completion",
             premature is None,
-            HARD,
+            CHECK,
             "did not stop before the work was done" if premature is None else f"stopped at call {premature[0]} with {premature[1]} expected step(s) not done: {_reply(trace, premature[0])[:120]!r}",
         )
     )
@@ -279,13 +289,15 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
         Score(
             "goal_steps_completed",
             round(fraction, 4),
-            SOFT,
+            MEASURE,
             f"{len(done)}/{len(expected_set)} expected tool steps done" + (f"; first missing: {missing[0]}" if missing else ""),
         )
     )
+    scores.append(Score("goal_all_steps_done", fraction == 1.0, CHECK,
+                        "every expected tool step was done" if fraction == 1.0 else f"{len(missing)} expected step(s) not done; first: {missing[0]}"))
     preserved = not stalled and not clarifications and premature is None and fraction == 1.0 and n_events > 0
-    scores.append(Score("goal_preserved", preserved, HARD, "kept working on the task across every summary and finished it" if preserved else "see goal_* scores"))
-    scores.append(Score("goal_repeated_steps", repeats, SOFT, f"{repeats} expected step(s) done more than once (lost progress)"))
+    scores.append(Score("goal_preserved", preserved, CHECK, "kept working on the task across every summary and finished it" if preserved else "see goal_* scores"))
+    scores.append(Score("goal_repeated_steps", repeats, MEASURE, f"{repeats} expected step(s) done more than once (lost progress)"))
     return scores
 
 
@@ -310,19 +322,20 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     evictions = [e for e in trace.events_of("eviction") if e["turn"] < needle.turn]
     fetched = {tc.get("id"): _target(tc) for _, tc in trace.tool_calls() if tc["name"] == "fetch_document"}
     evicted_docs = {fetched.get(e["tool_call_id"]) for e in evictions}
-    scores = [Score("evicted", needle.doc in evicted_docs, HARD,
+    scores = [Score("evicted", needle.doc in evicted_docs, VALIDITY,
                     f"{len(evictions)} tool result(s) evicted before the question, the needle's document {needle.doc} "
                     + ("among them" if needle.doc in evicted_docs else "NOT among them: the case is invalid"))]
     reply = trace.answer(needle.turn) or ""
     correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(needle.answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
-    scores.append(Score("needle_correct", correct, HARD, f"expected {needle.answer!r}; the agent replied {reply[:160]!r}"))
+    scores.append(Score("needle_correct", correct, CHECK, f"expected {needle.answer!r}; the agent replied {reply[:160]!r}"))
     paths = {e["path"] for e in evictions}
     reads = [tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc) in paths]
     found = [tc for tc in reads if needle.answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
-    scores.append(Score("needle_via_eviction_file", bool(found), HARD,
+    scores.append(Score("needle_via_eviction_file", bool(found) and correct, CHECK,
                         f"read_file on {_target(found[0])} returned the needle after {len(reads)} page(s) of evicted results"
+                        if found and correct else f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
                         if found else f"{len(reads)} read_file call(s) on evicted results, none returned the needle"))
-    scores.append(Score("eviction_pages_read", len(reads), SOFT, "read_file calls on /large_tool_results/ files in the question turn"))
+    scores.append(Score("eviction_pages_read", len(reads), MEASURE, "read_file calls on /large_tool_results/ files in the question turn"))
     return scores
 
 
@@ -332,7 +345,7 @@ def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     overflows = [c for c in trace.agent_calls() if (c.get("error") or {}).get("context_overflow")]
     recovered = {e["failed_call_index"] for e in trace.events_of("overflow_recovery")}
     fallback = [e for e in trace.events_of("summarization") if e["cause"] == "overflow"]
-    scores = [Score("overflowed", len(overflows), HARD,
+    scores = [Score("overflowed", len(overflows), VALIDITY,
                     f"{len(overflows)} request(s) rejected as too long"
                     + (f", the first at {overflows[0]['approx_tokens']:,} approximate tokens" if overflows else ": the case is invalid"))]
     missing = [c["index"] for c in overflows if c["index"] not in recovered]
@@ -340,7 +353,7 @@ def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     why = (f"every rejection was followed by a fallback summary and a smaller retry ({len(fallback)} fallback summaries)" if ok
            else f"rejections at calls {missing[:5]} had no recovery" if missing
            else f"the run ended with {trace.error['type']}: {trace.error['message'][:120]}" if trace.error else "nothing to recover from")
-    scores.append(Score("overflow_recovered", ok, HARD, why))
+    scores.append(Score("overflow_recovered", ok, CHECK, why))
     return scores + goal_scores(trace, scenario)
 
 
@@ -352,13 +365,14 @@ def subagent_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     results = [trace.tool_result(tc.get("id") or "") or "" for tc in tasks]
     returned = [r for r in results if COMPLETION_MARKER in r]
     scores = [
-        Score("subagent_compressed", len(inside), HARD,
+        Score("subagent_compressed", len(inside), VALIDITY,
               f"{len(inside)} summarizer call(s) inside subagents" + ("" if inside else ": nothing compressed there, the case is invalid")),
-        Score("subagent_results_returned", bool(tasks) and len(returned) == len(tasks), HARD,
+        Score("subagent_results_returned", bool(tasks) and len(returned) == len(tasks), CHECK,
               f"{len(returned)}/{len(tasks)} delegated task(s) returned their report to the parent"
               + ("" if len(returned) == len(tasks) else f"; first other result: {next((r for r in results if COMPLETION_MARKER not in r), '')[:120]!r}")),
     ]
-    parent = [s for s in goal_scores(trace, scenario) if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")]
+    parent = [s for s in goal_scores(trace, scenario)
+              if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed", "goal_all_steps_done")]
     return scores + parent
 
 
@@ -400,10 +414,10 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
                 blind.append((path, call["index"], seen))
     events = trace.events_of("arg_truncation")
     scores = [
-        Score("args_clipped", len(needed), HARD,
+        Score("args_clipped", len(needed), VALIDITY,
               f"{len(needed)} write(s)/edit(s) came after the file's previous write/edit was shown clipped ({len(events)} clipping event(s))"
               if needed else f"no write/edit of {', '.join(paths)} followed a clipped one ({len(events)} clipping event(s)): the case is invalid"),
-        Score("reread_after_clipping", bool(needed) and not blind, HARD,
+        Score("reread_after_clipping", bool(needed) and not blind, CHECK,
               f"read the file back before each of the {len(needed)} write(s)/edit(s) that followed a clipped one" if needed and not blind
               else "nothing to re-read: the case is invalid" if not needed
               else f"{len(blind)} of {len(needed)} write(s)/edit(s) built on a clipped one without reading the file back; first: "
@@ -425,19 +439,21 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             problems.append(f"{expected.path} lacks {len(missing)} of {len(expected.contains)} expected entries (first {missing[0]!r})")
         if marker in text:
             problems.append(f"{expected.path} contains the truncation marker {marker!r}: a clipped argument was written back")
-    scores.append(Score("file_intact", not problems, HARD,
+    scores.append(Score("file_intact", not problems, CHECK,
                         "; ".join(problems) if problems else f"{', '.join(paths)} hold every expected entry and no truncation marker"))
-    scores.append(Score("reread_chars", read_chars, SOFT, f"{read_chars:,} characters of the file(s) read back"))
+    scores.append(Score("reread_chars", read_chars, MEASURE, f"{read_chars:,} characters of the file(s) read back"))
     goal = [s for s in goal_scores(trace, scenario) if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")]
     return scores + goal
 
 
 # -- dispatch ------------------------------------------------------------------------------
-SUITES = ("default", "eviction", "overflow", "subagent")
+SUITES = ("default", "eviction", "overflow", "subagent")  # scorer sets; a result row records which one scored it
 
 
 def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list[Score]:
     """Scores for one case: the shared checks, then the scorers of the case's kind (or of a mechanism suite)."""
+    if suite not in SUITES:
+        raise ValueError(f"unknown scorer set {suite!r}; known: {', '.join(SUITES)}")
     scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
     if suite == "eviction":
         scores += eviction_scores(trace, scenario)
@@ -458,3 +474,19 @@ def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list
 
 def scores_by_key(scores: list[Score]) -> dict[str, Score]:
     return {s.key: s for s in scores}
+
+
+def outcome(scores: list[Score]) -> tuple[str, list[str]]:
+    """PASS, FAIL or INVALID for a case, and the keys that decided it.
+
+    A run that raised is FAIL (its crash is the finding, whatever it did not get to);
+    otherwise a failed validity score makes the case INVALID (it did not test what it
+    claims, so it counts in no rate); otherwise any failed check is a FAIL.
+    """
+    failed = [s for s in scores if s.kind in GATING and not s.value]
+    if any(s.key == "run_completed" for s in failed):
+        return FAIL, [s.key for s in failed if s.kind == CHECK]
+    invalid = [s.key for s in failed if s.kind == VALIDITY]
+    if invalid:
+        return INVALID, invalid
+    return (FAIL, [s.key for s in failed]) if failed else (PASS, [])

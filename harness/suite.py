@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 import time
@@ -28,13 +29,18 @@ from harness import __version__
 from harness.config import CompactionConfig
 from harness.models import ModelChoice, choose_models
 from harness.preflight import fixed_overhead_tokens
-from harness.results import append_row, result_row
+from harness.results import SCENARIOS_FILE, append_row, result_row, row_outcome
 from harness.runner import run_case
-from harness.scenarios import Scenario
-from harness.scorers import Score, score_case
+from harness.scenarios import Scenario, scenario_row
+from harness.scorers import PASS, Score, score_case
 from harness.trace import Trace
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
+
+
+def trace_file_name(scorers: str, variant: str, case_id: str, trial: int) -> str:
+    """``<scorers>.<variant>.<case>.t<trial>``, safe as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.+\-]", "_", f"{scorers}.{variant}.{case_id}.t{trial}")
 
 
 @dataclass
@@ -114,17 +120,31 @@ class RunSink:
             "warnings": warnings,
         }
         self._started = time.perf_counter()
+        self._kept: set[str] = set()
         _write_json(self.run.path / "meta.json", self.meta)
 
     @property
     def path(self) -> Path:
         return self.run.path
 
-    def record(self, trace: Trace, scores: list[Score], scenario: Scenario | None = None) -> dict[str, Any]:
-        """Persist one finished case (trace file, then its results row) and return the row."""
-        name = f"{trace.case_id}.t{trace.trial}.json.gz"
-        trace.save(self.run.path / "traces" / name)
-        row = result_row(trace, scores, trace_file=f"traces/{name}", scenario=scenario)
+    def record(self, trace: Trace, scores: list[Score], scenario: Scenario | None = None, *, scorers: str = "default") -> dict[str, Any]:
+        """Persist one finished case (trace file, then its results row) and return the row.
+
+        The trace file is named by scorer set, variant, case and trial, and never overwrites
+        another: a second run under the same names gets a numbered suffix. A scenario that
+        is not in a dataset file (generated in memory) is kept in the run's scenarios.jsonl,
+        so ``harness score`` can score the run again.
+        """
+        name = trace_file_name(scorers, str(trace.config.get("name")), trace.case_id, trace.trial)
+        stem, n = name, 1
+        while (self.run.path / "traces" / f"{name}.json.gz").exists():
+            n += 1
+            name = f"{stem}.{n}"
+        trace.save(self.run.path / "traces" / f"{name}.json.gz")
+        if scenario is not None and not Path(scenario.source).is_file() and scenario.id not in self._kept:
+            self._kept.add(scenario.id)
+            append_row(self.run.path / SCENARIOS_FILE, scenario_row(scenario))
+        row = result_row(trace, scores, trace_file=f"traces/{name}.json.gz", scenario=scenario, scorers=scorers)
         append_row(self.run.results_path, row)
         self.run.rows.append(row)
         return row
@@ -168,8 +188,8 @@ def run_suite(
 
 
 def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -> str:
-    failed = [k for k, ok in row["passed"].items() if not ok]
-    status = "ok" if not failed else "FAIL " + ",".join(failed)
+    result, keys = row_outcome(row)
+    status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     eta = elapsed / done * (total - done)
     width = len(str(total))
     return (

@@ -8,7 +8,7 @@ from harness.config import make_config
 from harness.models import ModelChoice
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 from harness.runner import run_case
-from harness.scorers import HARD, is_clarification_request, score_case, scores_by_key
+from harness.scorers import GATING, is_clarification_request, score_case, scores_by_key
 
 
 def scored(trace, scenario):
@@ -34,13 +34,13 @@ class ClaimsEverythingDone(ReferenceSummarizerModel):
 # -- healthy ------------------------------------------------------------------------------
 def test_healthy_needle_trace_passes_every_hard_score(needle_trace, scenarios):
     scores = scored(needle_trace, scenarios[needle_trace.case_id])
-    assert {k for k, s in scores.items() if s.kind == HARD and not s.value} == set()
+    assert {k for k, s in scores.items() if s.kind in GATING and not s.value} == set()
     assert scores["history_pages_read"].value >= 1 and scores["needle_in_summary"].value is False
 
 
 def test_healthy_goal_trace_passes_every_hard_score(goal_trace, scenarios):
     scores = scored(goal_trace, scenarios[goal_trace.case_id])
-    assert {k for k, s in scores.items() if s.kind == HARD and not s.value} == set()
+    assert {k for k, s in scores.items() if s.kind in GATING and not s.value} == set()
     assert scores["goal_steps_completed"].value == 1.0 and scores["goal_repeated_steps"].value == 0
 
 
@@ -230,7 +230,7 @@ def eviction_trace(scenarios):
 
 def test_healthy_eviction_trace_passes(eviction_trace, scenarios):
     scores = scores_by_key(score_case(eviction_trace, scenarios["needle-h24k-d025"], "eviction"))
-    assert all(s.value for s in scores.values() if s.kind == HARD), {k: s.explanation for k, s in scores.items()}
+    assert all(s.value for s in scores.values() if s.kind in GATING), {k: s.explanation for k, s in scores.items()}
     assert scores["eviction_pages_read"].value >= 1
 
 
@@ -259,7 +259,7 @@ def overflow_trace(scenarios):
 
 def test_healthy_overflow_trace_passes(overflow_trace, scenarios):
     scores = scores_by_key(score_case(overflow_trace, scenarios["goal-ledgers-24"], "overflow"))
-    assert all(s.value for s in scores.values() if s.kind == HARD), {k: s.explanation for k, s in scores.items() if not s.value}
+    assert all(s.value for s in scores.values() if s.kind in GATING), {k: s.explanation for k, s in scores.items() if not s.value}
     assert scores["overflowed"].value >= 1
 
 
@@ -352,7 +352,7 @@ def truncation_trace(scenarios):
 
 def test_healthy_truncation_trace_passes(truncation_trace, scenarios):
     scores = scored(truncation_trace, scenarios["truncation-report-06"])
-    assert all(s.value for s in scores.values() if s.kind == HARD), {k: s.explanation for k, s in scores.items()}
+    assert all(s.value for s in scores.values() if s.kind in GATING), {k: s.explanation for k, s in scores.items()}
     assert scores["args_clipped"].value >= 1 and scores["reread_chars"].value > 0
 
 
@@ -407,7 +407,7 @@ def test_an_unreadable_report_stops_the_agent_and_fails(scenarios):
 def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_when_trusting(scenarios):
     scenario = scenarios["truncation-edits-06"]
     healthy = scored(run_report(scenario), scenario)
-    assert all(s.value for s in healthy.values() if s.kind == HARD), {k: s.explanation for k, s in healthy.items()}
+    assert all(s.value for s in healthy.values() if s.kind in GATING), {k: s.explanation for k, s in healthy.items()}
     trusting = scored(run_report(scenario, trusts_clipped_args=True), scenario)
     # Its anchor is the clipped text, which is not in the file: the edit fails again and again
     # (failed edits change nothing, so they are not rewrites that needed a read).
