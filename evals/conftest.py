@@ -31,8 +31,9 @@ from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
 from harness.models import choose_models, summary_model_for  # noqa: E402
 from harness.runner import run_case  # noqa: E402
 from harness.scenarios import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
-from harness.scorers import Score, score_case, scores_by_key  # noqa: E402
+from harness.scorers import VALIDITY, Score, score_case, scores_by_key  # noqa: E402
 from harness.suite import RunSink  # noqa: E402
+from harness.validity import EVALS  # noqa: E402
 
 TRACKING = os.environ.get("LANGSMITH_TEST_TRACKING") != "false"
 
@@ -74,10 +75,18 @@ class CaseResult:
     trace: object = None
 
     def require(self, key: str) -> None:
-        """Assert one hard score, failing with its explanation."""
+        """Assert one validity score or check, failing with its explanation."""
         score = self.scores.get(key)
         assert score is not None, f"{self.scenario.id}: no score {key!r}"
-        assert score.value, f"{self.scenario.id}: {key} failed: {score.explanation}"
+        label = "INVALID (the case did not test what it claims)" if score.kind == VALIDITY else "failed"
+        assert score.value, f"{self.scenario.id}: {key} {label}: {score.explanation}"
+
+    def require_eval(self, name: str) -> None:
+        """Assert everything eval ``name`` asserts (``harness.validity.EVALS``, the list the validity matrix proves):
+        its validity scores first, then its checks, in order."""
+        required = EVALS[name].required
+        for key in sorted(required, key=lambda k: self.scores[k].kind != VALIDITY if k in self.scores else False):
+            self.require(key)
 
 
 class EvalSession:

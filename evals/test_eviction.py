@@ -16,8 +16,6 @@ CASES = ["needle-h24k-d000", "needle-h24k-d050", "needle-h32k-d025", "needle-h40
 @pytest.mark.parametrize("case_id", CASES)
 def test_fact_recovered_from_an_evicted_tool_result(case_id, eval_session):
     result = eval_session.run_mechanism(case_id, "eviction", suite="eviction")
-    result.require("run_completed")
-    result.require("structure_ok")
-    result.require("evicted")  # the needle's document was offloaded: otherwise the case is invalid
-    result.require("needle_correct")
-    result.require("needle_via_eviction_file")
+    # Validity first (evicted: the needle's own document was offloaded), then needle_correct and
+    # needle_via_eviction_file: harness.validity.EVALS["eviction"].
+    result.require_eval("eviction")

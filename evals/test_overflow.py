@@ -19,10 +19,6 @@ CASES = ["goal-ledgers-24", "goal-ledgers-30"]
 @pytest.mark.parametrize("case_id", CASES)
 def test_overflow_falls_back_to_summarization_and_retries(case_id, eval_session):
     result = eval_session.run_overflow(case_id, HARD_LIMIT)
-    result.require("run_completed")
-    result.require("structure_ok")
-    result.require("overflowed")  # no rejection: the case is invalid
-    result.require("overflow_recovered")
-    result.require("goal_no_clarification")
-    result.require("goal_no_premature_completion")
-    assert result.scores["goal_steps_completed"].value == 1.0, result.scores["goal_steps_completed"].explanation
+    # Validity first (overflowed: some request was rejected), then overflow_recovered and the task
+    # finished without drift: harness.validity.EVALS["overflow"].
+    result.require_eval("overflow")

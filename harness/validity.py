@@ -44,22 +44,24 @@ class EvalSpec:
 
 
 COMMON = ("run_completed", "structure_ok", "summaries_ok")
+GOAL_KEPT = ("goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done")
+# The one list of what each eval asserts: the pytest evals (evals/test_*.py, through
+# CaseResult.require_eval) and this matrix both read it, so the matrix proves the evals themselves.
 EVALS = {
     "needle": EvalSpec("needle", ("needle-h24k-d000", "needle-h32k-d025"),
                        (*COMMON, "compressed", "needle_summarized_away", "needle_correct", "needle_via_history")),
     "chain": EvalSpec("chain", ("chain-s2-d000", "chain-s4-d025"),
                       (*COMMON, "compressed", "chain_length_reached", "needle_summarized_away", "needle_correct", "needle_via_history")),
     "goal": EvalSpec("goal", ("goal-ledgers-12", "goal-ledgers-16"),
-                     (*COMMON, "compressed", "goal_continued_after_summary", "goal_no_clarification",
-                      "goal_no_premature_completion", "goal_preserved")),
+                     (*COMMON, "compressed", "goal_continued_after_summary", *GOAL_KEPT, "goal_preserved")),
     "eviction": EvalSpec("eviction", ("needle-h24k-d000", "needle-h32k-d025"),
                          ("run_completed", "structure_ok", "evicted", "needle_correct", "needle_via_eviction_file"),
                          preset="eviction", suite="eviction"),
     "overflow": EvalSpec("overflow", ("goal-ledgers-24",),
-                         ("run_completed", "structure_ok", "overflowed", "overflow_recovered", "goal_no_clarification",
-                          "goal_no_premature_completion"), preset="deepagents-85", suite="overflow", hard_limit=36_000),
+                         ("run_completed", "structure_ok", "overflowed", "overflow_recovered", *GOAL_KEPT),
+                         preset="deepagents-85", suite="overflow", hard_limit=36_000),
     "subagent": EvalSpec("subagent", ("delegate-2x8",), ("run_completed", "structure_ok", "subagent_compressed",
-                                                          "subagent_results_returned", "goal_no_clarification"), suite="subagent"),
+                                                          "subagent_results_returned", *GOAL_KEPT), suite="subagent"),
     "truncation": EvalSpec("truncation", ("truncation-report-06", "truncation-edits-08"),
                            ("run_completed", "structure_ok", "args_clipped", "reread_after_clipping", "file_intact",
                             "goal_no_clarification", "goal_no_premature_completion"), preset="truncation", vary_documents=True),
