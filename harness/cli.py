@@ -94,9 +94,29 @@ def build_parser() -> argparse.ArgumentParser:
     tok = sub.add_parser("tokens", help="approximate vs exact token counts per call for a run directory (worst ratio per content type)")
     tok.add_argument("run_dir")
 
-    gen = sub.add_parser("generate", help="regenerate the shipped scenario files deterministically")
-    gen.add_argument("--out", default="datasets")
-    gen.add_argument("--seed", type=int, default=7)
+    gen = sub.add_parser("generate", help="regenerate the shipped scenario files, or write a needle-in-a-haystack grid",
+                         description="`harness generate` rewrites the shipped scenario files in --out (a directory). "
+                                     "`harness generate needle --lengths 4000,8000 --depths 0,0.5,1 --out FILE.jsonl` writes a "
+                                     "Kamradt-style grid of haystack length x needle depth, after checking which cells can be "
+                                     "valid under --check PRESET.")
+    gen.add_argument("what", nargs="?", choices=["shipped", "needle"], default="shipped",
+                     help="shipped (default): the files in datasets/; needle: a NIAH grid file")
+    gen.add_argument("--out", default=None, help="shipped: the directory (default datasets); needle: the .jsonl file to write")
+    gen.add_argument("--seed", type=int, default=7, help="generator seed (default 7, the shipped files')")
+    niah = gen.add_argument_group("needle grid (harness generate needle)")
+    niah.add_argument("--lengths", help="haystack lengths in tokens, comma-separated (e.g. 4000,8000,16000,32000)")
+    niah.add_argument("--length-min", type=int, help="smallest haystack (tokens), with --length-max and --length-steps")
+    niah.add_argument("--length-max", type=int, help="largest haystack (tokens)")
+    niah.add_argument("--length-steps", type=int, help="number of lengths from min to max, evenly spaced")
+    niah.add_argument("--depths", help="needle depths in [0, 1], comma-separated (e.g. 0,0.25,0.5,0.75,1)")
+    niah.add_argument("--depth-steps", type=int, help="number of depths from 0 to 1 (instead of --depths)")
+    niah.add_argument("--depth-spacing", choices=["linear", "sigmoid"], default="linear",
+                      help="spacing of --depth-steps: linear, or sigmoid (denser near 0 and 1, as Kamradt's tester)")
+    niah.add_argument("--needles", type=int, default=1, help="needles per haystack, from the depth to the end (default 1)")
+    niah.add_argument("--distractors", type=int, default=1, help="look-alike facts per haystack (default 1)")
+    niah.add_argument("--check", default="forced-20", metavar="PRESET",
+                      help="run each cell once offline under this preset and say which cannot be valid (default forced-20)")
+    niah.add_argument("--no-check", action="store_true", help="write without the validity check")
 
     sub.add_parser("variants", help="list the threshold presets and the summary-prompt variants")
 
@@ -192,8 +212,97 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_generate(args: argparse.Namespace) -> int:
     from harness.generate import generate
 
-    for name, n in generate(args.out, seed=args.seed).items():
-        print(f"wrote {Path(args.out) / name}: {n} scenarios")
+    if args.what == "needle":
+        return _generate_needle(args)
+    out = args.out or "datasets"
+    for name, n in generate(out, seed=args.seed).items():
+        print(f"wrote {Path(out) / name}: {n} scenarios")
+    return EXIT_OK
+
+
+def _number_list(text: str, option: str, cast: type) -> list:
+    from harness.errors import ConfigError
+
+    try:
+        values = [cast(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ConfigError(f"{option}: expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise ConfigError(f"{option}: no values in {text!r}")
+    return values
+
+
+def _needle_grid_options(args: argparse.Namespace) -> tuple[list[int], list[float]]:
+    from harness.errors import ConfigError
+    from harness.generate import niah_depths, niah_lengths
+
+    if not args.out or not args.out.endswith(".jsonl"):
+        raise ConfigError("--out: harness generate needle writes one scenario file; give a path ending in .jsonl")
+    ranged = (args.length_min, args.length_max, args.length_steps)
+    if args.lengths and any(v is not None for v in ranged):
+        raise ConfigError("--lengths and --length-min/--length-max/--length-steps are alternatives: give one")
+    if args.lengths:
+        lengths = _number_list(args.lengths, "--lengths", int)
+    elif all(v is not None for v in ranged):
+        try:
+            lengths = niah_lengths(*ranged)
+        except ValueError as exc:
+            raise ConfigError(f"--length-min/--length-max/--length-steps: {exc}") from None
+    else:
+        raise ConfigError("give --lengths, or all of --length-min, --length-max and --length-steps")
+    for n in lengths:
+        if not 1_000 <= n <= 1_000_000:
+            raise ConfigError(f"--lengths: {n} is out of range (1000 to 1000000 tokens)")
+    if args.depths and args.depth_steps:
+        raise ConfigError("--depths and --depth-steps are alternatives: give one")
+    if args.depths:
+        depths = _number_list(args.depths, "--depths", float)
+    elif args.depth_steps:
+        if args.depth_steps < 1:
+            raise ConfigError(f"--depth-steps must be at least 1, got {args.depth_steps}")
+        depths = niah_depths(args.depth_steps, args.depth_spacing)
+    else:
+        raise ConfigError("give --depths or --depth-steps")
+    for d in depths:
+        if not 0 <= d <= 1:
+            raise ConfigError(f"--depths: {d} is outside [0, 1]")
+    if not 1 <= args.needles <= 20:
+        raise ConfigError(f"--needles must be 1 to 20, got {args.needles}")
+    if not 0 <= args.distractors <= 20:
+        raise ConfigError(f"--distractors must be 0 to 20, got {args.distractors}")
+    return list(dict.fromkeys(lengths)), list(dict.fromkeys(depths))
+
+
+def _generate_needle(args: argparse.Namespace) -> int:
+    import json
+
+    from harness.config import make_config
+    from harness.generate import niah_grid
+    from harness.niah import check_cells
+
+    lengths, depths = _needle_grid_options(args)
+    if not args.no_check:
+        make_config(args.check)  # an unknown preset fails here, before any work
+    rows = niah_grid(lengths, depths, args.seed, needles=args.needles, distractors=args.distractors)
+    print(f"needle grid: {len(lengths)} length(s) x {len(depths)} depth(s) = {len(rows)} cells")
+    if not args.no_check:
+        checks = check_cells(rows, args.check, progress=lambda line: None)
+        bad = [c for c in checks if not c.valid]
+        print(f"checked under {args.check} (one offline run per cell): {len(rows) - len(bad)} valid, {len(bad)} cannot be valid")
+        for c in bad:
+            print(f"  INVALID {c.case_id} (length {c.length}, depth {c.depth:g}, {c.summaries} summaries before the question): "
+                  + "; ".join(r.split(':')[0] for r in c.reasons))
+        if bad:
+            print("  these cells will be reported INVALID under that preset (counted in no rate): use longer haystacks, "
+                  "shallower depths or a lower trigger to make them valid")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(out)
+    print(f"wrote {out}: {len(rows)} scenarios (run them: harness run --datasets {out} --variant {args.check})")
     return EXIT_OK
 
 

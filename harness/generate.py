@@ -21,6 +21,7 @@ Everything is a function of the seed; running it twice writes identical files.
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -116,6 +117,108 @@ def needle_scenario(haystack_tokens: int, depth: float, seed: int) -> dict:
         "haystack_tokens": haystack_tokens,
         "needle_depth": depth,
     }
+
+
+# -- the needle-in-a-haystack grid (harness generate needle) --------------------------------
+def niah_depths(steps: int, spacing: str = "linear") -> list[float]:
+    """Kamradt's depth grid: ``steps`` depths from 0 to 1, evenly spaced or on a sigmoid (denser at both ends)."""
+    if steps < 1:
+        raise ValueError("the number of depths must be at least 1")
+    if steps == 1:
+        return [0.5]
+    xs = [i / (steps - 1) for i in range(steps)]
+    if spacing == "linear":
+        return [round(x, 3) for x in xs]
+    if spacing == "sigmoid":
+        lo, hi = (1 / (1 + math.exp(5)), 1 / (1 + math.exp(-5)))
+        return [round((1 / (1 + math.exp(-10 * (x - 0.5))) - lo) / (hi - lo), 3) for x in xs]
+    raise ValueError(f"depth spacing must be linear or sigmoid, got {spacing!r}")
+
+
+def niah_lengths(minimum: int, maximum: int, steps: int) -> list[int]:
+    """``steps`` haystack lengths from ``minimum`` to ``maximum`` tokens, evenly spaced, rounded to 100 tokens."""
+    if steps < 1 or minimum < 1 or maximum < minimum:
+        raise ValueError("lengths need 0 < min <= max and at least 1 step")
+    if steps == 1:
+        return [minimum]
+    return list(dict.fromkeys(round((minimum + (maximum - minimum) * i / (steps - 1)) / 100) * 100 for i in range(steps)))
+
+
+def niah_scenario(length: int, depth: float, seed: int, *, needles: int = 1, distractors: int = 1) -> dict:
+    """One cell of a needle-in-a-haystack grid: a ``length``-token haystack of archive documents with the
+    needle inserted at ``depth`` of the haystack's text, at a sentence boundary (0 = before the first
+    sentence, 1 = after the last). With ``needles`` > 1 the others follow evenly between ``depth`` and
+    the end, each asked in its own question; ``distractors`` sentences state look-alike keys elsewhere.
+    """
+    if not 0.0 <= depth <= 1.0:
+        raise ValueError(f"depth must be within [0, 1], got {depth}")
+    rng = random.Random(f"niah:{length}:{depth}:{seed}:{needles}:{distractors}")
+    company = rng.choice(_COMPANIES)
+    n_docs = max(2, round(length / DOC_TOKENS))
+    doc_ids = [f"DOC-{i + 1:03d}" for i in range(n_docs)]
+    docs = [_document(rng, doc_id, company, length // n_docs, {}).split("\n") for doc_id in doc_ids]
+    # Sentence boundaries: before line j (j >= 1, after the header) of doc i, or at the end of doc i.
+    bounds, offset = [], 0
+    for i, lines in enumerate(docs):
+        offset += len(lines[0]) + 1
+        for j in range(1, len(lines) + 1):
+            bounds.append((offset, i, j))
+            if j < len(lines):
+                offset += len(lines[j]) + 1
+    total = offset
+    # Needles ask about different things when there are enough of them, so none is another's distractor.
+    pool = rng.sample(_THINGS, min(needles, len(_THINGS))) + rng.sample(_THINGS * 8, max(0, needles - len(_THINGS)))
+    combos = [(t, h, rng.choice(_PLACES)) for t, h in pool]
+    if len(set(combos)) < needles:
+        raise ValueError(f"at most {len(_THINGS) * len(_PLACES)} distinct needles")
+    depths = [depth + k * (1 - depth) / needles for k in range(needles)]
+    inserts: dict[tuple[int, int], list[str]] = {}
+    facts = []
+    for k, ((thing, holder, place), at) in enumerate(zip(combos, depths)):
+        pos, i, j = max((b for b in bounds if b[0] <= at * total), default=bounds[0])
+        key, value = f"{thing} for the {place} {holder}", f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
+        inserts.setdefault((i, j), []).append(needle_sentence(key, value))
+        facts.append({"key": key, "answer": value, "doc": doc_ids[i], "depth": round(at, 4), "turn": k + 1,
+                      "offset": round(pos / total, 4)})
+    taken = set(inserts)
+    for _ in range(distractors):
+        thing, holder, place = combos[rng.randrange(needles)]
+        other = rng.choice([p for p in _PLACES if p != place])
+        free = [b for b in bounds if (b[1], b[2]) not in taken]
+        _, i, j = rng.choice(free)
+        taken.add((i, j))
+        inserts.setdefault((i, j), []).append(needle_sentence(f"{thing} for the {other} {holder}",
+                                                              f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"))
+    documents = []
+    for i, (doc_id, lines) in enumerate(zip(doc_ids, docs)):
+        out = list(lines)
+        for j in sorted((j for (d, j) in inserts if d == i), reverse=True):
+            out[j:j] = inserts[(i, j)]
+        documents.append({"id": doc_id, "text": "\n".join(out)})
+    steps = [Step(i + 1, "fetch_document", d) for i, d in enumerate(doc_ids)]
+    steps.append(Step(len(steps) + 1, "reply"))
+    intro = (f"You are reviewing the {company} document archive before it is migrated. "
+             "Read every document carefully; I will have questions about their contents afterwards.")
+    where = ", ".join(f"{f['offset']:.1%}" for f in facts)
+    return {
+        "id": f"niah-l{length:05d}-d{round(depth * 1000):04d}" + (f"-n{needles}" if needles > 1 else ""),
+        "kind": "needle",
+        "description": f"NIAH cell: {needles} needle(s) at {where} of a {n_docs}-document (~{length} token) haystack "
+                       f"(requested depth {depth:g}), {distractors} distractor(s); question(s) after the task.",
+        "task": render_task(intro, steps),
+        "followups": [render_question(f["key"]) for f in facts],
+        "documents": documents,
+        "needles": [{k: v for k, v in f.items() if k != "offset"} for f in facts],
+        "expected_steps": [{"tool": s.tool, "target": s.target} for s in steps],
+        "haystack_tokens": length,
+        "needle_depth": depth,
+    }
+
+
+def niah_grid(lengths: list[int], depths: list[float], seed: int = SHIPPED_SEED, *, needles: int = 1,
+              distractors: int = 1) -> list[dict]:
+    """Every (length, depth) cell, lengths outer."""
+    return [niah_scenario(length, depth, seed, needles=needles, distractors=distractors) for length in lengths for depth in depths]
 
 
 def _ledger(rng: random.Random, name: str, company: str, rows: int) -> str:

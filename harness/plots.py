@@ -149,8 +149,8 @@ def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None =
     panels = list(dict.fromkeys(frame[panel])) if panel else [None]
     xs = sorted(frame[x].dropna().unique())
     ys = sorted(frame[y].dropna().unique())
-    fig, axes = plt.subplots(1, len(panels), figsize=(max(3.4, 0.75 * len(xs) + 1.6) * len(panels), max(2.8, 0.5 * len(ys) + 1.6)),
-                             squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(4.2, 0.8 * len(xs) + 2.2) * len(panels), max(3.2, 0.55 * len(ys) + 2.0)),
+                             squeeze=False, layout="constrained")
     cmap = plt.get_cmap("RdYlGn").with_extremes(bad="white")
     for ax, name in zip(axes[0], panels):
         sub = frame if name is None else frame[frame[panel] == name]
@@ -169,11 +169,12 @@ def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None =
                     marks.append((j, i, text, False))
                 elif invalid:
                     marks.append((j, i, f"INVALID\n{invalid}", True))
-        ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap=cmap, origin="lower", aspect="auto")
+        image = ax.imshow(np.ma.masked_invalid(grid), vmin=0, vmax=1, cmap=cmap, origin="lower", aspect="auto")
         for j, i, text, hatched in marks:
             if hatched:
                 ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, facecolor="0.85", edgecolor="0.45", hatch="///", lw=0))
-            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="0.2" if hatched else "black")
+            box = {"facecolor": "white", "alpha": 0.8, "lw": 0, "pad": 1.5} if hatched else None
+            ax.text(j, i, text, ha="center", va="center", fontsize=7, color="0.2" if hatched else "black", bbox=box)
         ax.set_xticks(range(len(xs)))
         ax.set_xticklabels([f"{v:g}" for v in xs], fontsize=7)
         ax.set_yticks(range(len(ys)))
@@ -182,7 +183,9 @@ def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None =
         if name is not None:
             ax.set_title(str(name), fontsize=9)
     axes[0][0].set_ylabel(y_label, fontsize=8)
-    suffix = "  [SIMULATED: offline reference models]" if simulated else ""
+    bar = fig.colorbar(image, ax=list(axes[0]), fraction=0.04, pad=0.02)
+    bar.set_label("share recovered (valid runs)", fontsize=7)
+    bar.ax.tick_params(labelsize=7)
+    suffix = "\nSIMULATED: offline reference models" if simulated else ""
     fig.suptitle((title or f"{value.replace('_', ' ')} (valid runs only; hatched: invalid)") + suffix, fontsize=9)
-    fig.tight_layout()
     return fig

@@ -203,7 +203,8 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
         doc.text("Every case passed every check.")
         return
     doc.heading("Failed or invalid cases")
-    doc.bullets([f"**{r['case_id']}** (trial {r['trial']}) {o}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in keys)
+    several = len({r["variant"] for r in rows}) > 1
+    doc.bullets([f"**{r['case_id']}**" + (f" [{r['variant']}]" if several else "") + f" (trial {r['trial']}) {o}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in keys)
                  for r, o, keys in bad])
 
 

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from harness import _deepagents_adapter as da
-from harness.scenarios import Scenario
+from harness.scenarios import Needle, Scenario
 from harness.task_text import COMPLETION_MARKER, call_target
 from harness.trace import Trace
 
@@ -158,47 +158,71 @@ def summaries_ok(trace: Trace) -> Score:
 
 # -- needle --------------------------------------------------------------------------------
 def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """Validity (compressed, needle_summarized_away), then needle_correct and needle_via_history.
+
+    With several needles (each asked in its own turn) every key is scored once, over all of
+    them: a check holds only if it holds for every needle, counts are summed, and the
+    explanation names the first needle that failed.
+    """
+    per_needle = [_one_needle_scores(trace, needle) for needle in scenario.needles]
     scores = [compressed(trace, before_turn=min(n.turn for n in scenario.needles))]
-    for needle in scenario.needles:
-        turn = needle.turn
-        answer = needle.answer
-        calls = trace.agent_calls(turn)
-        first = calls[0] if calls else None
-        if first is None:
-            scores.append(Score("needle_summarized_away", False, VALIDITY, f"no agent call in turn {turn}"))
+    if len(per_needle) == 1:
+        return scores + per_needle[0]
+    for key_scores in zip(*per_needle):
+        first = key_scores[0]
+        values = [s.value for s in key_scores]
+        if first.kind == MEASURE and not all(isinstance(v, bool) for v in values):
+            value = sum(values)
         else:
-            visible = answer.lower() in trace.request_text(first).lower()
-            scores.append(
-                Score(
-                    "needle_summarized_away",
-                    not visible,
-                    VALIDITY,
-                    "the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)"
-                    if visible
-                    else "the needle was out of view when the question came",
-                )
+            value = all(values) if first.kind != MEASURE else any(values)
+        bad = next((i for i, s in enumerate(key_scores) if not s.value), None)
+        why = (f"all {len(values)} needles: {first.explanation}" if bad is None
+               else f"needle {bad + 1} of {len(values)}: {key_scores[bad].explanation}")
+        scores.append(Score(first.key, value, first.kind, why))
+    return scores
+
+
+def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
+    scores: list[Score] = []
+    turn = needle.turn
+    answer = needle.answer
+    calls = trace.agent_calls(turn)
+    first = calls[0] if calls else None
+    if first is None:
+        scores.append(Score("needle_summarized_away", False, VALIDITY, f"no agent call in turn {turn}"))
+    else:
+        visible = answer.lower() in trace.request_text(first).lower()
+        scores.append(
+            Score(
+                "needle_summarized_away",
+                not visible,
+                VALIDITY,
+                "the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)"
+                if visible
+                else "the needle was out of view when the question came",
             )
-        reply = trace.answer(turn) or ""
-        correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
-        scores.append(Score("needle_correct", correct, CHECK, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
-        paths = _history_paths_seen(trace, turn)
-        reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
-        found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
-        # The correct answer came from the history file: a page of it returned the needle AND the reply carried it.
-        if not paths:
-            why = "no summary in view named a history file"
-        elif found and correct:
-            why = f"read_file on {_target(found[0])} (offset {found[0]['args'].get('offset', 0)}) returned the needle after {len(reads)} page(s)"
-        elif found:
-            why = f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
-        elif reads:
-            why = f"read {len(reads)} page(s) of the history file but none contained the needle"
-        else:
-            why = "never called read_file on the history file the summary named"
-        scores.append(Score("needle_via_history", bool(found) and correct, CHECK, why))
-        scores.append(Score("history_pages_read", len(reads), MEASURE, f"read_file calls on the history file in turn {turn}"))
-        in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
-        scores.append(Score("needle_in_summary", in_summary, MEASURE, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
+        )
+    reply = trace.answer(turn) or ""
+    correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
+    scores.append(Score("needle_correct", correct, CHECK, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
+    paths = _history_paths_seen(trace, turn)
+    reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
+    found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
+    # The correct answer came from the history file: a page of it returned the needle AND the reply carried it.
+    if not paths:
+        why = "no summary in view named a history file"
+    elif found and correct:
+        why = f"read_file on {_target(found[0])} (offset {found[0]['args'].get('offset', 0)}) returned the needle after {len(reads)} page(s)"
+    elif found:
+        why = f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
+    elif reads:
+        why = f"read {len(reads)} page(s) of the history file but none contained the needle"
+    else:
+        why = "never called read_file on the history file the summary named"
+    scores.append(Score("needle_via_history", bool(found) and correct, CHECK, why))
+    scores.append(Score("history_pages_read", len(reads), MEASURE, f"read_file calls on the history file in turn {turn}"))
+    in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
+    scores.append(Score("needle_in_summary", in_summary, MEASURE, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
     return scores
 
 
