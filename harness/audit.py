@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from harness.config import OVERHEAD_MARGIN, CompactionConfig, ContextSize
+from harness.config import CompactionConfig, ContextSize, overhead_level
 from harness.errors import ConfigError
 from harness.models import PROVIDER_KEYS
 
@@ -196,11 +196,12 @@ def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = Non
     trig_tokens = [t.tokens(window_for_checks) for t in triggers if t.kind != "messages" and (t.kind != "fraction" or window_for_checks)]
     low = min(trig_tokens) if trig_tokens else None
     if low is not None and overhead is not None:
-        if low <= overhead:
+        level = overhead_level(low, overhead)
+        if level == "error":
             findings.append(Finding(ERROR, "trigger-below-overhead",
                                     f"the trigger ({low:,} tokens) is at or below the fixed per-call overhead ({overhead:,} tokens of "
                                     "tool schemas and system prompt): summarization fires on every call"))
-        elif low < overhead * OVERHEAD_MARGIN:
+        elif level == "warning":
             findings.append(Finding(WARNING, "trigger-below-overhead",
                                     f"the trigger ({low:,} tokens) is less than twice the fixed per-call overhead ({overhead:,} "
                                     "tokens): most of the budget is spent before the conversation starts"))

@@ -308,19 +308,30 @@ def _generate_needle(args: argparse.Namespace) -> int:
 
 def _cmd_variants(args: argparse.Namespace) -> int:
     from harness.config import PRESETS
-    from harness.variants import load_variant, variant_names
+    from harness.errors import HarnessError
+    from harness.variants import load_variant, resolve_config, variant_names
 
     print("threshold presets:")
     for preset in PRESETS.values():
         print(f"  {preset.label()}")
     print("summary-prompt variants (datasets/variants/*.md, applied on the default preset):")
+    broken = 0
     for name in variant_names():
-        variant = load_variant(name)
+        try:
+            variant = load_variant(name)
+            resolve_config(name)  # front matter and prompt are valid on the default preset
+        except HarnessError as exc:
+            broken += 1
+            print(f"  {name:<20} BROKEN: {exc}")
+            continue
         print(f"  {name:<20} {variant.description}")
-    return EXIT_OK
+    if broken:
+        print(f"{broken} variant file(s) cannot be used until fixed", file=sys.stderr)
+    return EXIT_BAD_INPUT if broken else EXIT_OK
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:
+    from harness.errors import ConfigError
     from harness.experiment import merge_experiments, parse_shard, run_experiment
     from harness.experiment_spec import load_spec
 
@@ -336,6 +347,10 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         return EXIT_OK
     spec = load_spec(args.spec)
     shard = parse_shard(args.shard)
+    if args.workers is not None and args.workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {args.workers}")
+    if args.max_cells is not None and args.max_cells < 1:
+        raise ConfigError(f"--max-cells must be at least 1, got {args.max_cells}")
     result = run_experiment(spec, out_dir=args.out, shard=shard, workers=args.workers, max_cells=args.max_cells)
     print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
     if shard[1] == 1:  # shards are reported after the merge

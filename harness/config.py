@@ -175,12 +175,23 @@ class CompactionConfig:
         values = [v for v in values if v is not None]
         return min(values) if values else None
 
+    def overhead_error(self, overhead_tokens: int) -> str | None:
+        """The trigger at or below the fixed per-call overhead: every call would summarize, so nothing is measured.
+
+        The same rule as ``harness audit``'s trigger-below-overhead error (`overhead_level`)."""
+        trig = self.trigger_tokens()
+        if trig is None or overhead_level(trig, overhead_tokens) != "error":
+            return None
+        return (f"config {self.name!r}: the trigger ({trig:,} tokens) is at or below the fixed per-call overhead "
+                f"({overhead_tokens:,} tokens of tool schemas and system prompt): summarization would fire on every call. "
+                f"Raise --window or the trigger (harness audit explains)")
+
     def overhead_warning(self, overhead_tokens: int) -> str | None:
         """Say so when the trigger is not well above the fixed per-call overhead."""
         trig = self.trigger_tokens()
         if trig is None:
             return None
-        if trig <= overhead_tokens * OVERHEAD_MARGIN:
+        if overhead_level(trig, overhead_tokens) == "warning":
             return (
                 f"trigger {trig} tokens ({', '.join(map(str, self.trigger))} of a {self.window}-token window) is not "
                 f"well above the fixed per-call overhead of {overhead_tokens} tokens (tool schemas and system prompt): "
@@ -225,6 +236,15 @@ class CompactionConfig:
 
         data["summary_prompt_sha"] = prompt_fingerprint(self.summary_prompt)
         return data
+
+
+def overhead_level(trigger_tokens: int, overhead_tokens: int) -> str | None:
+    """'error' for a trigger at or below the fixed per-call overhead, 'warning' below twice it, else None."""
+    if trigger_tokens <= overhead_tokens:
+        return "error"
+    if trigger_tokens < overhead_tokens * OVERHEAD_MARGIN:
+        return "warning"
+    return None
 
 
 def _forced(percent: int) -> CompactionConfig:
@@ -299,8 +319,14 @@ def make_config(
             window = int(window)
         except (TypeError, ValueError):
             raise ConfigError(f"--window must be an integer number of tokens, got {window!r}") from None
-    return base.with_overrides(
-        trigger=[ContextSize.parse(t) for t in trigger] if trigger else None,
-        keep=ContextSize.parse(keep) if keep else None,
-        window=window,
-    )
+    sizes = []
+    for option, text in [*(("--trigger", t) for t in trigger or ()), *((("--keep", keep),) if keep else ())]:
+        try:
+            sizes.append(ContextSize.parse(text))
+        except ConfigError as exc:
+            raise ConfigError(f"{option} {text!r}: {exc}") from None
+    given = [o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window)) if v]
+    try:
+        return base.with_overrides(trigger=sizes[: len(trigger or ())] or None, keep=sizes[-1] if keep else None, window=window)
+    except ConfigError as exc:
+        raise ConfigError(f"{' / '.join(given)}: {exc}" if given else str(exc)) from None

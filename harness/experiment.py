@@ -31,6 +31,7 @@ from harness.config import CompactionConfig, ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.experiment_spec import ExperimentSpec, Threshold
 from harness.models import choose_models
+from harness.preflight import fixed_overhead_tokens
 from harness.results import append_row, read_rows, result_row, row_outcome
 from harness.runner import run_case
 from harness.scenarios import Scenario, load_scenarios, select
@@ -171,10 +172,20 @@ def run_experiment(
     max_cells: int | None = None,
 ) -> ExperimentRun:
     scenarios = spec_scenarios(spec)
+    overhead = None
     for variant in spec.variants:  # validate every config and model before writing anything
         for threshold in spec.thresholds:
-            config = cell_config(spec, variant, threshold)
-            choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed)
+            try:
+                config = cell_config(spec, variant, threshold)
+            except ConfigError as exc:
+                raise ConfigError(f"{spec.path}: variant {variant} at threshold {threshold.label}: {exc}") from None
+            overhead = overhead if overhead is not None else fixed_overhead_tokens(config, scenarios)
+            error = config.overhead_error(overhead)
+            if error:
+                raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with variant {variant}: {error}")
+            summary_key = "summary_model" if config.summary_model is None else f"variant {variant}: summary_model"
+            choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed,
+                          options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"))
     cells = plan_cells(spec, scenarios)[shard[0]::shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     (path / "traces").mkdir(parents=True, exist_ok=True)

@@ -48,24 +48,36 @@ def is_reference(spec: str | None) -> bool:
     return spec in (None, "", REFERENCE, AGENT_NAME, SUMMARIZER_NAME)
 
 
-def check_live_spec(spec: str) -> None:
-    """Raise LiveModelUnavailable unless ``spec`` can be built here (without building it)."""
+def known_providers() -> tuple[str, ...]:
+    """The providers LangChain's ``init_chat_model`` can build."""
+    from langchain.chat_models.base import _BUILTIN_PROVIDERS
+
+    return tuple(sorted(_BUILTIN_PROVIDERS))
+
+
+def check_live_spec(spec: str, option: str = "model") -> None:
+    """Raise ConfigError for a malformed spec or unknown provider (naming ``option``, e.g. --summary-model), and
+    LiveModelUnavailable when the provider's key is not set; builds nothing."""
     provider, sep, name = spec.partition(":")
     if not sep or not provider or not name:
-        raise ConfigError(f"model {spec!r}: write provider:name, e.g. openai:gpt-5.2, or 'reference'")
+        raise ConfigError(f"{option} {spec!r}: write provider:name, e.g. openai:gpt-5.2, or 'reference'")
+    if provider not in known_providers():
+        raise ConfigError(f"{option} {spec!r}: unknown provider {provider!r}; known: {', '.join(known_providers())}, or 'reference'")
     keys = PROVIDER_KEYS.get(provider)
     if keys and not any(os.environ.get(k) for k in keys):
         raise LiveModelUnavailable(f"{spec}: {' or '.join(keys)} is not set, so the live run is skipped")
 
 
-def _live(spec: str, window: int) -> BaseChatModel:
-    check_live_spec(spec)
+def _live(spec: str, window: int, option: str) -> BaseChatModel:
+    check_live_spec(spec, option)
     from langchain.chat_models import init_chat_model
 
     try:
         model = init_chat_model(spec)
     except ImportError as exc:
         raise LiveModelUnavailable(f"{spec}: provider package missing ({exc})") from None
+    except ValueError as exc:
+        raise ConfigError(f"{option} {spec!r}: {str(exc).splitlines()[0]}") from None
     model.profile = {**(model.profile or {}), "max_input_tokens": window}
     return model
 
@@ -77,24 +89,25 @@ def summary_model_for(config_summary_model: str | None, explicit: str | None, *,
     return explicit if explicit is not None else config_summary_model
 
 
-def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: int, seed: int = 0) -> ModelChoice:
+def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: int, seed: int = 0,
+                  options: tuple[str, str] = ("--model", "--summary-model")) -> ModelChoice:
     """Build the agent and summarizer models for one run.
 
     With a reference agent and no summary model, the reference summarizer is used.
     With a live agent and no summary model, deepagents' default applies: the agent
-    model writes its own summaries.
+    model writes its own summaries. ``options`` name where each spec came from, for errors.
     """
     if is_reference(agent_spec):
         agent: BaseChatModel = ReferenceAgentModel(profile={"max_input_tokens": window})
         agent_name = AGENT_NAME
     else:
-        agent, agent_name = _live(agent_spec, window), agent_spec
+        agent, agent_name = _live(agent_spec, window, options[0]), agent_spec
     if is_reference(summary_spec) and (summary_spec is not None or is_reference(agent_spec)):
         summarizer: BaseChatModel | None = ReferenceSummarizerModel(seed=seed)
         summary_name = SUMMARIZER_NAME
     elif summary_spec is None:
         summarizer, summary_name = None, agent_name
     else:
-        summarizer, summary_name = _live(summary_spec, window), summary_spec
+        summarizer, summary_name = _live(summary_spec, window, options[1]), summary_spec
     simulated = agent_name == AGENT_NAME or summary_name == SUMMARIZER_NAME
     return ModelChoice(agent, summarizer, agent_name, summary_name, simulated)

@@ -193,8 +193,13 @@ def _raw_rows(path: Path) -> list[tuple[int, dict]]:
     if not path.is_file():
         raise DatasetError(str(path), None, None, "no such file")
     rows = []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
+    with path.open("rb") as fh:
+        for line_no, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DatasetError(str(path), line_no, None, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                                   "scenario files must be UTF-8 JSON Lines") from None
             if not line.strip():
                 continue
             try:

@@ -27,6 +27,7 @@ from typing import Any
 
 from harness import __version__
 from harness.config import CompactionConfig
+from harness.errors import ConfigError
 from harness.models import ModelChoice, choose_models
 from harness.preflight import fixed_overhead_tokens
 from harness.results import SCENARIOS_FILE, append_row, result_row, row_outcome
@@ -96,11 +97,16 @@ class RunSink:
     ) -> None:
         choose_models(agent_model, summary_model, window=config.window, seed=seed)  # fail fast: bad spec, missing key
         overhead = fixed_overhead_tokens(config, scenarios)
+        error = config.overhead_error(overhead)
+        if error:
+            raise ConfigError(error)
         warnings = [w for w in [config.overhead_warning(overhead)] if w]
         for w in warnings:
             progress(f"warning: {w}")
         run_id = run_id or new_run_id(config.name)
         self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
+        if self.run.path.exists():
+            raise ConfigError(f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)")
         (self.run.path / "traces").mkdir(parents=True, exist_ok=False)
         self.meta = {
             "run_id": run_id,
