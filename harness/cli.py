@@ -253,11 +253,11 @@ def _needle_grid_options(args: argparse.Namespace) -> tuple[list[int], list[floa
     for n in lengths:
         if not 1_000 <= n <= 1_000_000:
             raise ConfigError(f"--lengths: {n} is out of range (1000 to 1000000 tokens)")
-    if args.depths and args.depth_steps:
+    if args.depths and args.depth_steps is not None:
         raise ConfigError("--depths and --depth-steps are alternatives: give one")
     if args.depths:
         depths = _number_list(args.depths, "--depths", float)
-    elif args.depth_steps:
+    elif args.depth_steps is not None:
         if args.depth_steps < 1:
             raise ConfigError(f"--depth-steps must be at least 1, got {args.depth_steps}")
         depths = niah_depths(args.depth_steps, args.depth_spacing)

@@ -65,6 +65,8 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
     }
 
 
+# The only fields of a row that differ between two offline runs of the same command and seed.
+VOLATILE_ROW_FIELDS = ("run_id", "wall_time_s")
 SCENARIOS_FILE = "scenarios.jsonl"  # in a run directory: the scenarios it used that are in no dataset file
 
 # Validity keys of rows written before scores had a validity kind (their keys never change).

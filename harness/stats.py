@@ -23,7 +23,7 @@ class Rate:
         return f"{self.value:.0%} [{self.low:.0%}, {self.high:.0%}] (n={self.n})"
 
 
-def wilson(successes: int, n: int, z: float = 1.959964) -> Rate:
+def wilson(successes: int, n: int, z: float = 1.959963984540054) -> Rate:
     """Wilson score interval for a binomial proportion (95 % by default)."""
     if n == 0:
         return Rate(0, 0, float("nan"), float("nan"))

@@ -130,6 +130,34 @@ class Trace:
         return dict(zip(keys, objs))
 
 
+# What differs between two runs of the same case and seed, offline: ids and times. Everything
+# else in a trace is reproducible (see `comparable`).
+VOLATILE_TRACE_FIELDS = ("run_id", "started_at", "wall_time_s")
+VOLATILE_CALL_FIELDS = ("started_s", "duration_s")
+VOLATILE_FINAL_FIELDS = ("recorder_time_s",)
+
+
+def comparable(trace: Trace) -> dict[str, Any]:
+    """The trace without what legitimately differs between two offline runs of the same case and seed:
+    run id, start time and wall/call times, the recorder's own time, message ids, and deepagents' offload times
+    (``## Summarized at <time>``) inside history-file text; messages are inlined, so their keys (content
+    hashes, which those times change) do not matter."""
+    from harness._deepagents_adapter import run_stable_text
+
+    def stable(key: str) -> str:
+        data = trace.messages[key]
+        body = {k: v for k, v in data.get("data", {}).items() if k != "id"}  # langgraph gives messages uuid4 ids
+        return run_stable_text(json.dumps({**data, "data": body}, sort_keys=True))
+
+    data = {k: v for k, v in trace.to_dict().items() if k not in (*VOLATILE_TRACE_FIELDS, "messages")}
+    data["calls"] = [{**{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS},
+                      "message_keys": [stable(k) for k in c["message_keys"]]} for c in trace.calls]
+    data["events"] = [{k: (stable(v) if k.endswith("_key") and v in trace.messages else v) for k, v in e.items()} for e in trace.events]
+    data["final"] = json.loads(run_stable_text(json.dumps({k: v for k, v in trace.final.items() if k not in VOLATILE_FINAL_FIELDS},
+                                                          sort_keys=True)))
+    return data
+
+
 def _text(data: dict[str, Any]) -> str:
     content = data.get("data", {}).get("content", "")
     if isinstance(content, str):

@@ -2,11 +2,14 @@
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 
 from harness.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, build_parser, main
 from harness.results import read_results
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +103,62 @@ def test_report_renders_a_validity_matrix(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert "| needle" in report and "DETECTED" in report and "missed" in report and "10/10" in report
     assert "needle did not detect offload-disabled" in report
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--model", "foo:bar"], "--model 'foo:bar': unknown provider 'foo'"),
+        (["--summary-model", "foo:bar"], "--summary-model 'foo:bar': unknown provider 'foo'"),
+        (["--keep", "tokens:-5"], "--keep 'tokens:-5': tokens must be a positive integer"),
+        (["--trigger", "tokens:3000", "--keep", "tokens:5000"], "--trigger / --keep: config 'forced-20+custom': keep"),
+        (["--window", "500"], "--window: config"),
+        (["--trigger", "tokens:2000", "--keep", "tokens:500"], "at or below the fixed per-call overhead"),
+        (["--run-id", "smoke"], "--run-id smoke:"),
+    ],
+)
+def test_each_bad_option_is_named_exits_2_and_writes_nothing(run_dir, argv, message, capsys):
+    before = sorted(p.name for p in run_dir.parent.iterdir())
+    smoke = {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()}
+    assert main(["run", *argv, "--cases", "needle-h24k-d000", "--out", str(run_dir.parent)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert sorted(p.name for p in run_dir.parent.iterdir()) == before
+    assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == smoke
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe{\"id\": \"x\"}\n", '{"id": "caf\xe9"}\n'.encode("latin-1")])
+def test_a_dataset_that_is_not_utf8_names_the_file_and_row(tmp_path, content, capsys):
+    path = tmp_path / "latin.jsonl"
+    good = (ROOT / "datasets" / "goal.jsonl").open("rb").readline()  # a valid first row: the error must name row 2
+    path.write_bytes(good + content)
+    out = tmp_path / "runs"
+    assert main(["run", "--datasets", str(path), "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{path}: row 2: not UTF-8 text" in err and not out.exists()
+
+
+def test_audit_and_run_agree_on_a_trigger_below_the_overhead(tmp_path, capsys):
+    assert main(["audit", "--model", "openai:gpt-5.2", "--trigger", "tokens:2000", "--keep", "tokens:500"]) == EXIT_BAD_INPUT
+    assert "trigger-below-overhead" in capsys.readouterr().out
+    assert main(["run", "--trigger", "tokens:2000", "--keep", "tokens:500", "--out", str(tmp_path)]) == EXIT_BAD_INPUT
+
+
+def test_experiment_workers_below_one_is_refused(tmp_path, capsys):
+    assert main(["experiment", "run", str(ROOT / "datasets" / "experiments" / "smoke.yaml"), "--workers", "0", "--out", str(tmp_path)]) == EXIT_BAD_INPUT
+    assert "--workers must be at least 1" in capsys.readouterr().err and not any(tmp_path.iterdir())
+
+
+def test_a_broken_variant_file_is_listed_as_broken_beside_the_others(monkeypatch, tmp_path, capsys):
+    import shutil
+
+    import harness.variants as variants
+
+    for f in variants.VARIANTS_DIR.glob("*.md"):
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "zz-broken.md").write_text("---\ntrigger: 20%\n---\nno placeholder here\n")
+    monkeypatch.setattr(variants, "VARIANTS_DIR", tmp_path)
+    assert main(["variants"]) == EXIT_BAD_INPUT
+    out = capsys.readouterr().out
+    assert "zz-broken            BROKEN:" in out and "{messages}" in out
+    assert "minimal" in out and "structured" in out  # the others are still listed

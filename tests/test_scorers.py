@@ -1,6 +1,7 @@
 """Every scorer passes on a healthy trace and fails on a bad one."""
 
 import copy
+import dataclasses
 
 import pytest
 
@@ -413,3 +414,59 @@ def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_w
     # (failed edits change nothing, so they are not rewrites that needed a read).
     assert trusting["run_completed"].value is False and "GraphRecursionError" in trusting["run_completed"].explanation
     assert trusting["file_intact"].value is False and "lacks" in trusting["file_intact"].explanation
+
+
+# -- validity is a kind of score ------------------------------------------------------------
+def test_every_validity_key_is_scored_as_validity_and_makes_the_case_invalid(needle_trace, eviction_trace, overflow_trace,
+                                                                             truncation_trace, scenarios):
+    from harness.results import LEGACY_VALIDITY_KEYS
+    from harness.scorers import INVALID, VALIDITY, outcome
+
+    chain = scenarios["chain-s2-d000"]
+    scenario, delegated = _delegation(2, 8)
+    scored_sets = [
+        score_case(needle_trace, scenarios[needle_trace.case_id]),
+        score_case(run_with(chain, ReferenceSummarizerModel()), chain),
+        score_case(eviction_trace, scenarios["needle-h24k-d025"], "eviction"),
+        score_case(overflow_trace, scenarios["goal-ledgers-24"], "overflow"),
+        score_case(truncation_trace, scenarios["truncation-report-06"]),
+        score_case(delegated, scenario, "subagent"),
+    ]
+    validity = {s.key for scores in scored_sets for s in scores if s.kind == VALIDITY}
+    assert validity == set(LEGACY_VALIDITY_KEYS)  # the fallback for old rows names the same keys
+    for scores in scored_sets:
+        for key in {s.key for s in scores if s.kind == VALIDITY}:
+            broken = [dataclasses.replace(s, value=False) if s.key == key else s for s in scores]
+            assert outcome(broken) == (INVALID, [key]), key
+
+
+def test_a_needle_read_from_history_but_not_in_the_reply_is_not_via_history(needle_trace, scenarios):
+    bad = copy.deepcopy(needle_trace)
+    bad.final["answers"][1] = "I could not find it."
+    scores = scored(bad, scenarios[bad.case_id])
+    assert scores["needle_correct"].value is False
+    assert scores["needle_via_history"].value is False and "did not carry it" in scores["needle_via_history"].explanation
+
+
+def test_an_evicted_needle_read_but_not_in_the_reply_is_not_via_the_eviction_file(eviction_trace, scenarios):
+    bad = copy.deepcopy(eviction_trace)
+    bad.final["answers"][1] = "unknown"
+    scores = scores_by_key(score_case(bad, scenarios["needle-h24k-d025"], "eviction"))
+    assert scores["needle_via_eviction_file"].value is False and "did not carry it" in scores["needle_via_eviction_file"].explanation
+
+
+def test_several_needles_are_scored_once_per_key_over_all_of_them():
+    from harness.generate import niah_scenario
+    from harness.scenarios import _scenario
+
+    scenario = _scenario(niah_scenario(24_000, 0.0, 7, needles=3, distractors=2), "test")
+    trace = run_with(scenario, ReferenceSummarizerModel())
+    scores = score_case(trace, scenario)
+    keys = [s.key for s in scores]
+    assert len(keys) == len(set(keys))  # one score per key, not the last needle's
+    by_key = scores_by_key(scores)
+    assert by_key["needle_correct"].value is True and by_key["needle_correct"].explanation.startswith("all 3 needles")
+    bad = copy.deepcopy(trace)
+    bad.final["answers"][2] = "no idea"
+    worse = scored(bad, scenario)
+    assert worse["needle_correct"].value is False and worse["needle_correct"].explanation.startswith("needle 2 of 3")
