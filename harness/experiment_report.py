@@ -191,13 +191,13 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
         if needles.empty:
             return None
         return plot_needle_grid(needles, x="needle_depth", y="summaries", panel="variant", y_label="summaries before question (8 = 8+)",
-                                title="Needle recovered by depth and number of summaries (valid runs only; hatched: invalid)",
+                                title="Needle recovered by depth and number of summaries (valid runs only; hatched: only invalid runs; white: no runs)",
                                 simulated=simulated, y_format=lambda v: f"{v:g}")
     needles = needles[needles["haystack_tokens"].notna()]
     if needles.empty or needles["haystack_tokens"].nunique() < 2:
         return None
     return plot_needle_grid(needles, x="needle_depth", y="haystack_tokens", panel="variant", y_label="haystack (tokens)",
-                            title="Needle recovered by depth and context length (valid runs only; hatched: invalid)",
+                            title="Needle recovered by depth and context length (valid runs only; hatched: only invalid runs; white: no runs)",
                             simulated=simulated, y_format=lambda v: f"{v / 1000:g}k")
 
 

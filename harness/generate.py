@@ -15,6 +15,10 @@ by rewriting the whole file. The rewrites grow past deepagents' 2,000-character 
 limit, so older ones are clipped in the request; adding the next section then needs the
 file's text, which only the file still holds in full.
 
+The needle-in-a-haystack grid (``harness generate needle``, and the shipped
+``niah/grid.jsonl``): haystack length x needle depth, the needle inserted at the requested
+share of the haystack's text at a sentence boundary.
+
 Everything is a function of the seed; running it twice writes identical files.
 """
 
@@ -35,6 +39,10 @@ GOAL_LEDGER_COUNTS = (12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
 # (measured: one summary per ~8k tokens after the first at ~12k).
 CHAIN_SIZES = {1: 12_000, 2: 18_000, 4: 34_000, 8: 68_000}
 CHAIN_DEPTHS = (0.0, 0.25)
+# The shipped Kamradt grid (datasets/niah/grid.jsonl): lengths x depths, many cells invalid under the
+# forced presets on purpose (too short to summarize, or the needle kept in view) so reports show them.
+NIAH_LENGTHS = (4_000, 8_000, 16_000, 32_000)
+NIAH_DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
 CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
 SHIPPED_SEED = 7  # the seed of the shipped files (`harness generate` default)
 REPORT_SECTIONS = (6, 8, 10, 12, 16)
@@ -378,8 +386,11 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     goals = [goal_scenario(n, seed) for n in GOAL_LEDGER_COUNTS]
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
     reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
-    files = (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains), ("mechanisms/truncation.jsonl", reports))
+    grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
+    files = (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains), ("mechanisms/truncation.jsonl", reports),
+             ("niah/grid.jsonl", grid))
     (out / "mechanisms").mkdir(exist_ok=True)
+    (out / "niah").mkdir(exist_ok=True)
     for name, rows in files:
         with (out / name).open("w", encoding="utf-8") as fh:
             for row in rows:

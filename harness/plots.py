@@ -187,5 +187,5 @@ def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None =
     bar.set_label("share recovered (valid runs)", fontsize=7)
     bar.ax.tick_params(labelsize=7)
     suffix = "\nSIMULATED: offline reference models" if simulated else ""
-    fig.suptitle((title or f"{value.replace('_', ' ')} (valid runs only; hatched: invalid)") + suffix, fontsize=9)
+    fig.suptitle((title or f"{value.replace('_', ' ')} (valid runs only; hatched: only invalid runs; white: no runs)") + suffix, fontsize=9)
     return fig

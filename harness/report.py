@@ -150,7 +150,7 @@ def _depth_length(rows: list[dict], run_dir: Path, simulated: bool) -> Path | No
     if frame.empty or frame["haystack_tokens"].nunique() < 2 and frame["needle_depth"].nunique() < 2:
         return None
     fig = plot_needle_grid(frame, x="needle_depth", y="haystack_tokens", y_label="haystack (tokens)", simulated=simulated,
-                           y_format=lambda v: f"{v / 1000:g}k", title="Needle recovered by depth x context length (valid runs only)")
+                           y_format=lambda v: f"{v / 1000:g}k", title="Needle recovered by depth x context length (valid runs only; hatched: only invalid runs)")
     return save(fig, run_dir / "needle_depth_length.png")
 
 

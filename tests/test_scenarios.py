@@ -37,7 +37,7 @@ def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenari
 
 def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
     generate(tmp_path)
-    for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl", "mechanisms/truncation.jsonl"):
+    for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl", "mechanisms/truncation.jsonl", "niah/grid.jsonl"):
         assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), f"datasets/{name} is out of date: run harness generate"
 
 
