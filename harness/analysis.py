@@ -191,7 +191,9 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
 def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
     """pass@k and pass^k per (threshold, variant) for k = 1..trials, averaged over cases."""
     records = []
+    totals = frame.groupby(["threshold", "variant"]).size()
     for (threshold, variant), rows in valid_only(frame).groupby(["threshold", "variant"], sort=True):
+        excluded = int(totals.get((threshold, variant), len(rows)) - len(rows))
         per_case = rows.dropna(subset=[metric]).groupby("case_id")[metric].agg(["sum", "count"])
         if per_case.empty:
             continue
@@ -200,7 +202,8 @@ def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
             at = [1 - math.comb(int(n - c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
             hat = [math.comb(int(c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
             records.append({"threshold": threshold, "variant": variant, "k": k, "pass@k": float(np.mean(at)),
-                            "pass^k": float(np.mean(hat)), "cases": int(len(per_case)), "trials": n_trials})
+                            "pass^k": float(np.mean(hat)), "cases": int(len(per_case)), "trials": n_trials,
+                            "invalid runs excluded": excluded})
     return pd.DataFrame(records)
 
 
