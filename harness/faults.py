@@ -15,6 +15,7 @@ from deepagents.backends.protocol import ReadResult, WriteResult
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
 
 from harness.reference.models import ReferenceSummarizerModel
 
@@ -23,12 +24,18 @@ REFUSAL = "I'm sorry, but I can't help with summarizing this conversation."
 
 
 class FaultySummarizer(ReferenceSummarizerModel):
-    """A summarizer that fails as ``fault`` says (every call)."""
+    """A summarizer that fails as ``fault`` says: on every call, or on the first ``failures`` calls only
+    (then it summarizes like the reference summarizer: a transient outage that deepagents' retry rides out)."""
 
     model_name: str = "faulty-summarizer"
     fault: str = "raise"
+    failures: int | None = None
+    _calls: int = PrivateAttr(default=0)
 
     def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        self._calls += 1
+        if self.failures is not None and self._calls > self.failures:
+            return super()._generate(messages, stop, run_manager, **kwargs)
         if self.fault == "raise":
             raise RuntimeError("summarizer service unavailable (injected fault: raise)")
         if self.fault == "timeout":

@@ -140,20 +140,44 @@ def summary_defects(text: str) -> list[str]:
     return []
 
 
+def summarizer_attempts(trace: Trace) -> list[list[dict]]:
+    """Summarizer calls grouped into attempts at one summary: consecutive calls with no agent call between
+    them (deepagents retries a failed summary request inside the same agent step)."""
+    groups: list[list[dict]] = []
+    previous = None
+    for call in trace.calls:
+        if call["role"] == "summarizer":
+            if previous != "summarizer":
+                groups.append([])
+            groups[-1].append(call)
+        previous = call["role"]
+    return groups
+
+
 def summaries_ok(trace: Trace) -> Score:
-    """Every summary the agent was given is a real summary; failed summarizer calls are named."""
-    failed = [c for c in trace.summarizer_calls() if c.get("error")]
-    problems = []
+    """Every summary the agent was given is a real summary, and every summary request ended in one.
+
+    A request that failed and then succeeded on a retry gave the agent a good summary: it is
+    OK, and the explanation says it recovered after N attempts. A request whose last
+    attempt failed is a failure, named with its error."""
+    problems, recovered = [], []
+    for group in summarizer_attempts(trace):
+        failed = [c for c in group if c.get("error")]
+        if not failed:
+            continue
+        if group[-1].get("error"):
+            err = group[-1]["error"]
+            problems.append(f"{len(failed)} summarizer call(s) failed, last with {err['type']}: {err['message'][:120]}")
+        else:
+            recovered.append(f"recovered after {len(group)} attempts ({failed[0]['error']['type']})")
     for event in trace.events_of("summarization"):
         for defect in summary_defects(da.summary_body(trace.message_text(event["summary_key"]))):
             problems.append(f"call {event['call_index']}: {defect}")
-    if failed:
-        err = failed[-1]["error"]
-        problems.insert(0, f"{len(failed)} summarizer call(s) failed, last with {err['type']}: {err['message'][:120]}")
     if problems:
         return Score("summaries_ok", False, CHECK, "degraded summarization: " + "; ".join(problems[:3]))
     n = len(trace.events_of("summarization"))
-    return Score("summaries_ok", True, CHECK, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed")
+    retried = f"; {len(recovered)} request(s) {', '.join(recovered[:3])}" if recovered else ""
+    return Score("summaries_ok", True, CHECK, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed{retried}")
 
 
 # -- needle --------------------------------------------------------------------------------

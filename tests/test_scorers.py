@@ -470,3 +470,18 @@ def test_several_needles_are_scored_once_per_key_over_all_of_them():
     bad.final["answers"][2] = "no idea"
     worse = scored(bad, scenario)
     assert worse["needle_correct"].value is False and worse["needle_correct"].explanation.startswith("needle 2 of 3")
+
+
+def test_a_summary_request_that_succeeds_on_retry_is_ok_and_says_so(scenarios):
+    from harness.faults import FaultySummarizer
+
+    scenario = scenarios["goal-ledgers-12"]
+    trace = run_with(scenario, FaultySummarizer(fault="raise", failures=1))
+    attempts = [c for c in trace.summarizer_calls()]
+    assert attempts[0].get("error") and not attempts[1].get("error")  # the first attempt failed, deepagents retried
+    score = scored(trace, scenario)["summaries_ok"]
+    assert score.value is True and "recovered after 2 attempts (RuntimeError)" in score.explanation
+    assert trace.error is None
+    always = run_with(scenario, FaultySummarizer(fault="raise"))
+    failed = scored(always, scenario)["summaries_ok"]
+    assert failed.value is False and "3 summarizer call(s) failed, last with RuntimeError" in failed.explanation
