@@ -27,6 +27,7 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
     """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
+    result, decided_by = outcome(scores)
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
     return {
@@ -41,8 +42,8 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
         "summary_model": trace.summary_model,
         "simulated": trace.simulated,
         "scorers": scorers,
-        "outcome": outcome(scores)[0],
-        "outcome_keys": outcome(scores)[1],
+        "outcome": result,
+        "outcome_keys": decided_by,
         "scores": {s.key: s.value for s in scores},
         "passed": {s.key: bool(s.value) for s in scores if s.kind in GATING},
         "validity": [s.key for s in scores if s.kind == VALIDITY],
