@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from harness.metrics import RATE_METRICS, VALUE_METRICS
-from harness.results import row_outcome
+from harness.results import VALID, row_outcome
 from harness.scorers import FAIL, INVALID, PASS
 from harness.stats import wilson
 
@@ -43,7 +43,7 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
     out = []
     for row in rows:
         result, reasons = row_outcome(row)
-        valid = result in (PASS, FAIL)
+        valid = result in VALID
         item = {
             "variant": row.get("variant"),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),

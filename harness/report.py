@@ -19,7 +19,7 @@ import pandas as pd
 from harness._document import Document
 from harness.frames import calls_frame
 from harness.plots import plot_needle_grid, plot_token_curves, save
-from harness.results import LEGACY_VALIDITY_KEYS, read_rows, row_outcome
+from harness.results import LEGACY_VALIDITY_KEYS, VALID, is_valid, read_rows, row_outcome
 from harness.scorers import FAIL, INVALID, PASS
 from harness.stats import wilson
 from harness.trace import load_trace
@@ -98,16 +98,12 @@ def write_run_report(run_dir: Path) -> Path:
     return md
 
 
-def _valid(row: dict) -> bool:
-    return row_outcome(row)[0] in (PASS, FAIL)
-
-
 def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
     """(table, chart path) of needle recovery by summaries before the question x depth over valid runs, or None."""
     import matplotlib.pyplot as plt
 
     points = [(r["metrics"].get("summaries_before_question"), (r.get("case") or {}).get("needle_depth"),
-               r["scores"].get("needle_correct"), r["scores"].get("needle_in_summary"), _valid(r))
+               r["scores"].get("needle_correct"), r["scores"].get("needle_in_summary"), is_valid(r))
               for r in rows if r.get("metrics", {}).get("summaries_before_question") is not None and "needle_correct" in r["scores"]]
     if not points:
         return None
@@ -139,7 +135,7 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
 def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
     """One row per needle/chain case run: depth, haystack tokens, recovered, valid, variant."""
     points = [{"needle_depth": (r.get("case") or {}).get("needle_depth"), "haystack_tokens": (r.get("case") or {}).get("haystack_tokens"),
-               "needle_recovered": bool(r["scores"]["needle_correct"]), "valid": _valid(r), "variant": r.get("variant")}
+               "needle_recovered": bool(r["scores"]["needle_correct"]), "valid": is_valid(r), "variant": r.get("variant")}
               for r in rows if r["kind"] in ("needle", "chain") and "needle_correct" in r["scores"]]
     frame = pd.DataFrame(points)
     return frame.dropna(subset=["needle_depth", "haystack_tokens"]) if not frame.empty else frame
@@ -163,7 +159,7 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
     for kind, variant in groups:
         subset = [r for r in rows if r["kind"] == kind and r["variant"] == variant]
         outcomes = [row_outcome(r) for r in subset]
-        valid = [r for r, (o, _) in zip(subset, outcomes) if o in (PASS, FAIL)]
+        valid = [r for r, (o, _) in zip(subset, outcomes) if o in VALID]
         reasons = Counter(k for o, keys in outcomes if o == INVALID for k in keys)
         label = kind if len({v for _, v in groups}) == 1 else f"{kind}, {variant}"
         doc.heading(f"{label} ({len(subset)} runs)", level=3)

@@ -89,10 +89,18 @@ def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
     return (FAIL, failed) if failed else (PASS, [])
 
 
+VALID = (PASS, FAIL)  # outcomes that count in rates
+
+
+def is_valid(row: dict[str, Any]) -> bool:
+    """The run tested what it claims (PASS or FAIL), so it counts in rates."""
+    return row_outcome(row)[0] in VALID
+
+
 def outcome_line(rows: list[dict[str, Any]]) -> str:
     """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check'."""
     counts = Counter(row_outcome(r)[0] for r in rows)
-    valid = counts[PASS] + counts[FAIL]
+    valid = sum(counts[k] for k in VALID)
     parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID) if counts[k])
     return f"{len(rows)} case runs: {parts or 'none'}; {counts[PASS]}/{valid} valid runs passed every check"
 
