@@ -34,8 +34,26 @@ _READ_HEADER = re.compile(r"^@@ lines (\d+)-(\d+)(?: of (\d+))?(?P<rest>(?: \| [
 _NEXT_OFFSET = re.compile(r"\| next offset (\d+)")
 
 
+def is_context_overflow(exc: BaseException) -> bool:
+    """deepagents' own test for a provider's context-length rejection (ContextOverflowError, or a 400/413/422
+    whose text names the context limit): the errors it answers with a summary and a retry."""
+    from deepagents.middleware.summarization import _is_context_overflow
+
+    return isinstance(exc, Exception) and _is_context_overflow(exc)
+
+
+SUMMARY_OPENINGS = ("You are in the middle of a conversation that has been summarized.", _NO_PATH_PREFIX)
+
+
 def is_summary_message(msg: BaseMessage | None) -> bool:
+    """deepagents' summary message, by the marker it sets (``lc_source``); the recorder's test."""
     return isinstance(msg, HumanMessage) and msg.additional_kwargs.get("lc_source") == SUMMARY_SOURCE
+
+
+def reads_as_summary(msg: BaseMessage | None) -> bool:
+    """A user message whose text opens the way deepagents' summary message does: what a model sees of a summary.
+    The reference agent uses this, never the marker, so it decides the same in process and over HTTP."""
+    return isinstance(msg, HumanMessage) and msg.text.lstrip().startswith(SUMMARY_OPENINGS)
 
 
 def is_summary_dict(data: Mapping[str, Any]) -> bool:

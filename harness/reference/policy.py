@@ -85,7 +85,7 @@ class View:
         results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
         for msg in messages:
             text = msg.text if isinstance(msg.content, (str, list)) else str(msg.content)
-            if da.is_summary_message(msg):
+            if da.reads_as_summary(msg):
                 view.summary = da.summary_body(text)
                 view.history_path = da.history_path(text)
                 view.texts.append(view.summary)

@@ -34,7 +34,6 @@ _TOOL_CALL = re.compile(r'<tool_call id="[^"]*" name="([^"]+)">(.*?)</tool_call>
 _CONTENT = re.compile(r"<content>(.*?)</content>", re.DOTALL)
 _HEADING = re.compile(r"^(?:#{1,4}\s+(.+?)|([A-Z][A-Z0-9 /&,\-]{3,}[A-Z]):?)\s*$")
 _ARG = re.compile(r'"(doc_id|file_path)":\s*"([^"]+)"')
-_SUMMARY_MARKERS = ("You are in the middle of a conversation that has been summarized", "Here is a summary of the conversation")
 
 SECTION_KINDS = {
     # checked in this order; first keyword found in the heading wins
@@ -120,7 +119,7 @@ def _extract(messages: list[tuple[str, str]]) -> Extract:
     for kind, raw in messages:
         if kind == "human":
             text = html.unescape(raw)
-            if text.startswith(_SUMMARY_MARKERS):
+            if text.startswith(da.SUMMARY_OPENINGS):
                 _carry(ext, da.summary_body(text))
             else:
                 if ext.original_request is None:

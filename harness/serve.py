@@ -1,0 +1,379 @@
+"""``harness serve``: the reference models behind a real OpenAI-compatible HTTP endpoint.
+
+The live path (``init_chat_model("openai:...")``, the OpenAI SDK's retries and timeouts,
+deepagents' live code paths) can only be trusted once it has met a server that misbehaves.
+This one answers ``POST /v1/chat/completions`` with the reference agent policy (a request
+that carries tools) or the reference summarizer (a request without tools), reports
+``usage`` from the calibrated provider tokenizer, lists ``GET /v1/models`` (with vLLM's
+``max_model_len``), and injects faults on request:
+
+    429       rate limited, with a Retry-After header
+    500, 503  server errors
+    stall     answer only after ``sleep`` seconds (past the client's timeout)
+    context   OpenAI's 400 ``context_length_exceeded`` body
+    malformed a 200 whose body is not JSON
+    empty     a 200 with no choices
+    auth      a 401 whose message echoes the Authorization header (a provider that leaks keys)
+
+Faults are given at start (``--fault MODE[:COUNT][@agent|@summary]``) or at run time
+(``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
+``GET /admin/stats`` returns request counts and peak concurrency; ``POST /admin/reset``
+clears faults and counters. Answers are marked simulated (``system_fingerprint``) so a run
+through the server is labelled as such. Loopback by default; the server stops by itself
+after ``max_requests`` requests or ``max_seconds`` seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Iterator
+
+from langchain_core.messages import AIMessage, convert_to_messages
+
+from harness.errors import ConfigError
+from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+from harness.reference.provider_tokens import provider_tokens, text_tokens
+
+SIMULATED_FINGERPRINT = "harness-reference-simulated"
+MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
+SCOPES = ("any", "agent", "summary")
+DEFAULT_PORT = 8765
+DEFAULT_MAX_SECONDS = 3600.0
+
+
+@dataclass
+class Fault:
+    """One injected fault: ``mode`` on the next ``count`` matching requests (None: every one) after the first ``after``."""
+
+    mode: str
+    count: int | None = 1
+    scope: str = "any"
+    after: int = 0
+    retry_after: float = 1.0
+    sleep: float = 30.0
+    seen: int = 0
+    fired: int = 0
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ConfigError(f"fault mode {self.mode!r}: known modes are {', '.join(MODES)}")
+        if self.scope not in SCOPES:
+            raise ConfigError(f"fault scope {self.scope!r}: known scopes are {', '.join(SCOPES)}")
+        if self.count is not None and self.count < 1:
+            raise ConfigError(f"fault count {self.count}: must be at least 1 (or omitted for every request)")
+        if self.after < 0 or self.retry_after < 0 or self.sleep < 0:
+            raise ConfigError("fault after, retry_after and sleep must not be negative")
+
+    def take(self, scope: str) -> bool:
+        """Whether this fault fires on a request of ``scope`` (and count it)."""
+        if self.scope not in ("any", scope) or (self.count is not None and self.fired >= self.count):
+            return False
+        self.seen += 1
+        if self.seen <= self.after:
+            return False
+        self.fired += 1
+        return True
+
+    @classmethod
+    def parse(cls, spec: str) -> Fault:
+        """``MODE[:COUNT][@SCOPE]``; COUNT ``*`` means every request."""
+        rest, _, scope = spec.partition("@")
+        mode, _, count = rest.partition(":")
+        try:
+            n = None if count == "*" else int(count) if count else 1
+        except ValueError:
+            raise ConfigError(f"--fault {spec!r}: COUNT must be a number or *") from None
+        try:
+            return cls(mode=mode, count=n, scope=scope or "any")
+        except ConfigError as exc:
+            raise ConfigError(f"--fault {spec!r}: {exc}") from None
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fault:
+        known = {"mode", "count", "scope", "after", "retry_after", "sleep"}
+        unknown = set(data) - known
+        if unknown:
+            raise ConfigError(f"unknown fault field(s) {sorted(unknown)}; known: {sorted(known)}")
+        if "mode" not in data:
+            raise ConfigError("a fault needs a mode")
+        return cls(**{**data, "mode": str(data["mode"])})
+
+
+@dataclass
+class ServerState:
+    latency: float = 0.0
+    seed: int = 0
+    max_model_len: int | None = None
+    usage: bool = True  # report usage (deepagents scales its token count by it, as it does live)
+    faults: list[Fault] = field(default_factory=list)
+    requests: Counter = field(default_factory=Counter)
+    statuses: Counter = field(default_factory=Counter)
+    injected: Counter = field(default_factory=Counter)
+    in_flight: int = 0
+    peak_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
+
+    def stats(self) -> dict[str, Any]:
+        with self.lock:
+            return {
+                "requests": dict(self.requests),
+                "statuses": {str(k): v for k, v in self.statuses.items()},
+                "faults_injected": dict(self.injected),
+                "faults": [asdict(f) for f in self.faults],
+                "in_flight": self.in_flight,
+                "peak_in_flight": self.peak_in_flight,
+            }
+
+    def reset(self) -> None:
+        with self.lock:
+            self.faults.clear()
+            for counter in (self.requests, self.statuses, self.injected):
+                counter.clear()
+            self.peak_in_flight = self.in_flight
+
+    def pick_fault(self, scope: str) -> Fault | None:
+        with self.lock:
+            for fault in self.faults:
+                if fault.take(scope):
+                    self.injected[f"{fault.mode}@{scope}"] += 1
+                    return fault
+        return None
+
+
+def request_scope(body: dict[str, Any]) -> str:
+    """An agent request carries tools; deepagents' summary request is a single prompt without any."""
+    return "agent" if body.get("tools") else "summary"
+
+
+def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any]:
+    """The chat.completion for an OpenAI-format request, from the reference models (a pure function of the request)."""
+    messages = convert_to_messages(body.get("messages") or [])
+    tools = body.get("tools") or None
+    scope = request_scope(body)
+    if scope == "agent":
+        result = ReferenceAgentModel()._generate(messages, tools=tools)
+        name = AGENT_NAME
+    else:
+        result = ReferenceSummarizerModel(seed=int(body.get("seed", seed)))._generate(messages)
+        name = SUMMARIZER_NAME
+    reply: AIMessage = result.generations[0].message  # type: ignore[assignment]
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
+            for c in reply.tool_calls
+        ]
+    completion = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    prompt = provider_tokens(messages, tools)
+    out = {
+        "id": "chatcmpl-" + hashlib.sha256(json.dumps(message, sort_keys=True).encode()).hexdigest()[:24],
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": name,
+        "system_fingerprint": SIMULATED_FINGERPRINT,
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop", "logprobs": None}],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+    if not usage:
+        del out["usage"]
+    return out
+
+
+def _error(message: str, type_: str, code: str | None = None, param: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_version = "harness-serve/1"
+    state: ServerState  # set on the subclass made per server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: stats are at /admin/stats
+        pass
+
+    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None) -> None:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout): nothing to answer
+            return
+        with self.state.lock:
+            self.state.statuses[status] += 1
+
+    def _body(self) -> dict[str, Any] | None:
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            data = json.loads(self.rfile.read(length) or b"{}")
+        except json.JSONDecodeError:
+            self._send(400, _error("request body is not JSON", "invalid_request_error"))
+            return None
+        if not isinstance(data, dict):
+            self._send(400, _error("request body must be a JSON object", "invalid_request_error"))
+            return None
+        return data
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        if self.path.rstrip("/") == "/v1/models":
+            entry = {"object": "model", "owned_by": "harness", "created": 0}
+            if self.state.max_model_len:
+                entry["max_model_len"] = self.state.max_model_len
+            self._send(200, {"object": "list", "data": [{**entry, "id": AGENT_NAME}, {**entry, "id": SUMMARIZER_NAME}]})
+        elif self.path.rstrip("/") == "/admin/stats":
+            self._send(200, self.state.stats())
+        else:
+            self._send(404, _error(f"no route {self.path}", "not_found"))
+
+    def do_POST(self) -> None:  # noqa: N802
+        path = self.path.rstrip("/")
+        body = self._body()
+        if body is None:
+            return
+        if path == "/admin/faults":
+            try:
+                fault = Fault.from_json(body)
+            except (ConfigError, TypeError, ValueError) as exc:
+                self._send(400, _error(str(exc), "invalid_request_error"))
+                return
+            with self.state.lock:
+                self.state.faults.append(fault)
+            self._send(200, {"ok": True, "faults": len(self.state.faults)})
+        elif path == "/admin/reset":
+            self.state.reset()
+            self._send(200, {"ok": True})
+        elif path in ("/v1/chat/completions", "/chat/completions"):
+            self._chat(body)
+        else:
+            self._send(404, _error(f"no route {self.path}", "not_found"))
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        state = self.state
+        scope = request_scope(body)
+        with state.lock:
+            state.requests[scope] += 1
+            state.in_flight += 1
+            state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
+        try:
+            if state.latency:
+                state.stopping.wait(state.latency)
+            fault = state.pick_fault(scope)
+            if fault is None:
+                self._send(200, answer(body, state.seed, state.usage))
+            else:
+                self._fault(fault, body)
+        except Exception as exc:  # noqa: BLE001 - a bug here must reach the client as a 500, not hang it
+            self._send(500, _error(f"harness serve: {type(exc).__name__}: {exc}", "server_error"))
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
+        mode = fault.mode
+        if mode == "429":
+            self._send(429, _error("Rate limit reached (injected by harness serve)", "requests", "rate_limit_exceeded"),
+                       {"Retry-After": f"{fault.retry_after:g}"})
+        elif mode in ("500", "503"):
+            self._send(int(mode), _error(f"The server had an error (injected {mode})", "server_error"))
+        elif mode == "stall":
+            self.state.stopping.wait(fault.sleep)
+            self._send(200, answer(body, self.state.seed, self.state.usage))
+        elif mode == "context":
+            size = provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
+            self._send(400, _error(
+                f"This model's maximum context length is {max(1, size // 2)} tokens. However, your messages resulted in "
+                f"{size} tokens. Please reduce the length of the messages.", "invalid_request_error", "context_length_exceeded", "messages"))
+        elif mode == "malformed":
+            self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
+        elif mode == "empty":
+            self._send(200, {"id": "chatcmpl-empty", "object": "chat.completion", "created": int(time.time()),
+                             "model": AGENT_NAME, "choices": [], "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+        elif mode == "auth":
+            echoed = self.headers.get("Authorization", "")
+            self._send(401, _error(f"Incorrect API key provided: {echoed}. You can find your API key at https://platform.openai.com.",
+                                   "invalid_request_error", "invalid_api_key"))
+
+
+class ReferenceServer:
+    """A running ``harness serve``: ``url`` is its OpenAI base URL (``http://host:port/v1``)."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, latency: float = 0.0, seed: int = 0,
+                 faults: list[Fault] | None = None, max_model_len: int | None = None, usage: bool = True,
+                 max_requests: int | None = None, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> None:
+        if latency < 0:
+            raise ConfigError(f"--latency {latency}: must not be negative")
+        self.state = ServerState(latency=latency, seed=seed, max_model_len=max_model_len, usage=usage, faults=list(faults or []))
+        handler = type("Handler", (_Handler,), {"state": self.state})
+        try:
+            self.httpd = ThreadingHTTPServer((host, port), handler)
+        except OSError as exc:
+            raise ConfigError(f"--host {host} --port {port}: cannot listen ({exc.strerror or exc})") from None
+        self.httpd.daemon_threads = True
+        self.max_requests, self.max_seconds = max_requests, max_seconds
+        self._thread: threading.Thread | None = None
+        self._watch: threading.Thread | None = None
+        self.stop_reason = ""
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def add_fault(self, fault: Fault) -> None:
+        with self.state.lock:
+            self.state.faults.append(fault)
+
+    def _watchdog(self) -> None:
+        started = time.monotonic()
+        while not self.state.stopping.wait(0.1):
+            total = sum(self.state.requests.values())
+            if self.max_requests is not None and total >= self.max_requests:
+                self.stop_reason = f"served {total} requests (--max-requests {self.max_requests})"
+                break
+            if self.max_seconds is not None and time.monotonic() - started >= self.max_seconds:
+                self.stop_reason = f"ran {self.max_seconds:g} s (--max-seconds)"
+                break
+        self.state.stopping.set()
+        threading.Thread(target=self.httpd.shutdown, daemon=True).start()
+
+    def serve_forever(self) -> None:
+        self._watch = threading.Thread(target=self._watchdog, daemon=True)
+        self._watch.start()
+        try:
+            self.httpd.serve_forever(poll_interval=0.1)
+        finally:
+            self.state.stopping.set()
+            self.httpd.server_close()
+
+    def start(self) -> ReferenceServer:
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True, name="harness-serve")
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if not self.stop_reason:
+            self.stop_reason = "stopped"
+        self.state.stopping.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+
+@contextmanager
+def serving(**kwargs: Any) -> Iterator[ReferenceServer]:
+    """A server on a free loopback port for the duration of the block (tests, benchmarks)."""
+    server = ReferenceServer(port=kwargs.pop("port", 0), **kwargs).start()
+    try:
+        yield server
+    finally:
+        server.stop()
