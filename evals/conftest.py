@@ -1,7 +1,14 @@
 """Eval session: options, LangSmith wiring, and a run directory written as tests finish.
 
-Options (all optional): --model, --summary-model, --variant, --trigger (repeatable),
---keep, --window, --seed, --runs-dir. Without --model the offline reference models run.
+Options (all optional): --model, --summary-model, --base-url, --summary-base-url,
+--model-kwargs, --summary-model-kwargs (repeatable KEY=VALUE), --variant, --trigger
+(repeatable), --keep, --window, --seed, --runs-dir. Without --model the offline reference
+models run.
+
+A case that ends in a provider error after every retry (outcome ERROR) is reported by
+pytest as an **error**, not a failure: the summary line reads "N errors" for an outage.
+Nothing pytest prints (tracebacks, captured output) carries a secret: reports are passed
+through `harness.redact`.
 
 LangSmith: every eval carries ``@pytest.mark.langsmith``. With LANGSMITH_API_KEY set the
 plugin turns the session into a LangSmith experiment and the scores are logged as
@@ -31,7 +38,7 @@ from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
 from harness.models import choose_models, summary_model_for  # noqa: E402
 from harness.runner import run_case  # noqa: E402
 from harness.scenarios import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
-from harness.scorers import VALIDITY, Score, score_case, scores_by_key  # noqa: E402
+from harness.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
 from harness.suite import RunSink  # noqa: E402
 from harness.validity import EVALS  # noqa: E402
 
@@ -48,6 +55,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--window", default=None, help="declared context window in tokens")
     g.addoption("--seed", type=int, default=0, help="reference summarizer seed")
     g.addoption("--runs-dir", default="reports/runs", help="where the session's run directory goes")
+    g.addoption("--base-url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
+    g.addoption("--summary-base-url", default=None, help="the summarizer's endpoint (default: --base-url)")
+    g.addoption("--model-kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
+    g.addoption("--summary-model-kwargs", action="append", default=None, help="KEY=VALUE for the summarizer; repeatable")
 
 
 _SCENARIOS: list[Scenario] | None = None
@@ -96,7 +107,15 @@ class EvalSession:
         self.config = make_config(opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"))
         self.agent_model = opt("--model")
         self.summary_model = summary_model_for(self.config.summary_model, opt("--summary-model"), variant=self.config.name)
-        self.models = choose_models(self.agent_model, self.summary_model, window=self.config.window, seed=self.seed)
+        from types import SimpleNamespace
+
+        from harness.cli import endpoints_from_args
+
+        self.endpoints = endpoints_from_args(SimpleNamespace(
+            base_url=opt("--base-url"), summary_base_url=opt("--summary-base-url"),
+            model_kwargs=opt("--model-kwargs"), summary_model_kwargs=opt("--summary-model-kwargs")))
+        self.models = choose_models(self.agent_model, self.summary_model, window=self.config.window, seed=self.seed,
+                                    agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
         self.runs_dir = opt("--runs-dir")
         self.sink: RunSink | None = None
 
@@ -146,12 +165,47 @@ class EvalSession:
         if self.sink is None:
             self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
                                 seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
-                                progress=lambda line: None)
+                                progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
         trace = run_case(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario, suite)
         row = self.sink.record(trace, scores, scenario, scorers=suite)
         _log_to_langsmith(scenario, row, scores)
+        if row["outcome"] == ERROR:
+            cause = ", ".join(row["outcome_keys"])
+            raise ProviderOutage(f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
+                                 f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}")
         return CaseResult(scenario, scores_by_key(scores), row, trace)
+
+
+class ProviderOutage(Exception):
+    """A case ended in ERROR. pytest reports it as an error (see `pytest_report_teststatus`), never as a failure."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
+    outcome = yield
+    report = outcome.get_result()
+    if call.excinfo is not None and call.excinfo.errisinstance(ProviderOutage):
+        report.user_properties.append(("harness_outcome", ERROR))
+    _redact_report(report)
+
+
+def _redact_report(report: pytest.TestReport) -> None:
+    """No secret in what pytest prints: the traceback and captured output go through `harness.redact`."""
+    from harness.redact import redact
+
+    if report.longrepr is not None and not isinstance(report.longrepr, tuple):
+        text = str(report.longrepr)
+        clean = redact(text)
+        if clean != text:
+            report.longrepr = clean
+    report.sections = [(name, redact(content)) for name, content in report.sections]
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):  # noqa: ANN201
+    if report.when == "call" and report.failed and ("harness_outcome", ERROR) in report.user_properties:
+        return "error", "E", "ERROR"
+    return None
 
 
 def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score]) -> None:

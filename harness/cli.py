@@ -3,16 +3,18 @@
 Exit codes: 0 done; 1 a check failed (``score --strict``, ``regress``) or audit
 warnings; 2 bad input (dataset,
 config, variant, model spec), with a message naming what and where; 3 skipped (a live
-model whose provider key is not set).
+model whose provider key is not set); 4 a case ended in ERROR (a provider error after
+every retry: counted in no rate, re-run on resume).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2, 3, 4
 
 
 def _add_config_options(p: argparse.ArgumentParser) -> None:
@@ -30,6 +32,33 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
     m.add_argument("--model", default=None, help="agent model, provider:name (e.g. openai:gpt-5.2); default: the offline reference agent")
     m.add_argument("--summary-model", default=None,
                    help="summarizer model, provider:name or 'reference'; default: reference offline, else the agent model")
+    _add_endpoint_options(m)
+
+
+def _add_endpoint_options(m: argparse._ArgumentGroup) -> None:
+    m.add_argument("--base-url", metavar="URL",
+                   help="the agent model's endpoint, any OpenAI-compatible server (vLLM, Ollama, LM Studio, `harness serve`); "
+                        "no key needed when the server has no auth")
+    m.add_argument("--summary-base-url", metavar="URL", help="the summarizer's endpoint (default: --base-url)")
+    m.add_argument("--model-kwargs", action="append", metavar="KEY=VALUE",
+                   help="init_chat_model argument for the agent model, repeatable: temperature=0, max_tokens=2048, seed=1, "
+                        "timeout=60 (default 120 s), max_retries=3 (default 6)")
+    m.add_argument("--summary-model-kwargs", action="append", metavar="KEY=VALUE",
+                   help="the same for the summarizer (default: the agent's when both use the same endpoint)")
+
+
+def endpoints_from_args(args: argparse.Namespace) -> tuple:
+    """(agent Endpoint, summary Endpoint) from --base-url / --summary-base-url / --model-kwargs / --summary-model-kwargs."""
+    from harness.models import Endpoint, check_base_url, parse_model_kwargs
+
+    check_base_url(args.base_url, "--base-url")
+    check_base_url(args.summary_base_url, "--summary-base-url")
+    agent_kwargs = parse_model_kwargs(args.model_kwargs, "--model-kwargs")
+    agent = Endpoint(args.base_url, agent_kwargs)
+    if args.summary_base_url is None and args.summary_model_kwargs is None:
+        return agent, agent
+    summary_kwargs = parse_model_kwargs(args.summary_model_kwargs, "--summary-model-kwargs") if args.summary_model_kwargs else agent_kwargs
+    return agent, Endpoint(args.summary_base_url or args.base_url, summary_kwargs)
 
 
 def _add_selection_options(p: argparse.ArgumentParser) -> None:
@@ -140,6 +169,24 @@ def build_parser() -> argparse.ArgumentParser:
     exp_merge.add_argument("out", help="the merged experiment directory")
     exp_merge.add_argument("parts", nargs="+", help="shard (or experiment) directories")
 
+    srv = sub.add_parser("serve", help="serve the reference models as an OpenAI-compatible endpoint, with injected faults",
+                         description="Serve /v1/chat/completions and /v1/models on loopback, answering agent requests (with tools) "
+                                     "with the reference agent and summary requests with the reference summarizer, so a live "
+                                     "setup (--model openai:reference-agent --base-url http://127.0.0.1:8765/v1) can be "
+                                     "rehearsed with no key. Faults: --fault MODE[:COUNT][@agent|@summary], or POST /admin/faults "
+                                     "at run time; GET /admin/stats; POST /admin/reset. Results are labelled simulated.")
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
+    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    srv.add_argument("--latency", type=float, default=0.0, metavar="SECONDS", help="delay before every answer (default 0)")
+    srv.add_argument("--fault", action="append", default=[], metavar="MODE[:COUNT][@SCOPE]",
+                     help="inject a fault: MODE one of 429, 500, 503, stall, context, malformed, empty, auth; COUNT requests "
+                          "(default 1, * for all); SCOPE agent or summary (default both). Repeatable")
+    srv.add_argument("--seed", type=int, default=0, help="reference summarizer seed when a request sends none (default 0)")
+    srv.add_argument("--max-model-len", type=int, help="context length reported by /v1/models (as vLLM does)")
+    srv.add_argument("--no-usage", action="store_true", help="answer without usage (as some servers do)")
+    srv.add_argument("--max-requests", type=int, help="stop after this many chat requests")
+    srv.add_argument("--max-seconds", type=float, default=3600.0, help="stop after this many seconds (default 3600)")
+
     bench = sub.add_parser("bench", help="measure suite wall time and recorder overhead; print a README table")
     bench.add_argument("--repeats", type=int, default=10, help="paired runs per case for the overhead ratio (default 10)")
     bench.add_argument("--skip-pytest", action="store_true", help="do not time `pytest evals/ -m needle`")
@@ -178,12 +225,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from harness.models import summary_model_for
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
+    agent_endpoint, summary_endpoint = endpoints_from_args(args)
     run = run_suite(scenarios, config, agent_model=args.model, summary_model=summary_model, seed=args.seed,
-                    trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]))
+                    trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]),
+                    agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
     report = write_report(run.path)
-    from harness.results import outcome_line
+    from harness.results import is_error, outcome_line
 
     print(f"{outcome_line(run.rows)}. Report: {report}")
+    if any(is_error(r) for r in run.rows):
+        print("exit 4: some cases ended in a provider error (ERROR); they count in no rate. See the report's Errors section.",
+              file=sys.stderr)
+        return EXIT_ERROR
     return EXIT_OK
 
 
@@ -426,6 +479,30 @@ def _cmd_tokens(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from harness.serve import Fault, ReferenceServer
+
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: --host {args.host} is not loopback; the endpoint has no auth", file=sys.stderr)
+    for name in ("max_requests", "max_seconds"):
+        value = getattr(args, name)
+        if value is not None and value <= 0:
+            from harness.errors import ConfigError
+
+            raise ConfigError(f"--{name.replace('_', '-')} must be positive, got {value}")
+    server = ReferenceServer(args.host, args.port, latency=args.latency, seed=args.seed, faults=[Fault.parse(f) for f in args.fault],
+                             max_model_len=args.max_model_len, usage=not args.no_usage, max_requests=args.max_requests,
+                             max_seconds=args.max_seconds)
+    print(f"harness serve: {server.url} (simulated reference models; faults: {', '.join(args.fault) or 'none'}). "
+          f"Try: harness run --model openai:reference-agent --base-url {server.url}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        server.stop_reason = "interrupted"
+    print(f"harness serve stopped: {server.stop_reason or 'shut down'}; {json.dumps(server.state.stats()['requests'])}", flush=True)
+    return EXIT_OK
+
+
 def _cmd_bench(args: argparse.Namespace) -> int:
     from harness.bench import run_bench
 
@@ -433,4 +510,4 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-_COMMANDS = {"tokens": _cmd_tokens, "validity": _cmd_validity, "audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench}
+_COMMANDS = {"tokens": _cmd_tokens, "validity": _cmd_validity, "audit": _cmd_audit, "compare": _cmd_compare, "regress": _cmd_regress, "experiment": _cmd_experiment, "run": _cmd_run, "score": _cmd_score, "report": _cmd_report, "generate": _cmd_generate, "variants": _cmd_variants, "bench": _cmd_bench, "serve": _cmd_serve}

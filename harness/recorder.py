@@ -28,12 +28,8 @@ from langchain_core.messages import BaseMessage, message_to_dict
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness import _deepagents_adapter as da
-
-
-def is_context_overflow(exc: BaseException) -> bool:
-    from deepagents.middleware.summarization import _is_context_overflow
-
-    return isinstance(exc, Exception) and _is_context_overflow(exc)
+from harness.redact import redact
+from harness.serve import SIMULATED_FINGERPRINT
 
 
 class Recorder:
@@ -50,6 +46,7 @@ class Recorder:
         self._evicted: set[str] = set()
         self._truncated: set[str] = set()
         self._pending: dict[Any, dict[str, Any]] = {}
+        self.served_simulated = False  # an answer came from `harness serve` (the reference models over HTTP)
         self.own_time_s = 0.0  # time spent in the recorder's own hooks (reported by harness bench)
         self.middleware = RecorderMiddleware(self)
         self.callback = SummarizerCallback(self)
@@ -170,7 +167,7 @@ class Recorder:
     def _finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None, error: BaseException | None) -> None:
         call["duration_s"] = round(self.now() - started, 6)
         if error is not None:
-            call["error"] = {"type": type(error).__name__, "message": str(error)[:2000], "context_overflow": is_context_overflow(error)}
+            call["error"] = {"type": type(error).__name__, "message": redact(str(error))[:2000], "context_overflow": da.is_context_overflow(error)}
             return
         if message is not None:
             call["response"] = {
@@ -179,6 +176,8 @@ class Recorder:
             }
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
+            if message.response_metadata.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+                self.served_simulated = True
 
 
 class RecorderMiddleware(AgentMiddleware):

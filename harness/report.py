@@ -1,7 +1,7 @@
 """Reports for a run directory (``harness run`` / ``pytest evals/``): report.md, report.html, token_curves.png.
 
-The report leads with what a reader decides from: per eval kind, PASS / FAIL / INVALID
-counts, then the pass rate of each check over valid runs only, with its n and a Wilson
+The report leads with what a reader decides from: per eval kind, PASS / FAIL / INVALID /
+ERROR counts (ERROR: a provider error after every retry, with its cause), then the pass rate of each check over valid runs only, with its n and a Wilson
 95 % interval and the invalid runs excluded (with their reasons); then the failed and
 invalid cases, named; then the per-case table, the needle survival and depth x length
 charts (valid runs only) and the token-curve chart. Simulated runs say so at the top. For an experiment
@@ -19,8 +19,8 @@ import pandas as pd
 from harness._document import Document
 from harness.frames import calls_frame
 from harness.plots import plot_needle_grid, plot_token_curves, save
-from harness.results import LEGACY_VALIDITY_KEYS, VALID, is_valid, read_rows, row_outcome
-from harness.scorers import FAIL, INVALID, PASS
+from harness.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_outcome
+from harness.scorers import ERROR, FAIL, INVALID, PASS
 from harness.stats import wilson
 from harness.trace import load_trace
 
@@ -58,10 +58,14 @@ def write_run_report(run_dir: Path) -> Path:
         chart = save(fig, run_dir / "token_curves.png")
     doc = Document(f"Run {meta['run_id']}")
     if simulated:
-        doc.note(SIMULATED_NOTE)
+        served = " (served over HTTP by `harness serve`)" if meta.get("endpoints") else ""
+        doc.note(SIMULATED_NOTE.replace("offline reference models", f"reference models{served}"))
+    endpoints = meta.get("endpoints") or {}
     doc.bullets([
         f"config: {meta['config_label']}",
         f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
+        *[f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
+          for role, e in endpoints.items()],
         f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
         + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
         f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
@@ -165,7 +169,11 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
         doc.heading(f"{label} ({len(subset)} runs)", level=3)
         counts = Counter(o for o, _ in outcomes)
         excluded = f"; excluded as INVALID: {counts[INVALID]} ({', '.join(f'{k}: {n}' for k, n in reasons.items())})" if counts[INVALID] else ""
-        doc.text(f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID: rates over the {len(valid)} valid runs{excluded}.")
+        if counts[ERROR]:
+            causes = ", ".join(f"{cause}: {n}" for cause, n in error_causes(subset).most_common())
+            excluded += f"; excluded as ERROR (provider error after every retry): {counts[ERROR]} ({causes})"
+        doc.text(f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID, {counts[ERROR]} ERROR: "
+                 f"rates over the {len(valid)} valid runs{excluded}.")
         validity = set(subset[0].get("validity", LEGACY_VALIDITY_KEYS))
         keys = [k for k in dict.fromkeys(k for r in subset for k in r["passed"]) if k not in validity]
         all_checks = wilson(counts[PASS], len(valid))
@@ -198,9 +206,16 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
     if not bad:
         doc.text("Every case passed every check.")
         return
-    doc.heading("Failed or invalid cases")
+    doc.heading("Failed, invalid or errored cases")
     several = len({r["variant"] for r in rows}) > 1
-    doc.bullets([f"**{r['case_id']}**" + (f" [{r['variant']}]" if several else "") + f" (trial {r['trial']}) {o}: " + "; ".join(f"`{k}`: {r['explanations'][k]}" for k in keys)
+
+    def why(r: dict, o: str, keys: list[str]) -> str:
+        if o == ERROR:
+            err = r.get("error") or {}
+            return f"{', '.join(keys)}: {err.get('message', '')[:300]}"
+        return "; ".join(f"`{k}`: {r['explanations'].get(k, '')}" for k in keys)
+
+    doc.bullets([f"**{r['case_id']}**" + (f" [{r['variant']}]" if several else "") + f" (trial {r['trial']}) {o}: " + why(r, o, keys)
                  for r, o, keys in bad])
 
 

@@ -18,7 +18,7 @@ import pandas as pd
 from harness.errors import HarnessError
 from harness.metrics import case_metrics
 from harness.scenarios import Scenario
-from harness.scorers import FAIL, GATING, INVALID, PASS, VALIDITY, Score, outcome
+from harness.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, outcome
 from harness.trace import EVENT_TYPES, Trace
 
 
@@ -27,7 +27,7 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
     """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
-    result, decided_by = outcome(scores)
+    result, decided_by = outcome(scores, trace.error)
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
     return {
@@ -76,7 +76,7 @@ LEGACY_VALIDITY_KEYS = ("compressed", "needle_summarized_away", "chain_length_re
 
 
 def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
-    """(PASS | FAIL | INVALID, the keys that decided it) for a results row, old rows included."""
+    """(PASS | FAIL | INVALID | ERROR, the keys or cause that decided it) for a results row, old rows included."""
     if "outcome" in row:
         return row["outcome"], list(row.get("outcome_keys", []))
     validity = set(row.get("validity", LEGACY_VALIDITY_KEYS))
@@ -97,12 +97,25 @@ def is_valid(row: dict[str, Any]) -> bool:
     return row_outcome(row)[0] in VALID
 
 
+def is_error(row: dict[str, Any]) -> bool:
+    return row_outcome(row)[0] == ERROR
+
+
+def error_causes(rows: list[dict[str, Any]]) -> Counter:
+    """How many rows ended in ERROR, by cause (``agent: HTTP 503 InternalServerError``)."""
+    return Counter(", ".join(row_outcome(r)[1]) or "unknown" for r in rows if is_error(r))
+
+
 def outcome_line(rows: list[dict[str, Any]]) -> str:
-    """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check'."""
+    """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check', plus ERROR causes."""
     counts = Counter(row_outcome(r)[0] for r in rows)
     valid = sum(counts[k] for k in VALID)
-    parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID) if counts[k])
-    return f"{len(rows)} case runs: {parts or 'none'}; {counts[PASS]}/{valid} valid runs passed every check"
+    parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID, ERROR) if counts[k])
+    line = f"{len(rows)} case runs: {parts or 'none'}; {counts[PASS]}/{valid} valid runs passed every check"
+    if counts[ERROR]:
+        causes = "; ".join(f"{n} x {cause}" for cause, n in error_causes(rows).most_common())
+        line += f" ({counts[ERROR]} ERROR, counted in no rate: {causes})"
+    return line
 
 
 def append_row(path: str | Path, row: dict[str, Any]) -> None:

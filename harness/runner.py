@@ -17,6 +17,7 @@ from langchain_core.messages import HumanMessage
 from harness import _deepagents_adapter as da
 from harness.agent import build_agent
 from harness.config import CompactionConfig
+from harness.live import agent_retry_middleware, classify_error
 from harness.models import ModelChoice
 from harness.recorder import Recorder
 from harness.scenario_tools import tools_for
@@ -50,12 +51,14 @@ def run_case(
     recorder = Recorder(truncation_text=config.effective_truncation().truncation_text) if record else None
     # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
     stable = [da.stable_session_middleware()] if models.simulated else []
+    # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
+    retry = [agent_retry_middleware()] if "agent" in models.endpoints else []
     built = build_agent(
         config,
         models.agent,
         summarizer=models.summarizer,
         tools=tools_for(scenario.documents_dict()),
-        middleware=[*middleware, *stable, *([recorder.middleware] if recorder else [])],
+        middleware=[*middleware, *stable, *retry, *([recorder.middleware] if recorder else [])],
         backend=backend,
     )
     thread = {
@@ -88,7 +91,7 @@ def run_case(
         try:
             result = built.graph.invoke(payload, thread)
         except Exception as exc:  # noqa: BLE001 - every failure becomes part of the trace
-            error = {"type": type(exc).__name__, "message": str(exc)[:2000], "turn": turn, "where": _where(exc)}
+            error = {**classify_error(exc), "turn": turn, "where": _where(exc)}
             answers.append(None)
             break
         last = result["messages"][-1]
@@ -98,6 +101,7 @@ def run_case(
     if recorder:
         trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
         trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
+        trace.simulated = trace.simulated or recorder.served_simulated
     return trace
 
 

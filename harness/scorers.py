@@ -9,8 +9,9 @@ stable and never renamed. Each score has one of three kinds:
 - ``check``: a pass/fail check the eval asserts on a valid case.
 - ``measure``: a measurement reported beside them.
 
-`outcome` turns a case's scores into PASS, FAIL or INVALID. Evals assert validity
-before anything else.
+`outcome` turns a case's scores into PASS, FAIL or INVALID, or ERROR when the run ended
+in a provider error after every retry (it measured nothing about compaction, so it
+counts in no rate either). Evals assert validity before anything else.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from harness.task_text import COMPLETION_MARKER, call_target
 from harness.trace import Trace
 
 VALIDITY, CHECK, MEASURE = "validity", "check", "measure"
-PASS, FAIL, INVALID = "PASS", "FAIL", "INVALID"
+PASS, FAIL, INVALID, ERROR = "PASS", "FAIL", "INVALID", "ERROR"
+OUTCOMES = (PASS, FAIL, INVALID, ERROR)
 GATING = (VALIDITY, CHECK)
 
 
@@ -49,7 +51,8 @@ class Score:
 def run_completed(trace: Trace) -> Score:
     err = trace.error
     if err:
-        return Score("run_completed", False, CHECK, f"the run raised {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
+        what = "a provider error" if err.get("provider_error") else "the run raised"
+        return Score("run_completed", False, CHECK, f"{what} {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
     return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished")
 
 
@@ -524,13 +527,19 @@ def scores_by_key(scores: list[Score]) -> dict[str, Score]:
     return {s.key: s for s in scores}
 
 
-def outcome(scores: list[Score]) -> tuple[str, list[str]]:
-    """PASS, FAIL or INVALID for a case, and the keys that decided it.
+def outcome(scores: list[Score], error: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """PASS, FAIL, INVALID or ERROR for a case, and the keys (or, for ERROR, the cause) that decided it.
 
-    A run that raised is FAIL (its crash is the finding, whatever it did not get to);
-    otherwise a failed validity score makes the case INVALID (it did not test what it
-    claims, so it counts in no rate); otherwise any failed check is a FAIL.
+    A run that ended in a provider error (``error["provider_error"]``, see `harness.live`) is
+    ERROR: an outage is not a finding about compaction. Any other run that raised is FAIL
+    (its crash is the finding, whatever it did not get to); otherwise a failed validity
+    score makes the case INVALID (it did not test what it claims, so it counts in no
+    rate); otherwise any failed check is a FAIL.
     """
+    if error and error.get("provider_error"):
+        from harness.live import error_cause
+
+        return ERROR, [error_cause(error)]
     failed = [s for s in scores if s.kind in GATING and not s.value]
     if any(s.key == "run_completed" for s in failed):
         return FAIL, [s.key for s in failed if s.kind == CHECK]

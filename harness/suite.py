@@ -28,7 +28,7 @@ from typing import Any
 from harness import __version__
 from harness.config import CompactionConfig
 from harness.errors import ConfigError
-from harness.models import ModelChoice, choose_models
+from harness.models import Endpoint, ModelChoice, choose_models
 from harness.preflight import fixed_overhead_tokens
 from harness.results import SCENARIOS_FILE, append_row, result_row, row_outcome
 from harness.runner import run_case
@@ -94,8 +94,12 @@ class RunSink:
         run_id: str | None = None,
         command: str | None = None,
         progress: Callable[[str], None] = print,
+        agent_endpoint: Endpoint | None = None,
+        summary_endpoint: Endpoint | None = None,
     ) -> None:
-        choose_models(agent_model, summary_model, window=config.window, seed=seed)  # fail fast: bad spec, missing key
+        # fail fast: bad spec, missing key, bad endpoint settings
+        checked = choose_models(agent_model, summary_model, window=config.window, seed=seed,
+                                agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
         overhead = fixed_overhead_tokens(config, scenarios)
         error = config.overhead_error(overhead)
         if error:
@@ -118,6 +122,7 @@ class RunSink:
             "config_label": config.label(),
             "agent_model": agent_model or "reference",
             "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
+            "endpoints": dict(checked.endpoints),
             "seed": seed,
             "trials": trials,
             "cases": [s.id for s in scenarios],
@@ -174,17 +179,21 @@ def run_suite(
     run_id: str | None = None,
     progress: Callable[[str], None] = print,
     command: str | None = None,
+    agent_endpoint: Endpoint | None = None,
+    summary_endpoint: Endpoint | None = None,
 ) -> RunDir:
     """Run every scenario x trial, persisting each case as it finishes; return the run directory."""
     sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
-                   out_dir=out_dir, run_id=run_id, command=command, progress=progress)
+                   out_dir=out_dir, run_id=run_id, command=command, progress=progress,
+                   agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
     total = len(scenarios) * trials
     progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()} -> {sink.path}")
     started = time.perf_counter()
     done = 0
     for trial in range(trials):
         trial_seed = seed + trial
-        models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed)
+        models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed,
+                                            agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
         for scenario in scenarios:
             done += 1
             trace = run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed)

@@ -1,7 +1,9 @@
+import json
+
 import pytest
 
 from harness.errors import ConfigError, LiveModelUnavailable
-from harness.models import choose_models
+from harness.models import NO_KEY_PLACEHOLDER, Endpoint, check_base_url, choose_models, parse_model_kwargs
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 
 
@@ -30,7 +32,40 @@ def test_live_models_are_built_with_init_chat_model_and_the_declared_window(monk
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     choice = choose_models("openai:gpt-5.2", None, window=48000)
     assert type(choice.agent).__name__ == "ChatOpenAI" and choice.agent.profile["max_input_tokens"] == 48000
-    assert choice.summarizer is None and choice.summarizer_name == "openai:gpt-5.2"  # deepagents summarizes with the agent model
+    # deepagents' default: the agent model writes the summaries, called through the overflow translation
+    assert choice.summarizer.inner is choice.agent and choice.summarizer_name == "openai:gpt-5.2"
+    assert choice.agent.request_timeout == 120.0 and choice.agent.max_retries == 6  # never timeout=None
+    assert "sk-test" not in json.dumps(choice.endpoints)
     assert not choice.simulated
     mixed = choose_models("openai:gpt-5.2", "reference", window=48000)
     assert isinstance(mixed.summarizer, ReferenceSummarizerModel) and mixed.simulated
+
+
+def test_endpoint_settings_reach_the_client_and_a_keyless_server_gets_a_placeholder(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    agent = Endpoint("http://127.0.0.1:9/v1", parse_model_kwargs(["temperature=0", "timeout=7", "max_retries=1", "seed=3"], "--model-kwargs"))
+    choice = choose_models("openai:served", None, window=32000, agent_endpoint=agent)
+    model = choice.agent
+    assert (model.temperature, model.request_timeout, model.max_retries, model.seed) == (0, 7, 1, 3)
+    assert str(model.openai_api_base) == "http://127.0.0.1:9/v1" and model.openai_api_key.get_secret_value() == NO_KEY_PLACEHOLDER
+    assert choice.endpoints["agent"] == {"endpoint": "http://127.0.0.1:9/v1",
+                                         "settings": {"timeout": 7, "max_retries": 1, "temperature": 0, "seed": 3}}
+
+
+@pytest.mark.parametrize("items, message", [
+    (["temperature"], "KEY=VALUE"),
+    (["api_key=sk-abc"], "environment"),
+    (["timeout=-1"], "non-negative"),
+    (["max_retries=lots"], "non-negative"),
+])
+def test_bad_model_kwargs_are_refused_naming_the_option(items, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        parse_model_kwargs(items, "--summary-model-kwargs")
+    assert "--summary-model-kwargs" in str(info.value)
+
+
+def test_a_bad_base_url_or_an_unknown_model_kwarg_is_a_config_error(monkeypatch):
+    with pytest.raises(ConfigError, match="--base-url"):
+        check_base_url("localhost:8000", "--base-url")
+    with pytest.raises(ConfigError, match="--model"):
+        choose_models("openai:x", None, window=32000, agent_endpoint=Endpoint("http://127.0.0.1:9/v1", {"temperature": "hot"}))

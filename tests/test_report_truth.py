@@ -49,7 +49,7 @@ def test_rows_carry_their_outcome_and_the_keys_that_decided_it(mixed_run):
 def test_the_run_report_rates_count_valid_runs_only_and_name_the_excluded(mixed_run):
     report = write_run_report(mixed_run).read_text()
     chain = report[report.index("### chain"):report.index("### needle")]
-    assert "0 PASS, 0 FAIL, 1 INVALID: rates over the 0 valid runs; excluded as INVALID: 1 (" in chain
+    assert "0 PASS, 0 FAIL, 1 INVALID, 0 ERROR: rates over the 0 valid runs; excluded as INVALID: 1 (" in chain
     assert re.search(r"\| all checks\s+\| n/a\s+\| -\s+\|\s+0 \|", chain)  # never "100%" from an invalid run
     assert re.search(r"\| needle_correct\s+\| n/a", chain)
     assert "**chain-s1-d000** (trial 0) INVALID" in report and "FAILED" not in report

@@ -1,0 +1,44 @@
+"""Secrets never leave the process: one function scrubs every text the harness writes or prints.
+
+Redacted: the value of every environment variable whose name ends in ``_API_KEY``,
+``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` (or is ``LANGSMITH_API_KEY``-like), Authorization
+and x-api-key header values, and anything shaped like a provider key (``sk-...``,
+``lsv2_...``, ``sk-ant-...``, ``AIza...``, ``gsk_...``, ``xai-...``), wherever it appears:
+provider error bodies that echo the key, exception text, tracebacks, reports.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+MASK = "[REDACTED]"
+_SECRET_ENV = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD|_KEY)$")
+_PATTERNS = [
+    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(bearer\s+)?[^\s'\",}]+"),
+    re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"),
+    re.compile(r"(?i)(api[_-]?key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]{6,}"),
+    re.compile(r"()\b(?:sk|rk)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"()\blsv2_[A-Za-z0-9_]{8,}"),
+    re.compile(r"()\bAIza[A-Za-z0-9_\-]{20,}"),
+    re.compile(r"()\b(?:gsk|xai|fw|pplx)[_-][A-Za-z0-9_\-]{12,}"),
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-.=]{8,}"),
+]
+_MIN_SECRET_LEN = 6  # shorter env values ("1", "true") are settings, not secrets
+
+
+def secret_values() -> list[str]:
+    """Values of the secret-named environment variables, longest first (so a key containing another is masked whole)."""
+    values = {v for k, v in os.environ.items() if _SECRET_ENV.search(k.upper()) and v and len(v) >= _MIN_SECRET_LEN}
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED]``."""
+    if not text:
+        return text
+    for value in secret_values():
+        text = text.replace(value, MASK)
+    for pattern in _PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + MASK, text)
+    return text

@@ -1,0 +1,197 @@
+"""The live tier: the real OpenAI client against `harness serve`, every fault mode on agent and summary requests.
+
+No key is needed: the server runs the reference models on loopback. Each fault fires
+either once (a transient fault the retries must ride out: PASS) or on every request of
+its scope (exhausted: ERROR with its cause, or FAIL where the fault is a finding about
+compaction, as an irreducible context overflow is). Client settings keep the suite short:
+a 1.5 s timeout and 2 SDK retries; the defaults (120 s, 6 retries) are tested in
+tests/test_models.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from harness.config import make_config
+from harness.models import Endpoint, choose_models
+from harness.runner import run_case
+from harness.scenarios import all_scenario_files, load_scenarios, select
+from harness.scorers import ERROR, FAIL, PASS, outcome, score_case, scores_by_key
+from harness.serve import Fault, serving
+
+pytestmark = pytest.mark.live
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = "needle-h24k-d010"  # 3 summaries, a history read: every request kind is exercised
+SETTINGS = {"timeout": 1.5, "max_retries": 2}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(max_seconds=900) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def scenarios():
+    return {s.id: s for s in load_scenarios(all_scenario_files())}
+
+
+def run_served(server, scenario, **settings):
+    config = make_config("forced-20")
+    models = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window,
+                           agent_endpoint=Endpoint(server.url, {**SETTINGS, **settings}))
+    started = time.perf_counter()
+    trace = run_case(scenario, config, models)
+    scores = score_case(trace, scenario)
+    return trace, scores, outcome(scores, trace.error), time.perf_counter() - started
+
+
+# mode, scope, count (None: every request), expected outcome, expected cause (ERROR) or failed keys (FAIL)
+MATRIX = [
+    ("429", "agent", 1, PASS, None), ("429", "agent", None, ERROR, "agent: HTTP 429 RateLimitError"),
+    ("429", "summary", 1, PASS, None), ("429", "summary", None, ERROR, "summarizer: HTTP 429 RateLimitError"),
+    ("500", "agent", 1, PASS, None), ("500", "agent", None, ERROR, "agent: HTTP 500 InternalServerError"),
+    ("500", "summary", 1, PASS, None), ("500", "summary", None, ERROR, "summarizer: HTTP 500 InternalServerError"),
+    ("503", "agent", 1, PASS, None), ("503", "agent", None, ERROR, "agent: HTTP 503 InternalServerError"),
+    ("503", "summary", 1, PASS, None), ("503", "summary", None, ERROR, "summarizer: HTTP 503 InternalServerError"),
+    ("stall", "agent", 1, PASS, None), ("stall", "agent", None, ERROR, "agent: APITimeoutError"),
+    ("stall", "summary", 1, PASS, None), ("stall", "summary", None, ERROR, "summarizer: APITimeoutError"),
+    ("malformed", "agent", 1, PASS, None), ("malformed", "agent", None, ERROR, "agent: JSONDecodeError"),
+    ("malformed", "summary", 1, PASS, None), ("malformed", "summary", None, ERROR, "summarizer: JSONDecodeError"),
+    ("empty", "agent", 1, PASS, None), ("empty", "agent", None, ERROR, "agent: IndexError"),
+    ("empty", "summary", 1, PASS, None), ("empty", "summary", None, ERROR, "summarizer: IndexError"),
+    # A context rejection is answered by deepagents: a summary and a retry (agent), a shorter summary prompt
+    # (summary). When every request is rejected there is nothing left to cut: a finding (FAIL), not an outage.
+    ("context", "agent", 1, PASS, None), ("context", "agent", None, FAIL, "run_completed"),
+    ("context", "summary", 1, PASS, None), ("context", "summary", None, FAIL, "run_completed"),
+    ("auth", "agent", 1, ERROR, "agent: HTTP 401 AuthenticationError"),
+    ("auth", "summary", 1, ERROR, "summarizer: HTTP 401 AuthenticationError"),
+]
+
+
+@pytest.mark.parametrize("mode, scope, count, expected, detail", MATRIX,
+                         ids=[f"{m}-{s}-{'once' if c else 'always'}" for m, s, c, _, _ in MATRIX])
+def test_fault_mode_gives_its_outcome(server, scenarios, mode, scope, count, expected, detail):
+    server.state.reset()
+    # A context rejection of the first agent request could not be cut (nothing to summarize yet): fire it later.
+    after = 4 if (mode, scope) == ("context", "agent") else 0
+    server.add_fault(Fault(mode, count=count, scope=scope, after=after, retry_after=0.2, sleep=4))
+    trace, scores, (result, keys), elapsed = run_served(server, scenarios[CASE])
+    stats = server.state.stats()
+    assert stats["faults_injected"].get(f"{mode}@{scope}", 0) >= 1, stats
+    assert result == expected, (result, keys, trace.error)
+    if expected == ERROR:
+        assert keys == [detail] and trace.error["provider_error"]["model"] == detail.split(":")[0]
+        assert not scores_by_key(scores)["run_completed"].value
+    elif expected == FAIL:
+        assert detail in keys and trace.error["type"] == "ContextOverflowError" and "provider_error" not in trace.error
+    else:
+        assert trace.error is None and trace.simulated
+    assert elapsed < 120  # bounded: every wait has a limit (a hang would hit pytest's own timeout far later)
+
+
+def test_a_transient_summary_fault_is_recovered_and_recorded(server, scenarios):
+    server.state.reset()
+    server.add_fault(Fault("503", count=3, scope="summary"))  # more than the SDK's 2 retries: deepagents' with_retry re-asks
+    trace, scores, (result, _), _ = run_served(server, scenarios[CASE])
+    by_key = scores_by_key(scores)
+    assert result == PASS and "recovered after 2 attempts" in by_key["summaries_ok"].explanation
+
+
+def test_a_context_rejected_summary_is_retried_shorter_by_deepagents(server, scenarios):
+    server.state.reset()
+    server.add_fault(Fault("context", count=1, scope="summary"))
+    trace, _, (result, _), _ = run_served(server, scenarios[CASE])
+    summaries = trace.summarizer_calls()
+    first_error = next(c["error"] for c in summaries if c.get("error"))
+    assert result == PASS and first_error["context_overflow"] and first_error["type"] == "ContextOverflowError"
+    rejected, retried = next((a, b) for a, b in zip(summaries, summaries[1:]) if a.get("error"))
+    assert retried["approx_tokens"] < rejected["approx_tokens"]  # the shorter prompt deepagents sends after the overflow
+
+
+def test_without_the_translation_the_summary_rejection_kills_the_case(server, scenarios, monkeypatch):
+    """The seeded fault for the translation: unwrapped, OpenAI's 400 reaches deepagents as a BadRequestError, its
+    shorter retry never runs and the case dies (a FAIL: a context overflow is a finding, never an outage)."""
+    from harness import live
+
+    monkeypatch.setattr(live.SummaryOverflowTranslation, "around", classmethod(lambda cls, model: model))
+    server.state.reset()
+    server.add_fault(Fault("context", count=1, scope="summary"))
+    trace, _, (result, _), _ = run_served(server, scenarios[CASE])
+    assert result == FAIL and trace.error["type"] == "OpenAIInvalidRequestError" and "maximum context length" in trace.error["message"]
+
+
+def test_a_case_through_the_server_scores_as_in_process(scenarios):
+    """The wire adds nothing: with usage off the scores equal the in-process run's, case by case."""
+    config = make_config("forced-20")
+    cases = [scenarios[i] for i in (CASE, "needle-h32k-d050", "goal-ledgers-14", "chain-s2-d025")]
+    local = choose_models(None, None, window=config.window)
+    with serving(usage=False) as srv:
+        served = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window,
+                               agent_endpoint=Endpoint(srv.url, SETTINGS))
+        for case in cases:
+            a = {s.key: s.value for s in score_case(run_case(case, config, local), case)}
+            b = {s.key: s.value for s in score_case(run_case(case, config, served), case)}
+            assert a == b, case.id
+
+
+def test_usage_reported_by_the_server_reaches_the_trace(server, scenarios):
+    server.state.reset()
+    trace, _, (result, _), _ = run_served(server, scenarios[CASE])
+    usage = [c["usage"] for c in trace.agent_calls() if c.get("usage")]
+    assert result == PASS and len(usage) == len(trace.agent_calls()) and all(u["input_tokens"] > 0 for u in usage)
+
+
+def test_models_endpoint_admin_and_bad_faults(server):
+    with urllib.request.urlopen(server.url + "/models", timeout=5) as r:
+        ids = [m["id"] for m in json.load(r)["data"]]
+    assert ids == ["reference-agent", "reference-summarizer"]
+    base = server.url.removesuffix("/v1")
+    bad = urllib.request.Request(base + "/admin/faults", data=b'{"mode": "418"}', method="POST")
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(bad, timeout=5)
+    assert info.value.code == 400 and "known modes" in info.value.read().decode()
+    with pytest.raises(Exception, match="COUNT"):
+        Fault.parse("503:x@agent")
+
+
+def _cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=timeout,
+                          cwd=ROOT, env={**os.environ, **(env or {})})
+
+
+def test_harness_run_exits_4_on_errors_and_the_report_counts_them(server, tmp_path):
+    server.state.reset()
+    server.add_fault(Fault("503", count=None, scope="agent", after=20))  # the first case finishes, later ones hit the outage
+    out = _cli("run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
+               server.url, "--model-kwargs", "max_retries=1", "--model-kwargs", "timeout=2", "--cases", "needle-h24k-d00*",
+               "needle-h24k-d01*", "--out", str(tmp_path), "--run-id", "r")
+    assert out.returncode == 4, out.stderr
+    assert "ERROR" in out.stdout and "agent: HTTP 503 InternalServerError" in out.stdout
+    rows = [json.loads(line) for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
+    assert [r["outcome"] for r in rows] == ["PASS", "ERROR"]
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "1 ERROR" in report and "excluded as ERROR" in report and "served over HTTP" in report
+    meta = json.loads((tmp_path / "r" / "meta.json").read_text())
+    assert meta["endpoints"]["agent"]["settings"] == {"timeout": 2, "max_retries": 1}
+
+
+def test_pytest_reports_an_outage_as_an_error_not_a_failure(server, tmp_path):
+    server.state.reset()
+    server.add_fault(Fault("503", count=None, scope="agent"))
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "evals/test_needle.py", "-k", "needle-h24k-d010", "-p", "no:cacheprovider", "-q",
+         "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
+         "--model-kwargs", "max_retries=0", "--runs-dir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    tail = out.stdout.strip().splitlines()[-1]
+    assert "1 error" in tail and "failed" not in tail, out.stdout[-2000:]
