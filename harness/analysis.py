@@ -27,7 +27,7 @@ import pandas as pd
 
 from harness.metrics import RATE_METRICS, VALUE_METRICS
 from harness.results import VALID, row_outcome
-from harness.scorers import FAIL, INVALID, PASS
+from harness.scorers import ERROR, FAIL, INVALID, PASS
 from harness.stats import wilson
 
 ALPHA = 0.05
@@ -51,7 +51,8 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "kind": row["kind"],
             "trial": row.get("trial", 0),
             "outcome": result,
-            "invalid_reasons": ",".join(reasons) if not valid else "",
+            "invalid_reasons": ",".join(reasons) if result == INVALID else "",
+            "error_cause": ",".join(reasons) if result == ERROR else "",
             "valid": valid,
             "passed": (result == PASS) if valid else None,
             "simulated": row.get("simulated"),
@@ -134,14 +135,17 @@ def valid_only(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (threshold, variant): runs, PASS, FAIL, INVALID and why: what every rate covers and what it leaves out."""
+    """Per (threshold, variant): runs, PASS, FAIL, INVALID, ERROR and why: what every rate covers and what it leaves out."""
     records = []
     for (threshold, variant), rows in frame.groupby(["threshold", "variant"], sort=False):
         outcomes = rows["outcome"] if "outcome" in rows else pd.Series(["PASS"] * len(rows))
         reasons = pd.Series([k for r in rows.get("invalid_reasons", pd.Series(dtype=str)) for k in str(r).split(",") if k])
         records.append({"threshold": threshold, "variant": variant, "runs": len(rows), "PASS": int((outcomes == PASS).sum()),
                         "FAIL": int((outcomes == FAIL).sum()), "INVALID": int((outcomes == INVALID).sum()),
-                        "invalid because": ", ".join(f"{k} ({n})" for k, n in reasons.value_counts().items()) or "-"})
+                        "invalid because": ", ".join(f"{k} ({n})" for k, n in reasons.value_counts().items()) or "-",
+                        "ERROR": int((outcomes == ERROR).sum()),
+                        "error causes": ", ".join(f"{k} ({n})" for k, n in rows.get("error_cause", pd.Series(dtype=str))
+                                                  .loc[lambda c: c != ""].value_counts().items()) or "-"})
     return pd.DataFrame(records)
 
 

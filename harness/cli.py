@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     reg.add_argument("results", help="run or experiment directory to check")
     reg.add_argument("--baseline", required=True, help="baseline JSON file, e.g. datasets/baselines/nightly.json")
     reg.add_argument("--update", action="store_true", help="rewrite the baseline from these results instead of checking")
+    reg.add_argument("--max-error-rate", type=float, default=0.05, metavar="SHARE",
+                     help="exit 4 when more than this share of cells ended in ERROR (provider errors; default 0.05). "
+                          "ERROR cells are never read as regressions")
 
     aud = sub.add_parser("audit", help="check a model's compaction settings for the known traps (exit 0 clean, 1 warnings, 2 errors)",
                          description="Print the effective trigger and keep in tokens for a model and flag: no profile for the "
@@ -159,6 +162,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
     exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
     exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
+    exp_run.add_argument("--no-retry-errors", action="store_true",
+                         help="keep cells that ended in ERROR (a provider error) instead of running them again on resume")
     exp_run.add_argument("--no-langsmith", action="store_true",
                          help="skip the LangSmith experiments (by default: local through the SDK, uploaded when LANGSMITH_API_KEY is set)")
     exp_ls = exp_sub.add_parser("langsmith", help="make one LangSmith experiment per variant x threshold from an experiment directory")
@@ -404,12 +409,21 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells must be at least 1, got {args.max_cells}")
-    result = run_experiment(spec, out_dir=args.out, shard=shard, workers=args.workers, max_cells=args.max_cells)
+    result = run_experiment(spec, out_dir=args.out, shard=shard, workers=args.workers, max_cells=args.max_cells,
+                            retry_errors=not args.no_retry_errors)
     print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
     if shard[1] == 1:  # shards are reported after the merge
         print(f"report: {write_report(result.path)}")
         if not args.no_langsmith:
             export_experiment(result.path)
+    from harness.experiment import read_cells
+    from harness.results import error_causes
+
+    causes = error_causes(read_cells(result.path / "cells.jsonl"))
+    if causes:
+        print(f"exit 4: {sum(causes.values())} cell(s) ended in ERROR ({'; '.join(f'{n} x {c}' for c, n in causes.most_common())}); "
+              "they count in no rate and run again on the next invocation (--no-retry-errors keeps them)", file=sys.stderr)
+        return EXIT_ERROR
     return EXIT_OK
 
 
@@ -430,6 +444,10 @@ def _cmd_regress(args: argparse.Namespace) -> int:
         path = write_baseline(rows, name, args.baseline)
         print(f"baseline {path} rewritten from {len(rows)} cell(s) of {name}")
         return EXIT_OK
+    if not 0 <= args.max_error_rate <= 1:
+        from harness.errors import ConfigError
+
+        raise ConfigError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}")
     ok, gates, notes = regress(args.results, args.baseline)
     print(gates.to_markdown(index=False))
     for note in notes:
@@ -437,7 +455,12 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     flagged = gates[gates["verdict"] == "REGRESSION"]
     print("no significant regression" if ok else f"REGRESSION on {len(flagged)} gate(s): "
           + ", ".join(f"{r.metric} ({r.variant} at {r.threshold})" for r in flagged.itertuples()))
-    return EXIT_OK if ok else EXIT_FAILED
+    from harness.regress import error_gate
+
+    too_many_errors = error_gate(load_rows(args.results)[1], args.max_error_rate)
+    if too_many_errors:
+        print(too_many_errors)
+    return EXIT_FAILED if not ok else EXIT_ERROR if too_many_errors else EXIT_OK
 
 
 def _cmd_audit(args: argparse.Namespace) -> int:

@@ -35,7 +35,7 @@ from harness.preflight import fixed_overhead_tokens
 from harness.results import append_row, read_rows, result_row, row_outcome
 from harness.runner import run_case
 from harness.scenarios import Scenario, load_scenarios, select
-from harness.scorers import PASS, score_case
+from harness.scorers import ERROR, PASS, score_case
 from harness.suite import dataset_hashes, git_commit
 from harness.trace import Trace
 from harness.variants import resolve_config
@@ -117,14 +117,38 @@ def experiment_dir(spec: ExperimentSpec, out_dir: str | Path, shard: tuple[int, 
     return root if shard[1] == 1 else root / "shards" / f"{shard[0]}of{shard[1]}"
 
 
-def config_sha(config: CompactionConfig, agent: str | None, summary: str | None, seed: int) -> str:
+def config_sha(config: CompactionConfig, agent: str | None, summary: str | None, seed: int,
+               settings: dict[str, Any] | None = None) -> str:
     payload = {"config": config.to_dict(), "agent": agent or "reference", "summary": summary, "seed": seed}
+    if settings:  # model settings that change answers (temperature, max_tokens...), not timeout or retries
+        payload["settings"] = settings
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
+def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
+    agent, summary = spec.endpoints()
+    out = {}
+    for role, endpoint in (("agent", agent), ("summarizer", summary)):
+        kept = {k: v for k, v in endpoint.model_kwargs.items() if k not in ("timeout", "max_retries")}
+        if kept:
+            out[role] = kept
+    return out
+
+
 def read_cells(path: Path) -> list[dict[str, Any]]:
-    """Rows of cells.jsonl; a torn last line (a kill mid-write) is dropped and the file repaired."""
-    return read_rows(path, repair=True)
+    """The current row of every cell in cells.jsonl, in first-run order; a torn last line (a kill mid-write) is
+    dropped and the file repaired. A cell re-run after an ERROR has several rows: the last one counts, and it
+    carries ``earlier_attempts`` (the earlier rows stay in the file, never rewritten)."""
+    latest: dict[str, dict[str, Any]] = {}
+    earlier: dict[str, int] = {}
+    for row in read_rows(path, repair=True):
+        cell = row.get("cell_id")
+        if cell in latest:
+            earlier[cell] = earlier.get(cell, 0) + 1
+        latest[cell] = row
+    for cell, n in earlier.items():
+        latest[cell] = {**latest[cell], "earlier_attempts": n}
+    return list(latest.values())
 
 
 # -- running -------------------------------------------------------------------------------
@@ -137,18 +161,21 @@ def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
     _WORKER["thresholds"] = {t.label: t for t in spec.thresholds}
 
 
-def _run_cell(cell: Cell) -> tuple[dict[str, Any], dict[str, Any]]:
+def _run_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
     spec: ExperimentSpec = _WORKER["spec"]
     scenario = _WORKER["scenarios"][cell.case_id]
     config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
     seed = spec.seed + cell.trial
     summary = cell_summary_model(spec, config)
-    models = choose_models(spec.model, summary, window=config.window, seed=seed)
+    agent_endpoint, summary_endpoint = spec.endpoints()
+    models = choose_models(spec.model, summary, window=config.window, seed=seed,
+                           agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
     trace = run_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed)
     scores = score_case(trace, scenario)
-    row = result_row(trace, scores, trace_file=f"traces/{cell.file_stem}.json.gz", scenario=scenario)
-    row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name,
-                "config_sha": config_sha(config, spec.model, summary, seed)})
+    stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
+    row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
+    row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name, "attempt": attempt,
+                "config_sha": config_sha(config, spec.model, summary, seed, _result_settings(spec))})
     return row, trace.to_dict()
 
 
@@ -170,7 +197,10 @@ def run_experiment(
     workers: int | None = None,
     progress: Callable[[str], None] = print,
     max_cells: int | None = None,
+    retry_errors: bool = True,
 ) -> ExperimentRun:
+    """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
+    unless ``retry_errors`` is False; their earlier rows and traces are kept."""
     scenarios = spec_scenarios(spec)
     overhead = None
     for variant in spec.variants:  # validate every config and model before writing anything
@@ -184,20 +214,24 @@ def run_experiment(
             if error:
                 raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with variant {variant}: {error}")
             summary_key = "summary_model" if config.summary_model is None else f"variant {variant}: summary_model"
+            agent_endpoint, summary_endpoint = spec.endpoints()
             choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed,
-                          options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"))
+                          options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"),
+                          agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
     cells = plan_cells(spec, scenarios)[shard[0]::shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     (path / "traces").mkdir(parents=True, exist_ok=True)
     cells_file = path / "cells.jsonl"
-    done = {r["cell_id"]: r for r in read_cells(cells_file)}
-    _check_reuse(spec, cells, done)
+    current = {r["cell_id"]: r for r in read_cells(cells_file)}
+    _check_reuse(spec, cells, current)
+    done = {k: r for k, r in current.items() if not (retry_errors and row_outcome(r)[0] == ERROR)}
+    attempts = {k: r.get("attempt", 1) + 1 for k, r in current.items() if k not in done}
     todo = [c for c in cells if c.id not in done][: max_cells if max_cells is not None else None]
     _write_meta(spec, path, scenarios, shard, planned=len(cells))
     shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
     workers = max(1, workers or spec.concurrency)
     progress(f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
-             f"{len(done)} already done, {len(todo)} to run with {workers} worker(s) -> {path}")
+             f"{len(done)} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}")
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
 
@@ -210,14 +244,15 @@ def run_experiment(
     _prepare(spec, scenarios)
     if workers == 1 or len(todo) <= 1:
         for cell in todo:
-            finish(*_run_cell(cell))
+            finish(*_run_cell(cell, attempts.get(cell.id, 1)))
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             pending: set[Future] = set()
             queue = list(todo)
             while queue or pending:
                 while queue and len(pending) < workers:
-                    pending.add(pool.submit(_run_cell, queue.pop(0)))
+                    cell = queue.pop(0)
+                    pending.add(pool.submit(_run_cell, cell, attempts.get(cell.id, 1)))
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     finish(*fut.result())
@@ -230,7 +265,7 @@ def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict])
         if old is None:
             continue
         config = cell_config(spec, cell.variant, next(t for t in spec.thresholds if t.label == cell.threshold))
-        expected = config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial)
+        expected = config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, _result_settings(spec))
         if old.get("config_sha") != expected:
             raise HarnessError(
                 f"cell {cell.id} in {spec.name} was run with different settings (model, window, keep, seed or variant "
@@ -250,6 +285,7 @@ def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario],
         "seed": spec.seed,
         "model": spec.model or "reference",
         "summary_model": spec.summary_model,
+        "endpoints": {role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints()) if e.base_url or e.model_kwargs},
         "shard": list(shard),
         "planned_cells": planned,
         "datasets": dataset_hashes(scenarios),

@@ -75,9 +75,10 @@ def write_experiment_report(path: Path) -> Path:
         return md
     comparison = compare(frame, baseline, [m for m, _ in HEADLINE + MEASURES])
     doc.heading("What the figures cover")
-    doc.text("Every run is PASS, FAIL or INVALID (a validity score failed: nothing was compacted, the needle was still in "
-             "view, too few summaries for a chain case...). Every rate, interval, test and chart below counts valid runs "
-             "only (PASS + FAIL); invalid runs are listed here with their reasons and never counted as successes.")
+    doc.text("Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
+             "view, too few summaries for a chain case...) or ERROR (a provider error after every retry: it measured nothing; "
+             "`harness experiment run` runs it again on resume). Every rate, interval, test and chart below counts valid runs "
+             "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes.")
     doc.table(coverage(frame))
     doc.heading("Variants against the baseline")
     doc.text("Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "

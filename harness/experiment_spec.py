@@ -20,7 +20,11 @@
       datasets: [datasets/needle.jsonl]
     trials: 3
     seed: 0
-    concurrency: 2                     # worker processes
+    concurrency: 2                     # cases in flight (live: asyncio in one process; offline: worker processes)
+    base_url: http://127.0.0.1:8765/v1 # the agent's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)
+    model_kwargs: {temperature: 0, timeout: 60, max_retries: 4}   # init_chat_model arguments
+    summary_base_url: ...              # default: base_url
+    summary_model_kwargs: {...}        # default: model_kwargs when the summarizer shares the endpoint
 
 Sizes are written as on the command line (20%, fraction:0.2, tokens:12000, messages:40)
 or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values are
@@ -41,7 +45,8 @@ from harness.config import ContextSize
 from harness.errors import ConfigError
 
 _KEYS = {"name", "description", "model", "summary_model", "variants", "baseline", "thresholds", "trigger", "keep",
-         "window", "scenarios", "trials", "seed", "concurrency"}
+         "window", "scenarios", "trials", "seed", "concurrency", "base_url", "summary_base_url", "model_kwargs",
+         "summary_model_kwargs"}
 _SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
 
 
@@ -75,11 +80,30 @@ class ExperimentSpec:
     trials: int = 1
     seed: int = 0
     concurrency: int = 1
+    base_url: str | None = None
+    summary_base_url: str | None = None
+    model_kwargs: dict[str, Any] = field(default_factory=dict)
+    summary_model_kwargs: dict[str, Any] | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def endpoints(self) -> tuple[Any, Any]:
+        """(agent, summarizer) `harness.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
+        from harness.models import Endpoint
+
+        agent = Endpoint(self.base_url, self.model_kwargs)
+        if self.summary_base_url is None and self.summary_model_kwargs is None:
+            return agent, agent
+        kwargs = self.summary_model_kwargs if self.summary_model_kwargs is not None else self.model_kwargs
+        return agent, Endpoint(self.summary_base_url or self.base_url, kwargs)
 
     def fingerprint(self) -> str:
         """Hash of everything that changes a cell's result (not name, description, concurrency)."""
-        keys = {k: v for k, v in self.raw.items() if k not in ("name", "description", "concurrency", "variants", "thresholds", "trigger", "trials", "scenarios")}
+        # An endpoint's settings change results (temperature, max_tokens); its address and retry/timeout do not.
+        kwargs = {k: v for k, v in (self.raw.get("model_kwargs") or {}).items() if k not in ("timeout", "max_retries")}
+        keys = {k: v for k, v in self.raw.items() if k not in ("name", "description", "concurrency", "variants", "thresholds", "trigger",
+                                                              "trials", "scenarios", "base_url", "summary_base_url", "model_kwargs")}
+        if kwargs:
+            keys["model_kwargs"] = kwargs
         return hashlib.sha256(json.dumps(keys, sort_keys=True, default=str).encode()).hexdigest()[:12]
 
 
@@ -179,6 +203,20 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     for key in ("model", "summary_model", "name", "description"):
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise _fail(where, key, f"must be a string, got {type(data[key]).__name__}")
+    from harness.models import check_base_url, parse_model_kwargs
+
+    for key in ("base_url", "summary_base_url"):
+        if data.get(key) is not None:
+            if not isinstance(data[key], str):
+                raise _fail(where, key, f"must be a URL string, got {type(data[key]).__name__}")
+            check_base_url(data[key], f"{where}: {key}")
+    kwargs: dict[str, dict[str, Any] | None] = {}
+    for key in ("model_kwargs", "summary_model_kwargs"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise _fail(where, key, "a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
+        kwargs[key] = parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}") if value else (
+            {} if value is not None else None)
     window = _positive_int(data, "window", where, None)
     if window is not None and window < 1000:
         raise _fail(where, "window", f"must be at least 1000 tokens, got {window}")
@@ -200,5 +238,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         trials=_positive_int(data, "trials", where, 1),
         seed=_positive_int(data, "seed", where, 0),
         concurrency=_positive_int(data, "concurrency", where, 1),
+        base_url=data.get("base_url"),
+        summary_base_url=data.get("summary_base_url"),
+        model_kwargs=kwargs["model_kwargs"] or {},
+        summary_model_kwargs=kwargs["summary_model_kwargs"],
         raw=data,
     )

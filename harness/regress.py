@@ -9,6 +9,10 @@ cell counts in no rate). Gated metrics are rates where higher is better; a
 gate fails only for a drop that is significant after Holm adjustment across every gate
 tested (exact McNemar on the paired cells). ``--update`` rewrites the baseline from the
 current results.
+
+A cell that ended in ERROR (a provider error) is not valid, so it is never paired and can
+never read as a regression; instead the gate fails on its own when the share of ERROR
+cells passes ``max_error_rate`` (default 5 %): an outage leaves too little to vouch for.
 """
 
 from __future__ import annotations
@@ -27,6 +31,21 @@ from harness.errors import HarnessError
 from harness.metrics import RATE_METRICS, VALUE_METRICS
 
 GATED = ("passed", "needle_recovered", "needle_via_history", "goal_preserved")
+MAX_ERROR_RATE = 0.05
+
+
+def error_gate(rows: list[dict[str, Any]], max_error_rate: float = MAX_ERROR_RATE) -> str | None:
+    """A message when more than ``max_error_rate`` of the cells ended in ERROR, else None."""
+    from harness.results import error_causes
+
+    causes = error_causes(rows)
+    errors = sum(causes.values())
+    if not rows or errors / len(rows) <= max_error_rate:
+        return None
+    listed = "; ".join(f"{n} x {cause}" for cause, n in causes.most_common())
+    return (f"ERROR RATE {errors}/{len(rows)} cells ({errors / len(rows):.1%}) ended in a provider error, above the "
+            f"{max_error_rate:.0%} allowed (--max-error-rate): too few valid cells to gate on ({listed}). Not a regression: "
+            "rerun the experiment to retry them.")
 BASELINE_SCHEMA = 1
 
 

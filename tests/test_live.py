@@ -195,3 +195,56 @@ def test_pytest_reports_an_outage_as_an_error_not_a_failure(server, tmp_path):
         capture_output=True, text=True, timeout=300, cwd=ROOT)
     tail = out.stdout.strip().splitlines()[-1]
     assert "1 error" in tail and "failed" not in tail, out.stdout[-2000:]
+
+
+def _spec(tmp_path: Path, url: str, **extra) -> Path:
+    import yaml
+
+    spec = {"name": "live-errors", "model": "openai:reference-agent", "summary_model": "openai:reference-summarizer",
+            "base_url": url, "model_kwargs": {"max_retries": 0, "timeout": 2}, "variants": ["deepagents-default"],
+            "thresholds": ["20%"], "scenarios": {"cases": ["needle-h24k-d000", "needle-h24k-d010"]}, **extra}
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return path
+
+
+def test_an_experiment_reruns_errored_cells_on_resume_and_keeps_the_earlier_attempt(server, tmp_path, capsys):
+    from harness.cli import main
+    from harness.experiment import read_cells
+    from harness.results import read_rows
+
+    spec, out = _spec(tmp_path, server.url), tmp_path / "out"
+    server.state.reset()
+    server.add_fault(Fault("503", count=None, scope="agent", after=20))  # the second cell meets the outage
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith"]) == 4
+    assert "1 cell(s) ended in ERROR (1 x agent: HTTP 503 InternalServerError)" in capsys.readouterr().err
+    report = (out / "live-errors" / "report.md").read_text()
+    assert "agent: HTTP 503 InternalServerError (1)" in report  # the coverage table's error causes
+
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith", "--no-retry-errors"]) == 4  # kept
+    server.state.reset()  # the outage is over
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith"]) == 0
+    assert "1 to run (1 again after ERROR)" in capsys.readouterr().out
+    raw = read_rows(out / "live-errors" / "cells.jsonl")
+    current = read_cells(out / "live-errors" / "cells.jsonl")
+    assert [r["outcome"] for r in raw] == ["PASS", "ERROR", "PASS"]  # nothing rewritten
+    assert [(r["outcome"], r.get("earlier_attempts")) for r in current] == [("PASS", None), ("PASS", 1)]
+    assert len({r["trace"] for r in raw}) == 3 and all((out / "live-errors" / r["trace"]).exists() for r in raw)
+
+
+def test_regress_never_reads_errors_as_a_regression_and_fails_on_the_error_rate(server, tmp_path, capsys):
+    from harness.cli import main
+
+    spec, out = _spec(tmp_path, server.url), tmp_path / "out"
+    server.state.reset()
+    assert main(["experiment", "run", str(spec), "--out", str(out / "a"), "--no-langsmith"]) == 0
+    baseline = tmp_path / "baseline.json"
+    assert main(["regress", str(out / "a" / "live-errors"), "--baseline", str(baseline), "--update"]) == 0
+    server.add_fault(Fault("503", count=None, scope="agent", after=20))
+    assert main(["experiment", "run", str(spec), "--out", str(out / "b"), "--no-langsmith"]) == 4
+    capsys.readouterr()
+    assert main(["regress", str(out / "b" / "live-errors"), "--baseline", str(baseline)]) == 4
+    printed = capsys.readouterr().out
+    assert "REGRESSION" not in printed.replace("not a regression", "").replace("Not a regression", "")
+    assert "ERROR RATE 1/2 cells (50.0%)" in printed
+    assert main(["regress", str(out / "b" / "live-errors"), "--baseline", str(baseline), "--max-error-rate", "0.5"]) == 0
