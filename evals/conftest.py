@@ -36,7 +36,7 @@ from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepa
 from harness.config import DEFAULT_PRESET, make_config  # noqa: E402
 from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
 from harness.models import choose_models, summary_model_for  # noqa: E402
-from harness.runner import run_case  # noqa: E402
+from harness.runner import run_case_for  # noqa: E402
 from harness.scenarios import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
 from harness.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
 from harness.suite import RunSink  # noqa: E402
@@ -166,7 +166,7 @@ class EvalSession:
             self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
                                 seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
                                 progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
-        trace = run_case(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
+        trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario, suite)
         row = self.sink.record(trace, scores, scenario, scorers=suite)
         _log_to_langsmith(scenario, row, scores)

@@ -45,6 +45,9 @@ def _add_endpoint_options(m: argparse._ArgumentGroup) -> None:
                         "timeout=60 (default 120 s), max_retries=3 (default 6)")
     m.add_argument("--summary-model-kwargs", action="append", metavar="KEY=VALUE",
                    help="the same for the summarizer (default: the agent's when both use the same endpoint)")
+    m.add_argument("--max-rps", type=float, metavar="N",
+                   help="at most N model requests per second across every case of the run, agent and summarizer together "
+                        "(LangChain's InMemoryRateLimiter, shared)")
 
 
 def endpoints_from_args(args: argparse.Namespace) -> tuple:
@@ -54,11 +57,22 @@ def endpoints_from_args(args: argparse.Namespace) -> tuple:
     check_base_url(args.base_url, "--base-url")
     check_base_url(args.summary_base_url, "--summary-base-url")
     agent_kwargs = parse_model_kwargs(args.model_kwargs, "--model-kwargs")
-    agent = Endpoint(args.base_url, agent_kwargs)
+    shared: dict = {}
+    rps = getattr(args, "max_rps", None)
+    if rps is not None:
+        from harness.errors import ConfigError
+
+        if rps <= 0:
+            raise ConfigError(f"--max-rps must be positive, got {rps}")
+        from langchain_core.rate_limiters import InMemoryRateLimiter
+
+        # One limiter object for both models and every case: the limit is the run's, not each model's.
+        shared["rate_limiter"] = InMemoryRateLimiter(requests_per_second=rps, check_every_n_seconds=0.02, max_bucket_size=1)
+    agent = Endpoint(args.base_url, {**agent_kwargs, **shared})
     if args.summary_base_url is None and args.summary_model_kwargs is None:
         return agent, agent
     summary_kwargs = parse_model_kwargs(args.summary_model_kwargs, "--summary-model-kwargs") if args.summary_model_kwargs else agent_kwargs
-    return agent, Endpoint(args.summary_base_url or args.base_url, summary_kwargs)
+    return agent, Endpoint(args.summary_base_url or args.base_url, {**summary_kwargs, **shared})
 
 
 def _add_selection_options(p: argparse.ArgumentParser) -> None:
@@ -84,6 +98,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
     run.add_argument("--out", default="reports/runs", help="parent directory of run directories (default reports/runs)")
     run.add_argument("--run-id", help="name of the run directory (default: time, variant and a random suffix)")
+    run.add_argument("--concurrency", type=int, default=1, metavar="N",
+                     help="cases in flight at once, on one asyncio event loop (default 1). Live cases are I/O bound: "
+                          "dozens fit on 2 cores; offline cases are CPU bound and gain nothing")
+    run.add_argument("--case-budget", type=float, default=900.0, metavar="SECONDS",
+                     help="a live case's total time, retries and waits included; past it the case ends in ERROR (default 900)")
 
     score = sub.add_parser("score", help="re-score the stored traces of a run with the current scorers (no agent re-run)")
     score.add_argument("run_dir")
@@ -233,7 +252,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     agent_endpoint, summary_endpoint = endpoints_from_args(args)
     run = run_suite(scenarios, config, agent_model=args.model, summary_model=summary_model, seed=args.seed,
                     trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]),
-                    agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+                    agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint, concurrency=args.concurrency,
+                    case_budget_s=args.case_budget)
     report = write_report(run.path)
     from harness.results import is_error, outcome_line
 

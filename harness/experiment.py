@@ -14,6 +14,7 @@ whose settings changed since it was written is an error, not silently reused.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import shutil
@@ -30,10 +31,10 @@ from harness import __version__
 from harness.config import CompactionConfig, ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.experiment_spec import ExperimentSpec, Threshold
-from harness.models import choose_models
+from harness.models import choose_models, is_reference
 from harness.preflight import fixed_overhead_tokens
 from harness.results import append_row, read_rows, result_row, row_outcome
-from harness.runner import run_case
+from harness.runner import arun_case, run_case
 from harness.scenarios import Scenario, load_scenarios, select
 from harness.scorers import ERROR, PASS, score_case
 from harness.suite import dataset_hashes, git_commit
@@ -161,16 +162,36 @@ def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
     _WORKER["thresholds"] = {t.label: t for t in spec.thresholds}
 
 
+def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
+    spec: ExperimentSpec = _WORKER["spec"]
+    scenario = _WORKER["scenarios"][cell.case_id]
+    config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
+    seed = spec.seed + cell.trial
+    agent_endpoint, summary_endpoint = spec.endpoints()
+    models = choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=seed,
+                           agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+    return scenario, config, models, seed
+
+
 def _run_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One cell offline, in this process or a worker process."""
+    scenario, config, models, seed = _cell_inputs(cell)
+    return _cell_row(cell, attempt, run_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed))
+
+
+async def _arun_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One live cell on the event loop: I/O bound, so many run at once in one process."""
+    scenario, config, models, seed = _cell_inputs(cell)
+    trace = await arun_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed)
+    return _cell_row(cell, attempt, trace)
+
+
+def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
     spec: ExperimentSpec = _WORKER["spec"]
     scenario = _WORKER["scenarios"][cell.case_id]
     config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
     seed = spec.seed + cell.trial
     summary = cell_summary_model(spec, config)
-    agent_endpoint, summary_endpoint = spec.endpoints()
-    models = choose_models(spec.model, summary, window=config.window, seed=seed,
-                           agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
-    trace = run_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed)
     scores = score_case(trace, scenario)
     stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
     row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
@@ -242,7 +263,9 @@ def run_experiment(
         progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
 
     _prepare(spec, scenarios)
-    if workers == 1 or len(todo) <= 1:
+    if _is_live(spec):
+        asyncio.run(_run_live(todo, attempts, workers, finish))
+    elif workers == 1 or len(todo) <= 1:
         for cell in todo:
             finish(*_run_cell(cell, attempts.get(cell.id, 1)))
     else:
@@ -257,6 +280,24 @@ def run_experiment(
                 for fut in finished:
                     finish(*fut.result())
     return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def _is_live(spec: ExperimentSpec) -> bool:
+    """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
+    names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.variants for t in spec.thresholds}
+    return any(name is not None and not is_reference(name) for name in names)
+
+
+async def _run_live(todo: list[Cell], attempts: dict[str, int], concurrency: int, finish: Callable[..., None]) -> None:
+    """Live cells with ``concurrency`` in flight on one event loop; the parent writes each as it finishes."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(cell: Cell) -> None:
+        async with gate:
+            row, trace = await _arun_cell(cell, attempts.get(cell.id, 1))
+        finish(row, trace)
+
+    await asyncio.gather(*(one(cell) for cell in todo))
 
 
 def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict]) -> None:

@@ -20,7 +20,7 @@
       datasets: [datasets/needle.jsonl]
     trials: 3
     seed: 0
-    concurrency: 2                     # cases in flight (live: asyncio in one process; offline: worker processes)
+    concurrency: 2                     # cases in flight: live on one asyncio event loop, offline in worker processes
     base_url: http://127.0.0.1:8765/v1 # the agent's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)
     model_kwargs: {temperature: 0, timeout: 60, max_retries: 4}   # init_chat_model arguments
     summary_base_url: ...              # default: base_url

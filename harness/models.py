@@ -68,6 +68,9 @@ class Endpoint:
             out["endpoint"] = f"{url.scheme}://{url.hostname}{f':{url.port}' if url.port else ''}{url.path}"
         settings = {k: v for k, v in self.model_kwargs.items() if k not in _SECRET_KWARGS and k != "rate_limiter"}
         out["settings"] = {"timeout": DEFAULT_TIMEOUT_S, "max_retries": DEFAULT_MAX_RETRIES, **settings}
+        limiter = self.model_kwargs.get("rate_limiter")
+        if limiter is not None:
+            out["settings"]["max_rps"] = getattr(limiter, "requests_per_second", None)
         return out
 
 

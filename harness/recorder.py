@@ -192,19 +192,32 @@ class RecorderMiddleware(AgentMiddleware):
         return "HarnessRecorderMiddleware"
 
     def wrap_model_call(self, request, handler):  # noqa: ANN001
-        rec = self.recorder
-        call = rec.before_agent_call(request)
-        started = rec.now()
+        call, started = self._before(request)
         try:
             response = handler(request)
         except BaseException as exc:
-            rec.finish_call(call, started, error=exc)
+            self.recorder.finish_call(call, started, error=exc)
             raise
+        return self._after(call, started, response)
+
+    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - the same, for ainvoke (live runs)
+        call, started = self._before(request)
+        try:
+            response = await handler(request)
+        except BaseException as exc:
+            self.recorder.finish_call(call, started, error=exc)
+            raise
+        return self._after(call, started, response)
+
+    def _before(self, request):  # noqa: ANN001, ANN202
+        return self.recorder.before_agent_call(request), self.recorder.now()
+
+    def _after(self, call, started, response):  # noqa: ANN001, ANN202
         result = getattr(response, "result", None)
         if result is None and hasattr(response, "model_response"):
             result = response.model_response.result
         ai = next((m for m in reversed(result or []) if m.type == "ai"), None)
-        rec.finish_call(call, started, message=ai)
+        self.recorder.finish_call(call, started, message=ai)
         return response
 
 

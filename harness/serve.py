@@ -17,7 +17,8 @@ that carries tools) or the reference summarizer (a request without tools), repor
 
 Faults are given at start (``--fault MODE[:COUNT][@agent|@summary]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
-``GET /admin/stats`` returns request counts and peak concurrency; ``POST /admin/reset``
+``GET /admin/stats`` returns request counts, peak concurrency and the time from the first
+to the latest request; ``POST /admin/reset``
 clears faults and counters. Answers are marked simulated (``system_fingerprint``) so a run
 through the server is labelled as such. Loopback by default; the server stops by itself
 after ``max_requests`` requests or ``max_seconds`` seconds.
@@ -118,6 +119,8 @@ class ServerState:
     injected: Counter = field(default_factory=Counter)
     in_flight: int = 0
     peak_in_flight: int = 0
+    first_at: float | None = None  # monotonic time of the first and the latest chat request since the last reset
+    last_at: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
 
@@ -130,6 +133,7 @@ class ServerState:
                 "faults": [asdict(f) for f in self.faults],
                 "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
+                "window_s": round(self.last_at - self.first_at, 4) if self.first_at is not None and self.last_at is not None else 0.0,
             }
 
     def reset(self) -> None:
@@ -138,6 +142,7 @@ class ServerState:
             for counter in (self.requests, self.statuses, self.injected):
                 counter.clear()
             self.peak_in_flight = self.in_flight
+            self.first_at = self.last_at = None
 
     def pick_fault(self, scope: str) -> Fault | None:
         with self.lock:
@@ -263,6 +268,8 @@ class _Handler(BaseHTTPRequestHandler):
         scope = request_scope(body)
         with state.lock:
             state.requests[scope] += 1
+            state.last_at = time.monotonic()
+            state.first_at = state.first_at if state.first_at is not None else state.last_at
             state.in_flight += 1
             state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
         try:

@@ -12,6 +12,7 @@ so bad input leaves earlier runs untouched and exits non-zero.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import re
@@ -31,7 +32,7 @@ from harness.errors import ConfigError
 from harness.models import Endpoint, ModelChoice, choose_models
 from harness.preflight import fixed_overhead_tokens
 from harness.results import SCENARIOS_FILE, append_row, result_row, row_outcome
-from harness.runner import run_case
+from harness.runner import DEFAULT_CASE_BUDGET_S, arun_case, run_case
 from harness.scenarios import Scenario, scenario_row
 from harness.scorers import PASS, Score, score_case
 from harness.trace import Trace
@@ -181,25 +182,62 @@ def run_suite(
     command: str | None = None,
     agent_endpoint: Endpoint | None = None,
     summary_endpoint: Endpoint | None = None,
+    concurrency: int = 1,
+    case_budget_s: float | None = DEFAULT_CASE_BUDGET_S,
 ) -> RunDir:
-    """Run every scenario x trial, persisting each case as it finishes; return the run directory."""
+    """Run every scenario x trial, persisting each case as it finishes; return the run directory.
+
+    Live runs (and any run with ``concurrency`` > 1) go through `arun_case` on one event loop with up to
+    ``concurrency`` cases in flight, each bounded by ``case_budget_s``. Rows are written in plan order
+    whatever order cases finish in, so the same command writes the same file.
+    """
+    if concurrency < 1:
+        raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
+    if case_budget_s is not None and case_budget_s <= 0:
+        raise ConfigError(f"--case-budget must be positive, got {case_budget_s}")
     sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
                    out_dir=out_dir, run_id=run_id, command=command, progress=progress,
                    agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
     total = len(scenarios) * trials
-    progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()} -> {sink.path}")
+    progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()}"
+             + (f", {concurrency} in flight" if concurrency > 1 else "") + f" -> {sink.path}")
     started = time.perf_counter()
-    done = 0
+    jobs = []
     for trial in range(trials):
         trial_seed = seed + trial
         models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed,
                                             agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
-        for scenario in scenarios:
-            done += 1
-            trace = run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed)
-            row = sink.record(trace, score_case(trace, scenario), scenario)
-            progress(_progress_line(done, total, row, time.perf_counter() - started))
+        jobs += [(scenario, models, trial, trial_seed) for scenario in scenarios]
+
+    def record(trace: Trace, scenario: Scenario) -> None:
+        row = sink.record(trace, score_case(trace, scenario), scenario)
+        progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
+
+    if concurrency == 1 and not jobs[0][1].endpoints:
+        for scenario, models, trial, trial_seed in jobs:
+            record(run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed), scenario)
+    else:
+        asyncio.run(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record))
     return sink.finish()
+
+
+async def _run_concurrently(jobs: list, config: CompactionConfig, run_id: str, concurrency: int, budget_s: float | None,
+                            record: Callable[[Trace, Scenario], None]) -> None:
+    """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is."""
+    gate = asyncio.Semaphore(concurrency)
+    finished: dict[int, Trace] = {}
+    next_to_record = 0
+
+    async def one(i: int) -> None:
+        nonlocal next_to_record
+        scenario, models, trial, trial_seed = jobs[i]
+        async with gate:
+            finished[i] = await arun_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s)
+        while next_to_record in finished:
+            record(finished.pop(next_to_record), jobs[next_to_record][0])
+            next_to_record += 1
+
+    await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
 
 def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -> str:

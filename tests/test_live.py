@@ -248,3 +248,53 @@ def test_regress_never_reads_errors_as_a_regression_and_fails_on_the_error_rate(
     assert "REGRESSION" not in printed.replace("not a regression", "").replace("Not a regression", "")
     assert "ERROR RATE 1/2 cells (50.0%)" in printed
     assert main(["regress", str(out / "b" / "live-errors"), "--baseline", str(baseline), "--max-error-rate", "0.5"]) == 0
+
+
+def _rows(path: Path) -> list[dict]:
+    rows = [json.loads(line) for line in (path / "results.jsonl").read_text().splitlines()]
+    return [{k: v for k, v in r.items() if k not in ("run_id", "wall_time_s", "trace")} for r in rows]
+
+
+def test_concurrent_cases_write_the_same_rows_in_plan_order(server, tmp_path):
+    from harness.cli import main
+
+    server.state.reset()
+    common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
+              "--kind", "needle", "--limit", "6", "--out", str(tmp_path)]
+    assert main([*common, "--run-id", "one"]) == 0
+    assert main([*common, "--run-id", "six", "--concurrency", "6"]) == 0
+    assert server.state.stats()["peak_in_flight"] >= 4  # they really were in flight together
+    one, six = _rows(tmp_path / "one"), _rows(tmp_path / "six")
+    assert [r["case_id"] for r in six] == [r["case_id"] for r in one]
+    assert [(r["outcome"], r["scores"]) for r in six] == [(r["outcome"], r["scores"]) for r in one]
+
+
+def test_a_case_past_its_budget_ends_in_error_not_a_hang(server, tmp_path):
+    from harness.cli import main
+
+    server.state.reset()
+    server.add_fault(Fault("stall", count=1, scope="agent", sleep=20))  # under the client's 30 s timeout: only the budget stops it
+    started = time.perf_counter()
+    code = main(["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
+                 server.url, "--model-kwargs", "timeout=30", "--cases", CASE, "--case-budget", "2", "--out", str(tmp_path),
+                 "--run-id", "b"])
+    elapsed = time.perf_counter() - started
+    (row,) = [json.loads(line) for line in (tmp_path / "b" / "results.jsonl").read_text().splitlines()]
+    assert code == 4 and row["outcome"] == "ERROR" and row["outcome_keys"] == ["case: CaseBudgetExceeded"]
+    assert elapsed < 15
+
+
+def test_max_rps_bounds_the_request_rate_of_the_whole_run(server, tmp_path):
+    from harness.cli import main
+
+    common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
+              server.url, "--kind", "needle", "--limit", "3", "--concurrency", "3", "--out", str(tmp_path)]
+    rates = {}
+    for rps, run_id in ((None, "free"), (10, "limited")):
+        server.state.reset()
+        assert main([*common, "--run-id", run_id, *(["--max-rps", str(rps)] if rps else [])]) == 0
+        stats = server.state.stats()
+        rates[run_id] = (sum(stats["requests"].values()) - 1) / stats["window_s"]
+    assert rates["free"] > 15 and rates["limited"] <= 10 * 1.1, rates  # the limit binds, and it is the run's, not each model's
+    meta = json.loads((tmp_path / "limited" / "meta.json").read_text())
+    assert meta["endpoints"]["agent"]["settings"]["max_rps"] == 10
