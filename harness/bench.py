@@ -14,6 +14,11 @@
    beside it). Writing the trace to
    disk is timed separately.
 
+5. Live throughput: ``harness run --concurrency N`` against ``harness serve --latency 0.2``
+   (a separate process, as a real endpoint is), for N = 1, 4, 16, 32: cells per second
+   over the server's busy window, and as a share of the ideal, latency-bound rate
+   N / (requests per case x latency): what is lost to the harness and the client.
+
 Results go to stdout as a markdown table and to reports/bench/bench-<time>.json.
 """
 
@@ -135,6 +140,67 @@ def grid_throughput() -> dict:
     return out
 
 
+LIVE_LATENCY_S = 0.2
+LIVE_CONCURRENCY = (1, 4, 16, 32)
+
+
+def live_throughput(concurrency: tuple[int, ...] = LIVE_CONCURRENCY, latency: float = LIVE_LATENCY_S) -> dict:
+    """Cells/s of live runs through `harness serve` with N cases in flight, and the share of the ideal rate."""
+    import math
+    import re
+
+    from harness.config import make_config
+    from harness.models import Endpoint
+    from harness.scenarios import load_scenarios, select
+    from harness.suite import run_suite
+
+    server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--port", "0", "--latency", str(latency),
+                               "--max-seconds", "1800"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        match = re.search(r"(http://\S+/v1)", line)
+        if not match:
+            raise RuntimeError(f"harness serve did not start: {line!r}")
+        url = match.group(1)
+        cases = select(load_scenarios(), kind="needle")
+        config = make_config("forced-20")
+        out: dict = {"latency_s": latency, "cases": len(cases), "runs": []}
+        for n in concurrency:
+            _post(url, "/admin/reset")
+            trials = max(1, math.ceil(4 * n / len(cases)))  # four waves of cases: the tail, with fewer in flight, stays short
+            with tempfile.TemporaryDirectory() as tmp:
+                run = run_suite(cases, config, agent_model="openai:reference-agent", summary_model="openai:reference-summarizer",
+                                trials=trials, out_dir=tmp, agent_endpoint=Endpoint(url), concurrency=n, progress=lambda _: None)
+            stats = json.loads(_get(url, "/admin/stats"))
+            requests = sum(stats["requests"].values())
+            cells = len(run.rows)
+            rate = cells / stats["window_s"]
+            ideal = n / (requests / cells * latency)
+            out["runs"].append({"concurrency": n, "cells": cells, "requests": requests, "window_s": stats["window_s"],
+                                "peak_in_flight": stats["peak_in_flight"], "cells_per_s": round(rate, 3),
+                                "ideal_cells_per_s": round(ideal, 3), "share_of_ideal": round(rate / ideal, 3),
+                                "errors": sum(r["outcome"] == "ERROR" for r in run.rows)})
+        return out
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _get(url: str, path: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url.removesuffix("/v1") + path, timeout=10) as r:
+        return r.read().decode()
+
+
+def _post(url: str, path: str) -> str:
+    import urllib.request
+
+    req = urllib.request.Request(url.removesuffix("/v1") + path, data=b"{}", method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.read().decode()
+
+
 STRESS_WINDOW = 256_000
 
 
@@ -187,6 +253,7 @@ def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | 
         "recorder": recorder_overhead(repeats),
         "grid": grid_throughput(),
         "stress": stress(),
+        "live": live_throughput(),
     }
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -229,4 +296,10 @@ def render(result: dict) -> str:
             f"| stress run: per-step cost, first vs last tenth of the run | {st['step_ms_first_tenth']} ms -> {st['step_ms_last_tenth']} ms "
             f"({cost_growth:.1f}x while the history grew {hist_growth:.0f}x; log-log slope {st['cost_vs_history_loglog_slope']}) |",
         ]
+    live = result.get("live")
+    if live:
+        for run in live["runs"]:
+            lines.append(f"| live, `harness run --concurrency {run['concurrency']}` vs `harness serve --latency {live['latency_s']}` "
+                         f"({run['cells']} cells, {run['requests']} requests) | {run['cells_per_s']} cells/s = "
+                         f"{run['share_of_ideal']:.0%} of the ideal {run['ideal_cells_per_s']} (peak {run['peak_in_flight']} in flight) |")
     return "\n".join(lines)

@@ -225,6 +225,7 @@ async def _run_concurrently(jobs: list, config: CompactionConfig, run_id: str, c
                             record: Callable[[Trace, Scenario], None]) -> None:
     """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is."""
     gate = asyncio.Semaphore(concurrency)
+    writing = asyncio.Lock()
     finished: dict[int, Trace] = {}
     next_to_record = 0
 
@@ -233,9 +234,10 @@ async def _run_concurrently(jobs: list, config: CompactionConfig, run_id: str, c
         scenario, models, trial, trial_seed = jobs[i]
         async with gate:
             finished[i] = await arun_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s)
-        while next_to_record in finished:
-            record(finished.pop(next_to_record), jobs[next_to_record][0])
-            next_to_record += 1
+        async with writing:  # one writer; scoring and the gzip write run off the event loop so requests keep flowing
+            while next_to_record in finished:
+                await asyncio.to_thread(record, finished.pop(next_to_record), jobs[next_to_record][0])
+                next_to_record += 1
 
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
