@@ -12,9 +12,12 @@ through `harness.redact`.
 
 LangSmith: every eval carries ``@pytest.mark.langsmith``. With LANGSMITH_API_KEY set the
 plugin turns the session into a LangSmith experiment and the scores are logged as
-feedback. Without a key this file switches test tracking and tracing off before any
-test runs, so nothing waits on the network; results still go to the local run
-directory, reports/runs/<run-id>/, with report.md and token_curves.png at the end.
+feedback (`harness.langsmith_session`: tracing switched on as the plugin needs, a 30 s
+budget and a breaker on every LangSmith request, a preflight that keeps the session local
+when LangSmith does not answer, and only a compact trace summary unless
+``--langsmith-traces full``). Without a key, test tracking and tracing are off before any
+test runs, so nothing waits on the network. Results always go to the local run
+directory, reports/runs/<run-id>/, with report.md, token_curves.png and langsmith.json.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ import os
 if not os.environ.get("LANGSMITH_API_KEY"):
     # Without a key the langsmith pytest plugin would fail every marked test on
     # connection errors, and tracing would delay exit: keep both off.
-    os.environ["LANGSMITH_TEST_TRACKING"] = "false"
-    os.environ["LANGSMITH_TRACING"] = "false"
-    os.environ["LANGCHAIN_TRACING_V2"] = "false"
+    from harness.langsmith_session import switch_off
+
+    switch_off()
 
 from dataclasses import dataclass  # noqa: E402
 
@@ -42,7 +45,26 @@ from harness.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  #
 from harness.suite import RunSink  # noqa: E402
 from harness.validity import EVALS  # noqa: E402
 
-TRACKING = os.environ.get("LANGSMITH_TEST_TRACKING") != "false"
+LANGSMITH = None  # the session's `harness.langsmith_session.LangSmithSession`, set in pytest_configure
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """LangSmith set up (or off) before any test (`harness.langsmith_session`), and pytest's terminal through
+    `harness.redact`: no key in what it prints (tracebacks, warnings, summaries)."""
+    global LANGSMITH
+    from harness.langsmith_session import start
+
+    try:
+        LANGSMITH = start(traces=config.getoption("--langsmith-traces", default="summary") or "summary")
+    except HarnessError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    from harness.redact import RedactingStream
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    writer = getattr(reporter, "_tw", None)
+    if writer is not None and not isinstance(getattr(writer, "_file", None), RedactingStream):
+        writer._file = RedactingStream(writer._file)  # noqa: SLF001 - TerminalWriter keeps its stream here
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -59,6 +81,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--summary-base-url", default=None, help="the summarizer's endpoint (default: --base-url)")
     g.addoption("--model-kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
     g.addoption("--summary-model-kwargs", action="append", default=None, help="KEY=VALUE for the summarizer; repeatable")
+    g.addoption("--langsmith-traces", default="summary", choices=["summary", "full"],
+                help="with LANGSMITH_API_KEY: upload a compact trace summary per case (default) or every model call (full)")
 
 
 _SCENARIOS: list[Scenario] | None = None
@@ -74,8 +98,10 @@ def _scenarios() -> list[Scenario]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal"), ("chain_case", "chain"), ("truncation_case", "truncation")):
         if fixture in metafunc.fixturenames:
+            # Case ids, not Scenario objects: the langsmith plugin uploads a test's arguments as its inputs, and a
+            # needle case's documents are ~100 KB.
             cases = select(_scenarios(), kind=kind)
-            metafunc.parametrize(fixture, cases, ids=[c.id for c in cases])
+            metafunc.parametrize(fixture, [c.id for c in cases], ids=[c.id for c in cases])
 
 
 @dataclass
@@ -161,15 +187,19 @@ class EvalSession:
             write_skew(result, self.sink.path)
         return result
 
-    def run(self, scenario: Scenario, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
+    def run(self, scenario: Scenario | str, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
+        if isinstance(scenario, str):
+            scenario = next(s for s in _scenarios() if s.id == scenario)
         if self.sink is None:
-            self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
-                                seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
-                                progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
-        trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
+            with LANGSMITH.quiet() if LANGSMITH else _nothing():  # the overhead probe runs an agent too
+                self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
+                                    seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
+                                    progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
+        with LANGSMITH.quiet() if LANGSMITH else _nothing():
+            trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario, suite)
         row = self.sink.record(trace, scores, scenario, scorers=suite)
-        _log_to_langsmith(scenario, row, scores)
+        _log_to_langsmith(scenario, row, scores, trace)
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])
             raise ProviderOutage(f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
@@ -208,16 +238,36 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config): 
     return None
 
 
-def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score]) -> None:
-    if not TRACKING:
+def _nothing():  # noqa: ANN202
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
+def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score], trace=None) -> None:  # noqa: ANN001
+    """Inputs, a compact trace summary and one feedback per score. A LangSmith problem never fails an eval."""
+    if LANGSMITH is None or not LANGSMITH.enabled:
         return
     from langsmith import testing as t
 
-    t.log_inputs({"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)})
-    t.log_outputs({"answers": row["answers"], "error": row["error"], "events": row["events"], "tokens": row["tokens"]})
-    for score in scores:
-        if isinstance(score.value, (bool, int, float)) and score.value is not None:
-            t.log_feedback(key=score.key, score=float(score.value), comment=score.explanation)
+    try:
+        t.log_inputs({"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)})
+        t.log_outputs({"outcome": row["outcome"], "answers": row["answers"], "error": row["error"], "events": row["events"],
+                       "tokens": row["tokens"], "trace_summary": _trace_summary(trace)})
+        for score in scores:
+            if isinstance(score.value, (bool, int, float)) and score.value is not None:
+                t.log_feedback(key=score.key, score=float(score.value), comment=score.explanation[:500])
+    except Exception as exc:  # noqa: BLE001
+        LANGSMITH.notes.append(f"{scenario.id}: not logged to LangSmith ({type(exc).__name__})")
+
+
+def _trace_summary(trace) -> dict:  # noqa: ANN001
+    """What the model saw, compactly: tokens per agent call and where compaction happened (no message bodies)."""
+    if trace is None:
+        return {}
+    return {"agent_call_tokens": [c["approx_tokens"] for c in trace.agent_calls()],
+            "events": [{"type": e["type"], "call": e.get("call")} for e in trace.events],
+            "summarizer_calls": len(trace.summarizer_calls())}
 
 
 _SESSION: EvalSession | None = None
@@ -256,11 +306,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from harness.report import write_report
 
     run = _SESSION.sink.finish()
+    if LANGSMITH is not None:
+        import json
+
+        (run.path / "langsmith.json").write_text(json.dumps({**LANGSMITH.summary(), "notes": LANGSMITH.notes}, indent=2) + "\n")
     report = write_report(run.path)
     session.config._harness_report = report  # noqa: SLF001
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
+    if LANGSMITH is not None and (LANGSMITH.enabled or LANGSMITH.problem):
+        terminalreporter.write_line(LANGSMITH.status_line())
     report = getattr(config, "_harness_report", None)
     if report is not None:
         terminalreporter.write_line(f"harness results: {report.parent} (report.md, token_curves.png, results.jsonl, traces/)")

@@ -218,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from harness.redact import redact, redact_process_output
+
+    redact_process_output()  # no key reaches the terminal, whoever prints it
     args = build_parser().parse_args(argv)
     from harness.errors import HarnessError, LiveModelUnavailable
 
@@ -227,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"skipped: {exc}", file=sys.stderr)
         return EXIT_SKIPPED
     except HarnessError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

@@ -100,7 +100,11 @@ def write_experiment_report(path: Path) -> Path:
         shown = pk.assign(**{"pass@k": pk["pass@k"].map("{:.0%}".format), "pass^k": pk["pass^k"].map("{:.0%}".format)})
         doc.table(shown)
     doc.heading("Charts")
-    doc.image(save(_bars(comparison), path / "variant_bars.png"), "variant metrics with 95% intervals")
+    bars = _bars(comparison)
+    if bars is None:
+        doc.text("No valid runs yet (every finished cell is INVALID or ERROR): nothing to chart.")
+    else:
+        doc.image(save(bars, path / "variant_bars.png"), "variant metrics with 95% intervals")
     curves = _variant_curves(path, rows, meta)
     if curves is not None:
         doc.image(save(curves, path / "variant_token_curves.png"), "token curves per variant")
@@ -134,6 +138,8 @@ def _wide(part: pd.DataFrame, metrics: list[tuple[str, str]], fmt, suffix: str =
 
 def _bars(comparison: pd.DataFrame):  # noqa: ANN202
     metrics = [m for m in BAR_METRICS if m in set(comparison["metric"]) and comparison[comparison["metric"] == m]["n"].sum() > 0]
+    if not metrics:
+        return None
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 3.6), squeeze=False)
     thresholds = sorted(comparison["threshold"].unique())
     for ax, metric in zip(axes[0], metrics):

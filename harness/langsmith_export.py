@@ -54,16 +54,47 @@ def _reference(scenario: Scenario | None) -> dict[str, Any]:
 
 def export_experiment(path: str | Path, *, client: Any = None, upload: bool | None = None,
                       progress: Callable[[str], None] = print) -> dict[str, Any]:
+    """One LangSmith experiment per variant x threshold. With an upload, LangSmith is asked first and every request
+    is bounded (`harness.langsmith_session`): when it does not answer, or fails midway, the export runs locally
+    instead, says so, and langsmith.json records what was not uploaded. It never raises for LangSmith's sake."""
+    path = Path(path)
+    upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload is None else upload
+    if not upload:
+        return _export(path, client or offline_client(), False, progress)
+    session = None
+    if client is None:
+        from harness.langsmith_session import bounded_client, preflight
+
+        client, session = bounded_client()
+        problem = preflight(client)
+        if problem:
+            return _upload_failed(path, problem, session, progress)
+    try:
+        summary = _export(path, client, True, progress)
+    except Exception as exc:  # noqa: BLE001
+        from harness.redact import redact
+
+        return _upload_failed(path, f"upload failed midway: {type(exc).__name__}: {redact(str(exc))[:160]}", session, progress)
+    if session is not None:
+        summary["requests"] = session.stats()
+        (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    return summary
+
+
+def _upload_failed(path: Path, problem: str, session: Any, progress: Callable[[str], None]) -> dict[str, Any]:
+    progress(f"warning: LangSmith: {problem}. The experiments are built locally; nothing more is uploaded.")
+    summary = _export(path, offline_client(), False, lambda _: None)
+    summary["upload_failed"] = problem
+    if session is not None:
+        summary["requests"] = session.stats()
+    (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    return summary
+
+
+def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], None]) -> dict[str, Any]:
     from langsmith import evaluate
     from langsmith.schemas import Example
 
-    path = Path(path)
-    upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload is None else upload
-    client = client if client is not None else (None if upload else offline_client())
-    if client is None:
-        from langsmith import Client
-
-        client = Client()
     meta, rows, _ = load_experiment(path)
     scenarios = {s.id: s for s in load_scenarios(meta["spec"].get("scenarios", {}).get("datasets") or None)}
     data_hash = "-".join(f"{k.split('.')[0]}{v}" for k, v in sorted(meta["datasets"].items()))

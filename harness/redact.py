@@ -42,3 +42,28 @@ def redact(text: str) -> str:
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + MASK, text)
     return text
+
+
+class RedactingStream:
+    """A text stream that redacts what is written to it: sys.stdout / sys.stderr of the CLI and pytest's terminal,
+    so a library's warning or a traceback that quotes a header cannot print a key."""
+
+    def __init__(self, stream):  # noqa: ANN001
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - flush, fileno, isatty, encoding... pass through
+        return getattr(self._stream, name)
+
+
+def redact_process_output() -> None:
+    """Route this process's stdout and stderr through `redact` (idempotent)."""
+    import sys
+
+    if not isinstance(sys.stdout, RedactingStream):
+        sys.stdout = RedactingStream(sys.stdout)
+    if not isinstance(sys.stderr, RedactingStream):
+        sys.stderr = RedactingStream(sys.stderr)

@@ -19,6 +19,7 @@ class Recorder:
         self.sessions: dict[str, dict] = {}
         self.runs: dict[str, dict] = {}
         self.feedback: list[dict] = []
+        self.received_bytes = 0
         self.lock = threading.Lock()
 
 
@@ -26,14 +27,22 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def make_handler(rec: Recorder):
+def make_handler(rec: Recorder, hang: threading.Event | None = None):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # quiet
             pass
 
+        def handle_one_request(self):
+            if hang is not None:  # an endpoint that accepts connections and never answers (until shutdown)
+                hang.wait(600)
+                return
+            super().handle_one_request()
+
         def _body(self):
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
+            with rec.lock:
+                rec.received_bytes += len(raw)
             if self.headers.get("Content-Encoding") == "gzip":
                 raw = gzip.decompress(raw)
             try:
@@ -56,7 +65,9 @@ def make_handler(rec: Recorder):
                 rec.requests.append(("GET", url.path, query))
             path = url.path.rstrip("/")
             if path.endswith("/info"):
-                return self._send({"version": "0.11.0", "instance_flags": {}, "batch_ingest_config": {"use_multipart_endpoint": False}})
+                return self._send({"version": "0.11.0", "instance_flags": {}, "batch_ingest_config": {
+                    "use_multipart_endpoint": False, "size_limit": 100, "size_limit_bytes": 20_971_520, "scale_up_nthreads_limit": 16,
+                    "scale_up_qsize_trigger": 1000, "scale_down_nempty_trigger": 4}})
             if path.endswith("/datasets"):
                 names = query.get("name", [])
                 found = [d for d in rec.datasets.values() if not names or d["name"] in names]
@@ -94,7 +105,8 @@ def make_handler(rec: Recorder):
                         out.append(ex)
                     return self._send(out)
                 if path.endswith("/sessions"):
-                    sess = {"id": (body or {}).get("id") or str(uuid.uuid4()), "start_time": _now(), "tenant_id": str(uuid.UUID(int=1)), **(body or {})}
+                    sess = {"id": (body or {}).get("id") or str(uuid.uuid4()), "start_time": _now(), "tenant_id": str(uuid.UUID(int=1)),
+                            "reference_dataset_id": None, **(body or {})}
                     rec.sessions[sess["id"]] = sess
                     return self._send(sess)
                 if path.endswith("/runs"):
@@ -126,9 +138,13 @@ def make_handler(rec: Recorder):
 
 
 class FakeLangSmith:
-    def __init__(self) -> None:
+    """``hang=True``: an endpoint that accepts connections and never answers."""
+
+    def __init__(self, hang: bool = False) -> None:
         self.recorder = Recorder()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self.recorder))
+        self._hang = threading.Event() if hang else None
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self.recorder, self._hang))
+        self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
     @property
@@ -140,5 +156,7 @@ class FakeLangSmith:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._hang is not None:
+            self._hang.set()
         self.server.shutdown()
         self.server.server_close()
