@@ -190,10 +190,15 @@ class EvalSession:
     def run(self, scenario: Scenario | str, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
         if isinstance(scenario, str):
             scenario = next(s for s in _scenarios() if s.id == scenario)
+        from harness.runner import offline_skip_reason
+
+        reason = offline_skip_reason(scenario, models or self.models)
+        if reason:
+            pytest.skip(f"{scenario.id}: {reason}")
         if self.sink is None:
             with LANGSMITH.quiet() if LANGSMITH else _nothing():  # the overhead probe runs an agent too
                 self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
-                                    seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/",
+                                    seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/", run_id=_run_id(self.config),
                                     progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
         with LANGSMITH.quiet() if LANGSMITH else _nothing():
             trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
@@ -205,6 +210,16 @@ class EvalSession:
             raise ProviderOutage(f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
                                  f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}")
         return CaseResult(scenario, scores_by_key(scores), row, trace)
+
+
+def _run_id(config) -> str | None:  # noqa: ANN001
+    """Under pytest-xdist (-n N) each worker writes its own run directory, named after the worker (…-gw0, …-gw1)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return None
+    from harness.suite import new_run_id
+
+    return f"{new_run_id(config.name)}-{worker}"
 
 
 class ProviderOutage(Exception):
@@ -312,11 +327,25 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         (run.path / "langsmith.json").write_text(json.dumps({**LANGSMITH.summary(), "notes": LANGSMITH.notes}, indent=2) + "\n")
     report = write_report(run.path)
     session.config._harness_report = report  # noqa: SLF001
+    if hasattr(session.config, "workeroutput"):  # an xdist worker: tell the controller where its results are
+        session.config.workeroutput["harness_run"] = str(report.parent)
+
+
+_WORKER_RUNS: list[str] = []
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - pytest-xdist's hook, on the controller
+    run = getattr(node, "workeroutput", {}).get("harness_run")
+    if run:
+        _WORKER_RUNS.append(run)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
     if LANGSMITH is not None and (LANGSMITH.enabled or LANGSMITH.problem):
         terminalreporter.write_line(LANGSMITH.status_line())
+    for run in sorted(_WORKER_RUNS):
+        terminalreporter.write_line(f"harness results (one directory per xdist worker): {run}")
     report = getattr(config, "_harness_report", None)
     if report is not None:
         terminalreporter.write_line(f"harness results: {report.parent} (report.md, token_curves.png, results.jsonl, traces/)")

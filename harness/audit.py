@@ -126,8 +126,42 @@ def _size_text(size: ContextSize, window: int | None) -> str:
     return f"{tokens:,} tokens ({size})"
 
 
+SERVED_TIMEOUT_S = 10.0
+
+
+def served_context_length(base_url: str, model_name: str) -> tuple[int | None, str]:
+    """(context length, where it came from) from an OpenAI-compatible server's ``GET /models`` where the server
+    reports one (vLLM's ``max_model_len``; also ``context_length``, ``context_window``), else (None, why not)."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    url = base_url.rstrip("/") + "/models"
+    headers = {}
+    key = os.environ.get("OPENAI_API_KEY")
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=SERVED_TIMEOUT_S) as response:
+            data = json.load(response)
+    except (OSError, urllib.error.URLError, ValueError) as exc:
+        from harness.redact import redact
+
+        return None, f"{url} did not answer usefully ({type(exc).__name__}: {redact(str(exc))[:120]})"
+    entries = data.get("data", []) if isinstance(data, dict) else []
+    entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == model_name), None)
+    if entry is None:
+        served = ", ".join(str(e.get("id")) for e in entries[:10] if isinstance(e, dict))
+        return None, f"{url} does not list {model_name!r} (it serves: {served or 'nothing'})"
+    for key_name in ("max_model_len", "context_length", "context_window", "max_context_length"):
+        value = entry.get(key_name)
+        if isinstance(value, int) and value > 0:
+            return value, f"{url}: {key_name}"
+    return None, f"{url} reports no context length for {model_name!r}"
+
+
 def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = None, window: int | str | None = None,
-          measure_overhead: bool = True) -> AuditReport:
+          measure_overhead: bool = True, base_url: str | None = None) -> AuditReport:
     from deepagents.middleware.summarization import compute_summarization_defaults
 
     model = build_model(spec)
@@ -183,6 +217,18 @@ def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = Non
                                         + (f" ({limits[spec]['note']})" if limits[spec].get("note") else "")
                                         + (f": the trigger ({beyond[0]:,} tokens) is beyond what the API accepts, so only the "
                                            "overflow fallback will ever compress" if beyond else "")))
+
+    if base_url:
+        served, source = served_context_length(base_url, spec.partition(":")[2])
+        if served is None:
+            findings.append(Finding(INFO, "served-length-unknown", source))
+        elif effective_window is not None and effective_window > served:
+            findings.append(Finding(WARNING, "window-exceeds-served-length",
+                                    f"the declared window ({effective_window:,} tokens) is above the context length the server "
+                                    f"reports ({served:,}, {source}): requests between the two are rejected before deepagents "
+                                    "would summarize; declare --window " + str(served)))
+        else:
+            findings.append(Finding(INFO, "served-length", f"the server reports a context length of {served:,} ({source})"))
 
     overhead = None
     if measure_overhead and effective_window is not None:

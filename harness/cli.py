@@ -98,6 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
     run.add_argument("--out", default="reports/runs", help="parent directory of run directories (default reports/runs)")
     run.add_argument("--run-id", help="name of the run directory (default: time, variant and a random suffix)")
+    run.add_argument("--tokens", choices=["approx", "provider", "both"],
+                     help="token curves in the report: approx, or with the provider-reported usage (default: both when reported)")
     run.add_argument("--concurrency", type=int, default=1, metavar="N",
                      help="cases in flight at once, on one asyncio event loop (default 1). Live cases are I/O bound: "
                           "dozens fit on 2 cores; offline cases are CPU bound and gain nothing")
@@ -111,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="(re)write report.md and report.html for a run, experiment or validity directory")
     report.add_argument("run_dir")
+    report.add_argument("--tokens", choices=["approx", "provider", "both"],
+                        help="token curves: deepagents' approximate count, plus the provider-reported usage (both/provider); "
+                             "default both when a provider reported usage, else approx")
 
     cmp_ = sub.add_parser("compare", help="print two runs or experiments side by side (paired on case and trial)")
     cmp_.add_argument("a", help="run or experiment directory (the reference)")
@@ -137,6 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--trigger", action="append", metavar="SIZE", help="trigger size (default: deepagents' for this model); repeatable")
     aud.add_argument("--keep", metavar="SIZE", help="keep size (default: deepagents' for this model)")
     aud.add_argument("--window", metavar="TOKENS", help="declared window (default: the model's profile)")
+    aud.add_argument("--base-url", metavar="URL", help="an OpenAI-compatible server: ask its /v1/models for the served context "
+                                                       "length (vLLM's max_model_len) and flag a declared window above it")
 
     val = sub.add_parser("validity", help="run every eval under every seeded fault and healthy over many seeds; write the detection matrix")
     val.add_argument("--seeds", type=int, default=10, help="healthy runs per case (default 10)")
@@ -257,10 +264,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
                     trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]),
                     agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint, concurrency=args.concurrency,
                     case_budget_s=args.case_budget)
-    report = write_report(run.path)
+    report = write_report(run.path, args.tokens)
     from harness.results import is_error, outcome_line
 
-    print(f"{outcome_line(run.rows)}. Report: {report}")
+    skipped = f"; {len(run.skipped)} case(s) SKIPPED ({run.skipped[0]['reason']})" if run.skipped else ""
+    print(f"{outcome_line(run.rows)}{skipped}. Report: {report}")
+    if run.skipped and not run.rows:
+        return EXIT_SKIPPED
     if any(is_error(r) for r in run.rows):
         print("exit 4: some cases ended in a provider error (ERROR); they count in no rate. See the report's Errors section.",
               file=sys.stderr)
@@ -286,7 +296,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     if not any((Path(args.run_dir) / name).exists() for name in ("meta.json", "validity.json")):
         raise HarnessError(f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)")
-    print(write_report(args.run_dir))
+    print(write_report(args.run_dir, args.tokens))
     return EXIT_OK
 
 
@@ -489,7 +499,10 @@ def _cmd_regress(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     from harness.audit import audit
 
-    report = audit(args.model, trigger=args.trigger, keep=args.keep, window=args.window)
+    from harness.models import check_base_url
+
+    check_base_url(args.base_url, "--base-url")
+    report = audit(args.model, trigger=args.trigger, keep=args.keep, window=args.window, base_url=args.base_url)
     print(report.render())
     return report.exit_code
 

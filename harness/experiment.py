@@ -34,7 +34,7 @@ from harness.experiment_spec import ExperimentSpec, Threshold
 from harness.models import choose_models, is_reference
 from harness.preflight import fixed_overhead_tokens
 from harness.results import append_row, read_rows, result_row, row_outcome
-from harness.runner import arun_case, run_case
+from harness.runner import arun_case, run_async, run_case
 from harness.scenarios import Scenario, load_scenarios, select
 from harness.scorers import ERROR, PASS, score_case
 from harness.suite import dataset_hashes, git_commit
@@ -239,6 +239,14 @@ def run_experiment(
             choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed,
                           options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"),
                           agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+    skipped = []
+    if not _is_live(spec):  # offline, prose tasks the reference agent cannot follow are skipped with the reason
+        from harness.reference.policy import cannot_follow
+
+        skipped = [{"case_id": s.id, "reason": cannot_follow(s.task)} for s in scenarios if cannot_follow(s.task)]
+        scenarios = [s for s in scenarios if not cannot_follow(s.task)]
+        for item in skipped:
+            progress(f"skipped {item['case_id']}: {item['reason']}")
     cells = plan_cells(spec, scenarios)[shard[0]::shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     (path / "traces").mkdir(parents=True, exist_ok=True)
@@ -248,7 +256,7 @@ def run_experiment(
     done = {k: r for k, r in current.items() if not (retry_errors and row_outcome(r)[0] == ERROR)}
     attempts = {k: r.get("attempt", 1) + 1 for k, r in current.items() if k not in done}
     todo = [c for c in cells if c.id not in done][: max_cells if max_cells is not None else None]
-    _write_meta(spec, path, scenarios, shard, planned=len(cells))
+    _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
     shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
     workers = max(1, workers or spec.concurrency)
     progress(f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
@@ -264,7 +272,7 @@ def run_experiment(
 
     _prepare(spec, scenarios)
     if _is_live(spec):
-        asyncio.run(_run_live(todo, attempts, workers, finish))
+        run_async(_run_live(todo, attempts, workers, finish))
     elif workers == 1 or len(todo) <= 1:
         for cell in todo:
             finish(*_run_cell(cell, attempts.get(cell.id, 1)))
@@ -314,7 +322,8 @@ def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict])
             )
 
 
-def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario], shard: tuple[int, int], planned: int) -> None:
+def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario], shard: tuple[int, int], planned: int,
+                skipped: list[dict[str, Any]] | None = None) -> None:
     meta = {
         "experiment": spec.name,
         "spec": spec.raw,
@@ -329,6 +338,7 @@ def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario],
         "endpoints": {role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints()) if e.base_url or e.model_kwargs},
         "shard": list(shard),
         "planned_cells": planned,
+        "skipped": skipped or [],
         "datasets": dataset_hashes(scenarios),
         "harness_version": __version__,
         "git_commit": git_commit(),

@@ -25,30 +25,57 @@ VALUE_METRICS = ("compression_events", "agent_tokens", "summarizer_tokens", "pea
 
 
 @lru_cache(maxsize=1)
-def prices() -> dict[str, dict[str, float]]:
+def price_table() -> dict[str, Any]:
+    """datasets/model_prices.yaml: ``as_of``, ``sources`` and ``models`` (USD per million tokens)."""
     if not PRICES_FILE.exists():
-        return {}
+        return {"models": {}}
     data = yaml.safe_load(PRICES_FILE.read_text(encoding="utf-8")) or {}
-    return {str(k): v for k, v in data.items() if isinstance(v, dict)}
+    return data if "models" in data else {"models": data}
+
+
+def prices() -> dict[str, dict[str, float]]:
+    return {str(k): v for k, v in (price_table().get("models") or {}).items() if isinstance(v, dict)}
+
+
+def price_for(model: str, table: dict[str, dict[str, float]] | None = None) -> dict[str, float] | None:
+    """The price of ``model``: an exact entry, else the longest entry it extends with "-" (a dated snapshot)."""
+    table = prices() if table is None else table
+    if model in table:
+        return table[model]
+    prefixes = [name for name in table if model.startswith(name + "-")]
+    return table[max(prefixes, key=len)] if prefixes else None
 
 
 def _tokens(calls: list[dict], key: str) -> int:
     return sum((c.get("usage") or {}).get(key) or 0 for c in calls)
 
 
+def _cache_tokens(calls: list[dict], key: str) -> int:
+    """Prompt-cache tokens as LangChain normalizes them (``input_token_details``: cache_read, cache_creation)."""
+    return sum(((c.get("usage") or {}).get("input_token_details") or {}).get(key) or 0 for c in calls)
+
+
 def cost_usd(trace: Trace) -> float | None:
+    """What the case cost at list prices, or None when a model that made calls has no price.
+
+    Input tokens are the provider's (the approximation when it reported none); the part read
+    from or written to a prompt cache is billed at the cache prices where the table has them.
+    """
     table = prices()
     total = 0.0
     for name, calls in ((trace.agent_model, trace.agent_calls()), (trace.summary_model, trace.summarizer_calls())):
         if not calls:
             continue
-        price = table.get(name)
+        price = price_for(name, table)
         if price is None:
             return None
         provider_in = _tokens(calls, "input_tokens")
         tokens_in = provider_in or sum(c["approx_tokens"] for c in calls)
-        tokens_out = _tokens(calls, "output_tokens")
-        total += tokens_in * float(price.get("input", 0)) / 1e6 + tokens_out * float(price.get("output", 0)) / 1e6
+        read, write = _cache_tokens(calls, "cache_read"), _cache_tokens(calls, "cache_creation")
+        rate = {k: float(price[k]) if price.get(k) is not None else float(price.get("input") or 0)
+                for k in ("cache_read", "cache_write")}
+        total += ((tokens_in - read - write) * float(price.get("input") or 0) + read * rate["cache_read"]
+                  + write * rate["cache_write"] + _tokens(calls, "output_tokens") * float(price.get("output") or 0)) / 1e6
     return round(total, 6)
 
 
@@ -69,6 +96,9 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "agent_tokens": sum(c["approx_tokens"] for c in agent),
         "summarizer_tokens": sum(c["approx_tokens"] for c in summ),
         "agent_tokens_provider": _tokens(agent, "input_tokens") or None,
+        "agent_output_tokens_provider": _tokens(agent, "output_tokens") or None,
+        "cache_read_tokens": _cache_tokens(agent + summ, "cache_read") or None,
+        "cache_write_tokens": _cache_tokens(agent + summ, "cache_creation") or None,
         "summarizer_tokens_provider": _tokens(summ, "input_tokens") or None,
         "peak_context": max((c["approx_tokens"] for c in agent), default=0),
         "tokens_removed_per_event": round(sum(e["tokens_before"] - e["tokens_after"] for e in events) / len(events), 1) if events else None,

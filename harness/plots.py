@@ -22,8 +22,13 @@ import pandas as pd  # noqa: E402
 MARKERS = {"summarization": ("v", "tab:red"), "eviction": ("s", "tab:purple"), "arg_truncation": ("D", "tab:orange"), "overflow_recovery": ("X", "black")}
 
 
-def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None, show_trigger: bool = True) -> None:  # noqa: ANN001
-    """Draw one run's curve (agent calls of one case) on ``ax``."""
+TOKEN_MODES = ("approx", "provider", "both")
+
+
+def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None, show_trigger: bool = True,  # noqa: ANN001
+               show_provider: bool = False) -> None:
+    """Draw one run's curve (agent calls of one case) on ``ax``: deepagents' approximate count (what its trigger
+    compares), and with ``show_provider`` the provider-reported input tokens of the same calls beside it."""
     agent = frame[frame["role"] == "agent"].sort_values("call_index")
     if agent.empty:
         return
@@ -45,6 +50,10 @@ def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None,
     turns = agent.groupby("turn")["agent_step"].min()
     for step in turns.iloc[1:]:
         ax.axvline(step - 0.5, color="grey", lw=0.8, ls=":")
+    provider = agent.dropna(subset=["provider_input_tokens"]) if "provider_input_tokens" in agent else agent.iloc[0:0]
+    if show_provider and not provider.empty:
+        ax.plot(provider["agent_step"], provider["provider_input_tokens"], lw=1.0, ls="-.", marker=".", ms=3,
+                color=line.get_color(), alpha=0.75, label="provider-reported input tokens")
     trigger = agent["trigger_tokens"].dropna()
     if show_trigger and not trigger.empty:
         ax.axhline(float(trigger.iloc[0]), color=line.get_color() if color else "tab:red", lw=0.8, ls="--", alpha=0.7)
@@ -61,12 +70,19 @@ def plot_token_curves(
     max_panels: int = 30,
     title: str | None = None,
     simulated: bool | None = None,
+    tokens: str = "approx",
 ):
     """Tokens over agent calls for every group in ``frame`` (a `calls_frame`).
 
     ``overlay=True`` draws all groups on one axis (compare configs or trials);
-    otherwise one small panel per group. Returns the matplotlib Figure.
+    otherwise one small panel per group. ``tokens``: ``approx`` (deepagents' count, what the
+    trigger compares), ``both`` (plus the provider's reported usage where there is some) or
+    ``provider`` (the same two lines: the approximation is kept, since the summaries' before
+    and after are only known in it). Returns the matplotlib Figure.
     """
+    if tokens not in TOKEN_MODES:
+        raise ValueError(f"tokens={tokens!r}: choose one of {', '.join(TOKEN_MODES)}")
+    provider = tokens in ("provider", "both")
     groups = list(frame.groupby(by, sort=True))[:max_panels]
     if not groups:
         fig, ax = plt.subplots(figsize=(6, 3))
@@ -75,7 +91,7 @@ def plot_token_curves(
     if overlay:
         fig, ax = plt.subplots(figsize=(10, 5))
         for name, grp in groups:
-            draw_curve(ax, grp, label=str(name), color=None)
+            draw_curve(ax, grp, label=str(name), color=None, show_provider=provider)
         dedupe_legend(ax)
         _label(ax)
         axes = [ax]
@@ -85,7 +101,7 @@ def plot_token_curves(
         fig, grid = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.5 * rows), squeeze=False, sharey=True)
         axes = list(grid.flat)
         for ax, (name, grp) in zip(axes, groups):
-            draw_curve(ax, grp)
+            draw_curve(ax, grp, show_provider=provider)
             ax.set_title(str(name), fontsize=8)
             ax.tick_params(labelsize=7)
         for ax in axes[len(groups):]:

@@ -31,8 +31,9 @@ SIMULATED_NOTE = (
 )
 
 
-def write_report(path: str | Path) -> Path:
-    """Write the report for a run or experiment directory; returns report.md's path."""
+def write_report(path: str | Path, tokens: str | None = None) -> Path:
+    """Write the report for a run or experiment directory; returns report.md's path. ``tokens`` (approx, provider,
+    both) chooses the token curves' counts; by default both when a provider reported usage, else approx."""
     path = Path(path)
     if (path / "validity.json").exists():
         from harness.validity import render_validity
@@ -42,10 +43,10 @@ def write_report(path: str | Path) -> Path:
         from harness.experiment_report import write_experiment_report
 
         return write_experiment_report(path)
-    return write_run_report(path)
+    return write_run_report(path, tokens)
 
 
-def write_run_report(run_dir: Path) -> Path:
+def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
     traces = [load_trace(run_dir / r["trace"]) for r in rows]
@@ -54,7 +55,10 @@ def write_run_report(run_dir: Path) -> Path:
     chart = None
     if not frame.empty:
         frame["panel"] = frame["case_id"] + (" t" + frame["trial"].astype(str) if frame["trial"].nunique() > 1 else "")
-        fig = plot_token_curves(frame, by="panel", simulated=simulated, title=f"Tokens per agent call: {meta['config_label']}")
+        has_usage = frame["provider_input_tokens"].notna().any()
+        tokens = tokens or ("both" if has_usage else "approx")
+        fig = plot_token_curves(frame, by="panel", simulated=simulated, title=f"Tokens per agent call: {meta['config_label']}",
+                                tokens=tokens)
         chart = save(fig, run_dir / "token_curves.png")
     doc = Document(f"Run {meta['run_id']}")
     if simulated:
@@ -74,6 +78,18 @@ def write_run_report(run_dir: Path) -> Path:
     ])
     for w in meta.get("warnings", []):
         doc.note(f"**Warning:** {w}")
+    if meta.get("skipped"):
+        doc.note(f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
+                 + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"]))
+    costs = [r.get("metrics", {}).get("cost_usd") for r in rows]
+    if rows and not simulated:
+        from harness.metrics import price_table
+
+        priced = [c for c in costs if c is not None]
+        doc.bullets([f"cost at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}): "
+                     + (f"${sum(priced):.4f} for {len(priced)} case run(s), ${sum(priced) / len(priced):.4f} per case"
+                        if priced else "n/a: no price for these models")
+                     + (f"; {len(costs) - len(priced)} case run(s) without a price" if priced and len(priced) < len(costs) else "")])
     if rows:
         _pass_rates(doc, rows)
         _problem_cases(doc, rows)
@@ -95,8 +111,10 @@ def write_run_report(run_dir: Path) -> Path:
         doc.image(grid, "needle recovery by depth and context length")
     if chart:
         doc.heading("Token curves")
-        doc.text("Each panel: approximate tokens sent to the agent model at every agent call. Red triangles and vertical drops: "
-                 "summarization (tokens before -> after); dashed line: the trigger; dotted line: a new user turn.")
+        doc.text("Each panel: approximate tokens sent to the agent model at every agent call (the count deepagents' trigger "
+                 "compares). Red triangles and vertical drops: summarization (tokens before -> after); dashed line: the trigger; "
+                 "dotted line: a new user turn"
+                 + ("; dash-dot line: the input tokens the provider reported for the same calls." if tokens != "approx" else "."))
         doc.image(chart, "token curves")
     md, _ = doc.write(run_dir)
     return md
@@ -227,6 +245,9 @@ def _case_table(rows: list[dict]) -> pd.DataFrame:
             "case": r["case_id"], "trial": r["trial"], "result": result + (": " + ", ".join(keys) if keys else ""),
             "summaries": r["events"]["summarization"], "agent calls": r["calls"]["agent"],
             "peak tokens": r["tokens"]["peak_context"], "agent input tokens": r["tokens"]["agent_input"],
-            "summarizer input tokens": r["tokens"]["summarizer_input"], "wall s": r["wall_time_s"],
+            "summarizer input tokens": r["tokens"]["summarizer_input"],
+            **({"provider input tokens": r["tokens"].get("provider_input")} if r["tokens"].get("provider_input") else {}),
+            **({"cost $": r["metrics"]["cost_usd"]} if not r.get("simulated") and r.get("metrics", {}).get("cost_usd") is not None else {}),
+            "wall s": r["wall_time_s"],
         })
     return pd.DataFrame(table)

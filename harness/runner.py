@@ -35,6 +35,15 @@ def recursion_limit(scenario: Scenario) -> int:
     return max(MIN_RECURSION_LIMIT, 6 * len(scenario.expected_steps) + 120)
 
 
+def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
+    """Why ``scenario`` is skipped with these models: the in-process reference agent cannot follow its first task
+    message (prose outside the step grammar). A live model, or the reference agent over HTTP, runs it as written."""
+    from harness.reference import ReferenceAgentModel
+    from harness.reference.policy import cannot_follow
+
+    return cannot_follow(scenario.task) if isinstance(models.agent, ReferenceAgentModel) else None
+
+
 class _Case:
     """One case being run: the agent, its thread, the recorder and the trace, shared by the sync and async loops."""
 
@@ -176,11 +185,27 @@ async def arun_case(
     return case.finish()
 
 
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def run_async(coro: Any) -> Any:
+    """Run ``coro`` on the process's one event loop, kept open between calls.
+
+    Not ``asyncio.run``: that closes its loop, and langchain-openai caches one async HTTP
+    client per process, bound to the loop of its first request; on a fresh loop the next
+    run's first request failed with "Event loop is closed" and was retried silently.
+    """
+    global _LOOP
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP.run_until_complete(coro)
+
+
 def run_case_for(scenario: Scenario, config: CompactionConfig, models: ModelChoice, *,
                  budget_s: float | None = DEFAULT_CASE_BUDGET_S, **kwargs: Any) -> Trace:
     """The right loop for ``models``: `arun_case` (with its budget) when a model is live, `run_case` offline."""
     if models.endpoints:
-        return asyncio.run(arun_case(scenario, config, models, budget_s=budget_s, **kwargs))
+        return run_async(arun_case(scenario, config, models, budget_s=budget_s, **kwargs))
     return run_case(scenario, config, models, **kwargs)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import DatasetError
-from harness.task_text import STEP_TOOLS, parse_question, parse_steps
+from harness.task_text import STEP_TOOLS, parse_question
 
 KINDS = ("needle", "goal", "chain", "truncation")
 DATASETS_DIR = Path(__file__).resolve().parent.parent / "datasets"
@@ -161,8 +161,8 @@ def validate_row(row: Any, path: str, line: int) -> None:
     if row["kind"] in ("goal", "truncation"):
         if not row.get("expected_steps"):
             fail("expected_steps", f"a {row['kind']} scenario needs its expected steps")
-        if not parse_steps(row["task"]):
-            fail("task", "no numbered step list found (see harness/task_text.py for the format)")
+        # A task in prose (no numbered step list) is valid data: a live model runs it as written; offline it is
+        # SKIPPED, since the reference agent follows only the step grammar (harness.runner.offline_skip_reason).
     if row["kind"] == "truncation" and not row.get("expected_files"):
         fail("expected_files", "a truncation scenario needs the file it builds and what that file must contain")
 

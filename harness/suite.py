@@ -32,7 +32,7 @@ from harness.errors import ConfigError
 from harness.models import Endpoint, ModelChoice, choose_models
 from harness.preflight import fixed_overhead_tokens
 from harness.results import SCENARIOS_FILE, append_row, result_row, row_outcome
-from harness.runner import DEFAULT_CASE_BUDGET_S, arun_case, run_case
+from harness.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_async, run_case
 from harness.scenarios import Scenario, scenario_row
 from harness.scorers import PASS, Score, score_case
 from harness.trace import Trace
@@ -51,6 +51,7 @@ class RunDir:
     run_id: str
     rows: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def results_path(self) -> Path:
@@ -161,6 +162,12 @@ class RunSink:
         self.run.rows.append(row)
         return row
 
+    def skip(self, scenario: Scenario, reason: str) -> None:
+        """A case not run, with why: listed in meta.json and the report, counted nowhere."""
+        self.run.skipped.append({"case_id": scenario.id, "reason": reason})
+        self.meta["skipped"] = self.run.skipped
+        _write_json(self.run.path / "meta.json", self.meta)
+
     def finish(self) -> RunDir:
         self.meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
         self.meta["wall_time_s"] = round(time.perf_counter() - self._started, 3)
@@ -198,7 +205,6 @@ def run_suite(
     sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
                    out_dir=out_dir, run_id=run_id, command=command, progress=progress,
                    agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
-    total = len(scenarios) * trials
     progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()}"
              + (f", {concurrency} in flight" if concurrency > 1 else "") + f" -> {sink.path}")
     started = time.perf_counter()
@@ -207,7 +213,16 @@ def run_suite(
         trial_seed = seed + trial
         models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed,
                                             agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
-        jobs += [(scenario, models, trial, trial_seed) for scenario in scenarios]
+        for scenario in scenarios:
+            reason = offline_skip_reason(scenario, models)
+            if reason is None:
+                jobs.append((scenario, models, trial, trial_seed))
+            elif trial == 0:
+                sink.skip(scenario, reason)
+                progress(f"skipped {scenario.id}: {reason}")
+    total = len(jobs)
+    if not jobs:
+        return sink.finish()
 
     def record(trace: Trace, scenario: Scenario) -> None:
         row = sink.record(trace, score_case(trace, scenario), scenario)
@@ -217,7 +232,7 @@ def run_suite(
         for scenario, models, trial, trial_seed in jobs:
             record(run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed), scenario)
     else:
-        asyncio.run(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record))
+        run_async(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record))
     return sink.finish()
 
 

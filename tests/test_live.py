@@ -262,7 +262,11 @@ def test_concurrent_cases_write_the_same_rows_in_plan_order(server, tmp_path):
     common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
               "--kind", "needle", "--limit", "6", "--out", str(tmp_path)]
     assert main([*common, "--run-id", "one"]) == 0
-    assert main([*common, "--run-id", "six", "--concurrency", "6"]) == 0
+    server.state.latency = 0.1  # requests that take time, as a provider's do, so that cases overlap for sure
+    try:
+        assert main([*common, "--run-id", "six", "--concurrency", "6"]) == 0
+    finally:
+        server.state.latency = 0.0
     assert server.state.stats()["peak_in_flight"] >= 4  # they really were in flight together
     one, six = _rows(tmp_path / "one"), _rows(tmp_path / "six")
     assert [r["case_id"] for r in six] == [r["case_id"] for r in one]
@@ -298,3 +302,67 @@ def test_max_rps_bounds_the_request_rate_of_the_whole_run(server, tmp_path):
     assert rates["free"] > 15 and rates["limited"] <= 10 * 1.1, rates  # the limit binds, and it is the run's, not each model's
     meta = json.loads((tmp_path / "limited" / "meta.json").read_text())
     assert meta["endpoints"]["agent"]["settings"]["max_rps"] == 10
+
+
+def _prose_dataset(tmp_path: Path) -> Path:
+    row = json.loads((ROOT / "datasets" / "goal.jsonl").read_text().splitlines()[0])
+    row.update(id="goal-prose", task="Please audit the Halvorsen Freight ledgers and leave a short note on each one, as usual.")
+    path = tmp_path / "prose.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return path
+
+
+def test_a_prose_task_is_skipped_offline_with_the_reason_and_runs_as_written_live(server, tmp_path, capsys):
+    from harness.cli import main
+
+    data = _prose_dataset(tmp_path)
+    assert main(["run", "--datasets", str(data), "--out", str(tmp_path), "--run-id", "offline"]) == 3  # nothing else to run
+    assert "skipped goal-prose: needs a live model" in capsys.readouterr().out
+    meta = json.loads((tmp_path / "offline" / "meta.json").read_text())
+    assert meta["skipped"][0]["case_id"] == "goal-prose" and not (tmp_path / "offline" / "results.jsonl").exists()
+    server.state.reset()
+    code = main(["run", "--datasets", str(data), "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer",
+                 "--base-url", server.url, "--out", str(tmp_path), "--run-id", "live"])
+    (row,) = [json.loads(line) for line in (tmp_path / "live" / "results.jsonl").read_text().splitlines()]
+    # Run as written: the reference agent over HTTP cannot follow prose either, asks for clarification, and is scored for it.
+    assert code == 0 and row["case_id"] == "goal-prose" and row["outcome"] in ("FAIL", "INVALID")
+
+
+def test_consecutive_live_runs_in_one_process_need_no_retry(server, tmp_path):
+    """langchain-openai keeps one async client per process: a second run on a fresh event loop used to fail its
+    first request ("Event loop is closed") and pass only thanks to a silent retry. With no retries it must be clean."""
+    from harness.cli import main
+    from harness.trace import load_trace
+
+    server.state.reset()
+    for run_id in ("first", "second"):
+        assert main(["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
+                     server.url, "--model-kwargs", "max_retries=0", "--cases", CASE, "--out", str(tmp_path), "--run-id", run_id]) == 0
+        (row,) = [json.loads(line) for line in (tmp_path / run_id / "results.jsonl").read_text().splitlines()]
+        trace = load_trace(tmp_path / run_id / row["trace"])
+        assert row["outcome"] == "PASS" and not [c["error"] for c in trace.calls if c.get("error")]
+
+
+def test_audit_reads_the_served_context_length_and_flags_a_larger_window(tmp_path, capsys):
+    from harness.cli import main
+
+    with serving(max_model_len=32_000) as srv:
+        code = main(["audit", "--model", "openai:reference-agent", "--base-url", srv.url, "--window", "64000"])
+        out = capsys.readouterr().out
+        assert code == 1 and "WARNING [window-exceeds-served-length]" in out and "32,000" in out and "max_model_len" in out
+        main(["audit", "--model", "openai:reference-agent", "--base-url", srv.url, "--window", "32000"])
+        out = capsys.readouterr().out  # (other findings, such as no profile for this name, still apply)
+        assert "INFO [served-length]" in out and "window-exceeds-served-length" not in out
+
+
+def test_pytest_xdist_runs_live_evals_in_parallel_each_worker_its_own_run_directory(server, tmp_path):
+    server.state.reset()
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "evals/test_needle.py", "-k", "needle-h24k", "-n", "2", "-p", "no:cacheprovider", "-q",
+         "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
+         "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert "5 passed" in out.stdout, out.stdout[-2000:]
+    runs = sorted(p.name for p in tmp_path.iterdir())
+    assert len(runs) == 2 and runs[0].endswith("-gw0") and runs[1].endswith("-gw1")
+    rows = [line for run in runs for line in (tmp_path / run / "results.jsonl").read_text().splitlines()]
+    assert len(rows) == 5 and out.stdout.count("one directory per xdist worker") == 2

@@ -65,7 +65,6 @@ def _broken(rows, mutate):
         (0, lambda r: r.update(kind="chain", needles=[]), "needles", "a chain scenario needs at least one needle"),
         (1, lambda r: r["files"][0].update(path="ledgers/x.md"), "files[0].path", "absolute path"),
         (1, lambda r: r["expected_steps"][0].update(tool="rm_rf"), "expected_steps[0].tool", "unknown tool"),
-        (1, lambda r: r.update(task="Just do the audit."), "task", "no numbered step list"),
         (2, lambda r: r.pop("expected_files"), "expected_files", "needs the file it builds"),
         (2, lambda r: r["expected_files"][0].update(path="reports/x.md"), "expected_files[0].path", "absolute path"),
         (2, lambda r: r["expected_files"][0].update(contains=[]), "expected_files[0].contains", "non-empty list"),

@@ -118,6 +118,16 @@ class View:
         return [call for call, result in self.calls if result is not None and not _is_error(result)]
 
 
+NEEDS_LIVE_MODEL = ("needs a live model: the reference agent follows only the step grammar in datasets/README.md "
+                    "(numbered steps, or 'What is the <key>?')")
+
+
+def cannot_follow(task: str) -> str | None:
+    """Why the reference agent could not act on ``task`` (prose outside its grammar), or None when it can.
+    Such a task would only get a clarification request, which is not goal drift."""
+    return None if parse_question(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
+
+
 def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False) -> Action:
     view = View.of(messages)
     request = view.latest_request() or ""
