@@ -181,6 +181,10 @@ def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: i
 
     agent_endpoint = agent_endpoint or Endpoint()
     summary_endpoint = summary_endpoint or agent_endpoint
+    if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs):
+        raise ConfigError(f"{options[0].replace('model', 'base-url')}, --model-kwargs and --max-rps apply to a live {options[0]} "
+                          "(provider:name); the in-process reference models take none. To run the reference models over HTTP: "
+                          "harness serve, then --model openai:reference-agent --base-url http://127.0.0.1:8765/v1")
     endpoints: dict[str, Any] = {}
     if is_reference(agent_spec):
         agent: BaseChatModel = ReferenceAgentModel(profile={"max_input_tokens": window})

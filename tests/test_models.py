@@ -69,3 +69,8 @@ def test_a_bad_base_url_or_an_unknown_model_kwarg_is_a_config_error(monkeypatch)
         check_base_url("localhost:8000", "--base-url")
     with pytest.raises(ConfigError, match="--model"):
         choose_models("openai:x", None, window=32000, agent_endpoint=Endpoint("http://127.0.0.1:9/v1", {"temperature": "hot"}))
+
+
+def test_endpoint_settings_without_a_live_model_are_refused_not_ignored():
+    with pytest.raises(ConfigError, match="apply to a live --model"):
+        choose_models(None, None, window=32000, agent_endpoint=Endpoint(None, {"temperature": 0}))
