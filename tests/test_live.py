@@ -363,6 +363,6 @@ def test_pytest_xdist_runs_live_evals_in_parallel_each_worker_its_own_run_direct
          "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert "5 passed" in out.stdout, out.stdout[-2000:]
     runs = sorted(p.name for p in tmp_path.iterdir())
-    assert len(runs) == 2 and runs[0].endswith("-gw0") and runs[1].endswith("-gw1")
+    assert sorted(run.rsplit("-", 1)[1] for run in runs) == ["gw0", "gw1"]
     rows = [line for run in runs for line in (tmp_path / run / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 5 and out.stdout.count("one directory per xdist worker") == 2
