@@ -196,11 +196,11 @@ class EvalSession:
         if reason:
             pytest.skip(f"{scenario.id}: {reason}")
         if self.sink is None:
-            with LANGSMITH.quiet() if LANGSMITH else _nothing():  # the overhead probe runs an agent too
+            with _quiet():  # the overhead probe runs an agent too
                 self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
                                     seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/", run_id=_run_id(self.config),
                                     progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
-        with LANGSMITH.quiet() if LANGSMITH else _nothing():
+        with _quiet():
             trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
         scores = score_case(trace, scenario, suite)
         row = self.sink.record(trace, scores, scenario, scorers=suite)
@@ -253,10 +253,11 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config): 
     return None
 
 
-def _nothing():  # noqa: ANN202
+def _quiet():  # noqa: ANN202
+    """Around an agent run: no LangSmith tracing of its model calls unless --langsmith-traces full."""
     import contextlib
 
-    return contextlib.nullcontext()
+    return LANGSMITH.quiet() if LANGSMITH is not None else contextlib.nullcontext()
 
 
 def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score], trace=None) -> None:  # noqa: ANN001

@@ -187,16 +187,15 @@ async def _arun_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict
 
 
 def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The cell's row (scored) and its trace; the settings fingerprint is computed from the config the trace ran with."""
     spec: ExperimentSpec = _WORKER["spec"]
     scenario = _WORKER["scenarios"][cell.case_id]
     config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
-    seed = spec.seed + cell.trial
-    summary = cell_summary_model(spec, config)
     scores = score_case(trace, scenario)
     stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
     row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
     row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name, "attempt": attempt,
-                "config_sha": config_sha(config, spec.model, summary, seed, _result_settings(spec))})
+                "config_sha": config_sha(config, spec.model, cell_summary_model(spec, config), trace.seed, _result_settings(spec))})
     return row, trace.to_dict()
 
 
