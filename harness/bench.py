@@ -14,8 +14,9 @@
    beside it). Writing the trace to
    disk is timed separately.
 
-5. Live throughput: ``harness run --concurrency N`` against ``harness serve --latency 0.2``
-   (a separate process, as a real endpoint is), for N = 1, 4, 16, 32: cells per second
+5. Live throughput: ``harness run --concurrency N [--processes P]`` against ``harness serve
+   --latency 0.2`` (a separate process, as a real endpoint is), for N = 1, 4, 16, 32 in one
+   process and 16, 32 over two: cells per second
    over the server's busy window, and as a share of the ideal, latency-bound rate
    N / (requests per case x latency): what is lost to the harness and the client.
 
@@ -141,11 +142,12 @@ def grid_throughput() -> dict:
 
 
 LIVE_LATENCY_S = 0.2
-LIVE_CONCURRENCY = (1, 4, 16, 32)
+LIVE_SETTINGS = ((1, 1), (4, 1), (16, 1), (16, 2), (32, 1), (32, 2))  # (cases in flight, processes)
 
 
-def live_throughput(concurrency: tuple[int, ...] = LIVE_CONCURRENCY, latency: float = LIVE_LATENCY_S) -> dict:
-    """Cells/s of live runs through `harness serve` with N cases in flight, and the share of the ideal rate."""
+def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, latency: float = LIVE_LATENCY_S) -> dict:
+    """Cells/s of live runs through `harness serve` with N cases in flight over P processes, and the share of the
+    ideal rate."""
     import math
     import re
 
@@ -165,18 +167,19 @@ def live_throughput(concurrency: tuple[int, ...] = LIVE_CONCURRENCY, latency: fl
         cases = select(load_scenarios(), kind="needle")
         config = make_config("forced-20")
         out: dict = {"latency_s": latency, "cases": len(cases), "runs": []}
-        for n in concurrency:
+        for n, processes in settings:
             _post(url, "/admin/reset")
             trials = max(1, math.ceil(4 * n / len(cases)))  # four waves of cases: the tail, with fewer in flight, stays short
             with tempfile.TemporaryDirectory() as tmp:
                 run = run_suite(cases, config, agent_model="openai:reference-agent", summary_model="openai:reference-summarizer",
-                                trials=trials, out_dir=tmp, agent_endpoint=Endpoint(url), concurrency=n, progress=lambda _: None)
+                                trials=trials, out_dir=tmp, agent_endpoint=Endpoint(url), concurrency=n, processes=processes,
+                                progress=lambda _: None)
             stats = json.loads(_get(url, "/admin/stats"))
             requests = sum(stats["requests"].values())
             cells = len(run.rows)
             rate = cells / stats["window_s"]
             ideal = n / (requests / cells * latency)
-            out["runs"].append({"concurrency": n, "cells": cells, "requests": requests, "window_s": stats["window_s"],
+            out["runs"].append({"concurrency": n, "processes": processes, "cells": cells, "requests": requests, "window_s": stats["window_s"],
                                 "peak_in_flight": stats["peak_in_flight"], "cells_per_s": round(rate, 3),
                                 "ideal_cells_per_s": round(ideal, 3), "share_of_ideal": round(rate / ideal, 3),
                                 "errors": sum(r["outcome"] == "ERROR" for r in run.rows)})
@@ -299,7 +302,8 @@ def render(result: dict) -> str:
     live = result.get("live")
     if live:
         for run in live["runs"]:
-            lines.append(f"| live, `harness run --concurrency {run['concurrency']}` vs `harness serve --latency {live['latency_s']}` "
+            procs = f" --processes {run['processes']}" if run.get("processes", 1) > 1 else ""
+            lines.append(f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {live['latency_s']}` "
                          f"({run['cells']} cells, {run['requests']} requests) | {run['cells_per_s']} cells/s = "
                          f"{run['share_of_ideal']:.0%} of the ideal {run['ideal_cells_per_s']} (peak {run['peak_in_flight']} in flight) |")
     return "\n".join(lines)

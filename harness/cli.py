@@ -103,6 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--concurrency", type=int, default=1, metavar="N",
                      help="cases in flight at once, on one asyncio event loop (default 1). Live cases are I/O bound: "
                           "dozens fit on 2 cores; offline cases are CPU bound and gain nothing")
+    run.add_argument("--processes", type=int, default=1, metavar="P",
+                     help="live only: spread the --concurrency cases over P processes, each with its own event loop "
+                          "(for fast local servers, where one loop's CPU is the limit; default 1)")
     run.add_argument("--case-budget", type=float, default=900.0, metavar="SECONDS",
                      help="a live case's total time, retries and waits included; past it the case ends in ERROR (default 900)")
 
@@ -263,7 +266,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     run = run_suite(scenarios, config, agent_model=args.model, summary_model=summary_model, seed=args.seed,
                     trials=args.trials, out_dir=args.out, run_id=args.run_id, command="harness " + " ".join(sys.argv[1:]),
                     agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint, concurrency=args.concurrency,
-                    case_budget_s=args.case_budget)
+                    case_budget_s=args.case_budget, processes=args.processes)
     report = write_report(run.path, args.tokens)
     from harness.results import is_error, outcome_line
 

@@ -191,15 +191,19 @@ def run_suite(
     summary_endpoint: Endpoint | None = None,
     concurrency: int = 1,
     case_budget_s: float | None = DEFAULT_CASE_BUDGET_S,
+    processes: int = 1,
 ) -> RunDir:
     """Run every scenario x trial, persisting each case as it finishes; return the run directory.
 
     Live runs (and any run with ``concurrency`` > 1) go through `arun_case` on one event loop with up to
     ``concurrency`` cases in flight, each bounded by ``case_budget_s``. Rows are written in plan order
-    whatever order cases finish in, so the same command writes the same file.
+    whatever order cases finish in, so the same command writes the same file. With ``processes`` > 1 (live
+    only) the cases are spread over that many processes, each with its own loop (`harness.parallel`).
     """
     if concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
+    if processes < 1 or processes > concurrency:
+        raise ConfigError(f"--processes must be between 1 and --concurrency ({concurrency}), got {processes}")
     if case_budget_s is not None and case_budget_s <= 0:
         raise ConfigError(f"--case-budget must be positive, got {case_budget_s}")
     sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
@@ -228,7 +232,17 @@ def run_suite(
         row = sink.record(trace, score_case(trace, scenario), scenario)
         progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
 
-    if concurrency == 1 and not jobs[0][1].endpoints:
+    if processes > 1:
+        if not jobs[0][1].endpoints:
+            raise ConfigError("--processes is for live models; offline grids run in worker processes with "
+                              "`harness experiment run --workers N`")
+        from harness.parallel import run_in_processes
+
+        run_in_processes([(s, t, sd) for s, _, t, sd in jobs], config, sink.run.run_id, processes=processes, concurrency=concurrency,
+                         budget_s=case_budget_s, agent_model=agent_model, summary_model=summary_model,
+                         agent_endpoint=agent_endpoint or Endpoint(), summary_endpoint=summary_endpoint or agent_endpoint or Endpoint(),
+                         record=record)
+    elif concurrency == 1 and not jobs[0][1].endpoints:
         for scenario, models, trial, trial_seed in jobs:
             record(run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed), scenario)
     else:

@@ -366,3 +366,16 @@ def test_pytest_xdist_runs_live_evals_in_parallel_each_worker_its_own_run_direct
     assert sorted(run.rsplit("-", 1)[1] for run in runs) == ["gw0", "gw1"]
     rows = [line for run in runs for line in (tmp_path / run / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 5 and out.stdout.count("one directory per xdist worker") == 2
+
+
+def test_cases_spread_over_processes_write_the_same_rows(server, tmp_path):
+    from harness.cli import main
+
+    server.state.reset()
+    common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
+              "--kind", "needle", "--limit", "4", "--out", str(tmp_path)]
+    assert main([*common, "--run-id", "one"]) == 0
+    assert main([*common, "--run-id", "two", "--concurrency", "4", "--processes", "2", "--max-rps", "200"]) == 0
+    one, two = _rows(tmp_path / "one"), _rows(tmp_path / "two")
+    assert [(r["case_id"], r["outcome"], r["scores"]) for r in two] == [(r["case_id"], r["outcome"], r["scores"]) for r in one]
+    assert main([*common, "--run-id", "bad", "--concurrency", "2", "--processes", "3"]) == 2
