@@ -45,6 +45,9 @@ def _add_endpoint_options(m: argparse._ArgumentGroup) -> None:
                         "timeout=60 (default 120 s), max_retries=3 (default 6)")
     m.add_argument("--summary-model-kwargs", action="append", metavar="KEY=VALUE",
                    help="the same for the summarizer (default: the agent's when both use the same endpoint)")
+    m.add_argument("--max-tpm", type=float, metavar="N",
+                   help="at most N input tokens per minute across every case of the run, agent and summarizer together "
+                        "(approximate counts, checked before each request)")
     m.add_argument("--max-rps", type=float, metavar="N",
                    help="at most N model requests per second across every case of the run, agent and summarizer together "
                         "(LangChain's InMemoryRateLimiter, shared)")
@@ -68,11 +71,20 @@ def endpoints_from_args(args: argparse.Namespace) -> tuple:
 
         # One limiter object for both models and every case: the limit is the run's, not each model's.
         shared["rate_limiter"] = InMemoryRateLimiter(requests_per_second=rps, check_every_n_seconds=0.02, max_bucket_size=1)
-    agent = Endpoint(args.base_url, {**agent_kwargs, **shared})
+    budget = None
+    tpm = getattr(args, "max_tpm", None)
+    if tpm is not None:
+        from harness.errors import ConfigError
+        from harness.live import TokenBudget
+
+        if tpm <= 0:
+            raise ConfigError(f"--max-tpm must be positive, got {tpm}")
+        budget = TokenBudget(tpm)  # one bucket for both models and every case
+    agent = Endpoint(args.base_url, {**agent_kwargs, **shared}, budget)
     if args.summary_base_url is None and args.summary_model_kwargs is None:
         return agent, agent
     summary_kwargs = parse_model_kwargs(args.summary_model_kwargs, "--summary-model-kwargs") if args.summary_model_kwargs else agent_kwargs
-    return agent, Endpoint(args.summary_base_url or args.base_url, {**summary_kwargs, **shared})
+    return agent, Endpoint(args.summary_base_url or args.base_url, {**summary_kwargs, **shared}, budget)
 
 
 def _add_selection_options(p: argparse.ArgumentParser) -> None:

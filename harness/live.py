@@ -33,14 +33,91 @@ from harness import _deepagents_adapter as da
 from harness.redact import redact
 
 
+class TokenBudget:
+    """Input tokens per minute, shared by every model call of a run (``--max-tpm``): a token bucket holding at
+    most a minute's worth, refilled continuously. LangChain's rate limiter counts requests only; providers also
+    limit tokens, and a run of long-context cases hits that limit first. A request waits until the bucket holds
+    its (approximate) size, capped at the bucket, so one huge request cannot wait forever."""
+
+    def __init__(self, tokens_per_minute: float) -> None:
+        import threading
+        import time
+
+        self.tokens_per_minute = float(tokens_per_minute)
+        self._rate = self.tokens_per_minute / 60.0
+        self._level = self.tokens_per_minute
+        self._stamp = time.monotonic()
+        self._lock = threading.Lock()
+        self.waited_s = 0.0
+        self.taken = 0.0  # tokens granted so far
+
+    def _take(self, tokens: int) -> float:
+        """Take ``tokens`` if the bucket holds them and return 0, else return how long to wait first."""
+        import time
+
+        need = min(float(tokens), self.tokens_per_minute)
+        with self._lock:
+            now = time.monotonic()
+            self._level = min(self.tokens_per_minute, self._level + (now - self._stamp) * self._rate)
+            self._stamp = now
+            if self._level >= need:
+                self._level -= need
+                self.taken += need
+                return 0.0
+            return (need - self._level) / self._rate
+
+    def acquire(self, tokens: int) -> None:
+        import time
+
+        while (wait := self._take(tokens)) > 0:
+            self.waited_s += wait
+            time.sleep(wait)
+
+    async def aacquire(self, tokens: int) -> None:
+        import asyncio
+
+        while (wait := self._take(tokens)) > 0:
+            self.waited_s += wait
+            await asyncio.sleep(wait)
+
+    def middleware(self) -> Any:
+        """An agent middleware that waits for each model request's approximate input tokens."""
+        from langchain.agents.middleware import AgentMiddleware
+        from langchain_core.messages.utils import count_tokens_approximately
+
+        budget = self
+
+        def size(request: Any) -> int:
+            system = [request.system_message] if getattr(request, "system_message", None) is not None else []
+            return count_tokens_approximately([*system, *request.messages])
+
+        class TokensPerMinute(AgentMiddleware):
+            def wrap_model_call(self, request, handler):  # noqa: ANN001, ANN202
+                budget.acquire(size(request))
+                return handler(request)
+
+            async def awrap_model_call(self, request, handler):  # noqa: ANN001, ANN202
+                await budget.aacquire(size(request))
+                return await handler(request)
+
+        return TokensPerMinute()
+
+
 class SummaryOverflowTranslation(BaseChatModel):
-    """The summarizer model, with provider context-length rejections raised as ``ContextOverflowError``."""
+    """The summarizer model, with provider context-length rejections raised as ``ContextOverflowError``
+    (and the run's `TokenBudget`, when there is one, waited on before each summary request)."""
 
     inner: BaseChatModel
+    token_budget: Any = None
 
     @classmethod
-    def around(cls, model: BaseChatModel) -> SummaryOverflowTranslation:
-        return cls(inner=model, profile=model.profile, rate_limiter=getattr(model, "rate_limiter", None))
+    def around(cls, model: BaseChatModel, token_budget: TokenBudget | None = None) -> SummaryOverflowTranslation:
+        return cls(inner=model, profile=model.profile, rate_limiter=getattr(model, "rate_limiter", None), token_budget=token_budget)
+
+    def _size(self, messages: list[BaseMessage]) -> int:
+        from langchain_core.messages.utils import count_tokens_approximately
+
+        return count_tokens_approximately(messages)
 
     @property
     def _llm_type(self) -> str:
@@ -60,6 +137,8 @@ class SummaryOverflowTranslation(BaseChatModel):
         return exc
 
     def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        if self.token_budget is not None:
+            self.token_budget.acquire(self._size(messages))
         try:
             return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
         except Exception as exc:
@@ -70,6 +149,8 @@ class SummaryOverflowTranslation(BaseChatModel):
 
     async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
                          **kwargs: Any) -> ChatResult:
+        if self.token_budget is not None:
+            await self.token_budget.aacquire(self._size(messages))
         try:
             return await self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
         except Exception as exc:

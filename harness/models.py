@@ -59,6 +59,7 @@ class Endpoint:
 
     base_url: str | None = None
     model_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    token_budget: Any = None  # a `harness.live.TokenBudget` shared by the run (--max-tpm), or None
 
     def describe(self) -> dict[str, Any]:
         """What a run records: endpoint host and settings, never a key or a URL's credentials."""
@@ -71,6 +72,8 @@ class Endpoint:
         limiter = self.model_kwargs.get("rate_limiter")
         if limiter is not None:
             out["settings"]["max_rps"] = getattr(limiter, "requests_per_second", None)
+        if self.token_budget is not None:
+            out["settings"]["max_tpm"] = self.token_budget.tokens_per_minute
         return out
 
 
@@ -112,6 +115,7 @@ class ModelChoice:
     summarizer_name: str
     simulated: bool
     endpoints: Mapping[str, Any] = field(default_factory=dict)  # what each live model is called with, as recorded
+    token_budget: Any = None  # the agent's `TokenBudget` (--max-tpm): the runner adds its middleware
 
 
 def is_reference(spec: str | None) -> bool:
@@ -181,8 +185,8 @@ def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: i
 
     agent_endpoint = agent_endpoint or Endpoint()
     summary_endpoint = summary_endpoint or agent_endpoint
-    if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs):
-        raise ConfigError(f"{options[0].replace('model', 'base-url')}, --model-kwargs and --max-rps apply to a live {options[0]} "
+    if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs or agent_endpoint.token_budget):
+        raise ConfigError(f"{options[0].replace('model', 'base-url')}, --model-kwargs, --max-rps and --max-tpm apply to a live {options[0]} "
                           "(provider:name); the in-process reference models take none. To run the reference models over HTTP: "
                           "harness serve, then --model openai:reference-agent --base-url http://127.0.0.1:8765/v1")
     endpoints: dict[str, Any] = {}
@@ -196,11 +200,12 @@ def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: i
         summarizer: BaseChatModel | None = ReferenceSummarizerModel(seed=seed)
         summary_name = SUMMARIZER_NAME
     elif summary_spec is None:
-        summarizer, summary_name = SummaryOverflowTranslation.around(agent), agent_name
+        summarizer, summary_name = SummaryOverflowTranslation.around(agent, summary_endpoint.token_budget), agent_name
         endpoints["summarizer"] = endpoints["agent"]
     else:
         live = _live(summary_spec, window, options[1], summary_endpoint)
-        summarizer, summary_name = SummaryOverflowTranslation.around(live), summary_spec
+        summarizer, summary_name = SummaryOverflowTranslation.around(live, summary_endpoint.token_budget), summary_spec
         endpoints["summarizer"] = summary_endpoint.describe()
     simulated = agent_name == AGENT_NAME or summary_name == SUMMARIZER_NAME
-    return ModelChoice(agent, summarizer, agent_name, summary_name, simulated, endpoints)
+    budget = agent_endpoint.token_budget if endpoints.get("agent") else None
+    return ModelChoice(agent, summarizer, agent_name, summary_name, simulated, endpoints, budget)

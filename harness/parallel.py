@@ -7,7 +7,7 @@ LangChain converting messages), all on one core. With ``--processes P`` the case
 dealt round-robin to P worker processes (spawned: a fresh interpreter, no inherited
 threads), each running N / P of them at once with `arun_case`. Finished traces come back
 through a queue; the parent is the only writer and records them in plan order, as the
-one-process path does. A ``--max-rps`` limit is split evenly between the processes.
+one-process path does. ``--max-rps`` and ``--max-tpm`` limits are split evenly between the processes.
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ from harness.trace import Trace
 POLL_S = 5.0  # how often the parent checks that its workers are alive while it waits for a case
 
 
-def _without_limiter(endpoint: Endpoint) -> tuple[Endpoint, float | None]:
+def _without_limiter(endpoint: Endpoint) -> tuple[Endpoint, float | None, float | None]:
+    """The endpoint without its shared limiters (they live in this process), and their rates: requests/s, tokens/min."""
     kwargs = dict(endpoint.model_kwargs)
     limiter = kwargs.pop("rate_limiter", None)
-    return replace(endpoint, model_kwargs=kwargs), getattr(limiter, "requests_per_second", None)
+    tpm = endpoint.token_budget.tokens_per_minute if endpoint.token_budget is not None else None
+    return replace(endpoint, model_kwargs=kwargs, token_budget=None), getattr(limiter, "requests_per_second", None), tpm
 
 
 def _worker(worker: int, chunk: list[tuple[int, Scenario, int, int]], config: CompactionConfig, run_id: str, concurrency: int,
-            budget_s: float | None, models: dict[str, Any], rps: float | None, out: Any) -> None:
+            budget_s: float | None, models: dict[str, Any], rps: float | None, tpm: float | None, out: Any) -> None:
     """Run ``chunk`` (index, scenario, trial, seed) on this process's event loop; put (index, trace dict) as each finishes."""
     import asyncio
 
@@ -50,6 +52,11 @@ def _worker(worker: int, chunk: list[tuple[int, Scenario, int, int]], config: Co
             limiter = InMemoryRateLimiter(requests_per_second=rps, check_every_n_seconds=0.02, max_bucket_size=1)
             agent = replace(agent, model_kwargs={**agent.model_kwargs, "rate_limiter": limiter})
             summary = replace(summary, model_kwargs={**summary.model_kwargs, "rate_limiter": limiter})
+        if tpm:
+            from harness.live import TokenBudget
+
+            budget = TokenBudget(tpm)
+            agent, summary = replace(agent, token_budget=budget), replace(summary, token_budget=budget)
         by_seed: dict[int, Any] = {}
 
         async def main() -> None:
@@ -77,15 +84,15 @@ def run_in_processes(jobs: list[tuple[Scenario, int, int]], config: CompactionCo
                      record: Callable[[Trace, Scenario], None]) -> None:
     """Run ``jobs`` (scenario, trial, seed) over ``processes`` workers, ``concurrency`` cases in flight in all; record
     each finished case in plan order."""
-    agent, rps = _without_limiter(agent_endpoint)
-    summary, _ = _without_limiter(summary_endpoint)
+    agent, rps, tpm = _without_limiter(agent_endpoint)
+    summary, _, _ = _without_limiter(summary_endpoint)
     models = {"agent": agent_model, "summary": summary_model, "agent_endpoint": agent, "summary_endpoint": summary}
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     chunks = [[(i, *job) for i, job in enumerate(jobs) if i % processes == w] for w in range(processes)]
     workers = [ctx.Process(target=_worker, daemon=True, name=f"harness-live-{w}",
                            args=(w, chunk, config, run_id, max(1, concurrency // processes), budget_s, models,
-                                 rps / processes if rps else None, out))
+                                 rps / processes if rps else None, tpm / processes if tpm else None, out))
                for w, chunk in enumerate(chunks) if chunk]
     for proc in workers:
         proc.start()

@@ -55,6 +55,8 @@ class _Case:
         stable = [da.stable_session_middleware()] if models.simulated else []
         # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
         retry = [agent_retry_middleware()] if "agent" in models.endpoints else []
+        if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
+            retry.append(models.token_budget.middleware())
         self.built = build_agent(
             config,
             models.agent,

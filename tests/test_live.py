@@ -123,7 +123,7 @@ def test_without_the_translation_the_summary_rejection_kills_the_case(server, sc
     shorter retry never runs and the case dies (a FAIL: a context overflow is a finding, never an outage)."""
     from harness import live
 
-    monkeypatch.setattr(live.SummaryOverflowTranslation, "around", classmethod(lambda cls, model: model))
+    monkeypatch.setattr(live.SummaryOverflowTranslation, "around", classmethod(lambda cls, model, token_budget=None: model))
     server.state.reset()
     server.add_fault(Fault("context", count=1, scope="summary"))
     trace, _, (result, _), _ = run_served(server, scenarios[CASE])
@@ -379,3 +379,30 @@ def test_cases_spread_over_processes_write_the_same_rows(server, tmp_path):
     one, two = _rows(tmp_path / "one"), _rows(tmp_path / "two")
     assert [(r["case_id"], r["outcome"], r["scores"]) for r in two] == [(r["case_id"], r["outcome"], r["scores"]) for r in one]
     assert main([*common, "--run-id", "bad", "--concurrency", "2", "--processes", "3"]) == 2
+
+
+def test_a_token_budget_makes_requests_wait_for_their_tokens(server, scenarios):
+    """--max-tpm: one bucket of input tokens per minute for the agent and the summarizer together."""
+    from harness.live import TokenBudget
+
+    budget = TokenBudget(600_000)
+    budget.acquire(600_000)  # empty the bucket: 10,000 tokens a second from now on
+    started = time.perf_counter()
+    budget.acquire(15_000)
+    assert 1.3 < time.perf_counter() - started < 3 and budget.waited_s >= 1.3
+    assert 0 < budget._take(10**9) <= 60  # more than a minute's worth waits for a full bucket at most, never forever
+
+    server.state.reset()
+    config = make_config("forced-20")
+    counting = TokenBudget(10**12)
+    models = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window,
+                           agent_endpoint=Endpoint(server.url, SETTINGS, counting))
+    assert run_case(scenarios[CASE], config, models).error is None and counting.taken > 0
+    tpm = counting.taken / (1 + 2 / 60)  # a bucket of all but 2 s worth of what the case asks for
+    budget = TokenBudget(tpm)
+    endpoint = Endpoint(server.url, SETTINGS, budget)
+    models = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window, agent_endpoint=endpoint)
+    assert models.token_budget is budget and models.summarizer.token_budget is budget
+    trace = run_case(scenarios[CASE], config, models)
+    assert trace.error is None and budget.waited_s > 1.0, budget.waited_s
+    assert models.endpoints["agent"]["settings"]["max_tpm"] == tpm
