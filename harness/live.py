@@ -20,7 +20,6 @@ and LangChain's (see `harness.models`); two things none of them do are here:
 
 from __future__ import annotations
 
-import json
 import traceback
 from typing import Any
 

@@ -23,7 +23,7 @@ import pytest
 from harness.config import make_config
 from harness.models import Endpoint, choose_models
 from harness.runner import run_case
-from harness.scenarios import all_scenario_files, load_scenarios, select
+from harness.scenarios import all_scenario_files, load_scenarios
 from harness.scorers import ERROR, FAIL, PASS, outcome, score_case, scores_by_key
 from harness.serve import Fault, serving
 
