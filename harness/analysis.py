@@ -152,7 +152,8 @@ def coverage(frame: pd.DataFrame) -> pd.DataFrame:
 def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """Per (threshold, variant, metric): n, mean and interval over valid runs, and the paired difference from the baseline.
 
-    Invalid runs count in no figure: ``n`` is the valid runs with a value, ``excluded`` the invalid runs left out.
+    Invalid and errored runs count in no figure: ``n`` is the valid runs with a value, ``excluded`` the runs left
+    out, of which ``errors`` ended in ERROR (a provider error) and the rest were INVALID.
     """
     metrics = [m for m in (metrics or ("passed", *RATE_METRICS, *VALUE_METRICS)) if m in frame.columns]
     rng = np.random.default_rng(SEED)
@@ -160,6 +161,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
     for threshold, all_t in frame.groupby("threshold", sort=True):
         by_t = valid_only(all_t)
         excluded = all_t.groupby("variant").size().sub(by_t.groupby("variant").size(), fill_value=0)
+        errors = all_t[all_t["outcome"] == ERROR].groupby("variant").size() if "outcome" in all_t else pd.Series(dtype=int)
         base_rows = by_t[by_t["variant"] == baseline].set_index(UNIT)
         for metric in metrics:
             rate = metric == "passed" or is_rate(frame[metric])
@@ -169,7 +171,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                 values = rows[metric].dropna()
                 mean, low, high = mean_interval(values.astype(float).tolist(), rate, rng)
                 rec = {"threshold": threshold, "variant": variant, "metric": metric, "rate": rate, "n": int(values.size),
-                       "excluded": int(excluded.get(variant, 0)),
+                       "excluded": int(excluded.get(variant, 0)), "errors": int(errors.get(variant, 0)),
                        "mean": mean, "low": low, "high": high, "baseline": variant == baseline,
                        "diff": math.nan, "diff_low": math.nan, "diff_high": math.nan, "n_pairs": 0, "p": math.nan}
                 if variant != baseline and not base_rows.empty:
@@ -207,14 +209,17 @@ def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
             hat = [math.comb(int(c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
             records.append({"threshold": threshold, "variant": variant, "k": k, "pass@k": float(np.mean(at)),
                             "pass^k": float(np.mean(hat)), "cases": int(len(per_case)), "trials": n_trials,
-                            "invalid runs excluded": excluded})
+                            "runs excluded (INVALID or ERROR)": excluded})
     return pd.DataFrame(records)
 
 
 def format_cell(rec: dict[str, Any]) -> str:
-    """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise; ', 4 invalid excluded' when some were."""
+    """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise; ' (4 invalid, 1 ERROR excluded)' when
+    runs were left out."""
     excluded = int(rec.get("excluded") or 0)
-    tail = f" ({excluded} invalid excluded)" if excluded else ""
+    errors = int(rec.get("errors") or 0)
+    parts = [f"{excluded - errors} invalid" if excluded - errors else "", f"{errors} ERROR" if errors else ""]
+    tail = f" ({', '.join(p for p in parts if p)} excluded)" if excluded else ""
     if rec["n"] == 0 or math.isnan(rec["mean"]):
         return f"n/a (n={rec['n']}){tail}"
     if rec["rate"]:

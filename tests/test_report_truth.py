@@ -169,3 +169,11 @@ def test_every_pytest_eval_asserts_the_list_the_validity_matrix_proves():
         uses = f'require_eval("{name}")' in source or f'EVALS["{name}"].required' in source
         assert uses, f"evals/test_{name}.py does not assert harness.validity.EVALS[{name!r}]"
         assert "result.require(" not in source, f"evals/test_{name}.py asserts checks of its own beside the list"
+
+
+def test_a_comparison_says_which_excluded_runs_were_errors():
+    from harness.analysis import format_cell
+
+    rec = {"n": 4, "mean": 0.5, "low": 0.15, "high": 0.85, "rate": True, "excluded": 3, "errors": 1}
+    assert format_cell(rec).endswith("n=4 (2 invalid, 1 ERROR excluded)")
+    assert format_cell({**rec, "excluded": 1}).endswith("n=4 (1 ERROR excluded)")
