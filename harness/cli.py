@@ -55,36 +55,17 @@ def _add_endpoint_options(m: argparse._ArgumentGroup) -> None:
 
 def endpoints_from_args(args: argparse.Namespace) -> tuple:
     """(agent Endpoint, summary Endpoint) from --base-url / --summary-base-url / --model-kwargs / --summary-model-kwargs."""
-    from harness.models import Endpoint, check_base_url, parse_model_kwargs
+    from harness.models import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
 
     check_base_url(args.base_url, "--base-url")
     check_base_url(args.summary_base_url, "--summary-base-url")
     agent_kwargs = parse_model_kwargs(args.model_kwargs, "--model-kwargs")
-    shared: dict = {}
-    rps = getattr(args, "max_rps", None)
-    if rps is not None:
-        from harness.errors import ConfigError
-
-        if rps <= 0:
-            raise ConfigError(f"--max-rps must be positive, got {rps}")
-        from langchain_core.rate_limiters import InMemoryRateLimiter
-
-        # One limiter object for both models and every case: the limit is the run's, not each model's.
-        shared["rate_limiter"] = InMemoryRateLimiter(requests_per_second=rps, check_every_n_seconds=0.02, max_bucket_size=1)
-    budget = None
-    tpm = getattr(args, "max_tpm", None)
-    if tpm is not None:
-        from harness.errors import ConfigError
-        from harness.live import TokenBudget
-
-        if tpm <= 0:
-            raise ConfigError(f"--max-tpm must be positive, got {tpm}")
-        budget = TokenBudget(tpm)  # one bucket for both models and every case
-    agent = Endpoint(args.base_url, {**agent_kwargs, **shared}, budget)
-    if args.summary_base_url is None and args.summary_model_kwargs is None:
-        return agent, agent
-    summary_kwargs = parse_model_kwargs(args.summary_model_kwargs, "--summary-model-kwargs") if args.summary_model_kwargs else agent_kwargs
-    return agent, Endpoint(args.summary_base_url or args.base_url, {**summary_kwargs, **shared}, budget)
+    agent = Endpoint(args.base_url, agent_kwargs)
+    summary = agent
+    if args.summary_base_url is not None or args.summary_model_kwargs is not None:
+        summary_kwargs = parse_model_kwargs(args.summary_model_kwargs, "--summary-model-kwargs") if args.summary_model_kwargs else agent_kwargs
+        summary = Endpoint(args.summary_base_url or args.base_url, summary_kwargs)
+    return with_run_limits((agent, summary), max_rps=getattr(args, "max_rps", None), max_tpm=getattr(args, "max_tpm", None))
 
 
 def _add_selection_options(p: argparse.ArgumentParser) -> None:

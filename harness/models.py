@@ -77,6 +77,29 @@ class Endpoint:
         return out
 
 
+def with_run_limits(endpoints: tuple[Endpoint, Endpoint], *, max_rps: float | None = None,
+                    max_tpm: float | None = None) -> tuple[Endpoint, Endpoint]:
+    """The (agent, summary) endpoints sharing one request limiter (LangChain's InMemoryRateLimiter) and one
+    `harness.live.TokenBudget`: the limits are the run's, not each model's."""
+    for value, option in ((max_rps, "--max-rps"), (max_tpm, "--max-tpm")):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{option} must be positive, got {value}")
+    extra: dict[str, Any] = {}
+    if max_rps:
+        from langchain_core.rate_limiters import InMemoryRateLimiter
+
+        extra["rate_limiter"] = InMemoryRateLimiter(requests_per_second=max_rps, check_every_n_seconds=0.02, max_bucket_size=1)
+    budget = None
+    if max_tpm:
+        from harness.live import TokenBudget
+
+        budget = TokenBudget(max_tpm)
+    from dataclasses import replace
+
+    agent, summary = (replace(e, model_kwargs={**e.model_kwargs, **extra}, token_budget=budget or e.token_budget) for e in endpoints)
+    return (agent, agent) if endpoints[0] is endpoints[1] else (agent, summary)
+
+
 def parse_model_kwargs(items: list[str] | None, option: str) -> dict[str, Any]:
     """``KEY=VALUE`` pairs (repeatable option) into keyword arguments; VALUE is read as JSON when it parses
     (numbers, true/false, null, lists), else kept as text."""

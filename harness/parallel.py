@@ -45,18 +45,9 @@ def _worker(worker: int, chunk: list[tuple[int, Scenario, int, int]], config: Co
     from harness.runner import arun_case, run_async
 
     try:
-        agent, summary = models["agent_endpoint"], models["summary_endpoint"]
-        if rps:
-            from langchain_core.rate_limiters import InMemoryRateLimiter
+        from harness.models import with_run_limits
 
-            limiter = InMemoryRateLimiter(requests_per_second=rps, check_every_n_seconds=0.02, max_bucket_size=1)
-            agent = replace(agent, model_kwargs={**agent.model_kwargs, "rate_limiter": limiter})
-            summary = replace(summary, model_kwargs={**summary.model_kwargs, "rate_limiter": limiter})
-        if tpm:
-            from harness.live import TokenBudget
-
-            budget = TokenBudget(tpm)
-            agent, summary = replace(agent, token_budget=budget), replace(summary, token_budget=budget)
+        agent, summary = with_run_limits((models["agent_endpoint"], models["summary_endpoint"]), max_rps=rps, max_tpm=tpm)
         by_seed: dict[int, Any] = {}
 
         async def main() -> None:
