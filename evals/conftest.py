@@ -12,7 +12,7 @@ through `harness.redact`.
 
 LangSmith: every eval carries ``@pytest.mark.langsmith``. With LANGSMITH_API_KEY set the
 plugin turns the session into a LangSmith experiment and the scores are logged as
-feedback (`harness.langsmith_session`: tracing switched on as the plugin needs, a 30 s
+feedback (`harness.runs.langsmith_session`: tracing switched on as the plugin needs, a 30 s
 budget and a breaker on every LangSmith request, a preflight that keeps the session local
 when LangSmith does not answer, and only a compact trace summary unless
 ``--langsmith-traces full``). Without a key, test tracking and tracing are off before any
@@ -27,7 +27,7 @@ import os
 if not os.environ.get("LANGSMITH_API_KEY"):
     # Without a key the langsmith pytest plugin would fail every marked test on
     # connection errors, and tracing would delay exit: keep both off.
-    from harness.langsmith_session import switch_off
+    from harness.runs.langsmith_session import switch_off
 
     switch_off()
 
@@ -35,25 +35,26 @@ from dataclasses import dataclass  # noqa: E402
 
 import pytest  # noqa: E402
 
-from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
-from harness.config import DEFAULT_PRESET, make_config  # noqa: E402
+from harness.agent import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
+from harness.compaction.config import DEFAULT_PRESET
+from harness.compaction.variants import make_config
 from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.models import choose_models, summary_model_for  # noqa: E402
-from harness.runner import run_case_for  # noqa: E402
-from harness.scenarios import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
-from harness.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
-from harness.suite import RunSink  # noqa: E402
-from harness.validity import EVALS  # noqa: E402
+from harness.agent.models import choose_models, summary_model_for  # noqa: E402
+from harness.agent.runner import run_case_for  # noqa: E402
+from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
+from harness.scoring.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
+from harness.runs.run import RunSink  # noqa: E402
+from harness.suites.validity import EVALS  # noqa: E402
 
-LANGSMITH = None  # the session's `harness.langsmith_session.LangSmithSession`, set in pytest_configure
+LANGSMITH = None  # the session's `harness.runs.langsmith_session.LangSmithSession`, set in pytest_configure
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """LangSmith set up (or off) before any test (`harness.langsmith_session`), and pytest's terminal through
+    """LangSmith set up (or off) before any test (`harness.runs.langsmith_session`), and pytest's terminal through
     `harness.redact`: no key in what it prints (tracebacks, warnings, summaries)."""
     global LANGSMITH
-    from harness.langsmith_session import start
+    from harness.runs.langsmith_session import start
 
     try:
         LANGSMITH = start(traces=config.getoption("--langsmith-traces", default="summary") or "summary")
@@ -119,7 +120,7 @@ class CaseResult:
         assert score.value, f"{self.scenario.id}: {key} {label}: {score.explanation}"
 
     def require_eval(self, name: str) -> None:
-        """Assert everything eval ``name`` asserts (``harness.validity.EVALS``, the list the validity matrix proves):
+        """Assert everything eval ``name`` asserts (``harness.suites.validity.EVALS``, the list the validity matrix proves):
         its validity scores first, then its checks, in order."""
         required = EVALS[name].required
         for key in sorted(required, key=lambda k: self.scores[k].kind != VALIDITY if k in self.scores else False):
@@ -135,7 +136,7 @@ class EvalSession:
         self.summary_model = summary_model_for(self.config.summary_model, opt("--summary-model"), variant=self.config.name)
         from types import SimpleNamespace
 
-        from harness.cli import endpoints_from_args
+        from harness.cli.main import endpoints_from_args
 
         self.endpoints = endpoints_from_args(SimpleNamespace(
             base_url=opt("--base-url"), summary_base_url=opt("--summary-base-url"),
@@ -149,7 +150,7 @@ class EvalSession:
         """Run ``case_id`` with the session's agent and an injected summarizer fault."""
         from dataclasses import replace
 
-        from harness.faults import FaultySummarizer
+        from harness.suites.faults import FaultySummarizer
 
         scenario = next(s for s in _scenarios() if s.id == case_id)
         models = replace(self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True)
@@ -180,7 +181,7 @@ class EvalSession:
 
     def token_skew(self, traces) -> dict:  # noqa: ANN001
         """Skew tables for ``traces``, also written to the session's run directory."""
-        from harness.token_skew import skew, write_skew
+        from harness.analysis.token_skew import skew, write_skew
 
         result = skew(traces)
         if self.sink is not None:
@@ -190,7 +191,7 @@ class EvalSession:
     def run(self, scenario: Scenario | str, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
         if isinstance(scenario, str):
             scenario = next(s for s in _scenarios() if s.id == scenario)
-        from harness.runner import offline_skip_reason
+        from harness.agent.runner import offline_skip_reason
 
         reason = offline_skip_reason(scenario, models or self.models)
         if reason:
@@ -217,7 +218,7 @@ def _run_id(config) -> str | None:  # noqa: ANN001
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker:
         return None
-    from harness.suite import new_run_id
+    from harness.runs.run import new_run_id
 
     return f"{new_run_id(config.name)}-{worker}"
 
@@ -305,7 +306,7 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
 def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
     """Read by the langsmith plugin: tags the LangSmith experiment with the config and models."""
     from harness import __version__
-    from harness.suite import git_commit
+    from harness.runs.run import git_commit
 
     cfg = eval_session.config.to_dict()
     return {
@@ -319,7 +320,7 @@ def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if _SESSION is None or _SESSION.sink is None:
         return
-    from harness.report import write_report
+    from harness.report.run_report import write_report
 
     run = _SESSION.sink.finish()
     if LANGSMITH is not None:

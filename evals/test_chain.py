@@ -15,5 +15,5 @@ pytestmark = pytest.mark.chain
 def test_fact_survives_or_is_recoverable_after_chained_summaries(chain_case, eval_session):
     result = eval_session.run(chain_case)
     # Validity first (chain_length_reached: enough summaries before the question; the needle out of
-    # view), then the needle checks: harness.validity.EVALS["chain"].
+    # view), then the needle checks: harness.suites.validity.EVALS["chain"].
     result.require_eval("chain")

@@ -17,5 +17,5 @@ CASES = ["needle-h24k-d000", "needle-h24k-d050", "needle-h32k-d025", "needle-h40
 def test_fact_recovered_from_an_evicted_tool_result(case_id, eval_session):
     result = eval_session.run_mechanism(case_id, "eviction", suite="eviction")
     # Validity first (evicted: the needle's own document was offloaded), then needle_correct and
-    # needle_via_eviction_file: harness.validity.EVALS["eviction"].
+    # needle_via_eviction_file: harness.suites.validity.EVALS["eviction"].
     result.require_eval("eviction")

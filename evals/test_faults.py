@@ -6,8 +6,8 @@ as a pass; the history offloaded before the failure must still be there.
 
 import pytest
 
-from harness.faults import FAULTS
-from harness.validity import EVALS
+from harness.suites.faults import FAULTS
+from harness.suites.validity import EVALS
 
 pytestmark = pytest.mark.faults
 CASES = ["needle-h24k-d000", "goal-ledgers-12"]
@@ -21,7 +21,7 @@ def test_summarizer_fault_is_recorded_with_its_cause_and_never_passes(fault, cas
     trace, scores = result.trace, result.scores
     assert scores["compressed"].value or trace.events_of("summarization") or trace.summarizer_calls(), "no summarization was attempted: invalid"
     checks_failed = [k for k in EVALS["faults"].required if not scores[k].value]
-    assert checks_failed, "a faulty summarizer produced a pass"  # the checks harness.validity.EVALS["faults"] holds
+    assert checks_failed, "a faulty summarizer produced a pass"  # the checks harness.suites.validity.EVALS["faults"] holds
     if fault in ("raise", "timeout"):
         expected = {"raise": "RuntimeError", "timeout": "TimeoutError"}[fault]
         assert trace.error and trace.error["type"] == expected, trace.error

@@ -14,5 +14,5 @@ pytestmark = pytest.mark.goal
 def test_goal_kept_across_summaries(goal_case, eval_session):
     result = eval_session.run(goal_case)
     # Validity first (compressed), then: the next action after each summary was a task step, no
-    # clarification request, no premature stop, every expected step done: harness.validity.EVALS["goal"].
+    # clarification request, no premature stop, every expected step done: harness.suites.validity.EVALS["goal"].
     result.require_eval("goal")

@@ -15,5 +15,5 @@ def test_needle_recovered_from_history(needle_case, eval_session):
     result = eval_session.run(needle_case)
     # Validity first (compressed: a summary before the question; needle_summarized_away: the needle
     # was out of view), then run_completed, structure_ok, summaries_ok, needle_correct and
-    # needle_via_history: the list in harness.validity.EVALS["needle"], which the validity matrix proves.
+    # needle_via_history: the list in harness.suites.validity.EVALS["needle"], which the validity matrix proves.
     result.require_eval("needle")

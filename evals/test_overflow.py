@@ -20,5 +20,5 @@ CASES = ["goal-ledgers-24", "goal-ledgers-30"]
 def test_overflow_falls_back_to_summarization_and_retries(case_id, eval_session):
     result = eval_session.run_overflow(case_id, HARD_LIMIT)
     # Validity first (overflowed: some request was rejected), then overflow_recovered and the task
-    # finished without drift: harness.validity.EVALS["overflow"].
+    # finished without drift: harness.suites.validity.EVALS["overflow"].
     result.require_eval("overflow")

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from harness.validity import EVALS, FAULTS, expected, run_validity, write_validity
+from harness.suites.validity import EVALS, FAULTS, expected, run_validity, write_validity
 
 pytestmark = pytest.mark.validity
 GUARDED = [(e, f) for e in EVALS for f in FAULTS if expected(e, FAULTS[f])]

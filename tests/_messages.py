@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_buffer_string
 
-from harness.task_text import Step, render_question, render_task
+from harness.task_format import Step, render_question, render_task
 
 TASK = render_task(
     "Review the archive.",
@@ -30,6 +30,6 @@ def call(name: str, args: dict, result: str, call_id: str) -> list:
 
 
 def summary_prompt(messages: list, prompt: str | None = None) -> str:
-    from harness.prompts import deepagents_default_prompt
+    from harness.compaction.prompts import deepagents_default_prompt
 
     return (prompt or deepagents_default_prompt()).format(messages=get_buffer_string(messages, format="xml"))

@@ -8,10 +8,10 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 
 import pytest  # noqa: E402
 
-from harness.config import make_config  # noqa: E402
-from harness.models import choose_models  # noqa: E402
-from harness.runner import run_case  # noqa: E402
-from harness.scenarios import all_scenario_files, load_scenarios  # noqa: E402
+from harness.compaction.variants import make_config
+from harness.agent.models import choose_models  # noqa: E402
+from harness.agent.runner import run_case  # noqa: E402
+from harness.scenarios.schema import all_scenario_files, load_scenarios  # noqa: E402
 
 
 @pytest.fixture(scope="session")

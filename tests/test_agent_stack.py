@@ -5,8 +5,8 @@ import deepagents.middleware.subagents
 import pytest
 from deepagents.middleware import SummarizationMiddleware
 
-from harness.agent import build_agent
-from harness.config import make_config
+from harness.agent.build import build_agent
+from harness.compaction.variants import make_config
 from harness.reference import ReferenceAgentModel
 
 
@@ -49,7 +49,7 @@ def test_the_general_purpose_subagent_gets_the_same_replacement(captured):
 
 
 def test_the_recorder_sits_inside_summarization(captured):
-    from harness.recorder import Recorder
+    from harness.trace.recorder import Recorder
 
     cfg = make_config("forced-20")
     rec = Recorder()

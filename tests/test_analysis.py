@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from harness.analysis import compare, format_cell, format_diff, holm, mcnemar_exact, pass_at_k, sign_flip_p
+from harness.analysis.compare import compare, format_cell, format_diff, holm, mcnemar_exact, pass_at_k, sign_flip_p
 
 
 def test_mcnemar_exact_matches_the_binomial_tail():

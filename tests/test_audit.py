@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.audit import audit
-from harness.cli import main
+from harness.compaction.audit import audit
+from harness.cli.main import main
 
 
 def codes(report):

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, build_parser, main
-from harness.results import read_results
+from harness.cli.main import EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, build_parser, main
+from harness.runs.results import read_results
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -78,7 +78,7 @@ def test_help_documents_every_run_option():
 
 def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp_path):
     from harness.errors import HarnessError
-    from harness.results import read_rows
+    from harness.runs.results import read_rows
 
     path = tmp_path / "results.jsonl"
     path.write_text('{"a": 1}\n{"a": 2}\n{"a": ')
@@ -92,7 +92,7 @@ def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp
 def test_report_renders_a_validity_matrix(tmp_path):
     import pandas as pd
 
-    from harness.validity import EVALS, FAULTS, ValidityResult, write_validity
+    from harness.suites.validity import EVALS, FAULTS, ValidityResult, write_validity
 
     matrix = pd.DataFrame(False, index=list(EVALS), columns=list(FAULTS)).astype(object)
     matrix.loc["needle", "history-unreadable"] = True
@@ -152,7 +152,7 @@ def test_experiment_workers_below_one_is_refused(tmp_path, capsys):
 def test_a_broken_variant_file_is_listed_as_broken_beside_the_others(monkeypatch, tmp_path, capsys):
     import shutil
 
-    import harness.variants as variants
+    import harness.compaction.variants as variants
 
     for f in variants.VARIANTS_DIR.glob("*.md"):
         shutil.copy(f, tmp_path / f.name)

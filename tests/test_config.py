@@ -1,6 +1,8 @@
 import pytest
 
-from harness.config import PRESETS, CompactionConfig, ContextSize, get_preset, make_config
+from harness.compaction.config import PRESETS, CompactionConfig, ContextSize, get_preset
+
+from harness.compaction.variants import make_config
 from harness.errors import ConfigError
 
 
@@ -71,7 +73,7 @@ def test_to_dict_is_json_ready_and_names_the_prompt():
 
 
 def test_argument_truncation_settings_are_validated():
-    from harness.config import ArgTruncation
+    from harness.compaction.config import ArgTruncation
 
     size = ContextSize("fraction", 0.2)
     with pytest.raises(ConfigError, match="max_length"):
@@ -91,8 +93,8 @@ def test_the_truncation_preset_clips_arguments_long_before_it_summarizes():
 
 
 def test_the_default_truncation_text_is_the_adapters():
-    from harness import _deepagents_adapter as da
-    from harness.config import ArgTruncation
+    from harness.agent import _deepagents_adapter as da
+    from harness.compaction.config import ArgTruncation
 
     assert ArgTruncation(trigger=ContextSize("fraction", 0.1), keep=ContextSize("messages", 4)).truncation_text == da.TRUNCATION_TEXT
     # ... and deepagents' own, so a release that changes it breaks here first.

@@ -5,11 +5,12 @@ import shutil
 
 import pytest
 
-from harness.cli import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
+from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
 from harness.errors import ConfigError, HarnessError
-from harness.experiment import merge_experiments, parse_shard, plan_cells, read_cells, run_experiment, spec_scenarios
-from harness.experiment_spec import load_spec
-from harness.variants import VARIANTS_DIR
+from harness.runs.grid import merge_experiments, parse_shard, plan_cells, run_experiment, spec_scenarios
+from harness.runs.results import read_cells
+from harness.runs.spec import load_spec
+from harness.compaction.variants import VARIANTS_DIR
 
 SMALL = """
 name: {name}

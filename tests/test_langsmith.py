@@ -6,9 +6,9 @@ import time
 import pytest
 from langsmith import Client
 
-from harness.experiment import run_experiment
-from harness.experiment_spec import load_spec
-from harness.langsmith_export import export_experiment
+from harness.runs.grid import run_experiment
+from harness.runs.spec import load_spec
+from harness.runs.langsmith_export import export_experiment
 from tests._fake_langsmith import FakeLangSmith
 
 

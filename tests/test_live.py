@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.config import make_config
-from harness.models import Endpoint, choose_models
-from harness.runner import run_case
-from harness.scenarios import all_scenario_files, load_scenarios
-from harness.scorers import ERROR, FAIL, PASS, outcome, score_case, scores_by_key
-from harness.serve import Fault, serving
+from harness.compaction.variants import make_config
+from harness.agent.models import Endpoint, choose_models
+from harness.agent.runner import run_case
+from harness.scenarios.schema import all_scenario_files, load_scenarios
+from harness.scoring.scorers import ERROR, FAIL, PASS, outcome, score_case, scores_by_key
+from harness.reference.serve import Fault, serving
 
 pytestmark = pytest.mark.live
 
@@ -121,7 +121,7 @@ def test_a_context_rejected_summary_is_retried_shorter_by_deepagents(server, sce
 def test_without_the_translation_the_summary_rejection_kills_the_case(server, scenarios, monkeypatch):
     """The seeded fault for the translation: unwrapped, OpenAI's 400 reaches deepagents as a BadRequestError, its
     shorter retry never runs and the case dies (a FAIL: a context overflow is a finding, never an outage)."""
-    from harness import live
+    from harness.agent import live
 
     monkeypatch.setattr(live.SummaryOverflowTranslation, "around", classmethod(lambda cls, model, token_budget=None: model))
     server.state.reset()
@@ -209,9 +209,9 @@ def _spec(tmp_path: Path, url: str, **extra) -> Path:
 
 
 def test_an_experiment_reruns_errored_cells_on_resume_and_keeps_the_earlier_attempt(server, tmp_path, capsys):
-    from harness.cli import main
-    from harness.experiment import read_cells
-    from harness.results import read_rows
+    from harness.cli.main import main
+    from harness.runs.results import read_cells
+    from harness.runs.results import read_rows
 
     spec, out = _spec(tmp_path, server.url), tmp_path / "out"
     server.state.reset()
@@ -233,7 +233,7 @@ def test_an_experiment_reruns_errored_cells_on_resume_and_keeps_the_earlier_atte
 
 
 def test_regress_never_reads_errors_as_a_regression_and_fails_on_the_error_rate(server, tmp_path, capsys):
-    from harness.cli import main
+    from harness.cli.main import main
 
     spec, out = _spec(tmp_path, server.url), tmp_path / "out"
     server.state.reset()
@@ -256,7 +256,7 @@ def _rows(path: Path) -> list[dict]:
 
 
 def test_concurrent_cases_write_the_same_rows_in_plan_order(server, tmp_path):
-    from harness.cli import main
+    from harness.cli.main import main
 
     server.state.reset()
     common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
@@ -274,7 +274,7 @@ def test_concurrent_cases_write_the_same_rows_in_plan_order(server, tmp_path):
 
 
 def test_a_case_past_its_budget_ends_in_error_not_a_hang(server, tmp_path):
-    from harness.cli import main
+    from harness.cli.main import main
 
     server.state.reset()
     server.add_fault(Fault("stall", count=1, scope="agent", sleep=20))  # under the client's 30 s timeout: only the budget stops it
@@ -289,7 +289,7 @@ def test_a_case_past_its_budget_ends_in_error_not_a_hang(server, tmp_path):
 
 
 def test_max_rps_bounds_the_request_rate_of_the_whole_run(server, tmp_path):
-    from harness.cli import main
+    from harness.cli.main import main
 
     common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
               server.url, "--kind", "needle", "--limit", "3", "--concurrency", "3", "--out", str(tmp_path)]
@@ -313,7 +313,7 @@ def _prose_dataset(tmp_path: Path) -> Path:
 
 
 def test_a_prose_task_is_skipped_offline_with_the_reason_and_runs_as_written_live(server, tmp_path, capsys):
-    from harness.cli import main
+    from harness.cli.main import main
 
     data = _prose_dataset(tmp_path)
     assert main(["run", "--datasets", str(data), "--out", str(tmp_path), "--run-id", "offline"]) == 3  # nothing else to run
@@ -331,8 +331,8 @@ def test_a_prose_task_is_skipped_offline_with_the_reason_and_runs_as_written_liv
 def test_consecutive_live_runs_in_one_process_need_no_retry(server, tmp_path):
     """langchain-openai keeps one async client per process: a second run on a fresh event loop used to fail its
     first request ("Event loop is closed") and pass only thanks to a silent retry. With no retries it must be clean."""
-    from harness.cli import main
-    from harness.trace import load_trace
+    from harness.cli.main import main
+    from harness.trace.schema import load_trace
 
     server.state.reset()
     for run_id in ("first", "second"):
@@ -344,7 +344,7 @@ def test_consecutive_live_runs_in_one_process_need_no_retry(server, tmp_path):
 
 
 def test_audit_reads_the_served_context_length_and_flags_a_larger_window(tmp_path, capsys):
-    from harness.cli import main
+    from harness.cli.main import main
 
     with serving(max_model_len=32_000) as srv:
         code = main(["audit", "--model", "openai:reference-agent", "--base-url", srv.url, "--window", "64000"])
@@ -369,7 +369,7 @@ def test_pytest_xdist_runs_live_evals_in_parallel_each_worker_its_own_run_direct
 
 
 def test_cases_spread_over_processes_write_the_same_rows(server, tmp_path):
-    from harness.cli import main
+    from harness.cli.main import main
 
     server.state.reset()
     common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
@@ -383,7 +383,7 @@ def test_cases_spread_over_processes_write_the_same_rows(server, tmp_path):
 
 def test_a_token_budget_makes_requests_wait_for_their_tokens(server, scenarios):
     """--max-tpm: one bucket of input tokens per minute for the agent and the summarizer together."""
-    from harness.live import TokenBudget
+    from harness.agent.live import TokenBudget
 
     budget = TokenBudget(600_000)
     budget.acquire(600_000)  # empty the bucket: 10,000 tokens a second from now on

@@ -3,7 +3,7 @@ import json
 import pytest
 
 from harness.errors import ConfigError, LiveModelUnavailable
-from harness.models import NO_KEY_PLACEHOLDER, Endpoint, check_base_url, choose_models, parse_model_kwargs
+from harness.agent.models import NO_KEY_PLACEHOLDER, Endpoint, check_base_url, choose_models, parse_model_kwargs
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 
 

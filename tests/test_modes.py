@@ -2,10 +2,10 @@
 
 import pytest
 
-from harness.config import make_config
-from harness.models import choose_models
-from harness.runner import run_case
-from harness.scorers import score_case, scores_by_key
+from harness.compaction.variants import make_config
+from harness.agent.models import choose_models
+from harness.agent.runner import run_case
+from harness.scoring.scorers import score_case, scores_by_key
 
 
 @pytest.mark.parametrize(

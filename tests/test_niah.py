@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from harness.cli import EXIT_BAD_INPUT, EXIT_OK, main
-from harness.generate import niah_depths, niah_grid, niah_lengths, niah_scenario
-from harness.scenarios import load_scenarios
+from harness.cli.main import EXIT_BAD_INPUT, EXIT_OK, main
+from harness.scenarios.generate import niah_depths, niah_grid, niah_lengths, niah_scenario
+from harness.scenarios.schema import load_scenarios
 
 
 def _needle_offset(row: dict) -> float:

@@ -1,7 +1,7 @@
 import pytest
 
 from harness.errors import ConfigError
-from harness.prompts import deepagents_default_prompt, validate_prompt
+from harness.compaction.prompts import deepagents_default_prompt, validate_prompt
 
 
 def test_the_installed_deepagents_default_prompt_is_valid():

@@ -7,13 +7,14 @@ import pytest
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages.utils import count_tokens_approximately
 
-from harness import _deepagents_adapter as da
-from harness.config import ArgTruncation, ContextSize, make_config
-from harness.frames import calls_frame, events_frame
-from harness.models import ModelChoice
+from harness.agent import _deepagents_adapter as da
+from harness.compaction.config import ArgTruncation, ContextSize
+from harness.compaction.variants import make_config
+from harness.trace.frames import calls_frame, events_frame
+from harness.agent.models import ModelChoice
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
-from harness.runner import run_case
-from harness.trace import SCHEMA_VERSION, load_trace
+from harness.agent.runner import run_case
+from harness.trace.schema import SCHEMA_VERSION, load_trace
 
 
 def test_summarization_events_carry_tokens_before_and_after(needle_trace, config):

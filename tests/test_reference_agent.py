@@ -4,7 +4,7 @@ import pytest
 
 from harness.reference import ReferenceAgentModel
 from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, decide
-from harness.task_text import Step, render_task
+from harness.task_format import Step, render_task
 from tests._messages import QUESTION, TASK, call, summary_message
 
 PATH = "/conversation_history/session_abc.md"
@@ -196,7 +196,7 @@ def test_the_trusting_fault_builds_on_the_clipped_argument():
 def test_a_read_page_body_drops_the_header_and_a_trailing_notice():
     from deepagents.middleware.filesystem import _clamped_offset_notice
 
-    from harness import _deepagents_adapter as da
+    from harness.agent import _deepagents_adapter as da
 
     assert da.read_page_body("@@ lines 1-2 of 2 @@\n## DOC-001\nFinding: x" + _clamped_offset_notice(-1)) == "## DOC-001\nFinding: x"
     assert da.read_page_body("[Output was truncated due to size limits.]\n@@ lines 1-1 of 9 | next offset 1 @@\nrow") == "row"

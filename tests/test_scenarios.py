@@ -4,8 +4,8 @@ import json
 import pytest
 
 from harness.errors import DatasetError
-from harness.generate import generate
-from harness.scenarios import DATASETS_DIR, MECHANISMS_DIR, load_scenarios, select
+from harness.scenarios.generate import generate
+from harness.scenarios.schema import DATASETS_DIR, MECHANISMS_DIR, load_scenarios, select
 
 
 @pytest.fixture(scope="module")
@@ -106,8 +106,8 @@ def test_missing_and_empty_files_are_errors(tmp_path):
 
 
 def test_a_truncation_case_regenerates_with_other_documents_and_seed_0_is_the_shipped_row(scenarios):
-    from harness.generate import regenerate_truncation_case
-    from harness.scenarios import _scenario
+    from harness.scenarios.generate import regenerate_truncation_case
+    from harness.scenarios.schema import _scenario
 
     shipped = scenarios["truncation-edits-08"]
     assert _scenario(regenerate_truncation_case("truncation-edits-08", 0), shipped.source) == shipped

@@ -5,11 +5,11 @@ import dataclasses
 
 import pytest
 
-from harness.config import make_config
-from harness.models import ModelChoice
+from harness.compaction.variants import make_config
+from harness.agent.models import ModelChoice
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
-from harness.runner import run_case
-from harness.scorers import GATING, is_clarification_request, score_case, scores_by_key
+from harness.agent.runner import run_case
+from harness.scoring.scorers import GATING, is_clarification_request, score_case, scores_by_key
 
 
 def scored(trace, scenario):
@@ -138,7 +138,7 @@ def test_clarification_detector(text, expected):
 
 # -- structure ----------------------------------------------------------------------------
 def test_healthy_requests_are_well_formed(needle_trace, goal_trace):
-    from harness.scorers import structural_issues
+    from harness.scoring.scorers import structural_issues
 
     assert structural_issues(needle_trace) == [] and structural_issues(goal_trace) == []
 
@@ -146,7 +146,7 @@ def test_healthy_requests_are_well_formed(needle_trace, goal_trace):
 def _tampered(trace, edit):
     bad = copy.deepcopy(trace)
     edit(bad)
-    from harness.scorers import structure_ok
+    from harness.scoring.scorers import structure_ok
 
     return structure_ok(bad)
 
@@ -188,7 +188,7 @@ def test_a_summary_away_from_the_head_or_a_changed_system_prompt_breaks_structur
      ("## SESSION INTENT\nAudit the ledgers.\n## SUMMARY\n- Step 1 done: read_file /ledgers/ledger_01.md", None)],
 )
 def test_summary_defects(text, defect):
-    from harness.scorers import summary_defects
+    from harness.scoring.scorers import summary_defects
 
     found = summary_defects(text)
     assert (not found) if defect is None else (defect in found[0])
@@ -196,9 +196,9 @@ def test_summary_defects(text, defect):
 
 def test_a_failing_summarizer_loses_no_other_case(scenarios, tmp_path):
     """One case's summarizer fails; every other case of the suite is still run, scored and written."""
-    from harness.faults import FaultySummarizer
-    from harness.results import read_rows
-    from harness.suite import RunSink
+    from harness.suites.faults import FaultySummarizer
+    from harness.runs.results import read_rows
+    from harness.runs.run import RunSink
 
     class FailsOnNeedles(FaultySummarizer):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):
@@ -309,8 +309,8 @@ def test_a_chain_case_with_too_few_summaries_is_invalid(scenarios):
 
 # -- subagents ----------------------------------------------------------------------------
 def _delegation(batches, size, **kwargs):
-    from harness.generate import delegation_scenario
-    from harness.scenarios import _scenario
+    from harness.scenarios.generate import delegation_scenario
+    from harness.scenarios.schema import _scenario
 
     scenario = _scenario(delegation_scenario(batches, size, seed=7), "mem")
     cfg = make_config("forced-20")
@@ -332,7 +332,7 @@ def test_small_batches_that_never_compress_are_invalid():
 
 
 def test_a_lost_subagent_report_fails():
-    from harness.faults import LoseSubagentResult
+    from harness.suites.faults import LoseSubagentResult
 
     scenario, trace = _delegation(2, 8, middleware=(LoseSubagentResult(),))
     score = scores_by_key(score_case(trace, scenario, "subagent"))["subagent_results_returned"]
@@ -396,7 +396,7 @@ def test_a_lost_section_or_a_missing_file_fails_file_intact(truncation_trace, sc
 
 
 def test_an_unreadable_report_stops_the_agent_and_fails(scenarios):
-    from harness.faults import FaultyBackend
+    from harness.suites.faults import FaultyBackend
 
     scenario = scenarios["truncation-report-06"]
     cfg = make_config("truncation")
@@ -419,8 +419,8 @@ def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_w
 # -- validity is a kind of score ------------------------------------------------------------
 def test_every_validity_key_is_scored_as_validity_and_makes_the_case_invalid(needle_trace, eviction_trace, overflow_trace,
                                                                              truncation_trace, scenarios):
-    from harness.results import LEGACY_VALIDITY_KEYS
-    from harness.scorers import INVALID, VALIDITY, outcome
+    from harness.runs.results import LEGACY_VALIDITY_KEYS
+    from harness.scoring.scorers import INVALID, VALIDITY, outcome
 
     chain = scenarios["chain-s2-d000"]
     scenario, delegated = _delegation(2, 8)
@@ -456,8 +456,8 @@ def test_an_evicted_needle_read_but_not_in_the_reply_is_not_via_the_eviction_fil
 
 
 def test_several_needles_are_scored_once_per_key_over_all_of_them():
-    from harness.generate import niah_scenario
-    from harness.scenarios import _scenario
+    from harness.scenarios.generate import niah_scenario
+    from harness.scenarios.schema import _scenario
 
     scenario = _scenario(niah_scenario(24_000, 0.0, 7, needles=3, distractors=2), "test")
     trace = run_with(scenario, ReferenceSummarizerModel())
@@ -473,7 +473,7 @@ def test_several_needles_are_scored_once_per_key_over_all_of_them():
 
 
 def test_a_summary_request_that_succeeds_on_retry_is_ok_and_says_so(scenarios):
-    from harness.faults import FaultySummarizer
+    from harness.suites.faults import FaultySummarizer
 
     scenario = scenarios["goal-ledgers-12"]
     trace = run_with(scenario, FaultySummarizer(fault="raise", failures=1))

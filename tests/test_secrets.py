@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from harness.redact import redact
-from harness.serve import Fault, serving
+from harness.reference.serve import Fault, serving
 
 pytestmark = pytest.mark.live
 

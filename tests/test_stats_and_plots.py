@@ -2,9 +2,9 @@ import math
 
 import matplotlib
 
-from harness.frames import calls_frame
-from harness.plots import plot_token_curves
-from harness.stats import wilson
+from harness.trace.frames import calls_frame
+from harness.report.plots import plot_token_curves
+from harness.analysis.stats import wilson
 
 
 def test_wilson_interval_matches_known_values():

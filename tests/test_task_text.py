@@ -1,4 +1,4 @@
-from harness.task_text import Step, find_fact, parse_question, parse_steps, render_task
+from harness.task_format import Step, find_fact, parse_question, parse_steps, render_task
 
 STEPS = [Step(1, "fetch_document", "DOC-001"), Step(2, "read_file", "/a.md"), Step(3, "write_file", "/n.md", "/a.md"), Step(4, "reply")]
 
@@ -22,7 +22,7 @@ def test_questions_and_facts():
 
 
 def test_delegation_steps_round_trip_and_expand_to_a_brief():
-    from harness.task_text import delegation_brief, document_range
+    from harness.task_format import delegation_brief, document_range
 
     step = Step(1, "task", "DOC-003..DOC-006")
     assert parse_steps(render_task("Coordinate.", [step, Step(2, "reply")]))[0] == step

@@ -1,6 +1,6 @@
 import copy
 
-from harness.token_skew import ExactCounter, cached_cl100k, content_type, skew
+from harness.analysis.token_skew import ExactCounter, cached_cl100k, content_type, skew
 
 
 def test_content_types():

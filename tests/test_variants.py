@@ -2,11 +2,13 @@
 
 import pytest
 
-from harness.config import ContextSize, make_config
+from harness.compaction.config import ContextSize
+
+from harness.compaction.variants import make_config
 from harness.errors import ConfigError
-from harness.models import summary_model_for
-from harness.prompts import deepagents_default_prompt
-from harness.variants import load_variant, resolve_config, variant_names
+from harness.agent.models import summary_model_for
+from harness.compaction.prompts import deepagents_default_prompt
+from harness.compaction.variants import load_variant, resolve_config, variant_names
 
 
 def write(tmp_path, name, text):
@@ -94,7 +96,7 @@ def test_a_variant_summarizer_conflicts_with_an_explicit_different_one():
 
 
 def test_cost_is_computed_only_for_priced_models(goal_trace, monkeypatch):
-    from harness import metrics
+    from harness.scoring import metrics
 
     monkeypatch.setattr(metrics, "prices", lambda: {"reference-agent": {"input": 2.0, "output": 8.0}, "reference-summarizer": {"input": 1.0}})
     expected = sum(c["approx_tokens"] for c in goal_trace.agent_calls()) * 2.0 / 1e6 + sum(c["approx_tokens"] for c in goal_trace.summarizer_calls()) / 1e6
@@ -106,7 +108,7 @@ def test_cost_is_computed_only_for_priced_models(goal_trace, monkeypatch):
 def test_prices_match_dated_snapshots_and_bill_cache_tokens_at_cache_prices(goal_trace, monkeypatch):
     from dataclasses import replace
 
-    from harness import metrics
+    from harness.scoring import metrics
 
     table = {"openai:gpt-4o": {"input": 2.5, "output": 10.0, "cache_read": 1.25}, "openai:gpt-4o-mini": {"input": 0.15, "output": 0.6}}
     assert metrics.price_for("openai:gpt-4o-2024-08-06", table) is table["openai:gpt-4o"]

@@ -31,8 +31,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
-from harness import _deepagents_adapter as da
-from harness.task_text import (
+from harness.agent import _deepagents_adapter as da
+from harness.task_format import (
     COMPLETION_MARKER,
     FINDING_PREFIX,
     Step,

@@ -26,8 +26,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from harness import _deepagents_adapter as da
-from harness.task_text import parse_steps
+from harness.agent import _deepagents_adapter as da
+from harness.task_format import parse_steps
 
 _MESSAGE = re.compile(r'<message type="(\w+)">(.*?)</message>', re.DOTALL)
 _TOOL_CALL = re.compile(r'<tool_call id="[^"]*" name="([^"]+)">(.*?)</tool_call>', re.DOTALL)

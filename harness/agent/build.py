@@ -1,0 +1,88 @@
+"""The agent under test: the real `create_deep_agent`, with compaction forced by config.
+
+deepagents' `create_deep_agent` has no trigger/keep/prompt parameters. Its supported
+override is a `SummarizationMiddleware` instance in ``middleware=``: the default entry
+with the same ``.name`` is replaced in place, in the main agent and in the
+general-purpose subagent. We pass the class itself (a subclass would report its own
+name and be appended, leaving two summarizers in the stack).
+
+The factory deepagents uses sets ``trim_tokens_to_summarize=None`` and profile-derived
+argument truncation; the class defaults differ, so both are passed explicitly.
+
+Other middleware passed here (the recorder) has a new name and lands right after the
+core entries, i.e. inside summarization: it sees each request as the model gets it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+
+from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig
+from harness.compaction.prompts import deepagents_default_prompt
+
+
+@dataclass
+class BuiltAgent:
+    graph: Any  # the compiled deepagents graph
+    summarization: Any  # the SummarizationMiddleware instance in its stack
+    backend: Any
+
+
+def build_agent(
+    config: CompactionConfig,
+    model: BaseChatModel,
+    *,
+    summarizer: BaseChatModel | None = None,
+    tools: Sequence[Any] = (),
+    middleware: Sequence[Any] = (),
+    system_prompt: str | None = None,
+    checkpointer: Any = None,
+    backend: Any = None,
+) -> BuiltAgent:
+    from deepagents import create_deep_agent
+    from deepagents.backends import StateBackend
+    from deepagents.middleware import FilesystemMiddleware, SummarizationMiddleware
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    backend = backend if backend is not None else StateBackend()
+    model = with_window(model, config.window)
+    summarization = SummarizationMiddleware(
+        model=model,
+        backend=backend,
+        trigger=config.trigger_arg(),
+        keep=config.keep.as_tuple(),
+        summary_prompt=config.summary_prompt if config.summary_prompt is not None else deepagents_default_prompt(),
+        trim_tokens_to_summarize=config.trim_tokens_to_summarize,
+        truncate_args_settings=config.effective_truncation().to_settings(),
+        summarizer=summarizer,
+    )
+    replacements: list[Any] = [summarization]
+    if config.eviction_tokens != DEEPAGENTS_EVICTION_TOKENS:
+        # Only when it differs: replacing it drops the model profile's tool-description overrides.
+        replacements.append(FilesystemMiddleware(backend=backend, tool_token_limit_before_evict=config.eviction_tokens))
+    graph = create_deep_agent(
+        model=model,
+        tools=list(tools),
+        system_prompt=system_prompt,
+        middleware=[*replacements, *middleware],
+        backend=backend,
+        checkpointer=checkpointer if checkpointer is not None else InMemorySaver(),
+    )
+    return BuiltAgent(graph=graph, summarization=summarization, backend=backend)
+
+
+def with_window(model: BaseChatModel, window: int) -> BaseChatModel:
+    """``model`` with the config's window as its profile's max_input_tokens (a copy when it differs).
+
+    deepagents resolves fraction triggers against the agent model's profile; a model built
+    for another window (e.g. an eval session's, reused under a mechanism preset) would
+    otherwise summarize and clip at the wrong sizes while the trace reports the config's.
+    """
+    profile = model.profile if isinstance(model.profile, dict) else {}
+    if profile.get("max_input_tokens") == window:
+        return model
+    return model.model_copy(update={"profile": {**profile, "max_input_tokens": window}})

@@ -1,0 +1,254 @@
+"""What the live path needs beyond the provider clients: overflow translation and error classification.
+
+Timeouts, retries with backoff and Retry-After, and rate limits are the provider clients'
+and LangChain's (see `harness.agent.models`); two things none of them do are here:
+
+- `SummaryOverflowTranslation`. deepagents answers a context-length rejection of a
+  *summary* request with a shorter retry, but only when the error is a
+  ``ContextOverflowError``. langchain-openai translates a 400 into one only when the
+  text ``context_length_exceeded`` appears in ``str(error)``, and the OpenAI SDK puts the
+  error's *message* there, not its code: OpenAI's own rejection ("This model's maximum
+  context length is ...") reaches deepagents as a plain ``BadRequestError`` and kills the
+  case. The summarizer is wrapped so that any error deepagents itself recognises as a
+  context overflow (``_deepagents_adapter.is_context_overflow``: status 400/413/422 and a
+  context-limit phrase, OpenAI's and Anthropic's among them) is re-raised as
+  ``ContextOverflowError``. The agent's own calls need nothing: deepagents' model-call
+  path already uses that test.
+- `classify_error`: a run that ended in a provider error (after every retry) is an ERROR,
+  not a failed eval. This decides which exceptions those are and which model raised it.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+from langchain_core.exceptions import ContextOverflowError
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.outputs import ChatResult
+
+from harness.agent import _deepagents_adapter as da
+from harness.redact import redact
+
+
+class TokenBudget:
+    """Input tokens per minute, shared by every model call of a run (``--max-tpm``): a token bucket holding at
+    most a minute's worth, refilled continuously. LangChain's rate limiter counts requests only; providers also
+    limit tokens, and a run of long-context cases hits that limit first. A request waits until the bucket holds
+    its (approximate) size, capped at the bucket, so one huge request cannot wait forever."""
+
+    def __init__(self, tokens_per_minute: float) -> None:
+        import threading
+        import time
+
+        self.tokens_per_minute = float(tokens_per_minute)
+        self._rate = self.tokens_per_minute / 60.0
+        self._level = self.tokens_per_minute
+        self._stamp = time.monotonic()
+        self._lock = threading.Lock()
+        self.waited_s = 0.0
+        self.taken = 0.0  # tokens granted so far
+
+    def _take(self, tokens: int) -> float:
+        """Take ``tokens`` if the bucket holds them and return 0, else return how long to wait first."""
+        import time
+
+        need = min(float(tokens), self.tokens_per_minute)
+        with self._lock:
+            now = time.monotonic()
+            self._level = min(self.tokens_per_minute, self._level + (now - self._stamp) * self._rate)
+            self._stamp = now
+            if self._level >= need:
+                self._level -= need
+                self.taken += need
+                return 0.0
+            return (need - self._level) / self._rate
+
+    def acquire(self, tokens: int) -> None:
+        import time
+
+        while (wait := self._take(tokens)) > 0:
+            self.waited_s += wait
+            time.sleep(wait)
+
+    async def aacquire(self, tokens: int) -> None:
+        import asyncio
+
+        while (wait := self._take(tokens)) > 0:
+            self.waited_s += wait
+            await asyncio.sleep(wait)
+
+    def middleware(self) -> Any:
+        """An agent middleware that waits for each model request's approximate input tokens."""
+        from langchain.agents.middleware import AgentMiddleware
+        from langchain_core.messages.utils import count_tokens_approximately
+
+        budget = self
+
+        def size(request: Any) -> int:
+            system = [request.system_message] if getattr(request, "system_message", None) is not None else []
+            return count_tokens_approximately([*system, *request.messages])
+
+        class TokensPerMinute(AgentMiddleware):
+            def wrap_model_call(self, request, handler):  # noqa: ANN001, ANN202
+                budget.acquire(size(request))
+                return handler(request)
+
+            async def awrap_model_call(self, request, handler):  # noqa: ANN001, ANN202
+                await budget.aacquire(size(request))
+                return await handler(request)
+
+        return TokensPerMinute()
+
+
+class SummaryOverflowTranslation(BaseChatModel):
+    """The summarizer model, with provider context-length rejections raised as ``ContextOverflowError``
+    (and the run's `TokenBudget`, when there is one, waited on before each summary request)."""
+
+    inner: BaseChatModel
+    token_budget: Any = None
+
+    @classmethod
+    def around(cls, model: BaseChatModel, token_budget: TokenBudget | None = None) -> SummaryOverflowTranslation:
+        return cls(inner=model, profile=model.profile, rate_limiter=getattr(model, "rate_limiter", None), token_budget=token_budget)
+
+    def _size(self, messages: list[BaseMessage]) -> int:
+        from langchain_core.messages.utils import count_tokens_approximately
+
+        return count_tokens_approximately(messages)
+
+    @property
+    def _llm_type(self) -> str:
+        return self.inner._llm_type
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return dict(self.inner._identifying_params)
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        return self.inner._get_ls_params(stop=stop, **kwargs)
+
+    @staticmethod
+    def _translate(exc: Exception) -> Exception:
+        if not isinstance(exc, ContextOverflowError) and da.is_context_overflow(exc):
+            return ContextOverflowError(f"summary request rejected as too long ({type(exc).__name__}): {redact(str(exc))[:500]}")
+        return exc
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        if self.token_budget is not None:
+            self.token_budget.acquire(self._size(messages))
+        try:
+            return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        except Exception as exc:
+            translated = self._translate(exc)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
+                         **kwargs: Any) -> ChatResult:
+        if self.token_budget is not None:
+            await self.token_budget.aacquire(self._size(messages))
+        try:
+            return await self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+        except Exception as exc:
+            translated = self._translate(exc)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+
+_PROVIDER_MODULES = ("openai", "anthropic", "httpx", "httpcore", "langchain_openai", "langchain_anthropic",
+                     "google", "langchain_google_genai", "groq", "mistralai")
+_SDK_MODULES = ("openai", "anthropic", "google", "groq", "mistralai")
+_SUMMARY_FRAMES = ("_create_summary", "_acreate_summary")
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    cur: BaseException | None = exc
+    while cur is not None and cur not in out and len(out) < 20:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+def _module_of(exc: BaseException) -> str:
+    return type(exc).__module__.split(".")[0]
+
+
+_MODEL_CALL_FILE = "langchain_core/language_models/chat_models.py"
+_SIMULATED_MODELS = ("/harness/reference/", "/harness/suites/faults.py")
+
+
+def _raised_in_live_model_call(exc: BaseException) -> bool:
+    """An exception raised while a chat model call was on the stack and no simulated model was under it: a
+    response the provider client could not read (a body that is not JSON; no choices, which langchain-core
+    meets as an IndexError). Middleware, tools and scorers run outside model calls, and the reference and
+    faulty models are harness code, so neither is mistaken for a provider."""
+    files = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
+    calls = [i for i, name in enumerate(files) if name.endswith(_MODEL_CALL_FILE)]
+    return bool(calls) and not any(m in name for name in files[calls[0]:] for m in _SIMULATED_MODELS)
+
+
+def is_provider_error(exc: BaseException) -> bool:
+    """The call failed because of the provider (status, connection, timeout, unreadable response), not because of
+    compaction: any exception in the chain from a provider client. A context overflow that deepagents could not
+    recover from is a finding, never an ERROR."""
+    if isinstance(exc, ContextOverflowError) or da.is_context_overflow(exc):
+        return False
+    return any(_module_of(e) in _PROVIDER_MODULES or _raised_in_live_model_call(e) for e in _chain(exc))
+
+
+def is_unread_response(exc: BaseException) -> bool:
+    """A provider error the client's own retries do not cover: the server answered 200 with a body the client
+    could not read (malformed JSON, no choices). Status, connection and timeout errors are the SDK's to retry."""
+    return is_provider_error(exc) and not any(_module_of(e) in ("openai", "anthropic", "httpx", "httpcore") for e in _chain(exc))
+
+
+def classify_error(exc: BaseException) -> dict[str, Any]:
+    """The error as a trace records it: type, message (redacted), and, for a provider error, its cause:
+    HTTP status, provider error code, which model (agent or summarizer)."""
+    out: dict[str, Any] = {"type": type(exc).__name__, "message": redact(str(exc))[:2000]}
+    if not is_provider_error(exc):
+        return out
+    chain = _chain(exc)
+    status = next((getattr(e, "status_code", None) for e in chain if getattr(e, "status_code", None)), None)
+    body = next((getattr(e, "body", None) for e in chain if getattr(e, "body", None)), None)
+    code = body.get("code") if isinstance(body, dict) else None
+    frames = [f.name for e in chain for f in traceback.extract_tb(e.__traceback__)]
+    model = "summarizer" if any(name in _SUMMARY_FRAMES for name in frames) else "agent"
+    # Name the SDK's exception (openai.RateLimitError, anthropic.APITimeoutError), not LangChain's wrapper of it.
+    root = next((e for e in reversed(chain) if _module_of(e) in _SDK_MODULES), None) or next(
+        (e for e in chain if _module_of(e) in _PROVIDER_MODULES or _raised_in_live_model_call(e)), exc)
+    out["provider_error"] = {
+        "type": type(root).__name__,
+        "status": status,
+        "code": code if isinstance(code, (str, int)) else None,
+        "model": model,
+        "message": redact(str(root))[:500],
+    }
+    return out
+
+
+AGENT_RETRIES = 2  # re-sends of an agent request whose answer could not be read (the SDK's retries cover the rest)
+
+
+def agent_retry_middleware() -> Any:
+    """LangChain's ModelRetryMiddleware for a live agent, retrying only unread responses (backoff 1 s x2, jitter)."""
+    from langchain.agents.middleware import ModelRetryMiddleware
+
+    return ModelRetryMiddleware(max_retries=AGENT_RETRIES, retry_on=is_unread_response, on_failure="error",
+                                initial_delay=1.0, backoff_factor=2.0, max_delay=30.0, jitter=True)
+
+
+def error_cause(error: dict[str, Any] | None) -> str:
+    """One line for reports: ``agent: HTTP 503 InternalServerError`` or ``summarizer: APITimeoutError``."""
+    if not error or "provider_error" not in error:
+        return ""
+    p = error["provider_error"]
+    status = f"HTTP {p['status']} " if p.get("status") else ""
+    return f"{p['model']}: {status}{p['type']}"
+
+

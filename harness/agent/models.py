@@ -1,0 +1,234 @@
+"""Choosing the agent and summarizer models: offline reference by default, live on request.
+
+A live model is ``provider:name`` (``openai:gpt-5.2``, ``anthropic:claude-sonnet-4-6``)
+and is built with LangChain's ``init_chat_model``, keys read from the environment. When
+the provider's key is missing, `LiveModelUnavailable` carries the reason, and callers
+skip. Nothing here touches the network.
+
+An `Endpoint` carries what a user sets per model: a base URL (any OpenAI-compatible
+server: vLLM, Ollama, LM Studio, `harness serve`) and ``init_chat_model`` keyword
+arguments. Every live model gets a request timeout (120 s) and the provider client's own
+retries (6 attempts after the first; the OpenAI and Anthropic SDKs back off exponentially
+with jitter and honour Retry-After) unless the user sets ``timeout`` / ``max_retries``.
+A base URL without a key works for servers without auth: the client gets a placeholder
+key. What is recorded (`Endpoint.describe`) is the host and the settings, never a key.
+
+The declared window is written into the model's profile (``max_input_tokens``), the
+way deepagents' own evals do, so fraction triggers resolve against it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from langchain_core.language_models import BaseChatModel
+
+from harness.errors import ConfigError, LiveModelUnavailable
+from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+
+REFERENCE = "reference"
+
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "google_genai": ("GOOGLE_API_KEY", "GEMINI_API_KEY"),
+    "groq": ("GROQ_API_KEY",),
+    "mistralai": ("MISTRAL_API_KEY",),
+    "fireworks": ("FIREWORKS_API_KEY",),
+    "together": ("TOGETHER_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+}
+
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_MAX_RETRIES = 6
+NO_KEY_PLACEHOLDER = "no-key-needed"  # sent to a --base-url server when the provider's key is not set
+_SECRET_KWARGS = ("api_key", "openai_api_key", "anthropic_api_key", "google_api_key", "default_headers", "http_client")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a live model is served and how it is called: base URL and ``init_chat_model`` keyword arguments."""
+
+    base_url: str | None = None
+    model_kwargs: Mapping[str, Any] = field(default_factory=dict)
+    token_budget: Any = None  # a `harness.agent.live.TokenBudget` shared by the run (--max-tpm), or None
+
+    def describe(self) -> dict[str, Any]:
+        """What a run records: endpoint host and settings, never a key or a URL's credentials."""
+        out: dict[str, Any] = {}
+        if self.base_url:
+            url = urlparse(self.base_url)
+            out["endpoint"] = f"{url.scheme}://{url.hostname}{f':{url.port}' if url.port else ''}{url.path}"
+        settings = {k: v for k, v in self.model_kwargs.items() if k not in _SECRET_KWARGS and k != "rate_limiter"}
+        out["settings"] = {"timeout": DEFAULT_TIMEOUT_S, "max_retries": DEFAULT_MAX_RETRIES, **settings}
+        limiter = self.model_kwargs.get("rate_limiter")
+        if limiter is not None:
+            out["settings"]["max_rps"] = getattr(limiter, "requests_per_second", None)
+        if self.token_budget is not None:
+            out["settings"]["max_tpm"] = self.token_budget.tokens_per_minute
+        return out
+
+
+def with_run_limits(endpoints: tuple[Endpoint, Endpoint], *, max_rps: float | None = None,
+                    max_tpm: float | None = None) -> tuple[Endpoint, Endpoint]:
+    """The (agent, summary) endpoints sharing one request limiter (LangChain's InMemoryRateLimiter) and one
+    `harness.agent.live.TokenBudget`: the limits are the run's, not each model's."""
+    for value, option in ((max_rps, "--max-rps"), (max_tpm, "--max-tpm")):
+        if value is not None and value <= 0:
+            raise ConfigError(f"{option} must be positive, got {value}")
+    extra: dict[str, Any] = {}
+    if max_rps:
+        from langchain_core.rate_limiters import InMemoryRateLimiter
+
+        extra["rate_limiter"] = InMemoryRateLimiter(requests_per_second=max_rps, check_every_n_seconds=0.02, max_bucket_size=1)
+    budget = None
+    if max_tpm:
+        from harness.agent.live import TokenBudget
+
+        budget = TokenBudget(max_tpm)
+    from dataclasses import replace
+
+    agent, summary = (replace(e, model_kwargs={**e.model_kwargs, **extra}, token_budget=budget or e.token_budget) for e in endpoints)
+    return (agent, agent) if endpoints[0] is endpoints[1] else (agent, summary)
+
+
+def parse_model_kwargs(items: list[str] | None, option: str) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs (repeatable option) into keyword arguments; VALUE is read as JSON when it parses
+    (numbers, true/false, null, lists), else kept as text."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise ConfigError(f"{option} {item!r}: write KEY=VALUE, e.g. temperature=0 or max_tokens=2048")
+        if key in _SECRET_KWARGS:
+            raise ConfigError(f"{option} {key}: keys and headers are read from the environment (e.g. OPENAI_API_KEY), "
+                              "never from the command line, so they cannot end up in a report")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    for key in ("timeout", "max_retries"):
+        if key in out and (not isinstance(out[key], (int, float)) or isinstance(out[key], bool) or out[key] < 0):
+            raise ConfigError(f"{option} {key}={out[key]!r}: must be a non-negative number")
+    return out
+
+
+def check_base_url(url: str | None, option: str) -> None:
+    if url is None:
+        return
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise ConfigError(f"{option} {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    agent: BaseChatModel
+    summarizer: BaseChatModel | None  # None: deepagents summarizes with the agent model
+    agent_name: str
+    summarizer_name: str
+    simulated: bool
+    endpoints: Mapping[str, Any] = field(default_factory=dict)  # what each live model is called with, as recorded
+    token_budget: Any = None  # the agent's `TokenBudget` (--max-tpm): the runner adds its middleware
+
+
+def is_reference(spec: str | None) -> bool:
+    return spec in (None, "", REFERENCE, AGENT_NAME, SUMMARIZER_NAME)
+
+
+def known_providers() -> tuple[str, ...]:
+    """The providers LangChain's ``init_chat_model`` can build."""
+    from langchain.chat_models.base import _BUILTIN_PROVIDERS
+
+    return tuple(sorted(_BUILTIN_PROVIDERS))
+
+
+def check_live_spec(spec: str, option: str = "model", *, base_url: str | None = None) -> None:
+    """Raise ConfigError for a malformed spec or unknown provider (naming ``option``, e.g. --summary-model), and
+    LiveModelUnavailable when the provider's key is not set and no base URL is given; builds nothing."""
+    provider, sep, name = spec.partition(":")
+    if not sep or not provider or not name:
+        raise ConfigError(f"{option} {spec!r}: write provider:name, e.g. openai:gpt-5.2, or 'reference'")
+    if provider not in known_providers():
+        raise ConfigError(f"{option} {spec!r}: unknown provider {provider!r}; known: {', '.join(known_providers())}, or 'reference'")
+    keys = PROVIDER_KEYS.get(provider)
+    if base_url is None and keys and not any(os.environ.get(k) for k in keys):
+        raise LiveModelUnavailable(f"{spec}: {' or '.join(keys)} is not set, so the live run is skipped")
+
+
+def _live(spec: str, window: int, option: str, endpoint: Endpoint) -> BaseChatModel:
+    check_base_url(endpoint.base_url, option.replace("model", "base-url") if option.startswith("--") else option)
+    check_live_spec(spec, option, base_url=endpoint.base_url)
+    from langchain.chat_models import init_chat_model
+
+    provider = spec.partition(":")[0]
+    kwargs: dict[str, Any] = {"timeout": DEFAULT_TIMEOUT_S, "max_retries": DEFAULT_MAX_RETRIES, **endpoint.model_kwargs}
+    if endpoint.base_url:
+        kwargs["base_url"] = endpoint.base_url
+        if not any(os.environ.get(k) for k in PROVIDER_KEYS.get(provider, ())):
+            kwargs["api_key"] = NO_KEY_PLACEHOLDER
+    try:
+        model = init_chat_model(spec, **kwargs)
+    except ImportError as exc:
+        raise LiveModelUnavailable(f"{spec}: provider package missing ({exc})") from None
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError: a bad model kwarg
+        raise ConfigError(f"{option} {spec!r}: {str(exc).splitlines()[0]}") from None
+    model.profile = {**(model.profile or {}), "max_input_tokens": window}
+    return model
+
+
+def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
+    """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
+    if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
+        raise ConfigError(f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it")
+    return explicit if explicit is not None else config_summary_model
+
+
+def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: int, seed: int = 0,
+                  options: tuple[str, str] = ("--model", "--summary-model"),
+                  agent_endpoint: Endpoint | None = None, summary_endpoint: Endpoint | None = None) -> ModelChoice:
+    """Build the agent and summarizer models for one run.
+
+    With a reference agent and no summary model, the reference summarizer is used.
+    With a live agent and no summary model, deepagents' default applies: the agent
+    model writes its own summaries (called through `SummaryOverflowTranslation`, like a
+    separate live summarizer). The summary endpoint defaults to the agent's.
+    ``options`` name where each spec came from, for errors.
+    """
+    from harness.agent.live import SummaryOverflowTranslation
+
+    agent_endpoint = agent_endpoint or Endpoint()
+    summary_endpoint = summary_endpoint or agent_endpoint
+    if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs or agent_endpoint.token_budget):
+        raise ConfigError(f"{options[0].replace('model', 'base-url')}, --model-kwargs, --max-rps and --max-tpm apply to a live {options[0]} "
+                          "(provider:name); the in-process reference models take none. To run the reference models over HTTP: "
+                          "harness serve, then --model openai:reference-agent --base-url http://127.0.0.1:8765/v1")
+    endpoints: dict[str, Any] = {}
+    if is_reference(agent_spec):
+        agent: BaseChatModel = ReferenceAgentModel(profile={"max_input_tokens": window})
+        agent_name = AGENT_NAME
+    else:
+        agent, agent_name = _live(agent_spec, window, options[0], agent_endpoint), agent_spec
+        endpoints["agent"] = agent_endpoint.describe()
+    if is_reference(summary_spec) and (summary_spec is not None or is_reference(agent_spec)):
+        summarizer: BaseChatModel | None = ReferenceSummarizerModel(seed=seed)
+        summary_name = SUMMARIZER_NAME
+    elif summary_spec is None:
+        summarizer, summary_name = SummaryOverflowTranslation.around(agent, summary_endpoint.token_budget), agent_name
+        endpoints["summarizer"] = endpoints["agent"]
+    else:
+        live = _live(summary_spec, window, options[1], summary_endpoint)
+        summarizer, summary_name = SummaryOverflowTranslation.around(live, summary_endpoint.token_budget), summary_spec
+        endpoints["summarizer"] = summary_endpoint.describe()
+    simulated = agent_name == AGENT_NAME or summary_name == SUMMARIZER_NAME
+    budget = agent_endpoint.token_budget if endpoints.get("agent") else None
+    return ModelChoice(agent, summarizer, agent_name, summary_name, simulated, endpoints, budget)

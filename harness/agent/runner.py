@@ -1,0 +1,237 @@
+"""Running one scenario through the real deep agent and returning its trace.
+
+Running is separate from scoring: `run_case` produces a `Trace`; scorers read traces.
+A run that fails (summarizer error, recursion limit, provider error) still returns a
+trace, with the error in ``trace.final["error"]``, so it is reported, never lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import traceback
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from harness.agent import _deepagents_adapter as da
+from harness.agent.build import build_agent
+from harness.compaction.config import CompactionConfig
+from harness.agent.live import agent_retry_middleware, classify_error
+from harness.agent.models import ModelChoice
+from harness.trace.recorder import Recorder
+from harness.agent.tools import tools_for
+from harness.scenarios.schema import Scenario
+from harness.trace.schema import Trace
+
+MIN_RECURSION_LIMIT = 200
+
+
+def recursion_limit(scenario: Scenario) -> int:
+    """Graph steps allowed: generous for the expected work, finite for a looping agent."""
+    return max(MIN_RECURSION_LIMIT, 6 * len(scenario.expected_steps) + 120)
+
+
+def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
+    """Why ``scenario`` is skipped with these models: the in-process reference agent cannot follow its first task
+    message (prose outside the step grammar). A live model, or the reference agent over HTTP, runs it as written."""
+    from harness.reference import ReferenceAgentModel
+    from harness.reference.policy import cannot_follow
+
+    return cannot_follow(scenario.task) if isinstance(models.agent, ReferenceAgentModel) else None
+
+
+class _Case:
+    """One case being run: the agent, its thread, the recorder and the trace, shared by the sync and async loops."""
+
+    def __init__(self, scenario: Scenario, config: CompactionConfig, models: ModelChoice, *, run_id: str, trial: int,
+                 seed: int, record: bool, backend: object, middleware: tuple) -> None:
+        self.scenario = scenario
+        self.recorder = Recorder(truncation_text=config.effective_truncation().truncation_text) if record else None
+        # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
+        stable = [da.stable_session_middleware()] if models.simulated else []
+        # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
+        retry = [agent_retry_middleware()] if "agent" in models.endpoints else []
+        if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
+            retry.append(models.token_budget.middleware())
+        self.built = build_agent(
+            config,
+            models.agent,
+            summarizer=models.summarizer,
+            tools=tools_for(scenario.documents_dict()),
+            middleware=[*middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
+            backend=backend,
+        )
+        self.graph = self.built.graph
+        self.thread = {
+            "configurable": {"thread_id": f"{scenario.id}-{uuid.uuid4().hex[:8]}"},
+            "recursion_limit": recursion_limit(scenario),
+            "callbacks": [self.recorder.callback] if self.recorder else [],
+        }
+        self.trace = Trace(
+            case_id=scenario.id,
+            kind=scenario.kind,
+            run_id=run_id,
+            trial=trial,
+            seed=seed,
+            config=config.to_dict(),
+            agent_model=models.agent_name,
+            summary_model=models.summarizer_name,
+            simulated=models.simulated,
+            started_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        )
+        self.answers: list[str | None] = []
+        self.error: dict | None = None
+        self.started = time.perf_counter()
+
+    def turns(self) -> Iterator[tuple[int, dict]]:
+        """(turn, payload) for every user turn, until one fails."""
+        for turn, text in enumerate(self.scenario.turns):
+            if self.error is not None:
+                return
+            if self.recorder:
+                self.recorder.turn = turn
+                self.trace.turns.append({"index": turn, "text": text, "first_call": len(self.recorder.calls)})
+            payload: dict = {"messages": [HumanMessage(text)]}
+            if turn == 0 and self.scenario.files:
+                payload["files"] = da.seed_files(self.scenario.files_dict())
+            yield turn, payload
+
+    def answered(self, result: dict) -> None:
+        last = result["messages"][-1]
+        self.answers.append(last.text if last.type == "ai" else None)
+
+    def failed(self, turn: int, exc: BaseException) -> None:
+        self.error = {**classify_error(exc), "turn": turn, "where": _where(exc)}
+        self.answers.append(None)
+
+    def out_of_budget(self, budget_s: float) -> None:
+        turn = len(self.answers)
+        message = f"the case ran past its {budget_s:g} s budget (--case-budget): a provider too slow or retrying too long"
+        self.error = {"type": "CaseBudgetExceeded", "message": message, "turn": turn, "where": "",
+                      "provider_error": {"type": "CaseBudgetExceeded", "status": None, "code": None, "model": "case", "message": message}}
+        self.answers.append(None)
+
+    def finish(self) -> Trace:
+        trace, recorder = self.trace, self.recorder
+        trace.wall_time_s = round(time.perf_counter() - self.started, 4)
+        trace.final = {"answers": self.answers, "error": self.error,
+                       **_final_state(self.graph, self.thread, set(self.scenario.files_dict()))}
+        if recorder:
+            trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
+            trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
+            trace.simulated = trace.simulated or recorder.served_simulated
+        return trace
+
+
+def run_case(
+    scenario: Scenario,
+    config: CompactionConfig,
+    models: ModelChoice,
+    *,
+    run_id: str = "",
+    trial: int = 0,
+    seed: int = 0,
+    record: bool = True,
+    backend: object = None,
+    middleware: tuple = (),
+) -> Trace:
+    """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks).
+
+    ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults.
+    """
+    case = _Case(scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=record, backend=backend,
+                 middleware=middleware)
+    for turn, payload in case.turns():
+        try:
+            case.answered(case.graph.invoke(payload, case.thread))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes part of the trace
+            case.failed(turn, exc)
+    return case.finish()
+
+
+DEFAULT_CASE_BUDGET_S = 900.0  # a live case's total time, retries and waits included
+
+
+async def arun_case(
+    scenario: Scenario,
+    config: CompactionConfig,
+    models: ModelChoice,
+    *,
+    run_id: str = "",
+    trial: int = 0,
+    seed: int = 0,
+    budget_s: float | None = DEFAULT_CASE_BUDGET_S,
+    middleware: tuple = (),
+) -> Trace:
+    """`run_case` with ``ainvoke``, for live models: many cases in flight on one event loop. A case still running
+    after ``budget_s`` seconds (every request timed out and retried, Retry-After waits) is cancelled and ends in
+    ERROR (``CaseBudgetExceeded``), so nothing waits forever."""
+    case = _Case(scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=True, backend=None,
+                 middleware=middleware)
+
+    async def loop() -> None:
+        for turn, payload in case.turns():
+            try:
+                case.answered(await case.graph.ainvoke(payload, case.thread))
+            except Exception as exc:  # noqa: BLE001
+                case.failed(turn, exc)
+
+    try:
+        await asyncio.wait_for(loop(), budget_s)
+    except TimeoutError:
+        case.out_of_budget(budget_s or 0)
+    return case.finish()
+
+
+_LOOP: asyncio.AbstractEventLoop | None = None
+
+
+def run_async(coro: Any) -> Any:
+    """Run ``coro`` on the process's one event loop, kept open between calls.
+
+    Not ``asyncio.run``: that closes its loop, and langchain-openai caches one async HTTP
+    client per process, bound to the loop of its first request; on a fresh loop the next
+    run's first request failed with "Event loop is closed" and was retried silently.
+    """
+    global _LOOP
+    if _LOOP is None or _LOOP.is_closed():
+        _LOOP = asyncio.new_event_loop()
+    return _LOOP.run_until_complete(coro)
+
+
+def run_case_for(scenario: Scenario, config: CompactionConfig, models: ModelChoice, *,
+                 budget_s: float | None = DEFAULT_CASE_BUDGET_S, **kwargs: Any) -> Trace:
+    """The right loop for ``models``: `arun_case` (with its budget) when a model is live, `run_case` offline."""
+    if models.endpoints:
+        return run_async(arun_case(scenario, config, models, budget_s=budget_s, **kwargs))
+    return run_case(scenario, config, models, **kwargs)
+
+
+WRITTEN_FILE_CHARS = 100_000  # cap on each written file's text kept in the trace
+
+
+def _final_state(graph, thread, seeded: set[str]) -> dict:  # noqa: ANN001
+    """Files at the end of the run: paths and sizes, history line counts, and the text of files the agent wrote."""
+    try:
+        values = graph.get_state(thread).values
+    except Exception:  # noqa: BLE001
+        return {"files": {}, "history_files": {}, "written_files": {}}
+    files = values.get("files") or {}
+    sizes, history, written = {}, {}, {}
+    for path, data in files.items():
+        text = da.file_text(data)
+        sizes[path] = len(text)
+        if path.startswith(da.HISTORY_PREFIX):
+            history[path] = text.count("\n") + 1
+        elif not path.startswith(da.LARGE_RESULTS_PREFIX) and path not in seeded:
+            written[path] = text[:WRITTEN_FILE_CHARS]
+    return {"files": sizes, "history_files": history, "written_files": written}
+
+
+def _where(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f"{frames[-1].filename.rsplit('/', 1)[-1]}:{frames[-1].lineno}" if frames else ""

@@ -1,0 +1,1 @@
+"""Statistics over result rows: comparisons, paired tests, pass@k, the regression gate."""

@@ -1,0 +1,1 @@
+"""What the harness changes in an agent's context handling: configs, presets, prompt variants, strategies, audit."""

@@ -1,0 +1,301 @@
+"""Compaction configurations: what to force, how hard, and the named presets.
+
+A `CompactionConfig` is a frozen, JSON-able description of everything the harness
+changes in a deep agent's context handling. `build_agent` turns it into real
+deepagents middleware; results and traces store `config.to_dict()` so every number
+can be traced back to the exact settings that produced it.
+
+Context sizes use deepagents' own tuples: ``("fraction", 0.2)``, ``("tokens", 6000)``,
+``("messages", 20)``. On the command line they are written ``fraction:0.2``,
+``20%``, ``tokens:6000`` or ``messages:20``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from harness.errors import ConfigError
+
+CONTEXT_KINDS = ("fraction", "tokens", "messages")
+
+DEFAULT_WINDOW = 64_000
+"""Declared context window (max input tokens) for forced-compaction presets.
+
+Big enough that a 10 % trigger (6,400 tokens) sits well above the fixed cost of the
+default deep-agent tool schemas (about 2,700 approximate tokens)."""
+
+DEEPAGENTS_EVICTION_TOKENS = 20_000
+"""deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
+
+OVERHEAD_MARGIN = 2.0
+"""A trigger below this multiple of the fixed per-call overhead is flagged."""
+
+
+@dataclass(frozen=True)
+class ContextSize:
+    kind: str
+    value: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in CONTEXT_KINDS:
+            raise ConfigError(f"unknown context-size kind {self.kind!r}; use one of {', '.join(CONTEXT_KINDS)}")
+        if isinstance(self.value, bool):
+            raise ConfigError(f"{self.kind} value must be a number, got {self.value!r}")
+        if self.kind == "fraction":
+            if not 0 < float(self.value) <= 1:
+                raise ConfigError(f"fraction must be in (0, 1], got {self.value!r}")
+        elif int(self.value) != self.value or self.value <= 0:
+            raise ConfigError(f"{self.kind} must be a positive integer, got {self.value!r}")
+
+    @classmethod
+    def parse(cls, text: str | tuple | list | ContextSize) -> ContextSize:
+        """Parse ``fraction:0.2``, ``20%``, ``tokens:6000``, ``messages:20`` or a tuple."""
+        if isinstance(text, ContextSize):
+            return text
+        if isinstance(text, (tuple, list)):
+            if len(text) != 2:
+                raise ConfigError(f"context size must be (kind, value), got {text!r}")
+            kind, value = text
+            return cls(str(kind), _number(value, str(text)))
+        raw = str(text).strip()
+        if raw.endswith("%"):
+            return cls("fraction", _number(raw[:-1], raw) / 100)
+        if ":" not in raw:
+            raise ConfigError(
+                f"cannot read context size {raw!r}: write fraction:0.2, 20%, tokens:6000 or messages:20"
+            )
+        kind, _, value = raw.partition(":")
+        return cls(kind.strip(), _number(value.strip(), raw))
+
+    def as_tuple(self) -> tuple[str, float | int]:
+        return (self.kind, float(self.value) if self.kind == "fraction" else int(self.value))
+
+    def tokens(self, window: int) -> int | None:
+        """This size in tokens for a declared window (None for a message count)."""
+        if self.kind == "fraction":
+            return int(window * float(self.value))
+        if self.kind == "tokens":
+            return int(self.value)
+        return None
+
+    def __str__(self) -> str:
+        if self.kind == "fraction":
+            return f"{float(self.value) * 100:g}%"
+        return f"{self.kind}:{int(self.value)}"
+
+
+def _number(value: Any, context: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"cannot read a number from {context!r}") from None
+
+
+@dataclass(frozen=True)
+class ArgTruncation:
+    """deepagents' `truncate_args_settings`: clip old write_file/edit_file arguments."""
+
+    trigger: ContextSize
+    keep: ContextSize
+    max_length: int = 2000
+    truncation_text: str = "...(argument truncated)"  # deepagents' default (_deepagents_adapter.TRUNCATION_TEXT; not imported: config stays light)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_length, bool) or not isinstance(self.max_length, int) or self.max_length <= 20:
+            raise ConfigError(f"arg_truncation.max_length must be an integer above 20 (the kept prefix), got {self.max_length!r}")
+        if not self.truncation_text:
+            raise ConfigError("arg_truncation.truncation_text must not be empty: the recorder detects truncation by it")
+
+    def to_settings(self) -> dict[str, Any]:
+        return {
+            "trigger": self.trigger.as_tuple(),
+            "keep": self.keep.as_tuple(),
+            "max_length": self.max_length,
+            "truncation_text": self.truncation_text,
+        }
+
+
+@dataclass(frozen=True)
+class CompactionConfig:
+    """Everything the harness sets on a deep agent's context compression.
+
+    ``trigger`` holds one or more sizes, OR-combined as deepagents does for a list.
+    ``summary_prompt`` None means the installed deepagents default prompt.
+    ``arg_truncation`` None disables argument truncation; by default it follows the
+    summarization trigger and keep, as `create_summarization_middleware` does.
+    """
+
+    name: str
+    trigger: tuple[ContextSize, ...]
+    keep: ContextSize
+    window: int = DEFAULT_WINDOW
+    summary_prompt: str | None = None
+    summary_prompt_name: str = "deepagents-default"
+    trim_tokens_to_summarize: int | None = None
+    arg_truncation: ArgTruncation | None = field(default=None)
+    eviction_tokens: int = DEEPAGENTS_EVICTION_TOKENS
+    summary_model: str | None = None  # provider:name or "reference"; None: the run's default
+
+    def __post_init__(self) -> None:
+        if not self.trigger:
+            raise ConfigError(f"config {self.name!r}: at least one trigger is required")
+        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1000:
+            raise ConfigError(f"config {self.name!r}: window must be an integer of at least 1000 tokens, got {self.window!r}")
+        if self.eviction_tokens <= 0:
+            raise ConfigError(f"config {self.name!r}: eviction_tokens must be positive, got {self.eviction_tokens!r}")
+        if self.trim_tokens_to_summarize is not None and self.trim_tokens_to_summarize <= 0:
+            raise ConfigError(f"config {self.name!r}: trim_tokens_to_summarize must be positive or None")
+        keep_tokens = self.keep.tokens(self.window)
+        for trig in self.trigger:
+            trig_tokens = trig.tokens(self.window)
+            if keep_tokens is not None and trig_tokens is not None and keep_tokens >= trig_tokens:
+                raise ConfigError(
+                    f"config {self.name!r}: keep ({self.keep} = {keep_tokens} tokens) must be below "
+                    f"the trigger ({trig} = {trig_tokens} tokens), or every summary is followed by another"
+                )
+        if self.summary_prompt is not None:
+            from harness.compaction.prompts import validate_prompt  # local: prompts imports deepagents
+
+            validate_prompt(self.summary_prompt, source=f"config {self.name!r}")
+
+    # -- derived views -------------------------------------------------------------
+    def trigger_arg(self) -> tuple | list[tuple]:
+        """The `trigger=` argument for deepagents' SummarizationMiddleware."""
+        if len(self.trigger) == 1:
+            return self.trigger[0].as_tuple()
+        return [t.as_tuple() for t in self.trigger]
+
+    def effective_truncation(self) -> ArgTruncation:
+        return self.arg_truncation or ArgTruncation(trigger=self.trigger[0], keep=self.keep)
+
+    def trigger_tokens(self) -> int | None:
+        """The lowest token threshold among the triggers (None if only message counts)."""
+        values = [t.tokens(self.window) for t in self.trigger]
+        values = [v for v in values if v is not None]
+        return min(values) if values else None
+
+    def overhead_error(self, overhead_tokens: int) -> str | None:
+        """The trigger at or below the fixed per-call overhead: every call would summarize, so nothing is measured.
+
+        The same rule as ``harness audit``'s trigger-below-overhead error (`overhead_level`)."""
+        trig = self.trigger_tokens()
+        if trig is None or overhead_level(trig, overhead_tokens) != "error":
+            return None
+        return (f"config {self.name!r}: the trigger ({trig:,} tokens) is at or below the fixed per-call overhead "
+                f"({overhead_tokens:,} tokens of tool schemas and system prompt): summarization would fire on every call. "
+                f"Raise --window or the trigger (harness audit explains)")
+
+    def overhead_warning(self, overhead_tokens: int) -> str | None:
+        """Say so when the trigger is not well above the fixed per-call overhead."""
+        trig = self.trigger_tokens()
+        if trig is None:
+            return None
+        if overhead_level(trig, overhead_tokens) == "warning":
+            return (
+                f"trigger {trig} tokens ({', '.join(map(str, self.trigger))} of a {self.window}-token window) is not "
+                f"well above the fixed per-call overhead of {overhead_tokens} tokens (tool schemas and system prompt): "
+                f"summarization will fire on almost every call. Raise --window (>= "
+                f"{int(overhead_tokens * OVERHEAD_MARGIN / (trig / self.window)) + 1} tokens) or the trigger."
+            )
+        return None
+
+    def with_overrides(
+        self,
+        *,
+        trigger: list[ContextSize] | None = None,
+        keep: ContextSize | None = None,
+        window: int | None = None,
+    ) -> CompactionConfig:
+        changes: dict[str, Any] = {}
+        if trigger:
+            changes["trigger"] = tuple(trigger)
+        if keep is not None:
+            changes["keep"] = keep
+        if window is not None:
+            changes["window"] = window
+        if not changes:
+            return self
+        return replace(self, name=f"{self.name}+custom", **changes)
+
+    def label(self) -> str:
+        trig = " or ".join(map(str, self.trigger))
+        clip = self.arg_truncation
+        clipping = f"; write/edit args clipped from {clip.trigger}, keep {clip.keep}" if clip else ""
+        return f"{self.name} (trigger {trig}, keep {self.keep}{clipping}, window {self.window})"
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["trigger"] = [list(t.as_tuple()) for t in self.trigger]
+        data["keep"] = list(self.keep.as_tuple())
+        trunc = self.effective_truncation()
+        data["arg_truncation"] = {**trunc.to_settings(), "trigger": list(trunc.trigger.as_tuple()), "keep": list(trunc.keep.as_tuple())}
+        # The prompt text can be long; results carry its name and a short hash.
+        data.pop("summary_prompt")
+        from harness.compaction.prompts import prompt_fingerprint
+
+        data["summary_prompt_sha"] = prompt_fingerprint(self.summary_prompt)
+        return data
+
+
+def overhead_level(trigger_tokens: int, overhead_tokens: int) -> str | None:
+    """'error' for a trigger at or below the fixed per-call overhead, 'warning' below twice it, else None."""
+    if trigger_tokens <= overhead_tokens:
+        return "error"
+    if trigger_tokens < overhead_tokens * OVERHEAD_MARGIN:
+        return "warning"
+    return None
+
+
+def _forced(percent: int) -> CompactionConfig:
+    fraction = percent / 100
+    return CompactionConfig(
+        name=f"forced-{percent}",
+        trigger=(ContextSize("fraction", fraction),),
+        keep=ContextSize("fraction", round(fraction / 4, 6)),
+    )
+
+
+PRESETS: dict[str, CompactionConfig] = {
+    **{f"forced-{p}": _forced(p) for p in (10, 15, 20, 25)},
+    # Token skew: a 40k window, trigger at 90 %. Numbers count more than the estimate says,
+    # so the true size can pass the window while the approximate count is under the trigger.
+    "tokens": CompactionConfig(
+        name="tokens",
+        trigger=(ContextSize("fraction", 0.90),),
+        keep=ContextSize("fraction", 0.10),
+        window=40_000,
+    ),
+    # Eviction in isolation: summarization out of the way, every tool result over 1,000
+    # tokens (4,000 characters) offloaded to /large_tool_results/.
+    "eviction": CompactionConfig(
+        name="eviction",
+        trigger=(ContextSize("fraction", 0.85),),
+        keep=ContextSize("fraction", 0.10),
+        eviction_tokens=1000,
+    ),
+    # Argument truncation in isolation: summarization out of the way (85 %), old write_file /
+    # edit_file arguments over 2,000 characters clipped from 10 % of the window, keeping the
+    # most recent 2.5 % (1,600 tokens) whole. (deepagents' own defaults tie both to 85 %.)
+    "truncation": CompactionConfig(
+        name="truncation",
+        trigger=(ContextSize("fraction", 0.85),),
+        keep=ContextSize("fraction", 0.10),
+        arg_truncation=ArgTruncation(trigger=ContextSize("fraction", 0.10), keep=ContextSize("fraction", 0.025)),
+    ),
+    # deepagents' own defaults for a model with a profile, for comparison.
+    "deepagents-85": CompactionConfig(
+        name="deepagents-85",
+        trigger=(ContextSize("fraction", 0.85),),
+        keep=ContextSize("fraction", 0.10),
+    ),
+}
+DEFAULT_PRESET = "forced-20"
+
+
+def get_preset(name: str) -> CompactionConfig:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ConfigError(f"unknown variant {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+

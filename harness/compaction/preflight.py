@@ -1,0 +1,51 @@
+"""Checks made before a run: the fixed per-call overhead the trigger must clear.
+
+The summarization trigger counts the system prompt and the tool schemas too (the
+default deep-agent tools alone are about 2,700 approximate tokens). A 10 % trigger on a
+small window sits below that floor and fires on every call. We measure the floor on
+the real agent: build it with a probe model that records the first request and stops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.outputs import ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+from harness.agent.build import build_agent
+from harness.compaction.config import CompactionConfig
+from harness.agent.tools import tools_for
+from harness.scenarios.schema import Scenario
+
+
+class _Probed(Exception):
+    pass
+
+
+class _ProbeModel(BaseChatModel):
+    @property
+    def _llm_type(self) -> str:
+        return "harness-probe"
+
+    def bind_tools(self, tools, **kwargs):  # noqa: ANN001
+        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        system = [m for m in messages if m.type == "system"]
+        raise _Probed(count_tokens_approximately(system, tools=kwargs.get("tools") or None))
+
+
+def fixed_overhead_tokens(config: CompactionConfig, scenarios: Sequence[Scenario] = ()) -> int:
+    """Approximate tokens of system prompt + tool schemas in the agent's first request (largest tool set)."""
+    documents = next((s.documents_dict() for s in scenarios if s.documents), {})
+    model = _ProbeModel(profile={"max_input_tokens": config.window})
+    built = build_agent(config, model, tools=tools_for(documents))
+    try:
+        built.graph.invoke({"messages": [("user", "probe")]}, {"configurable": {"thread_id": "probe"}})
+    except _Probed as probe:
+        return int(probe.args[0])
+    raise RuntimeError("the probe model was never called")

@@ -1,0 +1,195 @@
+"""Summary-prompt variants: one file each in ``datasets/variants/``, named by the file.
+
+A variant file is the summary prompt (with ``{messages}``), optionally preceded by YAML
+front matter that changes other settings:
+
+    ---
+    description: Sections for intent and next steps.
+    include: structured          # start from another variant's settings
+    summary_model: openai:gpt-5-mini
+    trigger: 20%                 # or a list, OR-combined
+    keep: 5%
+    window: 64000
+    trim_tokens_to_summarize: 4000
+    eviction_tokens: 20000
+    arg_truncation: {trigger: 20%, keep: messages:20, max_length: 2000}
+    prompt: deepagents-default   # use the installed deepagents prompt (the body must then be empty)
+    ---
+    Summarize ... {messages}
+
+Adding a variant is adding a file. Every file is validated when loaded: unknown keys,
+bad values and prompts that would not render are errors naming the file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.compaction.config import DEFAULT_PRESET, PRESETS, ArgTruncation, CompactionConfig, ContextSize, get_preset
+from harness.errors import ConfigError
+from harness.compaction.prompts import validate_prompt
+from harness._paths import DATASETS_DIR
+
+VARIANTS_DIR = DATASETS_DIR / "variants"
+INSTALLED_PROMPT = "deepagents-default"
+_KEYS = {"description", "include", "summary_model", "trigger", "keep", "window", "trim_tokens_to_summarize",
+         "eviction_tokens", "arg_truncation", "prompt"}
+_TRUNCATION_KEYS = {"trigger", "keep", "max_length", "truncation_text"}
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    path: str
+    description: str = ""
+    prompt: str | None = None  # None: the installed deepagents prompt
+    summary_model: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)  # trigger, keep, window, ... as validated values
+
+    def apply(self, base: CompactionConfig) -> CompactionConfig:
+        """``base`` with this variant's prompt and settings (thresholds from the variant if it sets them)."""
+        changes: dict[str, Any] = {"name": self.name, "summary_prompt": self.prompt, "summary_prompt_name": self.name if self.prompt else INSTALLED_PROMPT}
+        changes.update(self.settings)
+        if self.summary_model is not None:
+            changes["summary_model"] = self.summary_model
+        return replace(base, **changes)
+
+
+def _split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str]:
+    if not text.startswith("---"):
+        return {}, text
+    parts = text.split("\n---", 1)
+    if len(parts) != 2:
+        raise ConfigError(f"{path}: front matter opened with '---' but never closed")
+    header = parts[0][3:]
+    body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
+    try:
+        data = yaml.safe_load(header) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: front matter is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: front matter must be a mapping of settings")
+    return data, body
+
+
+def _size(value: Any, path: str, key: str) -> ContextSize:
+    try:
+        return ContextSize.parse(value)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {key}: {exc}") from None
+
+
+def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if "trigger" in data:
+        triggers = data["trigger"] if isinstance(data["trigger"], list) else [data["trigger"]]
+        out["trigger"] = tuple(_size(t, path, "trigger") for t in triggers)
+    if "keep" in data:
+        out["keep"] = _size(data["keep"], path, "keep")
+    for key in ("window", "trim_tokens_to_summarize", "eviction_tokens"):
+        if key in data:
+            value = data[key]
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+                raise ConfigError(f"{path}: {key}: must be a positive integer, got {value!r}")
+            out[key] = value
+    if "arg_truncation" in data:
+        spec = data["arg_truncation"]
+        if spec is None:
+            out["arg_truncation"] = None
+        else:
+            if not isinstance(spec, dict):
+                raise ConfigError(f"{path}: arg_truncation: must be a mapping")
+            unknown = set(spec) - _TRUNCATION_KEYS
+            if unknown:
+                raise ConfigError(f"{path}: arg_truncation: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(_TRUNCATION_KEYS))}")
+            try:
+                out["arg_truncation"] = ArgTruncation(
+                    trigger=_size(spec.get("trigger", "20%"), path, "arg_truncation.trigger"),
+                    keep=_size(spec.get("keep", "messages:20"), path, "arg_truncation.keep"),
+                    **{k: spec[k] for k in ("max_length", "truncation_text") if k in spec},
+                )
+            except ConfigError as exc:
+                raise ConfigError(f"{path}: {exc}") from None
+    return out
+
+
+def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Variant:
+    path = Path(name_or_path)
+    if path.suffix not in (".md", ".txt") or not path.exists():
+        candidates = [VARIANTS_DIR / f"{name_or_path}.md", VARIANTS_DIR / f"{name_or_path}.txt"]
+        found = next((c for c in candidates if c.exists()), None)
+        if found is None:
+            raise ConfigError(f"unknown variant {str(name_or_path)!r}; variants: {', '.join(variant_names())}; presets: {', '.join(PRESETS)}")
+        path = found
+    name = path.stem
+    if name in _seen:
+        raise ConfigError(f"{path}: include cycle through {' -> '.join((*_seen, name))}")
+    data, body = _split_front_matter(path.read_text(encoding="utf-8"), str(path))
+    unknown = set(data) - _KEYS
+    if unknown:
+        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}; known keys: {', '.join(sorted(_KEYS))}")
+    parent = load_variant(data["include"], _seen=(*_seen, name)) if data.get("include") else None
+    prompt_setting = data.get("prompt")
+    body = body.strip("\n")
+    if prompt_setting is not None and prompt_setting != INSTALLED_PROMPT:
+        raise ConfigError(f"{path}: prompt: the only named prompt is {INSTALLED_PROMPT!r}; put a custom prompt in the file body")
+    if prompt_setting == INSTALLED_PROMPT:
+        if body.strip():
+            raise ConfigError(f"{path}: prompt: {INSTALLED_PROMPT} takes the installed prompt, so the file body must be empty")
+        prompt = None
+    elif body.strip():
+        validate_prompt(body, source=str(path))
+        prompt = body
+    elif parent is not None:
+        prompt = parent.prompt
+    else:
+        raise ConfigError(f"{path}: no prompt: write the summary prompt (with {{messages}}) after the front matter")
+    summary_model = data.get("summary_model", parent.summary_model if parent else None)
+    if summary_model is not None and not isinstance(summary_model, str):
+        raise ConfigError(f"{path}: summary_model: must be provider:name or 'reference'")
+    settings = {**(parent.settings if parent else {}), **_settings(data, str(path))}
+    description = data.get("description", parent.description if parent else "")
+    return Variant(name, str(path), str(description or ""), prompt, summary_model, settings)
+
+
+def variant_names() -> list[str]:
+    return sorted(p.stem for p in VARIANTS_DIR.glob("*.md"))
+
+
+def resolve_config(name: str, base: CompactionConfig | None = None) -> tuple[CompactionConfig, Variant | None]:
+    """A preset by name, or a variant file applied to ``base`` (default: the default preset)."""
+    if name in PRESETS:
+        return get_preset(name), None
+    variant = load_variant(name)
+    return variant.apply(base or get_preset(DEFAULT_PRESET)), variant
+
+
+def make_config(
+    variant: str = DEFAULT_PRESET,
+    *,
+    trigger: list[str] | None = None,
+    keep: str | None = None,
+    window: int | str | None = None,
+) -> CompactionConfig:
+    """A preset or a variant file (``datasets/variants/<name>.md``) with command-line overrides applied."""
+    base = get_preset(variant) if variant in PRESETS else resolve_config(variant)[0]
+    if window is not None:
+        try:
+            window = int(window)
+        except (TypeError, ValueError):
+            raise ConfigError(f"--window must be an integer number of tokens, got {window!r}") from None
+    sizes = []
+    for option, text in [*(("--trigger", t) for t in trigger or ()), *((("--keep", keep),) if keep else ())]:
+        try:
+            sizes.append(ContextSize.parse(text))
+        except ConfigError as exc:
+            raise ConfigError(f"{option} {text!r}: {exc}") from None
+    given = [o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window)) if v]
+    try:
+        return base.with_overrides(trigger=sizes[: len(trigger or ())] or None, keep=sizes[-1] if keep else None, window=window)
+    except ConfigError as exc:
+        raise ConfigError(f"{' / '.join(given)}: {exc}" if given else str(exc)) from None

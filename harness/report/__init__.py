@@ -1,0 +1,1 @@
+"""Reports: one document model rendered as Markdown and HTML, and the plots."""

@@ -1,0 +1,235 @@
+"""The report of an experiment directory: report.md and a self-contained report.html.
+
+- per threshold, the variant table: each metric as mean [95 % interval] n, and the
+  paired difference from the baseline with its interval and Holm-adjusted p (* when
+  significant);
+- pass@k and pass^k over trials;
+- bar charts with error bars; token curves of each variant overlaid on the same case;
+  a heatmap of needle recovery over needle depth x number of summaries before the
+  question; and, for the best and worst variants, their summaries of a case where one
+  passed and the other failed, side by side.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from harness.agent import _deepagents_adapter as da  # noqa: E402
+from harness.report._document import SIMULATED_NOTE, Document  # noqa: E402
+from harness.analysis.compare import cells_frame, compare, coverage, format_cell, format_diff, pass_at_k, valid_only  # noqa: E402
+from harness.runs.results import read_cells  # noqa: E402
+from harness.trace.frames import calls_frame  # noqa: E402
+from harness.report.plots import dedupe_legend, draw_curve, plot_needle_grid, save  # noqa: E402
+from harness.runs.results import row_outcome  # noqa: E402
+from harness.scoring.scorers import FAIL, PASS  # noqa: E402
+from harness.trace.schema import load_trace  # noqa: E402
+
+HEADLINE = [
+    ("passed", "all checks"), ("needle_recovered", "needle recovered"), ("needle_via_history", "via read_file"),
+    ("goal_preserved", "goal preserved"), ("clarification_requested", "asked to clarify"), ("premature_completion", "stopped early"),
+]
+MEASURES = [
+    ("compression_events", "summaries"), ("agent_tokens", "agent tokens"), ("summarizer_tokens", "summarizer tokens"),
+    ("peak_context", "peak context"), ("tokens_removed_per_event", "removed per summary"), ("summary_length", "summary chars"),
+    ("cost_usd", "cost USD"),
+]
+BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_requested", "agent_tokens", "summary_length"]
+
+
+def load_experiment(path: str | Path) -> tuple[dict, list[dict], pd.DataFrame]:
+    path = Path(path)
+    meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+    rows = read_cells(path / "cells.jsonl")
+    return meta, rows, cells_frame(rows)
+
+
+def write_experiment_report(path: Path) -> Path:
+    meta, rows, frame = load_experiment(path)
+    baseline = meta["baseline"]
+    doc = Document(f"Experiment {meta['experiment']}")
+    if any(r.get("simulated") for r in rows):
+        doc.note(SIMULATED_NOTE)
+    spec = meta.get("spec", {})
+    doc.bullets([
+        f"{spec.get('description') or 'no description'}",
+        f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per variant / agent model'}`",
+        f"variants: {', '.join(meta['variants'])}; baseline: **{baseline}**",
+        f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
+        f"cells: {len(rows)} finished of {meta['planned_cells']} planned",
+        "datasets: " + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
+        f"harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
+    ])
+    if frame.empty:
+        doc.text("No finished cells yet.")
+        md, _ = doc.write(path)
+        return md
+    comparison = compare(frame, baseline, [m for m, _ in HEADLINE + MEASURES])
+    doc.heading("What the figures cover")
+    doc.text("Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
+             "view, too few summaries for a chain case...) or ERROR (a provider error after every retry: it measured nothing; "
+             "`harness experiment run` runs it again on resume). Every rate, interval, test and chart below counts valid runs "
+             "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes.")
+    doc.table(coverage(frame))
+    doc.heading("Variants against the baseline")
+    doc.text("Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "
+             "invalid runs were excluded. Differences are paired on the "
+             "same case, threshold and trial: rates in percentage points with an exact McNemar test, other metrics with a "
+             "sign-flip permutation test; p is Holm-adjusted across variants; * marks p < 0.05.")
+    for threshold in sorted(frame["threshold"].unique()):
+        part = comparison[comparison["threshold"] == threshold]
+        doc.heading(f"Threshold {threshold}", level=3)
+        doc.table(_wide(part, HEADLINE, format_cell))
+        doc.table(_wide(part, HEADLINE, format_diff, suffix=" vs baseline"))
+        doc.table(_wide(part, MEASURES, format_cell))
+        doc.table(_wide(part, MEASURES, format_diff, suffix=" vs baseline"))
+    pk = pass_at_k(frame)
+    if not pk.empty:
+        doc.heading("pass@k and pass^k over trials")
+        doc.text("Valid runs only. A case passes a trial when every check passes. pass@k: at least one of k trials passes; pass^k: all "
+                 "k pass (unbiased estimators over the trials run, averaged over cases).")
+        shown = pk.assign(**{"pass@k": pk["pass@k"].map("{:.0%}".format), "pass^k": pk["pass^k"].map("{:.0%}".format)})
+        doc.table(shown)
+    doc.heading("Charts")
+    bars = _bars(comparison)
+    if bars is None:
+        doc.text("No valid runs yet (every finished cell is INVALID or ERROR): nothing to chart.")
+    else:
+        doc.image(save(bars, path / "variant_bars.png"), "variant metrics with 95% intervals")
+    curves = _variant_curves(path, rows, meta)
+    if curves is not None:
+        doc.image(save(curves, path / "variant_token_curves.png"), "token curves per variant")
+    simulated = any(r.get("simulated") for r in rows)
+    heat = _heatmap(frame, "summaries", simulated)
+    if heat is not None:
+        doc.text("Needle recovery by needle depth (x) and number of summaries before the question (y), valid runs only; each "
+                 "square shows recovered/n over every threshold and trial; grey hatched squares had only invalid runs.")
+        doc.image(save(heat, path / "needle_heatmap.png"), "needle recovery heatmap")
+    grid = _heatmap(frame, "haystack_tokens", simulated)
+    if grid is not None:
+        doc.text("Needle recovery by needle depth (x) and context length (y), Kamradt style, valid runs only.")
+        doc.image(save(grid, path / "needle_depth_length.png"), "needle recovery by depth and context length")
+    _best_worst(doc, path, rows, frame)
+    doc.heading("Every metric")
+    long = comparison.assign(value=comparison.apply(format_cell, axis=1), vs_baseline=comparison.apply(format_diff, axis=1))
+    doc.table(long[["threshold", "metric", "variant", "value", "vs_baseline"]])
+    md, _ = doc.write(path)
+    return md
+
+
+def _wide(part: pd.DataFrame, metrics: list[tuple[str, str]], fmt, suffix: str = "") -> pd.DataFrame:  # noqa: ANN001
+    table = {}
+    for rec in part.to_dict("records"):
+        label = dict(metrics).get(rec["metric"])
+        if label is None:
+            continue
+        table.setdefault(rec["variant"], {"variant": rec["variant"] + (" (baseline)" if rec["baseline"] else "")})[label + suffix] = fmt(rec)
+    return pd.DataFrame(list(table.values()))
+
+
+def _bars(comparison: pd.DataFrame):  # noqa: ANN202
+    metrics = [m for m in BAR_METRICS if m in set(comparison["metric"]) and comparison[comparison["metric"] == m]["n"].sum() > 0]
+    if not metrics:
+        return None
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 3.6), squeeze=False)
+    thresholds = sorted(comparison["threshold"].unique())
+    for ax, metric in zip(axes[0], metrics):
+        sub = comparison[comparison["metric"] == metric]
+        variants = list(dict.fromkeys(sub["variant"]))
+        width = 0.8 / len(thresholds)
+        for j, threshold in enumerate(thresholds):
+            rows = sub[sub["threshold"] == threshold].set_index("variant").reindex(variants)
+            x = np.arange(len(variants)) + j * width
+            means = rows["mean"].to_numpy(dtype=float)
+            err = np.vstack([means - rows["low"].to_numpy(dtype=float), rows["high"].to_numpy(dtype=float) - means])
+            ax.bar(x, means, width, yerr=np.clip(np.nan_to_num(err), 0, None), capsize=3, label=threshold)
+        ax.set_xticks(np.arange(len(variants)) + width * (len(thresholds) - 1) / 2)
+        ax.set_xticklabels(variants, rotation=35, ha="right", fontsize=8)
+        ax.set_title(metric.replace("_", " "), fontsize=9)
+        if sub["rate"].iloc[0]:
+            ax.set_ylim(0, 1.05)
+    axes[0][0].legend(title="threshold", fontsize=7, title_fontsize=7)
+    fig.suptitle("Per-variant means with 95 % intervals", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _variant_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
+    """The largest needle and goal case at the first threshold, trial 0: one curve per variant."""
+    first = meta["thresholds"][0]
+    picks = []
+    for kind in ("needle", "goal"):
+        cands = [r for r in rows if r["kind"] == kind and r.get("threshold") == first and r["trial"] == 0]
+        if cands:
+            target = max(cands, key=lambda r: (r["calls"]["agent"], r["case_id"]))["case_id"]
+            picks.append((target, [r for r in cands if r["case_id"] == target]))
+    if not picks:
+        return None
+    fig, axes = plt.subplots(1, len(picks), figsize=(7 * len(picks), 4), squeeze=False)
+    for ax, (case_id, case_rows) in zip(axes[0], picks):
+        for r in sorted(case_rows, key=lambda r: r["variant"]):
+            frame = calls_frame([load_trace(path / r["trace"])])
+            draw_curve(ax, frame, label=r["variant"], color=None, show_trigger=r is case_rows[0])
+        dedupe_legend(ax, fontsize=7)
+        ax.set_title(f"{case_id} at {first}, trial 0", fontsize=9)
+        ax.set_xlabel("agent call")
+        ax.set_ylabel("tokens in request (approx.)")
+        ax.grid(alpha=0.3)
+    fig.suptitle("Token curves per variant (same case, same threshold)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
+    """Needle recovery over depth x ``y`` (summaries before the question, or haystack tokens), one panel per variant."""
+    needles = frame[frame["kind"].isin(["needle", "chain"]) & frame["needle_depth"].notna()]
+    if y == "summaries":
+        needles = needles[needles["summaries_before_question"].notna()]
+        needles = needles.assign(summaries=needles["summaries_before_question"].clip(upper=8).astype(int))
+        if needles.empty:
+            return None
+        return plot_needle_grid(needles, x="needle_depth", y="summaries", panel="variant", y_label="summaries before question (8 = 8+)",
+                                title="Needle recovered by depth and number of summaries (valid runs only; hatched: only invalid runs; white: no runs)",
+                                simulated=simulated, y_format=lambda v: f"{v:g}")
+    needles = needles[needles["haystack_tokens"].notna()]
+    if needles.empty or needles["haystack_tokens"].nunique() < 2:
+        return None
+    return plot_needle_grid(needles, x="needle_depth", y="haystack_tokens", panel="variant", y_label="haystack (tokens)",
+                            title="Needle recovered by depth and context length (valid runs only; hatched: only invalid runs; white: no runs)",
+                            simulated=simulated, y_format=lambda v: f"{v / 1000:g}k")
+
+
+def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame) -> None:
+    rates = valid_only(frame).groupby("variant")["passed"].mean().dropna().sort_values()
+    if len(rates) < 2 or math.isclose(rates.iloc[0], rates.iloc[-1]):
+        return
+    worst, best = rates.index[0], rates.index[-1]
+    by_unit = {(r["variant"], r["case_id"], r.get("threshold"), r["trial"]): r for r in rows}
+    for r in rows:
+        if r["variant"] != best or row_outcome(r)[0] != PASS:
+            continue
+        other = by_unit.get((worst, r["case_id"], r.get("threshold"), r["trial"]))
+        if other is None or row_outcome(other)[0] != FAIL:
+            continue
+        doc.heading("Best and worst variant on the same case")
+        failed = row_outcome(other)[1]
+        doc.text(f"**{best}** (pass rate {rates[best]:.0%}) passed `{r['case_id']}` at {r.get('threshold')}, trial {r['trial']}; "
+                 f"**{worst}** ({rates[worst]:.0%}) failed it: " + "; ".join(f"`{k}`: {other['explanations'][k]}" for k in failed))
+        doc.side_by_side(f"{best}: last summary", _last_summary(path, r), f"{worst}: last summary", _last_summary(path, other))
+        return
+
+
+def _last_summary(path: Path, row: dict) -> str:
+    trace = load_trace(path / row["trace"])
+    events = trace.events_of("summarization")
+    if not events:
+        return "(no summary)"
+    return da.summary_body(trace.message_text(events[-1]["summary_key"]))

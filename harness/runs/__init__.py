@@ -1,0 +1,1 @@
+"""Run directories, result rows, experiment specs and grids, LangSmith, bench."""

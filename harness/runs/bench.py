@@ -1,0 +1,309 @@
+"""``harness bench``: the figures the README quotes, measured, never asserted in a test.
+
+1. Wall time of the offline eval suites as a user runs them (``pytest evals/ -m needle``,
+   ``-m goal`` and the other mechanisms, in a fresh interpreter, imports included).
+4. A 500-call stress run (a 501-step goal task generated in memory): wall time, the
+   recorder's share, and how the per-step cost grows with the history length.
+3. Grid throughput: cells per second of one offline experiment grid with 1 and 2
+   worker processes (the speed-up as a ratio), and the cost of a resume (rerunning a
+   finished grid: every cell skipped).
+2. The recorder's overhead: the same cases run with and without the recorder
+   (middleware + summarizer callback) in one warm process, in ABBA order to cancel
+   drift; the ratio is total CPU time with / without (CPU time of all threads: wall
+   time on a shared 2-core VM varies by 15 % between identical runs, and is reported
+   beside it). Writing the trace to
+   disk is timed separately.
+
+5. Live throughput: ``harness run --concurrency N [--processes P]`` against ``harness serve
+   --latency 0.2`` (a separate process, as a real endpoint is), for N = 1, 4, 16, 32 in one
+   process and 16, 32 over two: cells per second
+   over the server's busy window, and as a share of the ideal, latency-bound rate
+   N / (requests per case x latency): what is lost to the harness and the client.
+
+Results go to stdout as a markdown table and to reports/bench/bench-<time>.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+BENCH_CASES = ("needle-h24k-d000", "needle-h48k-d050", "goal-ledgers-12", "goal-ledgers-30")
+MECHANISMS = "chain or eviction or truncation or overflow or subagent or tokens or faults"
+
+
+def time_pytest(marker: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pytest", "evals/", "-m", marker, "-q", "-p", "no:cacheprovider", "--runs-dir", tmp]
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "LANGSMITH_TRACING": "false"})
+        wall = time.perf_counter() - started
+    tail = (proc.stdout.strip().splitlines() or [""])[-1]
+    shown = f'"{marker}"' if " " in marker else marker
+    return {"command": f"pytest evals/ -m {shown}", "wall_s": round(wall, 2), "exit_code": proc.returncode, "summary": tail}
+
+
+def recorder_overhead(repeats: int) -> dict:
+    from harness.compaction.variants import make_config
+    from harness.agent.models import choose_models
+    from harness.agent.runner import run_case
+    from harness.scenarios.schema import load_scenarios
+
+    scenarios = {s.id: s for s in load_scenarios()}
+    cases = [scenarios[c] for c in BENCH_CASES]
+    cfg = make_config("forced-20")
+    models = choose_models(None, None, window=cfg.window)
+    for case in cases:  # warm up both paths
+        run_case(case, cfg, models, record=False)
+        run_case(case, cfg, models, record=True)
+    with_rec, without, ratios, calls, save_s = 0.0, 0.0, [], 0, 0.0
+    wall_with, wall_without, own, pairs = 0.0, 0.0, 0.0, []
+    for r in range(repeats):
+        for case in cases:
+            order = (False, True) if r % 2 == 0 else (True, False)
+            timings, walls = {}, {}
+            for record in order:
+                t0, w0 = time.process_time(), time.perf_counter()
+                trace = run_case(case, cfg, models, record=record)
+                timings[record], walls[record] = time.process_time() - t0, time.perf_counter() - w0
+                if record:
+                    calls += len(trace.calls)
+                    own += trace.final["recorder_time_s"]
+                    with tempfile.TemporaryDirectory() as tmp:
+                        t1 = time.perf_counter()
+                        trace.save(Path(tmp) / "t.json.gz")
+                        save_s += time.perf_counter() - t1
+            with_rec += timings[True]
+            without += timings[False]
+            wall_with += walls[True]
+            wall_without += walls[False]
+            ratios.append(timings[True] / timings[False])
+            pairs.append((timings[True], timings[False]))
+    runs = repeats * len(cases)
+    rng = random.Random(0)
+    boots = []
+    for _ in range(2000):
+        sample = [rng.choice(pairs) for _ in pairs]
+        boots.append(sum(p[0] for p in sample) / sum(p[1] for p in sample))
+    boots.sort()
+    return {
+        "own_time_share": round(own / wall_with, 4),
+        "own_ms_per_call": round(own / calls * 1000, 3) if calls else None,
+        "ratio_ci95": [round(boots[50], 3), round(boots[1949], 3)],
+        "cases": list(BENCH_CASES),
+        "repeats": repeats,
+        "ratio_total": round(with_rec / without, 3),
+        "ratio_total_wall": round(wall_with / wall_without, 3),
+        "ratio_median_pair": round(statistics.median(ratios), 3),
+        "ratio_p90_pair": round(sorted(ratios)[int(0.9 * (len(ratios) - 1))], 3),
+        "mean_run_s_without": round(without / runs, 3),
+        "mean_run_s_with": round(with_rec / runs, 3),
+        "recorder_ms_per_call": round((with_rec - without) / calls * 1000, 3) if calls else None,
+        "trace_save_ms_per_run": round(save_s / runs * 1000, 1),
+    }
+
+
+GRID_SPEC = """name: bench-grid
+variants: [deepagents-default, structured, minimal]
+thresholds: [15%, 25%]
+scenarios:
+  cases: [needle-h24k-d000, needle-h32k-d025, goal-ledgers-12, goal-ledgers-14]
+trials: 1
+"""
+
+
+def grid_throughput() -> dict:
+    """Cells per second of one offline grid with 1 and with 2 worker processes, and the cost of a resume."""
+    from harness.runs.grid import run_experiment
+    from harness.runs.spec import load_spec
+
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        spec_path = Path(tmp) / "bench-grid.yaml"
+        spec_path.write_text(GRID_SPEC)
+        spec = load_spec(spec_path)
+        for workers in (1, 2):
+            run = run_experiment(spec, out_dir=Path(tmp) / f"w{workers}", workers=workers, progress=lambda _: None)
+            out[f"workers_{workers}"] = {"cells": run.ran, "wall_s": run.wall_time_s, "cells_per_s": round(run.ran / run.wall_time_s, 2)}
+        t0 = time.perf_counter()
+        resumed = run_experiment(spec, out_dir=Path(tmp) / "w2", workers=2, progress=lambda _: None)
+        out["resume"] = {"skipped_cells": resumed.skipped, "wall_s": round(time.perf_counter() - t0, 3)}
+    out["speedup_2_vs_1"] = round(out["workers_2"]["cells_per_s"] / out["workers_1"]["cells_per_s"], 2)
+    return out
+
+
+LIVE_LATENCY_S = 0.2
+LIVE_SETTINGS = ((1, 1), (4, 1), (16, 1), (16, 2), (32, 1), (32, 2))  # (cases in flight, processes)
+
+
+def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, latency: float = LIVE_LATENCY_S) -> dict:
+    """Cells/s of live runs through `harness serve` with N cases in flight over P processes, and the share of the
+    ideal rate."""
+    import math
+    import re
+
+    from harness.compaction.variants import make_config
+    from harness.agent.models import Endpoint
+    from harness.scenarios.schema import load_scenarios, select
+    from harness.runs.run import run_suite
+
+    server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--port", "0", "--latency", str(latency),
+                               "--max-seconds", "1800"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline() if server.stdout else ""
+        match = re.search(r"(http://\S+/v1)", line)
+        if not match:
+            raise RuntimeError(f"harness serve did not start: {line!r}")
+        url = match.group(1)
+        cases = select(load_scenarios(), kind="needle")
+        config = make_config("forced-20")
+        out: dict = {"latency_s": latency, "cases": len(cases), "runs": []}
+        for n, processes in settings:
+            _post(url, "/admin/reset")
+            trials = max(1, math.ceil(4 * n / len(cases)))  # four waves of cases: the tail, with fewer in flight, stays short
+            with tempfile.TemporaryDirectory() as tmp:
+                run = run_suite(cases, config, agent_model="openai:reference-agent", summary_model="openai:reference-summarizer",
+                                trials=trials, out_dir=tmp, agent_endpoint=Endpoint(url), concurrency=n, processes=processes,
+                                progress=lambda _: None)
+            stats = json.loads(_get(url, "/admin/stats"))
+            requests = sum(stats["requests"].values())
+            cells = len(run.rows)
+            rate = cells / stats["window_s"]
+            ideal = n / (requests / cells * latency)
+            out["runs"].append({"concurrency": n, "processes": processes, "cells": cells, "requests": requests, "window_s": stats["window_s"],
+                                "peak_in_flight": stats["peak_in_flight"], "cells_per_s": round(rate, 3),
+                                "ideal_cells_per_s": round(ideal, 3), "share_of_ideal": round(rate / ideal, 3),
+                                "errors": sum(r["outcome"] == "ERROR" for r in run.rows)})
+        return out
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _get(url: str, path: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url.removesuffix("/v1") + path, timeout=10) as r:
+        return r.read().decode()
+
+
+def _post(url: str, path: str) -> str:
+    import urllib.request
+
+    req = urllib.request.Request(url.removesuffix("/v1") + path, data=b"{}", method="POST")
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return r.read().decode()
+
+
+STRESS_WINDOW = 256_000
+
+
+def stress(ledgers: int = 250) -> dict:
+    """One long offline run (2 x ledgers + 1 steps): wall time, the recorder's share, per-call cost vs history length.
+
+    A step's cost is the time from one agent call to the next (model, middleware, tools,
+    checkpointer); the history length is the number of messages in the agent's state
+    (two per step). The log-log slope of cost against history says how cost grows with
+    it: 1 is linear, below 1 slower than the history.
+    """
+    import math
+
+    from harness.compaction.variants import make_config
+    from harness.scenarios.generate import goal_scenario
+    from harness.agent.models import choose_models
+    from harness.agent.runner import run_case
+    from harness.scenarios.schema import _scenario
+
+    scenario = _scenario(goal_scenario(ledgers, seed=7), "generated by harness bench")
+    # The 501-step task text alone is ~9k tokens and the summary quotes it: at a 64k window the
+    # post-summary floor sits at the 20 % trigger and every call summarizes. 256k leaves room.
+    cfg = make_config("forced-20", window=STRESS_WINDOW)
+    trace = run_case(scenario, cfg, choose_models(None, None, window=cfg.window))
+    agent = trace.agent_calls()
+    steps = [(i + 1, agent[i + 1]["started_s"] - c["started_s"]) for i, c in enumerate(agent[:-1])]
+    history = [(2 * i + 1, cost) for i, cost in steps]  # state messages before call i
+    tenth = max(1, len(history) // 10)
+    first, last = history[:tenth], history[-tenth:]
+    mean = lambda xs: sum(xs) / len(xs)  # noqa: E731
+    pts = [(math.log(h), math.log(c)) for h, c in history[tenth:] if c > 0]
+    mx, my = mean([p[0] for p in pts]), mean([p[1] for p in pts])
+    slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+    return {
+        "agent_calls": len(agent), "all_calls": len(trace.calls), "summaries": len(trace.events_of("summarization")),
+        "error": trace.error, "wall_s": trace.wall_time_s,
+        "recorder_share": round(trace.final["recorder_time_s"] / trace.wall_time_s, 4),
+        "step_ms_first_tenth": round(mean([c for _, c in first]) * 1000, 2),
+        "step_ms_last_tenth": round(mean([c for _, c in last]) * 1000, 2),
+        "history_first_tenth": round(mean([h for h, _ in first])), "history_last_tenth": round(mean([h for h, _ in last])),
+        "cost_vs_history_loglog_slope": round(slope, 3),
+    }
+
+
+def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | Path = "reports/bench") -> dict:
+    result = {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "suites": [time_pytest(m) for m in ("needle", "goal", "truncation", MECHANISMS)] if time_pytest_suites else [],
+        "recorder": recorder_overhead(repeats),
+        "grid": grid_throughput(),
+        "stress": stress(),
+        "live": live_throughput(),
+    }
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"bench-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(result, indent=2))
+    print(render(result))
+    return result
+
+
+def render(result: dict) -> str:
+    rec = result["recorder"]
+    lines = [f"Measured {result['created_at']} on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}.", "",
+             "| measure | value |", "|---|---|"]
+    for suite in result["suites"]:
+        lines.append(f"| `{suite['command']}` wall time (fresh process, imports included) | {suite['wall_s']} s ({suite['summary']}) |")
+    lines += [
+        f"| recorder's own time (its hooks, instrumented) | {rec['own_time_share']:.1%} of a recorded run, {rec['own_ms_per_call']} ms per model call |",
+        f"| recorder overhead, CPU time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} (95 % bootstrap interval {rec['ratio_ci95'][0]}-{rec['ratio_ci95'][1]}) |",
+        f"| recorder overhead, median / p90 of paired CPU-time ratios | {rec['ratio_median_pair']} / {rec['ratio_p90_pair']} |",
+        f"| recorder overhead, wall time with / without (noisier on a shared VM) | {rec['ratio_total_wall']} |",
+        f"| recorder cost per model call, end to end | {rec['recorder_ms_per_call']} ms |",
+        f"| mean case run without / with recorder | {rec['mean_run_s_without']} s / {rec['mean_run_s_with']} s |",
+        f"| writing one trace (gzip JSON) | {rec['trace_save_ms_per_run']} ms |",
+    ]
+    grid = result.get("grid")
+    if grid:
+        lines += [
+            f"| offline grid, 1 worker | {grid['workers_1']['cells_per_s']} cells/s ({grid['workers_1']['cells']} cells in {grid['workers_1']['wall_s']} s) |",
+            f"| offline grid, 2 workers | {grid['workers_2']['cells_per_s']} cells/s ({grid['workers_2']['cells']} cells in {grid['workers_2']['wall_s']} s) |",
+            f"| speed-up, 2 workers vs 1 | {grid['speedup_2_vs_1']}x |",
+            f"| resume: skipping {grid['resume']['skipped_cells']} finished cells | {grid['resume']['wall_s']} s |",
+        ]
+    st = result.get("stress")
+    if st:
+        cost_growth = st["step_ms_last_tenth"] / st["step_ms_first_tenth"]
+        hist_growth = st["history_last_tenth"] / st["history_first_tenth"]
+        lines += [
+            f"| stress run: {st['agent_calls']} agent calls ({st['all_calls']} with the summarizer), {st['summaries']} summaries, "
+            f"forced-20 on a {STRESS_WINDOW:,}-token window | {st['wall_s']} s wall |",
+            f"| stress run: the recorder's share of the wall time | {st['recorder_share']:.1%} |",
+            f"| stress run: per-step cost, first vs last tenth of the run | {st['step_ms_first_tenth']} ms -> {st['step_ms_last_tenth']} ms "
+            f"({cost_growth:.1f}x while the history grew {hist_growth:.0f}x; log-log slope {st['cost_vs_history_loglog_slope']}) |",
+        ]
+    live = result.get("live")
+    if live:
+        for run in live["runs"]:
+            procs = f" --processes {run['processes']}" if run.get("processes", 1) > 1 else ""
+            lines.append(f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {live['latency_s']}` "
+                         f"({run['cells']} cells, {run['requests']} requests) | {run['cells_per_s']} cells/s = "
+                         f"{run['share_of_ideal']:.0%} of the ideal {run['ideal_cells_per_s']} (peak {run['peak_in_flight']} in flight) |")
+    return "\n".join(lines)

@@ -1,0 +1,379 @@
+"""Running an experiment grid: scenarios x variants x thresholds x trials.
+
+    reports/experiments/<name>/            (a shard: reports/experiments/<name>/shards/<i>of<n>/)
+        spec.yaml     the spec as run
+        meta.json     spec fingerprint, models, harness version, git commit, dataset hashes
+        cells.jsonl   one row per finished cell, appended and flushed as each finishes
+        traces/       one trace per cell
+
+Each finished cell is written immediately; a rerun skips the cells already in
+cells.jsonl, so killing a run at any point loses at most the cells in flight. A cell
+whose settings changed since it was written is an error, not silently reused.
+``--shard i/n`` runs every n-th cell of the grid; `merge_experiments` joins shards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.compaction.config import CompactionConfig, ContextSize
+from harness.errors import ConfigError, HarnessError
+from harness.runs.spec import ExperimentSpec, Threshold
+from harness.agent.models import choose_models, is_reference
+from harness.compaction.preflight import fixed_overhead_tokens
+from harness.runs.results import append_row, read_cells, read_rows, result_row, row_outcome
+from harness.agent.runner import arun_case, run_async, run_case
+from harness.scenarios.schema import Scenario, load_scenarios, select
+from harness.scoring.scorers import ERROR, PASS, score_case
+from harness.runs.run import dataset_hashes, git_commit
+from harness.trace.schema import Trace
+from harness.compaction.variants import resolve_config
+
+DEFAULT_EXPERIMENTS_DIR = Path("reports") / "experiments"
+
+
+@dataclass(frozen=True)
+class Cell:
+    variant: str
+    threshold: str
+    case_id: str
+    trial: int
+
+    @property
+    def id(self) -> str:
+        return f"{self.variant}|{self.threshold}|{self.case_id}|t{self.trial}"
+
+    @property
+    def file_stem(self) -> str:
+        return hashlib.sha1(self.id.encode()).hexdigest()[:16]
+
+
+def default_keep(threshold: Threshold) -> ContextSize:
+    """A quarter of the lowest trigger, the shipped presets' rule."""
+    for kind in ("fraction", "tokens", "messages"):
+        sizes = [s for s in threshold.sizes if s.kind == kind]
+        if sizes:
+            low = min(float(s.value) for s in sizes)
+            if kind == "fraction":
+                return ContextSize("fraction", round(low / 4, 6))
+            return ContextSize(kind, max(2, int(low // 4)))
+    raise ConfigError("a threshold needs at least one size")
+
+
+def cell_config(spec: ExperimentSpec, variant: str, threshold: Threshold) -> CompactionConfig:
+    base, _ = resolve_config(variant)
+    window = spec.window or base.window
+    return replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
+
+
+def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | None:
+    """A variant's own summarizer wins over the spec-wide one."""
+    return config.summary_model or spec.summary_model
+
+
+def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
+    scenarios = select(load_scenarios(list(spec.datasets) or None), kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit)
+    if not scenarios:
+        raise ConfigError(f"{spec.path}: scenarios: no case matches")
+    return scenarios
+
+
+def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell]:
+    """Every cell, ordered so that a partial run covers all variants evenly (trial, case, variant, threshold)."""
+    return [
+        Cell(v, t.label, s.id, trial)
+        for trial in range(spec.trials)
+        for s in scenarios
+        for v in spec.variants
+        for t in spec.thresholds
+    ]
+
+
+def parse_shard(text: str | None) -> tuple[int, int]:
+    if not text:
+        return 0, 1
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}") from None
+    if not 0 <= i < n:
+        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}")
+    return i, n
+
+
+def experiment_dir(spec: ExperimentSpec, out_dir: str | Path, shard: tuple[int, int]) -> Path:
+    root = Path(out_dir) / spec.name
+    return root if shard[1] == 1 else root / "shards" / f"{shard[0]}of{shard[1]}"
+
+
+def config_sha(config: CompactionConfig, agent: str | None, summary: str | None, seed: int,
+               settings: dict[str, Any] | None = None) -> str:
+    payload = {"config": config.to_dict(), "agent": agent or "reference", "summary": summary, "seed": seed}
+    if settings:  # model settings that change answers (temperature, max_tokens...), not timeout or retries
+        payload["settings"] = settings
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
+    agent, summary = spec.endpoints()
+    out = {}
+    for role, endpoint in (("agent", agent), ("summarizer", summary)):
+        kept = {k: v for k, v in endpoint.model_kwargs.items() if k not in ("timeout", "max_retries")}
+        if kept:
+            out[role] = kept
+    return out
+
+
+
+
+# -- running -------------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
+    _WORKER["spec"] = spec
+    _WORKER["scenarios"] = {s.id: s for s in scenarios}
+    _WORKER["thresholds"] = {t.label: t for t in spec.thresholds}
+
+
+def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
+    spec: ExperimentSpec = _WORKER["spec"]
+    scenario = _WORKER["scenarios"][cell.case_id]
+    config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
+    seed = spec.seed + cell.trial
+    agent_endpoint, summary_endpoint = spec.endpoints()
+    models = choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=seed,
+                           agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+    return scenario, config, models, seed
+
+
+def _run_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One cell offline, in this process or a worker process."""
+    scenario, config, models, seed = _cell_inputs(cell)
+    return _cell_row(cell, attempt, run_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed))
+
+
+async def _arun_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+    """One live cell on the event loop: I/O bound, so many run at once in one process."""
+    scenario, config, models, seed = _cell_inputs(cell)
+    trace = await arun_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed)
+    return _cell_row(cell, attempt, trace)
+
+
+def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The cell's row (scored) and its trace; the settings fingerprint is computed from the config the trace ran with."""
+    spec: ExperimentSpec = _WORKER["spec"]
+    scenario = _WORKER["scenarios"][cell.case_id]
+    config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
+    scores = score_case(trace, scenario)
+    stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
+    row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
+    row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name, "attempt": attempt,
+                "config_sha": config_sha(config, spec.model, cell_summary_model(spec, config), trace.seed, _result_settings(spec))})
+    return row, trace.to_dict()
+
+
+@dataclass
+class ExperimentRun:
+    path: Path
+    planned: int
+    skipped: int
+    ran: int
+    rows: list[dict[str, Any]]
+    wall_time_s: float
+
+
+def run_experiment(
+    spec: ExperimentSpec,
+    *,
+    out_dir: str | Path = DEFAULT_EXPERIMENTS_DIR,
+    shard: tuple[int, int] = (0, 1),
+    workers: int | None = None,
+    progress: Callable[[str], None] = print,
+    max_cells: int | None = None,
+    retry_errors: bool = True,
+) -> ExperimentRun:
+    """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
+    unless ``retry_errors`` is False; their earlier rows and traces are kept."""
+    scenarios = spec_scenarios(spec)
+    overhead = None
+    for variant in spec.variants:  # validate every config and model before writing anything
+        for threshold in spec.thresholds:
+            try:
+                config = cell_config(spec, variant, threshold)
+            except ConfigError as exc:
+                raise ConfigError(f"{spec.path}: variant {variant} at threshold {threshold.label}: {exc}") from None
+            overhead = overhead if overhead is not None else fixed_overhead_tokens(config, scenarios)
+            error = config.overhead_error(overhead)
+            if error:
+                raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with variant {variant}: {error}")
+            summary_key = "summary_model" if config.summary_model is None else f"variant {variant}: summary_model"
+            agent_endpoint, summary_endpoint = spec.endpoints()
+            choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed,
+                          options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"),
+                          agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+    skipped = []
+    if not _is_live(spec):  # offline, prose tasks the reference agent cannot follow are skipped with the reason
+        from harness.reference.policy import cannot_follow
+
+        skipped = [{"case_id": s.id, "reason": cannot_follow(s.task)} for s in scenarios if cannot_follow(s.task)]
+        scenarios = [s for s in scenarios if not cannot_follow(s.task)]
+        for item in skipped:
+            progress(f"skipped {item['case_id']}: {item['reason']}")
+    cells = plan_cells(spec, scenarios)[shard[0]::shard[1]]
+    path = experiment_dir(spec, out_dir, shard)
+    (path / "traces").mkdir(parents=True, exist_ok=True)
+    cells_file = path / "cells.jsonl"
+    current = {r["cell_id"]: r for r in read_cells(cells_file)}
+    _check_reuse(spec, cells, current)
+    done = {k: r for k, r in current.items() if not (retry_errors and row_outcome(r)[0] == ERROR)}
+    attempts = {k: r.get("attempt", 1) + 1 for k, r in current.items() if k not in done}
+    todo = [c for c in cells if c.id not in done][: max_cells if max_cells is not None else None]
+    _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
+    shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
+    workers = max(1, workers or spec.concurrency)
+    progress(f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
+             f"{len(done)} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}")
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+
+    def finish(row: dict[str, Any], trace: dict[str, Any]) -> None:
+        Trace.from_dict(trace).save(path / row["trace"])
+        append_row(cells_file, row)
+        rows.append(row)
+        progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
+
+    _prepare(spec, scenarios)
+    if _is_live(spec):
+        run_async(_run_live(todo, attempts, workers, finish))
+    elif workers == 1 or len(todo) <= 1:
+        for cell in todo:
+            finish(*_run_cell(cell, attempts.get(cell.id, 1)))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            pending: set[Future] = set()
+            queue = list(todo)
+            while queue or pending:
+                while queue and len(pending) < workers:
+                    cell = queue.pop(0)
+                    pending.add(pool.submit(_run_cell, cell, attempts.get(cell.id, 1)))
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    finish(*fut.result())
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def _is_live(spec: ExperimentSpec) -> bool:
+    """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
+    names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.variants for t in spec.thresholds}
+    return any(name is not None and not is_reference(name) for name in names)
+
+
+async def _run_live(todo: list[Cell], attempts: dict[str, int], concurrency: int, finish: Callable[..., None]) -> None:
+    """Live cells with ``concurrency`` in flight on one event loop; the parent writes each as it finishes."""
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(cell: Cell) -> None:
+        async with gate:
+            row, trace = await _arun_cell(cell, attempts.get(cell.id, 1))
+        finish(row, trace)
+
+    await asyncio.gather(*(one(cell) for cell in todo))
+
+
+def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict]) -> None:
+    for cell in cells:
+        old = done.get(cell.id)
+        if old is None:
+            continue
+        config = cell_config(spec, cell.variant, next(t for t in spec.thresholds if t.label == cell.threshold))
+        expected = config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, _result_settings(spec))
+        if old.get("config_sha") != expected:
+            raise HarnessError(
+                f"cell {cell.id} in {spec.name} was run with different settings (model, window, keep, seed or variant "
+                "contents changed); rename the experiment or delete its directory to start over"
+            )
+
+
+def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario], shard: tuple[int, int], planned: int,
+                skipped: list[dict[str, Any]] | None = None) -> None:
+    meta = {
+        "experiment": spec.name,
+        "spec": spec.raw,
+        "spec_fingerprint": spec.fingerprint(),
+        "baseline": spec.baseline,
+        "variants": list(spec.variants),
+        "thresholds": [t.label for t in spec.thresholds],
+        "trials": spec.trials,
+        "seed": spec.seed,
+        "model": spec.model or "reference",
+        "summary_model": spec.summary_model,
+        "endpoints": {role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints()) if e.base_url or e.model_kwargs},
+        "shard": list(shard),
+        "planned_cells": planned,
+        "skipped": skipped or [],
+        "datasets": dataset_hashes(scenarios),
+        "harness_version": __version__,
+        "git_commit": git_commit(),
+        "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "command": " ".join(["harness", *sys.argv[1:]]),
+    }
+    (path / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+
+
+def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
+    width = 24
+    filled = int(width * done / total) if total else width
+    rate = done / elapsed if elapsed > 0 else 0.0
+    eta = (total - done) / rate if rate else 0.0
+    result, keys = row_outcome(row)
+    status = "ok" if result == PASS else f"{result} " + ",".join(keys)
+    return (f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
+            f"{row['variant']} {row['threshold']} {row['case_id']} t{row['trial']} {status}")
+
+
+# -- merging shards ------------------------------------------------------------------------
+def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
+    """Join shard directories (or whole experiment directories) into ``out``."""
+    out = Path(out)
+    metas = []
+    for part in parts:
+        meta_file = Path(part) / "meta.json"
+        if not meta_file.exists():
+            raise HarnessError(f"{part}: not an experiment directory (no meta.json)")
+        metas.append(json.loads(meta_file.read_text(encoding="utf-8")))
+    prints = {m["spec_fingerprint"] for m in metas}
+    if len(prints) != 1 or len({m["experiment"] for m in metas}) != 1:
+        raise HarnessError(f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(prints)}")
+    (out / "traces").mkdir(parents=True, exist_ok=True)
+    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
+    added = 0
+    for part in parts:
+        for row in read_cells(Path(part) / "cells.jsonl"):
+            if row["cell_id"] in existing:
+                continue
+            src = Path(part) / row["trace"]
+            if src.resolve() != (out / row["trace"]).resolve():
+                shutil.copyfile(src, out / row["trace"])
+            append_row(out / "cells.jsonl", row)
+            existing.add(row["cell_id"])
+            added += 1
+    merged = {**metas[0], "shard": None, "merged_from": [str(p) for p in parts], "planned_cells": sum(m["planned_cells"] for m in metas),
+              "updated_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    (out / "meta.json").write_text(json.dumps(merged, indent=2, default=str) + "\n", encoding="utf-8")
+    spec_copy = Path(parts[0]) / "spec.yaml"
+    if spec_copy.exists() and spec_copy.resolve() != (out / "spec.yaml").resolve():
+        shutil.copyfile(spec_copy, out / "spec.yaml")
+    return out

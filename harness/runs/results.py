@@ -1,0 +1,183 @@
+"""Result rows: one JSON line per case in ``results.jsonl``, appended as cases finish.
+
+A row holds the ids, the config, the model names, every score (value, pass, and
+explanation), event counts, token totals, wall time and the trace's file name. Rows
+are plain JSON so a run can be read back with `read_results` (a pandas frame) long
+after the code that wrote it has changed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.errors import HarnessError
+from harness.scoring.metrics import case_metrics
+from harness.scenarios.schema import Scenario
+from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, outcome
+from harness.trace.schema import EVENT_TYPES, Trace
+
+
+def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None,
+               scorers: str = "default") -> dict[str, Any]:
+    """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it)."""
+    agent = trace.agent_calls()
+    summ = trace.summarizer_calls()
+    result, decided_by = outcome(scores, trace.error)
+    counts = Counter(e["type"] for e in trace.events)
+    usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
+    return {
+        "run_id": trace.run_id,
+        "case_id": trace.case_id,
+        "kind": trace.kind,
+        "trial": trace.trial,
+        "seed": trace.seed,
+        "variant": trace.config.get("name"),
+        "config": trace.config,
+        "agent_model": trace.agent_model,
+        "summary_model": trace.summary_model,
+        "simulated": trace.simulated,
+        "scorers": scorers,
+        "outcome": result,
+        "outcome_keys": decided_by,
+        "scores": {s.key: s.value for s in scores},
+        "passed": {s.key: bool(s.value) for s in scores if s.kind in GATING},
+        "validity": [s.key for s in scores if s.kind == VALIDITY],
+        "answers": trace.final.get("answers", []),
+        "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
+        "metrics": case_metrics(trace, scores, trace.kind),
+        "explanations": {s.key: s.explanation for s in scores},
+        "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
+        "tokens": {
+            "agent_input": sum(c["approx_tokens"] for c in agent),
+            "summarizer_input": sum(c["approx_tokens"] for c in summ),
+            "peak_context": max((c["approx_tokens"] for c in agent), default=0),
+            "provider_input": sum(usage_in) if usage_in else None,
+            "counter": "approximate (count_tokens_approximately)",
+        },
+        "calls": {"agent": len(agent), "summarizer": len(summ)},
+        "wall_time_s": trace.wall_time_s,
+        "error": trace.error,
+        "trace": trace_file,
+    }
+
+
+# The only fields of a row that differ between two offline runs of the same command and seed.
+VOLATILE_ROW_FIELDS = ("run_id", "wall_time_s")
+SCENARIOS_FILE = "scenarios.jsonl"  # in a run directory: the scenarios it used that are in no dataset file
+
+# Validity keys of rows written before scores had a validity kind (their keys never change).
+LEGACY_VALIDITY_KEYS = ("compressed", "needle_summarized_away", "chain_length_reached", "evicted", "overflowed",
+                        "args_clipped", "subagent_compressed")
+
+
+def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
+    """(PASS | FAIL | INVALID | ERROR, the keys or cause that decided it) for a results row, old rows included."""
+    if "outcome" in row:
+        return row["outcome"], list(row.get("outcome_keys", []))
+    validity = set(row.get("validity", LEGACY_VALIDITY_KEYS))
+    failed = [k for k, ok in row["passed"].items() if not ok]
+    if "run_completed" in failed:
+        return FAIL, [k for k in failed if k not in validity]
+    invalid = [k for k in failed if k in validity]
+    if invalid:
+        return INVALID, invalid
+    return (FAIL, failed) if failed else (PASS, [])
+
+
+VALID = (PASS, FAIL)  # outcomes that count in rates
+
+
+def is_valid(row: dict[str, Any]) -> bool:
+    """The run tested what it claims (PASS or FAIL), so it counts in rates."""
+    return row_outcome(row)[0] in VALID
+
+
+def is_error(row: dict[str, Any]) -> bool:
+    return row_outcome(row)[0] == ERROR
+
+
+def error_causes(rows: list[dict[str, Any]]) -> Counter:
+    """How many rows ended in ERROR, by cause (``agent: HTTP 503 InternalServerError``)."""
+    return Counter(", ".join(row_outcome(r)[1]) or "unknown" for r in rows if is_error(r))
+
+
+def outcome_line(rows: list[dict[str, Any]]) -> str:
+    """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check', plus ERROR causes."""
+    counts = Counter(row_outcome(r)[0] for r in rows)
+    valid = sum(counts[k] for k in VALID)
+    parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID, ERROR) if counts[k])
+    line = f"{len(rows)} case runs: {parts or 'none'}; {counts[PASS]}/{valid} valid runs passed every check"
+    if counts[ERROR]:
+        causes = "; ".join(f"{n} x {cause}" for cause, n in error_causes(rows).most_common())
+        line += f" ({counts[ERROR]} ERROR, counted in no rate: {causes})"
+    return line
+
+
+def append_row(path: str | Path, row: dict[str, Any]) -> None:
+    """Append one row and flush it to disk: a killed run keeps every finished case."""
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(row, default=str) + "\n")
+        fh.flush()
+
+
+def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """Rows of an append-only JSONL file. A torn last line (a kill during the write) is skipped,
+    and with ``repair`` removed from the file so that appending can continue."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    rows, good = [], []
+    for i, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+            good.append(line if line.endswith("\n") else line + "\n")
+        except json.JSONDecodeError:
+            if i != len(lines) - 1:
+                raise HarnessError(f"{path}: line {i + 1} is not valid JSON") from None
+            if repair:
+                path.write_text("".join(good), encoding="utf-8")
+    return rows
+
+
+def read_results(path: str | Path) -> pd.DataFrame:
+    """results.jsonl (or a run directory) as a flat frame: one row per case, scores as columns."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.jsonl"
+    rows = read_rows(path)
+    flat = []
+    for row in rows:
+        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config",
+                                                         "answers", "metrics", "case", "validity", "outcome_keys")}
+        item["outcome"] = row_outcome(row)[0]
+        item.update({f"case.{k}": v for k, v in row.get("case", {}).items()})
+        item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})
+        item.update({f"score.{k}": v for k, v in row["scores"].items()})
+        item.update({f"events.{k}": v for k, v in row["events"].items()})
+        item.update({f"tokens.{k}": v for k, v in row["tokens"].items() if k != "counter"})
+        item.update({f"calls.{k}": v for k, v in row["calls"].items()})
+        flat.append(item)
+    return pd.DataFrame(flat)
+
+def read_cells(path: Path) -> list[dict[str, Any]]:
+    """The current row of every cell in cells.jsonl, in first-run order; a torn last line (a kill mid-write) is
+    dropped and the file repaired. A cell re-run after an ERROR has several rows: the last one counts, and it
+    carries ``earlier_attempts`` (the earlier rows stay in the file, never rewritten)."""
+    latest: dict[str, dict[str, Any]] = {}
+    earlier: dict[str, int] = {}
+    for row in read_rows(path, repair=True):
+        cell = row.get("cell_id")
+        if cell in latest:
+            earlier[cell] = earlier.get(cell, 0) + 1
+        latest[cell] = row
+    for cell, n in earlier.items():
+        latest[cell] = {**latest[cell], "earlier_attempts": n}
+    return list(latest.values())

@@ -1,0 +1,288 @@
+"""Running a set of scenarios under one config into a run directory.
+
+    reports/runs/<run-id>/
+        meta.json        what ran: config, models, seed, harness version, git commit, dataset hashes
+        results.jsonl    one row per case, appended as each case finishes
+        traces/          one gzip JSON trace per case
+        token_curves.png and report.md, written at the end (`harness.report.run_report`)
+
+Everything is validated (scenarios, config, models) before the directory is created,
+so bad input leaves earlier runs untouched and exits non-zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.compaction.config import CompactionConfig
+from harness.errors import ConfigError
+from harness.agent.models import Endpoint, ModelChoice, choose_models
+from harness.compaction.preflight import fixed_overhead_tokens
+from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_outcome
+from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_async, run_case
+from harness.scenarios.schema import Scenario, scenario_row
+from harness.scoring.scorers import PASS, Score, score_case
+from harness.trace.schema import Trace
+
+DEFAULT_RUNS_DIR = Path("reports") / "runs"
+
+
+def trace_file_name(scorers: str, variant: str, case_id: str, trial: int) -> str:
+    """``<scorers>.<variant>.<case>.t<trial>``, safe as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.+\-]", "_", f"{scorers}.{variant}.{case_id}.t{trial}")
+
+
+@dataclass
+class RunDir:
+    path: Path
+    run_id: str
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def results_path(self) -> Path:
+        return self.path / "results.jsonl"
+
+
+def new_run_id(variant: str) -> str:
+    return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{variant}-{uuid.uuid4().hex[:6]}"
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def dataset_hashes(scenarios: Sequence[Scenario]) -> dict[str, str]:
+    out = {}
+    for source in sorted({s.source for s in scenarios}):
+        try:
+            out[Path(source).name] = hashlib.sha256(Path(source).read_bytes()).hexdigest()[:12]
+        except OSError:
+            out[Path(source).name] = "unreadable"
+    return out
+
+
+class RunSink:
+    """A run directory being written: meta.json first, then one row and trace per case."""
+
+    def __init__(
+        self,
+        scenarios: Sequence[Scenario],
+        config: CompactionConfig,
+        *,
+        agent_model: str | None,
+        summary_model: str | None,
+        seed: int,
+        trials: int,
+        out_dir: str | Path = DEFAULT_RUNS_DIR,
+        run_id: str | None = None,
+        command: str | None = None,
+        progress: Callable[[str], None] = print,
+        agent_endpoint: Endpoint | None = None,
+        summary_endpoint: Endpoint | None = None,
+    ) -> None:
+        # fail fast: bad spec, missing key, bad endpoint settings
+        checked = choose_models(agent_model, summary_model, window=config.window, seed=seed,
+                                agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+        overhead = fixed_overhead_tokens(config, scenarios)
+        error = config.overhead_error(overhead)
+        if error:
+            raise ConfigError(error)
+        warnings = [w for w in [config.overhead_warning(overhead)] if w]
+        for w in warnings:
+            progress(f"warning: {w}")
+        run_id = run_id or new_run_id(config.name)
+        self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
+        if self.run.path.exists():
+            raise ConfigError(f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)")
+        (self.run.path / "traces").mkdir(parents=True, exist_ok=False)
+        self.meta = {
+            "run_id": run_id,
+            "command": command or " ".join(["harness", *sys.argv[1:]]),
+            "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "harness_version": __version__,
+            "git_commit": git_commit(),
+            "config": config.to_dict(),
+            "config_label": config.label(),
+            "agent_model": agent_model or "reference",
+            "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
+            "endpoints": dict(checked.endpoints),
+            "seed": seed,
+            "trials": trials,
+            "cases": [s.id for s in scenarios],
+            "datasets": dataset_hashes(scenarios),
+            "fixed_overhead_tokens": overhead,
+            "warnings": warnings,
+        }
+        self._started = time.perf_counter()
+        self._kept: set[str] = set()
+        _write_json(self.run.path / "meta.json", self.meta)
+
+    @property
+    def path(self) -> Path:
+        return self.run.path
+
+    def record(self, trace: Trace, scores: list[Score], scenario: Scenario | None = None, *, scorers: str = "default") -> dict[str, Any]:
+        """Persist one finished case (trace file, then its results row) and return the row.
+
+        The trace file is named by scorer set, variant, case and trial, and never overwrites
+        another: a second run under the same names gets a numbered suffix. A scenario that
+        is not in a dataset file (generated in memory) is kept in the run's scenarios.jsonl,
+        so ``harness score`` can score the run again.
+        """
+        name = trace_file_name(scorers, str(trace.config.get("name")), trace.case_id, trace.trial)
+        stem, n = name, 1
+        while (self.run.path / "traces" / f"{name}.json.gz").exists():
+            n += 1
+            name = f"{stem}.{n}"
+        trace.save(self.run.path / "traces" / f"{name}.json.gz")
+        if scenario is not None and not Path(scenario.source).is_file() and scenario.id not in self._kept:
+            self._kept.add(scenario.id)
+            append_row(self.run.path / SCENARIOS_FILE, scenario_row(scenario))
+        row = result_row(trace, scores, trace_file=f"traces/{name}.json.gz", scenario=scenario, scorers=scorers)
+        append_row(self.run.results_path, row)
+        self.run.rows.append(row)
+        return row
+
+    def skip(self, scenario: Scenario, reason: str) -> None:
+        """A case not run, with why: listed in meta.json and the report, counted nowhere."""
+        self.run.skipped.append({"case_id": scenario.id, "reason": reason})
+        self.meta["skipped"] = self.run.skipped
+        _write_json(self.run.path / "meta.json", self.meta)
+
+    def finish(self) -> RunDir:
+        self.meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+        self.meta["wall_time_s"] = round(time.perf_counter() - self._started, 3)
+        _write_json(self.run.path / "meta.json", self.meta)
+        return self.run
+
+
+def run_suite(
+    scenarios: Sequence[Scenario],
+    config: CompactionConfig,
+    *,
+    agent_model: str | None = None,
+    summary_model: str | None = None,
+    seed: int = 0,
+    trials: int = 1,
+    out_dir: str | Path = DEFAULT_RUNS_DIR,
+    run_id: str | None = None,
+    progress: Callable[[str], None] = print,
+    command: str | None = None,
+    agent_endpoint: Endpoint | None = None,
+    summary_endpoint: Endpoint | None = None,
+    concurrency: int = 1,
+    case_budget_s: float | None = DEFAULT_CASE_BUDGET_S,
+    processes: int = 1,
+) -> RunDir:
+    """Run every scenario x trial, persisting each case as it finishes; return the run directory.
+
+    Live runs (and any run with ``concurrency`` > 1) go through `arun_case` on one event loop with up to
+    ``concurrency`` cases in flight, each bounded by ``case_budget_s``. Rows are written in plan order
+    whatever order cases finish in, so the same command writes the same file. With ``processes`` > 1 (live
+    only) the cases are spread over that many processes, each with its own loop (`harness.agent.parallel`).
+    """
+    if concurrency < 1:
+        raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
+    if processes < 1 or processes > concurrency:
+        raise ConfigError(f"--processes must be between 1 and --concurrency ({concurrency}), got {processes}")
+    if case_budget_s is not None and case_budget_s <= 0:
+        raise ConfigError(f"--case-budget must be positive, got {case_budget_s}")
+    sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
+                   out_dir=out_dir, run_id=run_id, command=command, progress=progress,
+                   agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+    progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()}"
+             + (f", {concurrency} in flight" if concurrency > 1 else "") + f" -> {sink.path}")
+    started = time.perf_counter()
+    jobs = []
+    for trial in range(trials):
+        trial_seed = seed + trial
+        models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed,
+                                            agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+        for scenario in scenarios:
+            reason = offline_skip_reason(scenario, models)
+            if reason is None:
+                jobs.append((scenario, models, trial, trial_seed))
+            elif trial == 0:
+                sink.skip(scenario, reason)
+                progress(f"skipped {scenario.id}: {reason}")
+    total = len(jobs)
+    if not jobs:
+        return sink.finish()
+
+    def record(trace: Trace, scenario: Scenario) -> None:
+        row = sink.record(trace, score_case(trace, scenario), scenario)
+        progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
+
+    if processes > 1:
+        if not jobs[0][1].endpoints:
+            raise ConfigError("--processes is for live models; offline grids run in worker processes with "
+                              "`harness experiment run --workers N`")
+        from harness.agent.parallel import run_in_processes
+
+        run_in_processes([(s, t, sd) for s, _, t, sd in jobs], config, sink.run.run_id, processes=processes, concurrency=concurrency,
+                         budget_s=case_budget_s, agent_model=agent_model, summary_model=summary_model,
+                         agent_endpoint=agent_endpoint or Endpoint(), summary_endpoint=summary_endpoint or agent_endpoint or Endpoint(),
+                         record=record)
+    elif concurrency == 1 and not jobs[0][1].endpoints:
+        for scenario, models, trial, trial_seed in jobs:
+            record(run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed), scenario)
+    else:
+        run_async(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record))
+    return sink.finish()
+
+
+async def _run_concurrently(jobs: list, config: CompactionConfig, run_id: str, concurrency: int, budget_s: float | None,
+                            record: Callable[[Trace, Scenario], None]) -> None:
+    """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is."""
+    gate = asyncio.Semaphore(concurrency)
+    writing = asyncio.Lock()
+    finished: dict[int, Trace] = {}
+    next_to_record = 0
+
+    async def one(i: int) -> None:
+        nonlocal next_to_record
+        scenario, models, trial, trial_seed = jobs[i]
+        async with gate:
+            finished[i] = await arun_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s)
+        async with writing:  # one writer; scoring and the gzip write run off the event loop so requests keep flowing
+            while next_to_record in finished:
+                await asyncio.to_thread(record, finished.pop(next_to_record), jobs[next_to_record][0])
+                next_to_record += 1
+
+    await asyncio.gather(*(one(i) for i in range(len(jobs))))
+
+
+def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -> str:
+    result, keys = row_outcome(row)
+    status = "ok" if result == PASS else f"{result} " + ",".join(keys)
+    eta = elapsed / done * (total - done)
+    width = len(str(total))
+    return (
+        f"[{done:>{width}}/{total}] {row['case_id']:<22} t{row['trial']} {status:<28} "
+        f"{row['events']['summarization']} summaries, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
+    )
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
+    tmp.replace(path)

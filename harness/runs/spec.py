@@ -1,0 +1,246 @@
+"""Experiment specs: one YAML file describing a comparison grid.
+
+    name: prompt-comparison            # the results directory name (default: the file's stem)
+    description: Five prompts at two thresholds.
+    model: reference                   # agent model, provider:name or reference (default)
+    summary_model: reference           # summarizer for every variant that does not set its own
+    variants: [deepagents-default, minimal, structured, completed-work, anchored]
+    baseline: deepagents-default       # the variant others are compared against (default: the first)
+    thresholds:                        # grid axis: each item is one trigger, a size or a list OR-combined
+      - 15%
+      - 25%
+      - [20%, messages:60]             # DeerFlow style: whichever fires first
+    # trigger: 20%                     # shorthand for a single threshold
+    keep: 5%                           # default: a quarter of the lowest trigger (the presets' rule)
+    window: 64000
+    scenarios:                         # which cases (default: all shipped)
+      kind: needle                     # needle | goal | chain | truncation | all
+      cases: ["needle-h24k-*"]
+      limit: 10
+      datasets: [datasets/needle.jsonl]
+    trials: 3
+    seed: 0
+    concurrency: 2                     # cases in flight: live on one asyncio event loop, offline in worker processes
+    base_url: http://127.0.0.1:8765/v1 # the agent's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)
+    model_kwargs: {temperature: 0, timeout: 60, max_retries: 4}   # init_chat_model arguments
+    summary_base_url: ...              # default: base_url
+    summary_model_kwargs: {...}        # default: model_kwargs when the summarizer shares the endpoint
+
+Sizes are written as on the command line (20%, fraction:0.2, tokens:12000, messages:40)
+or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values are
+errors naming the file and the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from harness.compaction.config import ContextSize
+from harness.errors import ConfigError
+
+_KEYS = {"name", "description", "model", "summary_model", "variants", "baseline", "thresholds", "trigger", "keep",
+         "window", "scenarios", "trials", "seed", "concurrency", "base_url", "summary_base_url", "model_kwargs",
+         "summary_model_kwargs"}
+_SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """One trigger setting: sizes OR-combined."""
+
+    sizes: tuple[ContextSize, ...]
+
+    @property
+    def label(self) -> str:
+        return "+".join(str(s) for s in self.sizes)
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    name: str
+    path: str
+    variants: tuple[str, ...]
+    thresholds: tuple[Threshold, ...]
+    baseline: str
+    description: str = ""
+    model: str | None = None
+    summary_model: str | None = None
+    keep: ContextSize | None = None
+    window: int | None = None
+    kind: str | None = None
+    cases: tuple[str, ...] = ()
+    limit: int | None = None
+    datasets: tuple[str, ...] = ()
+    trials: int = 1
+    seed: int = 0
+    concurrency: int = 1
+    base_url: str | None = None
+    summary_base_url: str | None = None
+    model_kwargs: dict[str, Any] = field(default_factory=dict)
+    summary_model_kwargs: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def endpoints(self) -> tuple[Any, Any]:
+        """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
+        from harness.agent.models import Endpoint
+
+        agent = Endpoint(self.base_url, self.model_kwargs)
+        if self.summary_base_url is None and self.summary_model_kwargs is None:
+            return agent, agent
+        kwargs = self.summary_model_kwargs if self.summary_model_kwargs is not None else self.model_kwargs
+        return agent, Endpoint(self.summary_base_url or self.base_url, kwargs)
+
+    def fingerprint(self) -> str:
+        """Hash of everything that changes a cell's result (not name, description, concurrency)."""
+        # An endpoint's settings change results (temperature, max_tokens); its address and retry/timeout do not.
+        kwargs = {k: v for k, v in (self.raw.get("model_kwargs") or {}).items() if k not in ("timeout", "max_retries")}
+        keys = {k: v for k, v in self.raw.items() if k not in ("name", "description", "concurrency", "variants", "thresholds", "trigger",
+                                                              "trials", "scenarios", "base_url", "summary_base_url", "model_kwargs")}
+        if kwargs:
+            keys["model_kwargs"] = kwargs
+        return hashlib.sha256(json.dumps(keys, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def _fail(path: str, key: str, problem: str) -> ConfigError:
+    return ConfigError(f"{path}: {key}: {problem}")
+
+
+def _size(value: Any, path: str, key: str) -> ContextSize:
+    if isinstance(value, dict):
+        if set(value) != {"type", "value"}:
+            raise _fail(path, key, f"a size mapping needs exactly 'type' and 'value', got {sorted(value)}")
+        value = f"{value['type']}:{value['value']}"
+    try:
+        return ContextSize.parse(value)
+    except ConfigError as exc:
+        raise _fail(path, key, str(exc)) from None
+
+
+def _threshold(value: Any, path: str, key: str) -> Threshold:
+    items = value if isinstance(value, list) else [value]
+    if not items:
+        raise _fail(path, key, "an empty trigger list")
+    return Threshold(tuple(_size(v, path, f"{key}[{i}]" if isinstance(value, list) else key) for i, v in enumerate(items)))
+
+
+def _positive_int(data: dict, key: str, path: str, default: int | None) -> int | None:
+    value = data.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
+        raise _fail(path, key, f"must be a {'non-negative' if key == 'seed' else 'positive'} integer, got {value!r}")
+    return value
+
+
+def load_spec(path: str | Path) -> ExperimentSpec:
+    path = Path(path)
+    where = str(path)
+    if not path.is_file():
+        raise ConfigError(f"{where}: no such experiment spec")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{where}: not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: an experiment spec is a mapping of keys")
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise _fail(where, unknown[0], f"unknown key; known keys: {', '.join(sorted(_KEYS))}")
+
+    variants = data.get("variants")
+    if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
+        raise _fail(where, "variants", "a non-empty list of variant or preset names")
+    if len(set(variants)) != len(variants):
+        raise _fail(where, "variants", "names a variant twice")
+    from harness.compaction.variants import resolve_config
+
+    for i, name in enumerate(variants):
+        try:
+            resolve_config(name)
+        except ConfigError as exc:
+            raise _fail(where, f"variants[{i}]", str(exc)) from None
+    baseline = data.get("baseline", variants[0])
+    if baseline not in variants:
+        raise _fail(where, "baseline", f"{baseline!r} is not one of the variants")
+
+    if "thresholds" in data and "trigger" in data:
+        raise _fail(where, "trigger", "give either trigger (one threshold) or thresholds (a grid), not both")
+    if "thresholds" in data:
+        raw = data["thresholds"]
+        if not isinstance(raw, list) or not raw:
+            raise _fail(where, "thresholds", "a non-empty list of triggers")
+        thresholds = tuple(_threshold(t, where, f"thresholds[{i}]") for i, t in enumerate(raw))
+    elif "trigger" in data:
+        thresholds = (_threshold(data["trigger"], where, "trigger"),)
+    else:
+        raise _fail(where, "thresholds", "missing: give thresholds (a list) or trigger")
+    if len({t.label for t in thresholds}) != len(thresholds):
+        raise _fail(where, "thresholds", "lists the same trigger twice")
+
+    scen = data.get("scenarios", {}) or {}
+    if not isinstance(scen, dict):
+        raise _fail(where, "scenarios", "a mapping with kind, cases, limit, datasets")
+    bad = sorted(set(scen) - _SCENARIO_KEYS)
+    if bad:
+        raise _fail(where, f"scenarios.{bad[0]}", f"unknown key; known: {', '.join(sorted(_SCENARIO_KEYS))}")
+    kind = scen.get("kind", "all")
+    if kind not in ("needle", "goal", "chain", "truncation", "all"):
+        raise _fail(where, "scenarios.kind", f"needle, goal, chain, truncation or all, got {kind!r}")
+    cases = scen.get("cases", [])
+    if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
+        raise _fail(where, "scenarios.cases", "a list of case-id globs")
+    datasets = scen.get("datasets", [])
+    if not isinstance(datasets, list) or not all(isinstance(d, str) for d in datasets):
+        raise _fail(where, "scenarios.datasets", "a list of JSONL paths")
+    limit = _positive_int(scen, "limit", where, None)
+
+    for key in ("model", "summary_model", "name", "description"):
+        if key in data and data[key] is not None and not isinstance(data[key], str):
+            raise _fail(where, key, f"must be a string, got {type(data[key]).__name__}")
+    from harness.agent.models import check_base_url, parse_model_kwargs
+
+    for key in ("base_url", "summary_base_url"):
+        if data.get(key) is not None:
+            if not isinstance(data[key], str):
+                raise _fail(where, key, f"must be a URL string, got {type(data[key]).__name__}")
+            check_base_url(data[key], f"{where}: {key}")
+    kwargs: dict[str, dict[str, Any] | None] = {}
+    for key in ("model_kwargs", "summary_model_kwargs"):
+        value = data.get(key)
+        if value is not None and not isinstance(value, dict):
+            raise _fail(where, key, "a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
+        kwargs[key] = parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}") if value else (
+            {} if value is not None else None)
+    window = _positive_int(data, "window", where, None)
+    if window is not None and window < 1000:
+        raise _fail(where, "window", f"must be at least 1000 tokens, got {window}")
+    return ExperimentSpec(
+        name=str(data.get("name") or path.stem),
+        path=where,
+        variants=tuple(variants),
+        thresholds=thresholds,
+        baseline=baseline,
+        description=str(data.get("description") or ""),
+        model=data.get("model"),
+        summary_model=data.get("summary_model"),
+        keep=_size(data["keep"], where, "keep") if data.get("keep") is not None else None,
+        window=window,
+        kind=None if kind == "all" else kind,
+        cases=tuple(cases),
+        limit=limit,
+        datasets=tuple(datasets),
+        trials=_positive_int(data, "trials", where, 1),
+        seed=_positive_int(data, "seed", where, 0),
+        concurrency=_positive_int(data, "concurrency", where, 1),
+        base_url=data.get("base_url"),
+        summary_base_url=data.get("summary_base_url"),
+        model_kwargs=kwargs["model_kwargs"] or {},
+        summary_model_kwargs=kwargs["summary_model_kwargs"],
+        raw=data,
+    )

@@ -1,0 +1,1 @@
+"""Eval cases as data: the row schema, loading, and the deterministic generators."""

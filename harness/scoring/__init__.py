@@ -1,0 +1,1 @@
+"""Scorers and per-case metrics, read from a trace alone."""

@@ -1,0 +1,46 @@
+"""Scoring stored traces again, without re-running the agent.
+
+Running and scoring are separate: a new or fixed scorer is applied to the traces of
+an old run. Each row is scored with the scorer set recorded in it (mechanism evals have
+their own), against the scenario the run used: the run's own scenarios.jsonl for cases
+generated in memory, else the dataset files. The original results.jsonl is left
+untouched; the new rows go to ``rescored.jsonl`` beside it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.errors import HarnessError
+from harness.runs.results import SCENARIOS_FILE, append_row, read_rows, result_row
+from harness.scenarios.schema import all_scenario_files, load_scenarios
+from harness.scoring.scorers import SUITES, score_case
+from harness.trace.schema import load_trace
+
+
+def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
+    results = run_dir / "results.jsonl"
+    if not results.exists():
+        raise HarnessError(f"{run_dir}: no results.jsonl to re-score")
+    scenarios = {s.id: s for s in load_scenarios(datasets or all_scenario_files())}
+    kept = run_dir / SCENARIOS_FILE
+    if kept.exists():
+        scenarios.update({s.id: s for s in load_scenarios([kept])})
+    out = run_dir / "rescored.jsonl"
+    tmp = out.with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    rows = []
+    for old in read_rows(results):
+        scenario = scenarios.get(old["case_id"])
+        if scenario is None:
+            raise HarnessError(f"{run_dir}: case {old['case_id']!r} is not in the scenario files; pass --datasets")
+        trace = load_trace(run_dir / old["trace"])
+        scorers = old.get("scorers", "default")
+        if scorers not in SUITES:
+            raise HarnessError(f"{run_dir}: case {old['case_id']!r} was scored by an unknown scorer set {scorers!r}")
+        scores = score_case(trace, scenario, scorers)
+        row = {**old, **result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers)}
+        append_row(tmp, row)
+        rows.append(row)
+    tmp.replace(out)
+    return rows

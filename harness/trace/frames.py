@@ -1,0 +1,65 @@
+"""Traces as long pandas frames: one row per model call, one row per event."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from harness.trace.schema import Trace
+
+CALL_COLUMNS = [
+    "run_id", "case_id", "kind", "variant", "trial", "call_index", "agent_step", "role", "turn",
+    "approx_tokens", "overhead_tokens", "provider_input_tokens", "summary_at_head", "event", "tokens_before", "tokens_after",
+    "trigger_tokens", "truncation_trigger_tokens",
+]
+
+
+def _trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
+    """The lowest token threshold among ``sizes`` (default: the summarization triggers) for the trace's window."""
+    window = trace.config.get("window")
+    values = []
+    for kind, value in trace.config.get("trigger", []) if sizes is None else sizes:
+        if kind == "fraction" and window:
+            values.append(int(window * value))
+        elif kind == "tokens":
+            values.append(int(value))
+    return min(values) if values else None
+
+
+def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
+    """Long frame: one row per call. ``agent_step`` numbers the agent calls (the x axis of a token curve);
+    ``event`` names the compression events recorded at that call, joined with '+'."""
+    rows = []
+    for tr in traces:
+        by_call: dict[int, list[dict]] = {}
+        for ev in tr.events:
+            by_call.setdefault(ev["call_index"], []).append(ev)
+        trigger = _trigger_tokens(tr)
+        clip_trigger = (tr.config.get("arg_truncation") or {}).get("trigger")
+        clip_trigger = _trigger_tokens(tr, [clip_trigger]) if clip_trigger else None
+        step = 0
+        for call in tr.calls:
+            evs = by_call.get(call["index"], [])
+            summ = next((e for e in evs if e["type"] == "summarization"), None)
+            if call["role"] == "agent":
+                step += 1
+            usage = call.get("usage") or {}
+            rows.append({
+                "run_id": tr.run_id, "case_id": tr.case_id, "kind": tr.kind, "variant": tr.config.get("name"), "trial": tr.trial,
+                "call_index": call["index"], "agent_step": step if call["role"] == "agent" else None, "role": call["role"],
+                "turn": call["turn"], "approx_tokens": call["approx_tokens"], "overhead_tokens": call.get("overhead_tokens", 0),
+                "provider_input_tokens": usage.get("input_tokens"), "summary_at_head": call["summary_at_head"],
+                "event": "+".join(e["type"] for e in evs) or None,
+                "tokens_before": summ["tokens_before"] if summ else None, "tokens_after": summ["tokens_after"] if summ else None,
+                "trigger_tokens": trigger, "truncation_trigger_tokens": clip_trigger,
+            })
+    return pd.DataFrame(rows, columns=CALL_COLUMNS)
+
+
+def events_frame(traces: Iterable[Trace]) -> pd.DataFrame:
+    rows = []
+    for tr in traces:
+        for ev in tr.events:
+            rows.append({"run_id": tr.run_id, "case_id": tr.case_id, "variant": tr.config.get("name"), "trial": tr.trial, **ev})
+    return pd.DataFrame(rows)

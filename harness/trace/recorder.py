@@ -1,0 +1,265 @@
+"""Recording what the model saw at every call, and each compression event.
+
+Two hooks feed one `Recorder`:
+
+- `RecorderMiddleware` sits inside deepagents' summarization middleware, so each agent
+  request it sees is the request the model gets (summary at the head, clipped
+  arguments, eviction notices). It also sees the agent state *before* the call, which
+  is how it tells that a summary was made during this very call and how big the
+  conversation was before it (via the private-state adapter).
+- `SummarizerCallback` is a LangChain callback handler passed to ``invoke``: the
+  summarizer call happens inside the summarization middleware, outside every other
+  middleware, and is tagged with run metadata ``lc_source == "summarization"``.
+
+Messages are serialized once each (object identity first, content hash second), and
+token counts are cached per message, so recording stays a small share of a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import BaseMessage, message_to_dict
+from langchain_core.messages.utils import count_tokens_approximately
+
+from harness.agent import _deepagents_adapter as da
+from harness.redact import redact
+from harness.reference.serve import SIMULATED_FINGERPRINT
+
+
+class Recorder:
+    def __init__(self, truncation_text: str = da.TRUNCATION_TEXT) -> None:
+        self.truncation_text = truncation_text
+        self.calls: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.turn = 0
+        self._t0 = time.perf_counter()
+        self._by_id: dict[int, tuple[BaseMessage, str, int]] = {}
+        self._overhead: dict[tuple, int] = {}
+        self._system_shas: dict[int, tuple[BaseMessage, str]] = {}
+        self._evicted: set[str] = set()
+        self._truncated: set[str] = set()
+        self._pending: dict[Any, dict[str, Any]] = {}
+        self.served_simulated = False  # an answer came from `harness serve` (the reference models over HTTP)
+        self.own_time_s = 0.0  # time spent in the recorder's own hooks (reported by harness bench)
+        self.middleware = RecorderMiddleware(self)
+        self.callback = SummarizerCallback(self)
+
+    # -- message table ----------------------------------------------------------
+    def _entry(self, msg: BaseMessage) -> tuple[str, int]:
+        hit = self._by_id.get(id(msg))
+        if hit is not None and hit[0] is msg:
+            return hit[1], hit[2]
+        data = message_to_dict(msg)
+        key = hashlib.sha1(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        self.messages.setdefault(key, data)
+        tokens = count_tokens_approximately([msg])
+        self._by_id[id(msg)] = (msg, key, tokens)  # holding msg keeps id() unique
+        return key, tokens
+
+    def _overhead_tokens(self, system: BaseMessage | None, tools: list[Any]) -> int:
+        names = tuple(getattr(t, "name", None) or (t.get("name") if isinstance(t, dict) else repr(t)) for t in tools or [])
+        cache_key = (system.content if system is not None and isinstance(system.content, str) else id(system), names)
+        if cache_key not in self._overhead:
+            self._overhead[cache_key] = count_tokens_approximately([system] if system is not None else [], tools=tools or None)
+        return self._overhead[cache_key]
+
+    def _system_sha(self, system: BaseMessage | None) -> str | None:
+        if system is None:
+            return None
+        hit = self._system_shas.get(id(system))
+        if hit is None or hit[0] is not system:
+            hit = (system, hashlib.sha1(str(system.content).encode()).hexdigest()[:12])
+            self._system_shas[id(system)] = hit
+        return hit[1]
+
+    def now(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def new_call(self, role: str, keys: list[str], tokens: int, **extra: Any) -> dict[str, Any]:
+        call = {
+            "index": len(self.calls),
+            "role": role,
+            "turn": self.turn,
+            "started_s": round(self.now(), 6),
+            "duration_s": None,
+            "message_keys": keys,
+            "approx_tokens": tokens,
+            "overhead_tokens": 0,
+            "usage": None,
+            "summary_at_head": False,
+            "response": None,
+            "error": None,
+            "namespace": "",
+            **extra,
+        }
+        self.calls.append(call)
+        return call
+
+    def event(self, kind: str, call: dict[str, Any], **data: Any) -> None:
+        self.events.append({"type": kind, "call_index": call["index"], "turn": call["turn"], **data})
+
+    # -- agent calls ------------------------------------------------------------------
+    def before_agent_call(self, request: Any) -> dict[str, Any]:
+        t0 = time.perf_counter()
+        try:
+            return self._before_agent_call(request)
+        finally:
+            self.own_time_s += time.perf_counter() - t0
+
+    def _before_agent_call(self, request: Any) -> dict[str, Any]:
+        msgs = request.messages
+        entries = [self._entry(m) for m in msgs]
+        overhead = self._overhead_tokens(request.system_message, request.tools)
+        total = overhead + sum(t for _, t in entries)
+        summary_head = bool(msgs) and da.is_summary_message(msgs[0])
+        call = self.new_call("agent", [k for k, _ in entries], total, overhead_tokens=overhead, summary_at_head=summary_head,
+                             system_sha=self._system_sha(request.system_message))
+        state = request.state
+        if da.is_new_summary(msgs, state):
+            before = da.effective_messages(state)
+            previous = self._last_agent_call(exclude=call)
+            overflow = bool(previous and (previous.get("error") or {}).get("context_overflow"))
+            self.event(
+                "summarization",
+                call,
+                tokens_before=overhead + sum(self._entry(m)[1] for m in before),
+                tokens_after=total,
+                messages_before=len(before),
+                messages_after=len(msgs),
+                history_path=da.history_path(msgs[0].text),
+                summary_key=entries[0][0],
+                cause="overflow" if overflow else "threshold",
+            )
+            if overflow:
+                self.event("overflow_recovery", call, failed_call_index=previous["index"])
+        for msg in msgs:
+            evicted = da.eviction_notice(msg)
+            if evicted and evicted.tool_call_id not in self._evicted:
+                self._evicted.add(evicted.tool_call_id)
+                self.event("eviction", call, tool_call_id=evicted.tool_call_id, path=evicted.path)
+        clipped = [(key, ids) for msg, (key, _) in zip(msgs, entries) if key not in self._truncated and (ids := da.truncated_call_ids(msg, self.truncation_text))]
+        if clipped:
+            self._truncated.update(k for k, _ in clipped)
+            ids = [i for _, by_id in clipped for i in by_id]
+            self.event("arg_truncation", call, messages=len(clipped), args=sum(sum(by_id.values()) for _, by_id in clipped), tool_call_ids=ids)
+        return call
+
+    def _last_agent_call(self, exclude: dict[str, Any]) -> dict[str, Any] | None:
+        for call in reversed(self.calls):
+            if call is not exclude and call["role"] == "agent":
+                return call
+        return None
+
+    def finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None = None, error: BaseException | None = None) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._finish_call(call, started, message, error)
+        finally:
+            self.own_time_s += time.perf_counter() - t0
+
+    def _finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None, error: BaseException | None) -> None:
+        call["duration_s"] = round(self.now() - started, 6)
+        if error is not None:
+            call["error"] = {"type": type(error).__name__, "message": redact(str(error))[:2000], "context_overflow": da.is_context_overflow(error)}
+            return
+        if message is not None:
+            call["response"] = {
+                "text": message.text if isinstance(message.content, (str, list)) else str(message.content),
+                "tool_calls": [{"name": tc["name"], "args": tc["args"], "id": tc.get("id")} for tc in getattr(message, "tool_calls", []) or []],
+            }
+            usage = getattr(message, "usage_metadata", None)
+            call["usage"] = dict(usage) if usage else None
+            if message.response_metadata.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+                self.served_simulated = True
+
+
+class RecorderMiddleware(AgentMiddleware):
+    """Logs each agent model call as the model receives it (place inside summarization)."""
+
+    def __init__(self, recorder: Recorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    @property
+    def name(self) -> str:
+        return "HarnessRecorderMiddleware"
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        call, started = self._before(request)
+        try:
+            response = handler(request)
+        except BaseException as exc:
+            self.recorder.finish_call(call, started, error=exc)
+            raise
+        return self._after(call, started, response)
+
+    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - the same, for ainvoke (live runs)
+        call, started = self._before(request)
+        try:
+            response = await handler(request)
+        except BaseException as exc:
+            self.recorder.finish_call(call, started, error=exc)
+            raise
+        return self._after(call, started, response)
+
+    def _before(self, request):  # noqa: ANN001, ANN202
+        return self.recorder.before_agent_call(request), self.recorder.now()
+
+    def _after(self, call, started, response):  # noqa: ANN001, ANN202
+        result = getattr(response, "result", None)
+        if result is None and hasattr(response, "model_response"):
+            result = response.model_response.result
+        ai = next((m for m in reversed(result or []) if m.type == "ai"), None)
+        self.recorder.finish_call(call, started, message=ai)
+        return response
+
+
+class SummarizerCallback(BaseCallbackHandler):
+    """Logs the summarizer's model calls (run metadata lc_source == "summarization")."""
+
+    run_inline = True
+    raise_error = False
+    # Only chat-model starts/ends matter; skipping every other event keeps the callback manager cheap.
+    ignore_chain = True
+    ignore_agent = True
+    ignore_retriever = True
+    ignore_retry = True
+    ignore_custom_event = True
+
+    def __init__(self, recorder: Recorder) -> None:
+        self.recorder = recorder
+
+    def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
+        metadata = metadata or {}
+        if metadata.get("lc_source") != da.SUMMARY_SOURCE:
+            return
+        t0 = time.perf_counter()
+        rec = self.recorder
+        batch = messages[0] if messages else []
+        entries = [rec._entry(m) for m in batch]
+        call = rec.new_call("summarizer", [k for k, _ in entries], sum(t for _, t in entries))
+        # A summarizer call made inside a subagent (run through the task tool) has the tool node in its namespace.
+        call["namespace"] = "subagent" if "tools:" in str(metadata.get("checkpoint_ns", "")) else ""
+        rec._pending[run_id] = (call, rec.now())
+        rec.own_time_s += time.perf_counter() - t0
+
+    def on_llm_end(self, response, *, run_id, **kwargs):  # noqa: ANN001
+        pending = self.recorder._pending.pop(run_id, None)
+        if pending is None:
+            return
+        call, started = pending
+        gens = response.generations[0] if response.generations else []
+        message = getattr(gens[0], "message", None) if gens else None
+        self.recorder.finish_call(call, started, message=message)
+
+    def on_llm_error(self, error, *, run_id, **kwargs):  # noqa: ANN001
+        pending = self.recorder._pending.pop(run_id, None)
+        if pending is not None:
+            self.recorder.finish_call(pending[0], pending[1], error=error)

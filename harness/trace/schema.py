@@ -1,0 +1,178 @@
+"""Traces: what the model saw at every call of one case, schema-versioned.
+
+A trace is one JSON document (gzip-compressed on disk). Messages are stored once, in
+``messages`` keyed by a content hash, and each call lists the keys of the messages it
+was sent, in order, so a 60-call run does not store its history 60 times.
+
+Calls (``calls``): index, role ("agent" or "summarizer"), user turn, timing, message
+keys, approximate tokens of the whole request (``approx_tokens``; for agent calls this
+includes the fixed ``overhead_tokens`` of system prompt and tool schemas), the
+provider-reported ``usage`` when there is one, whether a summary heads the request,
+the response (text and tool calls) or the error.
+
+Events (``events``): ``summarization`` (tokens_before / tokens_after, messages before /
+after, history_path, summary_key), ``eviction`` (tool_call_id, path),
+``arg_truncation`` (messages, args, tool_call_ids: the calls first seen clipped), ``overflow_recovery`` (failed_call_index).
+
+Read traces with `load_trace` and the accessors below; nothing else should parse the
+JSON.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage, messages_from_dict
+
+SCHEMA_VERSION = 1
+EVENT_TYPES = ("summarization", "eviction", "arg_truncation", "overflow_recovery")
+
+
+@dataclass
+class Trace:
+    case_id: str
+    kind: str
+    run_id: str = ""
+    trial: int = 0
+    seed: int = 0
+    config: dict[str, Any] = field(default_factory=dict)
+    agent_model: str = ""
+    summary_model: str = ""
+    simulated: bool = True
+    started_at: str = ""
+    wall_time_s: float = 0.0
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    final: dict[str, Any] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    # -- persistence ---------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
+        version = data.get("schema_version")
+        if version != SCHEMA_VERSION:
+            raise ValueError(f"trace schema_version {version!r} is not supported (expected {SCHEMA_VERSION})")
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=6) as fh:
+            json.dump(self.to_dict(), fh, separators=(",", ":"))
+        tmp.replace(path)
+        return path
+
+    # -- accessors -----------------------------------------------------------------
+    def agent_calls(self, turn: int | None = None) -> list[dict[str, Any]]:
+        return [c for c in self.calls if c["role"] == "agent" and (turn is None or c["turn"] == turn)]
+
+    def summarizer_calls(self) -> list[dict[str, Any]]:
+        return [c for c in self.calls if c["role"] == "summarizer"]
+
+    def events_of(self, kind: str, turn: int | None = None) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == kind and (turn is None or e.get("turn") == turn)]
+
+    def call(self, index: int) -> dict[str, Any]:
+        return self.calls[index]
+
+    def message(self, key: str) -> BaseMessage:
+        return self._message_objects[key]
+
+    def request(self, call: dict[str, Any]) -> list[BaseMessage]:
+        """The messages sent at ``call``, as LangChain messages."""
+        return [self._message_objects[k] for k in call["message_keys"]]
+
+    def request_text(self, call: dict[str, Any]) -> str:
+        return "\n".join(_text(self.messages[k]) for k in call["message_keys"])
+
+    def message_text(self, key: str) -> str:
+        return _text(self.messages[key])
+
+    def answer(self, turn: int) -> str | None:
+        answers = self.final.get("answers", [])
+        return answers[turn] if turn < len(answers) else None
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        return self.final.get("error")
+
+    def tool_calls(self, turn: int | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        """(call record, tool call) for every tool call the agent made, in order."""
+        out = []
+        for call in self.agent_calls(turn):
+            for tc in (call.get("response") or {}).get("tool_calls", []):
+                out.append((call, tc))
+        return out
+
+    def tool_result(self, tool_call_id: str) -> str | None:
+        """The text of the tool result answering ``tool_call_id``, wherever it was seen."""
+        for data in self.messages.values():
+            if data.get("type") == "tool" and data.get("data", {}).get("tool_call_id") == tool_call_id:
+                return _text(data)
+        return None
+
+    @cached_property
+    def _message_objects(self) -> dict[str, BaseMessage]:
+        keys = list(self.messages)
+        objs = messages_from_dict([self.messages[k] for k in keys])
+        return dict(zip(keys, objs))
+
+
+# What differs between two runs of the same case and seed, offline: ids and times. Everything
+# else in a trace is reproducible (see `comparable`).
+VOLATILE_TRACE_FIELDS = ("run_id", "started_at", "wall_time_s")
+VOLATILE_CALL_FIELDS = ("started_s", "duration_s")
+VOLATILE_FINAL_FIELDS = ("recorder_time_s",)
+
+
+def comparable(trace: Trace) -> dict[str, Any]:
+    """The trace without what legitimately differs between two offline runs of the same case and seed:
+    run id, start time and wall/call times, the recorder's own time, message ids, and deepagents' offload times
+    (``## Summarized at <time>``) inside history-file text; messages are inlined, so their keys (content
+    hashes, which those times change) do not matter."""
+    from harness.agent._deepagents_adapter import run_stable_text
+
+    def stable(key: str) -> str:
+        data = trace.messages[key]
+        body = {k: v for k, v in data.get("data", {}).items() if k != "id"}  # langgraph gives messages uuid4 ids
+        return run_stable_text(json.dumps({**data, "data": body}, sort_keys=True))
+
+    data = {k: v for k, v in trace.to_dict().items() if k not in (*VOLATILE_TRACE_FIELDS, "messages")}
+    data["calls"] = [{**{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS},
+                      "message_keys": [stable(k) for k in c["message_keys"]]} for c in trace.calls]
+    data["events"] = [{k: (stable(v) if k.endswith("_key") and v in trace.messages else v) for k, v in e.items()} for e in trace.events]
+    data["final"] = json.loads(run_stable_text(json.dumps({k: v for k, v in trace.final.items() if k not in VOLATILE_FINAL_FIELDS},
+                                                          sort_keys=True)))
+    return data
+
+
+def _text(data: dict[str, Any]) -> str:
+    content = data.get("data", {}).get("content", "")
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and block.get("type") == "text":
+            parts.append(block.get("text", ""))
+    return "".join(parts)
+
+
+def load_trace(path: str | Path) -> Trace:
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return Trace.from_dict(json.load(fh))
