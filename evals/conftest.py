@@ -41,10 +41,11 @@ from harness.compaction.variants import make_config
 from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
 from harness.agent.models import choose_models, summary_model_for  # noqa: E402
 from harness.agent.runner import run_case_for  # noqa: E402
+from harness.scenarios.generate import generated_case  # noqa: E402
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
 from harness.scoring.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
 from harness.runs.run import RunSink  # noqa: E402
-from harness.suites.validity import EVALS  # noqa: E402
+from harness.suites.registry import SUITES, EvalSuite  # noqa: E402
 
 LANGSMITH = None  # the session's `harness.runs.langsmith_session.LangSmithSession`, set in pytest_configure
 
@@ -96,13 +97,28 @@ def _scenarios() -> list[Scenario]:
     return _SCENARIOS
 
 
+def _eval_name(metafunc: pytest.Metafunc) -> str | None:
+    names = [m.name for m in metafunc.definition.iter_markers() if m.name in SUITES]
+    return names[0] if names else None
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    for fixture, kind in (("needle_case", "needle"), ("goal_case", "goal"), ("chain_case", "chain"), ("truncation_case", "truncation")):
-        if fixture in metafunc.fixturenames:
-            # Case ids, not Scenario objects: the langsmith plugin uploads a test's arguments as its inputs, and a
-            # needle case's documents are ~100 KB.
-            cases = select(_scenarios(), kind=kind)
-            metafunc.parametrize(fixture, [c.id for c in cases], ids=[c.id for c in cases])
+    """``case``: the cases of the test's eval, from its registry entry (its marker names it)."""
+    if "case" not in metafunc.fixturenames:
+        return
+    name = _eval_name(metafunc)
+    if name is None:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid} takes `case` but carries no eval marker ({', '.join(SUITES)})")
+    suite = SUITES[name]
+    # Case ids, not Scenario objects: the langsmith plugin uploads a test's arguments as its inputs, and a
+    # needle case's documents are ~100 KB.
+    ids = [c.id for c in select(_scenarios(), kind=suite.kind)] if suite.kind else list(suite.case_ids)
+    metafunc.parametrize("case", ids, ids=ids)
+
+
+def _find_case(case_id: str) -> Scenario:
+    found = next((s for s in _scenarios() if s.id == case_id), None)
+    return found if found is not None else generated_case(case_id)
 
 
 @dataclass
@@ -120,9 +136,9 @@ class CaseResult:
         assert score.value, f"{self.scenario.id}: {key} {label}: {score.explanation}"
 
     def require_eval(self, name: str) -> None:
-        """Assert everything eval ``name`` asserts (``harness.suites.validity.EVALS``, the list the validity matrix proves):
-        its validity scores first, then its checks, in order."""
-        required = EVALS[name].required
+        """Assert everything eval ``name`` asserts (its ``required`` in ``harness.suites.registry``, the list the
+        validity matrix proves): its validity scores first, then its checks, in order."""
+        required = SUITES[name].required
         for key in sorted(required, key=lambda k: self.scores[k].kind != VALIDITY if k in self.scores else False):
             self.require(key)
 
@@ -152,32 +168,30 @@ class EvalSession:
 
         from harness.suites.faults import FaultySummarizer
 
-        scenario = next(s for s in _scenarios() if s.id == case_id)
+        scenario = _find_case(case_id)
         models = replace(self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True)
         # Its own variant label, so the session report does not pool injected failures with healthy runs.
         return self.run(scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"))
 
-    def run_mechanism(self, case_id: str | Scenario, preset: str, suite: str, *, keep_window: bool = False) -> CaseResult:
-        """Run a case under a mechanism preset (e.g. eviction), on the session's window unless ``keep_window``."""
+    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
+        """Run ``case`` as eval ``name``'s registry entry says: its preset (on the session's window unless the entry
+        keeps the preset's), its scorer set, and for overflow a provider that rejects requests over its hard limit."""
         from dataclasses import replace
 
-        scenario = case_id if isinstance(case_id, Scenario) else next(s for s in _scenarios() if s.id == case_id)
-        config = make_config(preset)
-        if not keep_window:
-            config = replace(config, window=self.config.window)
-        return self.run(scenario, config=config, suite=suite)
+        suite: EvalSuite = SUITES[name]
+        scenario = case if isinstance(case, Scenario) else _find_case(case)
+        config, models = self.config, self.models
+        if suite.preset is not None:
+            config = make_config(suite.preset)
+            if not suite.keep_preset_window:
+                config = replace(config, window=self.config.window)
+        if suite.hard_limit is not None:
+            from harness.reference import ReferenceAgentModel
 
-    def run_overflow(self, case_id: str, hard_limit: int) -> CaseResult:
-        """Run ``case_id`` at deepagents' own thresholds against a provider that rejects requests over ``hard_limit`` tokens."""
-        from dataclasses import replace
-
-        from harness.reference import ReferenceAgentModel
-
-        scenario = next(s for s in _scenarios() if s.id == case_id)
-        config = replace(make_config("deepagents-85"), window=self.config.window)
-        agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=hard_limit)
-        models = replace(self.models, agent=agent, agent_name=f"reference-agent+limit-{hard_limit}", simulated=True)
-        return self.run(scenario, models=models, config=replace(config, name="overflow"), suite="overflow")
+            agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=suite.hard_limit)
+            models = replace(self.models, agent=agent, agent_name=f"reference-agent+limit-{suite.hard_limit}", simulated=True)
+            config = replace(config, name=name)
+        return self.run(scenario, models=models, config=config, scorers=suite.scorers)
 
     def token_skew(self, traces) -> dict:  # noqa: ANN001
         """Skew tables for ``traces``, also written to the session's run directory."""
@@ -188,9 +202,9 @@ class EvalSession:
             write_skew(result, self.sink.path)
         return result
 
-    def run(self, scenario: Scenario | str, models=None, config=None, suite: str = "default") -> CaseResult:  # noqa: ANN001
+    def run(self, scenario: Scenario | str, models=None, config=None, scorers: str = "default") -> CaseResult:  # noqa: ANN001
         if isinstance(scenario, str):
-            scenario = next(s for s in _scenarios() if s.id == scenario)
+            scenario = _find_case(scenario)
         from harness.agent.runner import offline_skip_reason
 
         reason = offline_skip_reason(scenario, models or self.models)
@@ -203,8 +217,8 @@ class EvalSession:
                                     progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
         with _quiet():
             trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
-        scores = score_case(trace, scenario, suite)
-        row = self.sink.record(trace, scores, scenario, scorers=suite)
+        scores = score_case(trace, scenario, scorers)
+        row = self.sink.record(trace, scores, scenario, scorers=scorers)
         _log_to_langsmith(scenario, row, scores, trace)
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])

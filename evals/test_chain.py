@@ -12,8 +12,8 @@ pytestmark = pytest.mark.chain
 
 
 @pytest.mark.langsmith
-def test_fact_survives_or_is_recoverable_after_chained_summaries(chain_case, eval_session):
-    result = eval_session.run(chain_case)
+def test_fact_survives_or_is_recoverable_after_chained_summaries(case, eval_session):
+    result = eval_session.run_eval("chain", case)
     # Validity first (chain_length_reached: enough summaries before the question; the needle out of
-    # view), then the needle checks: harness.suites.validity.EVALS["chain"].
+    # view), then the needle checks: harness.suites.registry.SUITES["chain"].
     result.require_eval("chain")

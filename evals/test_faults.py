@@ -6,22 +6,20 @@ as a pass; the history offloaded before the failure must still be there.
 
 import pytest
 
-from harness.suites.faults import FAULTS
-from harness.suites.validity import EVALS
+from harness.suites.faults import SUMMARIZER_FAULTS
+from harness.suites.registry import SUITES
 
 pytestmark = pytest.mark.faults
-CASES = ["needle-h24k-d000", "goal-ledgers-12"]
 
 
 @pytest.mark.langsmith
-@pytest.mark.parametrize("fault", FAULTS)
-@pytest.mark.parametrize("case_id", CASES)
-def test_summarizer_fault_is_recorded_with_its_cause_and_never_passes(fault, case_id, eval_session):
-    result = eval_session.run_with_fault(case_id, fault)
+@pytest.mark.parametrize("fault", SUMMARIZER_FAULTS)
+def test_summarizer_fault_is_recorded_with_its_cause_and_never_passes(fault, case, eval_session):
+    result = eval_session.run_with_fault(case, fault)
     trace, scores = result.trace, result.scores
     assert scores["compressed"].value or trace.events_of("summarization") or trace.summarizer_calls(), "no summarization was attempted: invalid"
-    checks_failed = [k for k in EVALS["faults"].required if not scores[k].value]
-    assert checks_failed, "a faulty summarizer produced a pass"  # the checks harness.suites.validity.EVALS["faults"] holds
+    checks_failed = [k for k in SUITES["faults"].required if not scores[k].value]
+    assert checks_failed, "a faulty summarizer produced a pass"  # the checks harness.suites.registry.SUITES["faults"] holds
     if fault in ("raise", "timeout"):
         expected = {"raise": "RuntimeError", "timeout": "TimeoutError"}[fault]
         assert trace.error and trace.error["type"] == expected, trace.error

@@ -11,8 +11,8 @@ pytestmark = pytest.mark.goal
 
 
 @pytest.mark.langsmith
-def test_goal_kept_across_summaries(goal_case, eval_session):
-    result = eval_session.run(goal_case)
+def test_goal_kept_across_summaries(case, eval_session):
+    result = eval_session.run_eval("goal", case)
     # Validity first (compressed), then: the next action after each summary was a task step, no
-    # clarification request, no premature stop, every expected step done: harness.suites.validity.EVALS["goal"].
+    # clarification request, no premature stop, every expected step done: harness.suites.registry.SUITES["goal"].
     result.require_eval("goal")

@@ -11,9 +11,9 @@ pytestmark = pytest.mark.needle
 
 
 @pytest.mark.langsmith
-def test_needle_recovered_from_history(needle_case, eval_session):
-    result = eval_session.run(needle_case)
+def test_needle_recovered_from_history(case, eval_session):
+    result = eval_session.run_eval("needle", case)
     # Validity first (compressed: a summary before the question; needle_summarized_away: the needle
     # was out of view), then run_completed, structure_ok, summaries_ok, needle_correct and
-    # needle_via_history: the list in harness.suites.validity.EVALS["needle"], which the validity matrix proves.
+    # needle_via_history: the list in harness.suites.registry.SUITES["needle"], which the validity matrix proves.
     result.require_eval("needle")

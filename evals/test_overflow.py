@@ -11,14 +11,11 @@ as such, and the task must still be finished.
 import pytest
 
 pytestmark = pytest.mark.overflow
-HARD_LIMIT = 36_000
-CASES = ["goal-ledgers-24", "goal-ledgers-30"]
 
 
 @pytest.mark.langsmith
-@pytest.mark.parametrize("case_id", CASES)
-def test_overflow_falls_back_to_summarization_and_retries(case_id, eval_session):
-    result = eval_session.run_overflow(case_id, HARD_LIMIT)
+def test_overflow_falls_back_to_summarization_and_retries(case, eval_session):
+    result = eval_session.run_eval("overflow", case)
     # Validity first (overflowed: some request was rejected), then overflow_recovered and the task
-    # finished without drift: harness.suites.validity.EVALS["overflow"].
+    # finished without drift: harness.suites.registry.SUITES["overflow"].
     result.require_eval("overflow")

@@ -19,8 +19,8 @@ pytestmark = pytest.mark.truncation
 
 
 @pytest.mark.langsmith
-def test_a_rewrite_after_clipping_reads_the_file_back_and_loses_nothing(truncation_case, eval_session):
-    result = eval_session.run_mechanism(truncation_case, "truncation", suite="default", keep_window=True)
+def test_a_rewrite_after_clipping_reads_the_file_back_and_loses_nothing(case, eval_session):
+    result = eval_session.run_eval("truncation", case)
     # Validity first (args_clipped: a write/edit followed a clipped one), then reread_after_clipping,
-    # file_intact and no drift: harness.suites.validity.EVALS["truncation"].
+    # file_intact and no drift: harness.suites.registry.SUITES["truncation"].
     result.require_eval("truncation")

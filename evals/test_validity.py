@@ -1,4 +1,4 @@
-"""Eval validity: every eval fails under the seeded fault it guards, and never on a healthy run.
+"""Eval validity: every eval catches each seeded fault its registry entry names, by the check it names,, and never on a healthy run.
 
 The matrix runs once per session (about three minutes offline: 8 evals x 12 faults, 130 healthy runs) and is written to
 reports/runs/<time>-validity/ with a report showing the detection matrix (eval x fault).
@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from harness.suites.validity import EVALS, FAULTS, expected, run_validity, write_validity
+from harness.suites.faults import SEEDED_FAULTS
+from harness.suites.registry import matrix_suites
+from harness.suites.validity import run_validity, write_validity
 
 pytestmark = pytest.mark.validity
-GUARDED = [(e, f) for e in EVALS for f in FAULTS if expected(e, FAULTS[f])]
+GUARDED = [(s.name, f, check) for s in matrix_suites() for f, check in s.faults.items()]
 
 
 @pytest.fixture(scope="module")
@@ -22,13 +24,16 @@ def validity(pytestconfig):
     return result
 
 
-@pytest.mark.parametrize(("eval_name", "fault"), GUARDED, ids=[f"{e}-{f}" for e, f in GUARDED])
-def test_eval_detects_the_fault_it_guards(validity, eval_name, fault):
+@pytest.mark.parametrize(("eval_name", "fault", "check"), GUARDED, ids=[f"{e}-{f}" for e, f, _ in GUARDED])
+def test_eval_catches_the_fault_by_the_check_its_entry_names(validity, eval_name, fault, check):
     runs = [r for r in validity.runs if r["eval"] == eval_name and r["fault"] == fault]
-    assert runs and any(r["failed"] for r in runs), f"{eval_name} passed with {fault} injected: {FAULTS[fault].description}"
+    assert runs, f"{fault} was never injected into {eval_name}"
+    caught = [r for r in runs if check in r["failed"]]
+    assert caught, (f"{eval_name} did not catch {fault} ({SEEDED_FAULTS[fault].description}) by {check}; "
+                    f"failed: {[r['failed'] for r in runs]}")
 
 
-@pytest.mark.parametrize("eval_name", list(EVALS))
+@pytest.mark.parametrize("eval_name", [s.name for s in matrix_suites()])
 def test_eval_passes_healthy_runs_over_ten_seeds(validity, eval_name):
     healthy = [r for r in validity.runs if r["eval"] == eval_name and r["fault"] is None]
     assert len({r["seed"] for r in healthy}) >= 10

@@ -90,19 +90,22 @@ def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp
 
 
 def test_report_renders_a_validity_matrix(tmp_path):
-    import pandas as pd
+    from harness.report.validity_report import ValidityResult, write_validity
 
-    from harness.suites.validity import EVALS, FAULTS, ValidityResult, write_validity
+    def run(fault, failed, seed=0):
+        return {"eval": "needle", "case_id": "x", "seed": seed, "fault": fault, "failed": failed, "explanations": {}}
 
-    matrix = pd.DataFrame(False, index=list(EVALS), columns=list(FAULTS)).astype(object)
-    matrix.loc["needle", "history-unreadable"] = True
-    runs = [{"eval": "needle", "case_id": "x", "seed": s, "fault": None, "failed": [], "explanations": {}} for s in range(10)]
-    write_validity(ValidityResult(matrix, ["needle did not detect offload-disabled"], [], runs, 10), tmp_path)
+    runs = [run(None, [], s) for s in range(10)]
+    runs += [run("history-unreadable", ["needle_correct", "needle_via_history"]),
+             # offload-disabled makes the run fail, but not by the check the registry names for it: a miss
+             run("offload-disabled", ["needle_correct"]),
+             run("tool-result-dropped", ["structure_ok"])]
+    write_validity(ValidityResult.from_runs(runs, 10), tmp_path)
     (tmp_path / "report.md").unlink()
     assert main(["report", str(tmp_path)]) == EXIT_OK
     report = (tmp_path / "report.md").read_text()
     assert "| needle" in report and "DETECTED" in report and "missed" in report and "10/10" in report
-    assert "needle did not detect offload-disabled" in report
+    assert "needle did not catch offload-disabled by needle_via_history" in report
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from harness.agent.runner import run_case
 from harness.scoring.scorers import FAIL, INVALID, PASS, score_case
 from harness.analysis.stats import wilson
 from harness.runs.run import RunSink
-from harness.suites.validity import EVALS
+from harness.suites.registry import matrix_suites
 
 
 # -- a run with one valid and one invalid case ------------------------------------------------
@@ -164,10 +164,10 @@ def test_sign_flip_p_matches_scipys_permutation_test_and_is_never_zero():
 # -- one list of checks per eval ----------------------------------------------------------------
 def test_every_pytest_eval_asserts_the_list_the_validity_matrix_proves():
     evals = Path(__file__).resolve().parent.parent / "evals"
-    for name in EVALS:
+    for name in (s.name for s in matrix_suites()):
         source = (evals / f"test_{name}.py").read_text(encoding="utf-8")
-        uses = f'require_eval("{name}")' in source or f'EVALS["{name}"].required' in source
-        assert uses, f"evals/test_{name}.py does not assert harness.suites.validity.EVALS[{name!r}]"
+        uses = f'require_eval("{name}")' in source or f'SUITES["{name}"].required' in source
+        assert uses, f"evals/test_{name}.py does not assert harness.suites.registry.SUITES[{name!r}]"
         assert "result.require(" not in source, f"evals/test_{name}.py asserts checks of its own beside the list"
 
 

@@ -31,7 +31,7 @@ def write_report(path: str | Path, tokens: str | None = None) -> Path:
     both) chooses the token curves' counts; by default both when a provider reported usage, else approx."""
     path = Path(path)
     if (path / "validity.json").exists():
-        from harness.suites.validity import render_validity
+        from harness.report.validity_report import render_validity
 
         return render_validity(path)
     if (path / "cells.jsonl").exists():

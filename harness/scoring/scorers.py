@@ -498,19 +498,19 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
 
 
 # -- dispatch ------------------------------------------------------------------------------
-SUITES = ("default", "eviction", "overflow", "subagent")  # scorer sets; a result row records which one scored it
+SCORER_SETS = ("default", "eviction", "overflow", "subagent")  # a result row records which one scored it (``scorers``)
 
 
-def score_case(trace: Trace, scenario: Scenario, suite: str = "default") -> list[Score]:
-    """Scores for one case: the shared checks, then the scorers of the case's kind (or of a mechanism suite)."""
-    if suite not in SUITES:
-        raise ValueError(f"unknown scorer set {suite!r}; known: {', '.join(SUITES)}")
+def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> list[Score]:
+    """Scores for one case: the shared checks, then the scorers of the case's kind (or of a mechanism's scorer set)."""
+    if scorers not in SCORER_SETS:
+        raise ValueError(f"unknown scorer set {scorers!r}; known: {', '.join(SCORER_SETS)}")
     scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
-    if suite == "eviction":
+    if scorers == "eviction":
         scores += eviction_scores(trace, scenario)
-    elif suite == "overflow":
+    elif scorers == "overflow":
         scores += overflow_scores(trace, scenario)
-    elif suite == "subagent":
+    elif scorers == "subagent":
         scores += subagent_scores(trace, scenario)
     elif scenario.kind == "needle":
         scores += needle_scores(trace, scenario)

@@ -8,6 +8,8 @@ backoff, then the run fails; the offloaded history has already been written by t
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from deepagents.backends import StateBackend
@@ -19,7 +21,8 @@ from pydantic import PrivateAttr
 
 from harness.reference.models import ReferenceSummarizerModel
 
-FAULTS = ("raise", "timeout", "empty", "no_summary")
+SUMMARIZER_FAULTS = ("raise", "timeout", "empty", "no_summary")
+"""The ways `FaultySummarizer` fails (the faults eval runs each)."""
 REFUSAL = "I'm sorry, but I can't help with summarizing this conversation."
 
 
@@ -45,7 +48,7 @@ class FaultySummarizer(ReferenceSummarizerModel):
         elif self.fault == "no_summary":
             text = REFUSAL
         else:
-            raise ValueError(f"unknown fault {self.fault!r}; known: {', '.join(FAULTS)}")
+            raise ValueError(f"unknown fault {self.fault!r}; known: {', '.join(SUMMARIZER_FAULTS)}")
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, response_metadata={"model_name": self.model_name}))])
 
 
@@ -117,3 +120,57 @@ class LoseSubagentResult(AgentMiddleware):
         if isinstance(result, Command) and isinstance(result.update, dict):
             return Command(update={**result.update, "messages": [blank]})
         return blank
+
+class ClaimsEverythingDone(ReferenceSummarizerModel):
+    """A summarizer that records every step as done: the agent then stops early."""
+
+    model_name: str = "claims-done-summarizer"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any):  # noqa: ANN001
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        msg = result.generations[0].message
+        msg.content = msg.content + "\n" + "\n".join(f"- Step {n} done: (claimed)" for n in range(1, 200))
+        return result
+
+@dataclass(frozen=True)
+class SeededFault:
+    """A fault the validity matrix injects, named for what it breaks. Which eval must catch it, and by which
+    check, is the eval's entry in `harness.suites.registry` (``faults``)."""
+
+    name: str
+    description: str
+    summarizer: Callable[[], Any] | None = None
+    backend: Callable[[], Any] | None = None
+    middleware: Callable[[], tuple] | None = None
+    agent_options: dict[str, Any] | None = None  # the reference agent with these options (on top of the eval's)
+
+
+SEEDED_FAULTS = {
+    f.name: f
+    for f in (
+        SeededFault("history-unreadable", "read_file on /conversation_history/ is refused",
+                    backend=lambda: FaultyBackend(unreadable="/conversation_history/")),
+        SeededFault("offload-disabled", "writing the history file fails, so summaries name no path",
+                    backend=lambda: FaultyBackend(unwritable="/conversation_history/")),
+        SeededFault("task-dropped", "the summary drops the user's request",
+                    summarizer=lambda: ReferenceSummarizerModel(intent_loss=1.0)),
+        SeededFault("false-completion", "the summary claims every step is done",
+                    summarizer=lambda: ClaimsEverythingDone()),
+        SeededFault("eviction-unreadable", "read_file on /large_tool_results/ is refused",
+                    backend=lambda: FaultyBackend(unreadable="/large_tool_results/")),
+        SeededFault("summarizer-raises", "the summarizer raises on every call",
+                    summarizer=lambda: FaultySummarizer(fault="raise")),
+        SeededFault("summarizer-empty", "the summarizer returns empty text",
+                    summarizer=lambda: FaultySummarizer(fault="empty")),
+        SeededFault("clipped-args-trusted", "the agent takes a clipped write_file argument for the file's text",
+                    agent_options={"trusts_clipped_args": True}),
+        SeededFault("written-file-unreadable", "read_file on /reports/ is refused, so a clipped file cannot be read back",
+                    backend=lambda: FaultyBackend(unreadable="/reports/")),
+        SeededFault("overflow-unrecognized", "the provider's overflow error carries no known marker, so no fallback",
+                    middleware=lambda: (UnrecognizedOverflow(),)),
+        SeededFault("subagent-result-lost", "the subagent's report never reaches the parent",
+                    middleware=lambda: (LoseSubagentResult(),)),
+        SeededFault("tool-result-dropped", "compaction drops a tool result from the request",
+                    middleware=lambda: (DropToolResult(),)),
+    )
+}

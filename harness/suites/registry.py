@@ -1,0 +1,148 @@
+"""The eval suites: one entry per eval, the only place an eval is defined.
+
+An entry is the eval's pytest marker (its name, with the marker's description), the cases
+it runs, the preset it runs under, the strategies it applies to, the scorer set that
+scores it, the keys it asserts (validity scores first, then checks) and the seeded faults
+it must catch, each with the check that must catch it. Everything that needs to know what
+an eval is reads this table:
+
+- the pytest evals (``evals/test_*.py``) parametrize from ``cases`` and assert ``required``
+  through ``CaseResult.require_eval``;
+- ``harness validity`` (``suites/validity.py``) runs ``matrix_cases`` healthy and under each
+  fault in ``faults``, and checks that the named check is what fails;
+- the validity report, ``harness bench``'s suite list and the marker test read it too.
+
+Data only: this module imports nothing that runs an agent, so a report can read it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+ALL_STRATEGIES = "all"
+"""``strategies`` value for an eval that applies to every compaction strategy."""
+
+DEEPAGENTS = ("deepagents-summarization",)
+SESSION = None
+"""``preset`` value for an eval that runs under the session's own config (``--variant``, ``--trigger``...)."""
+
+COMMON = ("run_completed", "structure_ok", "summaries_ok")
+GOAL_KEPT = ("goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done")
+
+
+@dataclass(frozen=True)
+class EvalSuite:
+    name: str  # the pytest marker
+    description: str  # the marker's description in pyproject.toml
+    required: tuple[str, ...]  # validity scores and checks the eval asserts
+    validity: tuple[str, ...]  # which of ``required`` are validity scores (a failure there is INVALID)
+    kind: str | None = None  # pytest cases: every dataset case of this kind ...
+    case_ids: tuple[str, ...] = ()  # ... or these ids (dataset or generated, see scenarios.generate.generated_case)
+    matrix_cases: tuple[str, ...] = ()  # the validity matrix's cases (empty: not in the matrix)
+    preset: str | None = SESSION
+    keep_preset_window: bool = False  # False: the preset runs on the session's declared window
+    scorers: str = "default"  # the scorer set (scoring.scorers.SCORER_SETS)
+    strategies: tuple[str, ...] | str = ALL_STRATEGIES
+    faults: Mapping[str, str] = field(default_factory=dict)  # seeded fault -> the check that must catch it
+    hard_limit: int | None = None  # the simulated provider's input limit (overflow)
+    vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
+
+    def applies_to(self, strategy: str) -> bool:
+        return self.strategies == ALL_STRATEGIES or strategy in self.strategies
+
+    def not_applicable_reason(self, strategy: str) -> str | None:
+        if self.applies_to(strategy):
+            return None
+        return (f"the {self.name} eval applies to {', '.join(self.strategies)}, not {strategy}: "
+                f"it tests a mechanism that strategy does not have")
+
+
+DROPPED = {"tool-result-dropped": "structure_ok"}
+
+SUITES: Mapping[str, EvalSuite] = MappingProxyType({s.name: s for s in (
+    EvalSuite(
+        "needle", "needle-recovery evals (a fact summarized away must be recovered from the offloaded history)",
+        required=(*COMMON, "compressed", "needle_summarized_away", "needle_correct", "needle_via_history"),
+        validity=("compressed", "needle_summarized_away"),
+        kind="needle", matrix_cases=("needle-h24k-d000", "needle-h32k-d025"),
+        faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
+    ),
+    EvalSuite(
+        "goal", "goal-preservation evals (after each summary the agent keeps working on its task)",
+        required=(*COMMON, "compressed", "goal_continued_after_summary", *GOAL_KEPT, "goal_preserved"),
+        validity=("compressed",),
+        kind="goal", matrix_cases=("goal-ledgers-12", "goal-ledgers-16"),
+        faults={"task-dropped": "goal_no_clarification", "false-completion": "goal_no_premature_completion", **DROPPED},
+    ),
+    EvalSuite(
+        "chain", "a fact planted early is recoverable after 1, 2, 4 and 8 chained summaries (survival curve in the report)",
+        required=(*COMMON, "compressed", "chain_length_reached", "needle_summarized_away", "needle_correct",
+                  "needle_via_history"),
+        validity=("compressed", "chain_length_reached", "needle_summarized_away"),
+        kind="chain", matrix_cases=("chain-s2-d000", "chain-s4-d025"), strategies=DEEPAGENTS,
+        faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
+    ),
+    EvalSuite(
+        "eviction", "a fact in an evicted tool result comes back by paging read_file on /large_tool_results/",
+        required=("run_completed", "structure_ok", "evicted", "needle_correct", "needle_via_eviction_file"),
+        validity=("evicted",),
+        case_ids=("needle-h24k-d000", "needle-h24k-d050", "needle-h32k-d025", "needle-h40k-d040", "needle-h48k-d010"),
+        matrix_cases=("needle-h24k-d000", "needle-h32k-d025"), preset="eviction", scorers="eviction",
+        strategies=DEEPAGENTS, faults={"eviction-unreadable": "needle_via_eviction_file", **DROPPED},
+    ),
+    EvalSuite(
+        "truncation", "a file rewritten after its old write_file argument was clipped is read back first and ends up whole",
+        required=("run_completed", "structure_ok", "args_clipped", "reread_after_clipping", "file_intact",
+                  "goal_no_clarification", "goal_no_premature_completion"),
+        validity=("args_clipped",),
+        kind="truncation", matrix_cases=("truncation-report-06", "truncation-edits-08"), preset="truncation",
+        keep_preset_window=True, strategies=DEEPAGENTS, vary_documents=True,
+        faults={"clipped-args-trusted": "file_intact", "written-file-unreadable": "file_intact", **DROPPED},
+    ),
+    EvalSuite(
+        "overflow", "the provider rejects a request the approximate counter thought fit; fallback summary and retry are recorded",
+        required=("run_completed", "structure_ok", "overflowed", "overflow_recovered", *GOAL_KEPT),
+        validity=("overflowed",),
+        case_ids=("goal-ledgers-24", "goal-ledgers-30"), matrix_cases=("goal-ledgers-24",), preset="deepagents-85",
+        scorers="overflow", strategies=DEEPAGENTS, hard_limit=36_000,
+        faults={"overflow-unrecognized": "overflow_recovered", **DROPPED},
+    ),
+    EvalSuite(
+        "subagent", "work delegated through the task tool compresses inside the subagent and its report reaches the parent",
+        required=("run_completed", "structure_ok", "subagent_compressed", "subagent_results_returned", *GOAL_KEPT),
+        validity=("subagent_compressed",),
+        case_ids=("delegate-2x8", "delegate-3x7"), matrix_cases=("delegate-2x8",), scorers="subagent",
+        strategies=DEEPAGENTS, faults={"subagent-result-lost": "subagent_results_returned", **DROPPED},
+    ),
+    EvalSuite(
+        "faults", "summarizer faults (raises, times out, empty, refuses) are recorded with their cause, never passed",
+        required=COMMON, validity=(),
+        case_ids=("needle-h24k-d000", "goal-ledgers-12"), matrix_cases=("goal-ledgers-12",), strategies=DEEPAGENTS,
+        faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
+    ),
+    EvalSuite(
+        "tokens", "approximate vs exact token counts per call; late compaction when the true size passes the window first",
+        required=("compressed",), validity=("compressed",),
+        case_ids=("metrics-20", "needle-h32k-d025"), preset="tokens", keep_preset_window=True, strategies=DEEPAGENTS,
+    ),
+)})
+
+OTHER_MARKERS = {
+    "validity": "each eval fails under the fault it guards and passes healthy over 10 seeds (detection matrix)",
+    "live": "through an OpenAI-compatible endpoint: `harness serve` (started by the test, no key) or a provider with --model",
+}
+"""Markers that are not evals: the validity matrix over every entry, and the live tier."""
+
+
+def get_suite(name: str) -> EvalSuite:
+    try:
+        return SUITES[name]
+    except KeyError:
+        raise KeyError(f"no eval suite {name!r}; known: {', '.join(SUITES)}") from None
+
+
+def matrix_suites() -> list[EvalSuite]:
+    """The entries the validity matrix runs: those with matrix cases and faults to catch."""
+    return [s for s in SUITES.values() if s.matrix_cases and s.faults]

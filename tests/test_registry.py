@@ -1,0 +1,77 @@
+"""The eval registry is the one definition of each eval: markers, evals, scorers and faults agree with it."""
+
+import ast
+import tomllib
+from pathlib import Path
+
+from harness.scenarios.generate import generated_case
+from harness.scenarios.schema import all_scenario_files, load_scenarios
+from harness.scoring.scorers import SCORER_SETS, VALIDITY, score_case
+from harness.suites.faults import SEEDED_FAULTS
+from harness.suites.registry import OTHER_MARKERS, SUITES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _markers() -> dict[str, str]:
+    lines = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+    return dict(line.split(": ", 1) for line in lines)
+
+
+def test_pyproject_markers_are_the_registry_entries_and_nothing_else():
+    expected = {**{s.name: s.description for s in SUITES.values()}, **OTHER_MARKERS}
+    assert _markers() == expected
+
+
+def test_every_eval_has_one_test_module_marked_with_its_name_that_asserts_its_entry():
+    for name in SUITES:
+        module = ROOT / "evals" / f"test_{name}.py"
+        assert module.exists(), f"no evals/test_{name}.py for registry entry {name!r}"
+        text = module.read_text()
+        assert f"pytestmark = pytest.mark.{name}" in text
+        if SUITES[name].required and name not in ("faults", "tokens"):
+            assert f'require_eval("{name}")' in text, f"evals/test_{name}.py does not assert its registry entry"
+
+
+def test_eval_modules_define_no_case_lists_of_their_own():
+    """Cases come from the entry: a module-level list of ids would be a second definition that drifts."""
+    for module in (ROOT / "evals").glob("test_*.py"):
+        tree = ast.parse(module.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("CASES", "SHAPES") for t in node.targets):
+                raise AssertionError(f"{module.name} defines its own case list")
+
+
+def test_every_case_an_entry_names_exists():
+    shipped = {s.id for s in load_scenarios(all_scenario_files())}
+    for suite in SUITES.values():
+        for case in (*suite.case_ids, *suite.matrix_cases):
+            assert case in shipped or generated_case(case).id == case, f"{suite.name}: unknown case {case}"
+        assert suite.scorers in SCORER_SETS
+
+
+def test_every_fault_is_caught_by_some_eval_and_every_named_fault_exists():
+    named = {f for s in SUITES.values() for f in s.faults}
+    assert named == set(SEEDED_FAULTS), (named ^ set(SEEDED_FAULTS))
+    for suite in SUITES.values():
+        for fault, check in suite.faults.items():
+            assert check in suite.required, f"{suite.name}: {fault} is caught by {check}, which the eval does not assert"
+            assert check not in suite.validity, f"{suite.name}: {fault} must be caught by a check, not a validity score"
+
+
+def test_validity_fields_are_the_validity_scores_the_scorers_produce(tmp_path):
+    """``validity`` in each entry agrees with the scorers' own kinds, read from a real scored run."""
+    from harness.agent.models import choose_models
+    from harness.agent.runner import run_case
+    from harness.compaction.variants import make_config
+
+    scenarios = {s.id: s for s in load_scenarios(all_scenario_files())}
+    for suite in SUITES.values():
+        case = (suite.matrix_cases or suite.case_ids)[0]
+        scenario = scenarios.get(case) or generated_case(case)
+        config = make_config(suite.preset or "forced-20")
+        trace = run_case(scenario, config, choose_models(None, None, window=config.window, seed=0), seed=0)
+        kinds = {s.key: s.kind for s in score_case(trace, scenario, suite.scorers)}
+        missing = [k for k in suite.required if k not in kinds]
+        assert not missing, f"{suite.name}: asserts {missing}, which its scorer set does not produce"
+        assert {k for k in suite.required if kinds[k] == VALIDITY} == set(suite.validity), suite.name
