@@ -77,6 +77,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--trigger", action="append", default=None, help="trigger size (20%%, tokens:12000, messages:40); repeatable")
     g.addoption("--keep", default=None, help="keep size, same syntax as --trigger")
     g.addoption("--window", default=None, help="declared context window in tokens")
+    g.addoption("--strategy", default=None, help="compaction strategy (harness/compaction/strategies/); evals that do not "
+                                                 "apply to it are skipped with the reason")
     g.addoption("--seed", type=int, default=0, help="reference summarizer seed")
     g.addoption("--runs-dir", default="reports/runs", help="where the session's run directory goes")
     g.addoption("--base-url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
@@ -127,6 +129,7 @@ class CaseResult:
     scores: dict[str, Score]
     row: dict
     trace: object = None
+    strategy: str = "deepagents-summarization"
 
     def require(self, key: str) -> None:
         """Assert one validity score or check, failing with its explanation."""
@@ -138,7 +141,7 @@ class CaseResult:
     def require_eval(self, name: str) -> None:
         """Assert everything eval ``name`` asserts (its ``required`` in ``harness.suites.registry``, the list the
         validity matrix proves): its validity scores first, then its checks, in order."""
-        required = SUITES[name].required
+        required = SUITES[name].required_for(self.strategy)
         for key in sorted(required, key=lambda k: self.scores[k].kind != VALIDITY if k in self.scores else False):
             self.require(key)
 
@@ -147,7 +150,8 @@ class EvalSession:
     def __init__(self, config: pytest.Config) -> None:
         opt = config.getoption
         self.seed = opt("--seed")
-        self.config = make_config(opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"))
+        self.config = make_config(opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"),
+                                  strategy=opt("--strategy"))
         self.agent_model = opt("--model")
         self.summary_model = summary_model_for(self.config.summary_model, opt("--summary-model"), variant=self.config.name)
         from types import SimpleNamespace
@@ -179,10 +183,13 @@ class EvalSession:
         from dataclasses import replace
 
         suite: EvalSuite = SUITES[name]
+        reason = suite.not_applicable_reason(self.config.strategy)
+        if reason:
+            pytest.skip(reason)
         scenario = case if isinstance(case, Scenario) else _find_case(case)
         config, models = self.config, self.models
         if suite.preset is not None:
-            config = make_config(suite.preset)
+            config = replace(make_config(suite.preset), strategy=self.config.strategy, custom_strategy=self.config.custom_strategy)
             if not suite.keep_preset_window:
                 config = replace(config, window=self.config.window)
         if suite.hard_limit is not None:
@@ -224,7 +231,7 @@ class EvalSession:
             cause = ", ".join(row["outcome_keys"])
             raise ProviderOutage(f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
                                  f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}")
-        return CaseResult(scenario, scores_by_key(scores), row, trace)
+        return CaseResult(scenario, scores_by_key(scores), row, trace, (config or self.config).strategy)
 
 
 def _run_id(config) -> str | None:  # noqa: ANN001

@@ -56,6 +56,13 @@ def reads_as_summary(msg: BaseMessage | None) -> bool:
     return isinstance(msg, HumanMessage) and msg.text.lstrip().startswith(SUMMARY_OPENINGS)
 
 
+def is_masked_tool_result(msg: BaseMessage) -> bool:
+    """A tool result LangChain's ClearToolUsesEdit replaced with its placeholder (the recorder's test, by the marker
+    the edit sets; the reference agent reads the placeholder text instead, as a model would)."""
+    meta = getattr(msg, "response_metadata", None) or {}
+    return getattr(msg, "type", "") == "tool" and bool((meta.get("context_editing") or {}).get("cleared"))
+
+
 def is_summary_dict(data: Mapping[str, Any]) -> bool:
     """Same test on a serialized message (``messages_to_dict`` form)."""
     body = data.get("data", {})

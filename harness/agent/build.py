@@ -1,5 +1,8 @@
 """The agent under test: the real `create_deep_agent`, with compaction forced by config.
 
+The compaction strategy (``harness/compaction/strategies/``) supplies the middleware that
+takes deepagents' summarization slot and any it adds inside it.
+
 deepagents' `create_deep_agent` has no trigger/keep/prompt parameters. Its supported
 override is a `SummarizationMiddleware` instance in ``middleware=``: the default entry
 with the same ``.name`` is replaced in place, in the main agent and in the
@@ -22,13 +25,12 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig
-from harness.compaction.prompts import deepagents_default_prompt
 
 
 @dataclass
 class BuiltAgent:
     graph: Any  # the compiled deepagents graph
-    summarization: Any  # the SummarizationMiddleware instance in its stack
+    summarization: Any  # deepagents' SummarizationMiddleware instance in its stack (None under other strategies)
     backend: Any
 
 
@@ -45,22 +47,15 @@ def build_agent(
 ) -> BuiltAgent:
     from deepagents import create_deep_agent
     from deepagents.backends import StateBackend
-    from deepagents.middleware import FilesystemMiddleware, SummarizationMiddleware
+    from deepagents.middleware import FilesystemMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
+
+    from harness.compaction.strategies import build_strategy
 
     backend = backend if backend is not None else StateBackend()
     model = with_window(model, config.window)
-    summarization = SummarizationMiddleware(
-        model=model,
-        backend=backend,
-        trigger=config.trigger_arg(),
-        keep=config.keep.as_tuple(),
-        summary_prompt=config.summary_prompt if config.summary_prompt is not None else deepagents_default_prompt(),
-        trim_tokens_to_summarize=config.trim_tokens_to_summarize,
-        truncate_args_settings=config.effective_truncation().to_settings(),
-        summarizer=summarizer,
-    )
-    replacements: list[Any] = [summarization]
+    stack = build_strategy(config, model, backend=backend, summarizer=summarizer)
+    replacements: list[Any] = [stack.slot]
     if config.eviction_tokens != DEEPAGENTS_EVICTION_TOKENS:
         # Only when it differs: replacing it drops the model profile's tool-description overrides.
         replacements.append(FilesystemMiddleware(backend=backend, tool_token_limit_before_evict=config.eviction_tokens))
@@ -68,11 +63,11 @@ def build_agent(
         model=model,
         tools=list(tools),
         system_prompt=system_prompt,
-        middleware=[*replacements, *middleware],
+        middleware=[*replacements, *stack.inner, *middleware],
         backend=backend,
         checkpointer=checkpointer if checkpointer is not None else InMemorySaver(),
     )
-    return BuiltAgent(graph=graph, summarization=summarization, backend=backend)
+    return BuiltAgent(graph=graph, summarization=stack.summarization, backend=backend)
 
 
 def with_window(model: BaseChatModel, window: int) -> BaseChatModel:

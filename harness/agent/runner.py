@@ -50,7 +50,7 @@ class _Case:
     def __init__(self, scenario: Scenario, config: CompactionConfig, models: ModelChoice, *, run_id: str, trial: int,
                  seed: int, record: bool, backend: object, middleware: tuple) -> None:
         self.scenario = scenario
-        self.recorder = Recorder(truncation_text=config.effective_truncation().truncation_text) if record else None
+        self.recorder = Recorder(truncation_text=config.effective_truncation().truncation_text, strategy=config.strategy) if record else None
         # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
         stable = [da.stable_session_middleware()] if models.simulated else []
         # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).

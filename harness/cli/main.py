@@ -28,6 +28,9 @@ def _add_config_options(p: argparse.ArgumentParser) -> None:
                    help="summarization trigger, overrides the variant's: 20%%, fraction:0.2, tokens:12000 or messages:40; repeat to OR-combine")
     g.add_argument("--keep", metavar="SIZE", help="what to keep after a summary, same syntax as --trigger")
     g.add_argument("--window", metavar="TOKENS", help="declared context window (max input tokens) written into the model profile")
+    g.add_argument("--strategy", metavar="NAME", default=None,
+                   help="compaction strategy: deepagents-summarization (default), langchain-summarization, observation-masking, "
+                        "sliding-window, hybrid, none, or module:function (custom)")
     m = p.add_argument_group("models")
     m.add_argument("--model", default=None, help="agent model, provider:name (e.g. openai:gpt-5.2); default: the offline reference agent")
     m.add_argument("--summary-model", default=None,
@@ -246,7 +249,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     if args.trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {args.trials}")
-    config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window)
+    config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window, strategy=args.strategy)
     scenarios = select(load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit)
     if not scenarios:
         hint = ("; truncation cases are not in the default files: add --datasets datasets/mechanisms/truncation.jsonl"

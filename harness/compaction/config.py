@@ -28,6 +28,11 @@ default deep-agent tool schemas (about 2,700 approximate tokens)."""
 DEEPAGENTS_EVICTION_TOKENS = 20_000
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
+STRATEGY_NAMES = ("deepagents-summarization", "langchain-summarization", "observation-masking", "sliding-window",
+                  "hybrid", "none", "custom")
+"""Compaction strategies (``harness/compaction/strategies/``, one module each)."""
+DEFAULT_STRATEGY = "deepagents-summarization"
+
 OVERHEAD_MARGIN = 2.0
 """A trigger below this multiple of the fixed per-call overhead is flagged."""
 
@@ -136,8 +141,17 @@ class CompactionConfig:
     arg_truncation: ArgTruncation | None = field(default=None)
     eviction_tokens: int = DEEPAGENTS_EVICTION_TOKENS
     summary_model: str | None = None  # provider:name or "reference"; None: the run's default
+    strategy: str = DEFAULT_STRATEGY
+    mask_keep: int = 3  # observation masking / hybrid: the newest tool results left whole
+    custom_strategy: str | None = None  # custom: module:function(messages, token_count) -> messages
 
     def __post_init__(self) -> None:
+        if self.strategy not in STRATEGY_NAMES:
+            raise ConfigError(f"config {self.name!r}: unknown strategy {self.strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
+        if (self.strategy == "custom") != (self.custom_strategy is not None):
+            raise ConfigError(f"config {self.name!r}: custom_strategy (module:function) goes with strategy custom, and only with it")
+        if isinstance(self.mask_keep, bool) or not isinstance(self.mask_keep, int) or self.mask_keep < 0:
+            raise ConfigError(f"config {self.name!r}: mask_keep must be a non-negative integer, got {self.mask_keep!r}")
         if not self.trigger:
             raise ConfigError(f"config {self.name!r}: at least one trigger is required")
         if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1000:
@@ -206,8 +220,14 @@ class CompactionConfig:
         trigger: list[ContextSize] | None = None,
         keep: ContextSize | None = None,
         window: int | None = None,
+        strategy: str | None = None,
+        custom_strategy: str | None = None,
     ) -> CompactionConfig:
         changes: dict[str, Any] = {}
+        if strategy is not None and strategy != self.strategy:
+            changes["strategy"] = strategy
+        if custom_strategy is not None:
+            changes["custom_strategy"] = custom_strategy
         if trigger:
             changes["trigger"] = tuple(trigger)
         if keep is not None:
@@ -216,16 +236,23 @@ class CompactionConfig:
             changes["window"] = window
         if not changes:
             return self
-        return replace(self, name=f"{self.name}+custom", **changes)
+        sized = any(k in changes for k in ("trigger", "keep", "window"))
+        return replace(self, name=f"{self.name}+custom" if sized else self.name, **changes)
 
     def label(self) -> str:
         trig = " or ".join(map(str, self.trigger))
         clip = self.arg_truncation
         clipping = f"; write/edit args clipped from {clip.trigger}, keep {clip.keep}" if clip else ""
-        return f"{self.name} (trigger {trig}, keep {self.keep}{clipping}, window {self.window})"
+        strategy = "" if self.strategy == DEFAULT_STRATEGY else f"strategy {self.strategy}; "
+        return f"{self.name} ({strategy}trigger {trig}, keep {self.keep}{clipping}, window {self.window})"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if self.strategy == DEFAULT_STRATEGY:
+            # Absent under the default strategy, so results and config hashes written before strategies existed
+            # still match (a resumed experiment compares them).
+            for key in ("strategy", "mask_keep", "custom_strategy"):
+                data.pop(key)
         data["trigger"] = [list(t.as_tuple()) for t in self.trigger]
         data["keep"] = list(self.keep.as_tuple())
         trunc = self.effective_truncation()

@@ -13,6 +13,9 @@ front matter that changes other settings:
     trim_tokens_to_summarize: 4000
     eviction_tokens: 20000
     arg_truncation: {trigger: 20%, keep: messages:20, max_length: 2000}
+    strategy: observation-masking  # or deepagents-summarization (default), langchain-summarization,
+                                   # sliding-window, hybrid, none, or module:function (custom)
+    mask_keep: 3                 # masking / hybrid: the newest tool results left whole
     prompt: deepagents-default   # use the installed deepagents prompt (the body must then be empty)
     ---
     Summarize ... {messages}
@@ -29,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from harness.compaction.config import DEFAULT_PRESET, PRESETS, ArgTruncation, CompactionConfig, ContextSize, get_preset
+from harness.compaction.config import DEFAULT_PRESET, PRESETS, STRATEGY_NAMES, ArgTruncation, CompactionConfig, ContextSize, get_preset
 from harness.errors import ConfigError
 from harness.compaction.prompts import validate_prompt
 from harness._paths import DATASETS_DIR
@@ -37,7 +40,7 @@ from harness._paths import DATASETS_DIR
 VARIANTS_DIR = DATASETS_DIR / "variants"
 INSTALLED_PROMPT = "deepagents-default"
 _KEYS = {"description", "include", "summary_model", "trigger", "keep", "window", "trim_tokens_to_summarize",
-         "eviction_tokens", "arg_truncation", "prompt"}
+         "eviction_tokens", "arg_truncation", "prompt", "strategy", "mask_keep"}
 _TRUNCATION_KEYS = {"trigger", "keep", "max_length", "truncation_text"}
 
 
@@ -90,6 +93,17 @@ def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
         out["trigger"] = tuple(_size(t, path, "trigger") for t in triggers)
     if "keep" in data:
         out["keep"] = _size(data["keep"], path, "keep")
+    if "strategy" in data:
+        try:
+            name, custom = parse_strategy(str(data["strategy"]))
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: strategy: {str(exc).removeprefix('--strategy ')}") from None
+        out["strategy"], out["custom_strategy"] = name, custom
+    if "mask_keep" in data:
+        value = data["mask_keep"]
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigError(f"{path}: mask_keep: must be a non-negative integer, got {value!r}")
+        out["mask_keep"] = value
     for key in ("window", "trim_tokens_to_summarize", "eviction_tokens"):
         if key in data:
             value = data[key]
@@ -174,8 +188,11 @@ def make_config(
     trigger: list[str] | None = None,
     keep: str | None = None,
     window: int | str | None = None,
+    strategy: str | None = None,
 ) -> CompactionConfig:
-    """A preset or a variant file (``datasets/variants/<name>.md``) with command-line overrides applied."""
+    """A preset or a variant file (``datasets/variants/<name>.md``) with command-line overrides applied.
+
+    ``strategy`` is a name from ``STRATEGY_NAMES``, or ``module:function`` for a custom strategy."""
     base = get_preset(variant) if variant in PRESETS else resolve_config(variant)[0]
     if window is not None:
         try:
@@ -188,8 +205,24 @@ def make_config(
             sizes.append(ContextSize.parse(text))
         except ConfigError as exc:
             raise ConfigError(f"{option} {text!r}: {exc}") from None
-    given = [o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window)) if v]
+    given = [o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window), ("--strategy", strategy)) if v]
+    name, custom = parse_strategy(strategy)
     try:
-        return base.with_overrides(trigger=sizes[: len(trigger or ())] or None, keep=sizes[-1] if keep else None, window=window)
+        return base.with_overrides(trigger=sizes[: len(trigger or ())] or None, keep=sizes[-1] if keep else None, window=window,
+                                   strategy=name, custom_strategy=custom)
     except ConfigError as exc:
         raise ConfigError(f"{' / '.join(given)}: {exc}" if given else str(exc)) from None
+
+
+def parse_strategy(text: str | None) -> tuple[str | None, str | None]:
+    """``--strategy``: a strategy name, or ``module:function`` (a custom strategy, checked to import)."""
+    if text is None:
+        return None, None
+    if ":" in text:
+        from harness.compaction.strategies.custom import load_callable
+
+        load_callable(text, source="--strategy")
+        return "custom", text
+    if text not in STRATEGY_NAMES:
+        raise ConfigError(f"--strategy {text!r}: unknown strategy; known: {', '.join(STRATEGY_NAMES)}, or module:function")
+    return text, None

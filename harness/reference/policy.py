@@ -24,6 +24,8 @@ It never sees a scenario, an expected answer or a seed; only the request's messa
 
 from __future__ import annotations
 
+import json
+
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -78,6 +80,7 @@ class View:
     user_messages: list[str] = field(default_factory=list)
     calls: list[tuple[dict, ToolMessage | None]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # everything readable
+    request_at: int = 0  # len(calls) when the latest user message was seen: calls after it answer that request
 
     @classmethod
     def of(cls, messages: list[BaseMessage]) -> View:
@@ -92,6 +95,7 @@ class View:
             elif isinstance(msg, HumanMessage):
                 view.user_messages.append(text)
                 view.texts.append(text)
+                view.request_at = len(view.calls)
             elif isinstance(msg, AIMessage):
                 for call in msg.tool_calls:
                     view.calls.append((call, results.get(call.get("id"))))
@@ -306,6 +310,10 @@ def _answer(view: View, key: str) -> Action:
         value = find_fact(key, text)
         if value:
             return ReplyAction(value)
+    # A tool result cleared to save context: call that tool again, as a capable model would.
+    recall = _recall(view)
+    if recall is not None:
+        return recall
     # Where the fact may still be: evicted tool results named in view, the history file
     # the summary names, then evicted results that history pages name.
     in_view = [p for t in view.texts for p in da.eviction_paths(t) if not _is_read_page(t)]
@@ -318,6 +326,25 @@ def _answer(view: View, key: str) -> Action:
         if offset is not None:
             return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
     return ReplyAction(f"I don't know the {key}: I read {', '.join(candidates)} and it is not there.")
+
+
+REREADABLE_TOOLS = ("fetch_document", "read_file", "ls", "glob", "grep")  # no side effects: safe to call again
+
+
+def _is_cleared(result: ToolMessage) -> bool:
+    """A tool result replaced by a placeholder such as LangChain's ``[cleared]``: read from its text, as a model does."""
+    return result.text.strip().lower().startswith("[cleared")
+
+
+def _recall(view: View) -> ToolAction | None:
+    """The oldest cleared read-only call from before the question that has not been made again since."""
+    since = {(c.get("name"), json.dumps(c.get("args"), sort_keys=True)) for c, _ in view.calls[view.request_at:]}
+    for call, result in view.calls[: view.request_at]:
+        if result is None or call.get("name") not in REREADABLE_TOOLS or not _is_cleared(result):
+            continue
+        if (call.get("name"), json.dumps(call.get("args"), sort_keys=True)) not in since:
+            return ToolAction(call["name"], dict(call.get("args") or {}))
+    return None
 
 
 def _is_read_page(text: str) -> bool:

@@ -16,6 +16,7 @@ counts in no rate either). Evals assert validity before anything else.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -57,13 +58,14 @@ def run_completed(trace: Trace) -> Score:
 
 
 def compressed(trace: Trace, *, before_turn: int | None = None) -> Score:
-    """At least one summarization event (before ``before_turn`` if given)."""
-    events = [e for e in trace.events_of("summarization") if before_turn is None or e["turn"] < before_turn]
+    """At least one compaction event of any strategy (a summary, cleared tool results, a trimmed window), before
+    ``before_turn`` if given."""
+    events = [e for e in trace.compactions() if before_turn is None or e["turn"] < before_turn]
     where = f" before turn {before_turn}" if before_turn is not None else ""
     if not events:
-        return Score("compressed", 0, VALIDITY, f"no summarization happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)")
-    drops = ", ".join(f"{e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
-    return Score("compressed", len(events), VALIDITY, f"{len(events)} summarization event(s){where} (tokens {drops})")
+        return Score("compressed", 0, VALIDITY, f"no compaction happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)")
+    drops = ", ".join(f"{e['type']} {e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
+    return Score("compressed", len(events), VALIDITY, f"{len(events)} compaction event(s){where} ({drops})")
 
 
 _CLARIFY = re.compile(
@@ -246,11 +248,46 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
         why = f"read {len(reads)} page(s) of the history file but none contained the needle"
     else:
         why = "never called read_file on the history file the summary named"
-    scores.append(Score("needle_via_history", bool(found) and correct, CHECK, why))
+    scores.append(Score("needle_via_history", bool(found) and correct, _recovery_kind(trace, "needle_via_history"), why))
     scores.append(Score("history_pages_read", len(reads), MEASURE, f"read_file calls on the history file in turn {turn}"))
+    recall = _via_recall(trace, turn, answer, correct)
+    scores.append(recall)
+    via_history = bool(found) and correct
+    scores.append(Score("needle_via_history_or_recall", via_history or bool(recall.value), _recovery_kind(trace, "needle_via_history_or_recall"),
+                        "recovered from the history file" if via_history else
+                        "recovered by calling a cleared tool again" if recall.value else
+                        "not recovered from the history file nor by calling a tool again"))
     in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
     scores.append(Score("needle_in_summary", in_summary, MEASURE, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
     return scores
+
+
+RECOVERY_CHECKS = {"deepagents-summarization": "needle_via_history", "observation-masking": "needle_via_recall",
+                   "hybrid": "needle_via_history_or_recall"}
+"""The recovery check of each strategy that leaves a way back (compaction.strategies.INFO says the same, and a test
+holds them equal); the other recovery scores are measures under it, so they never fail a case that could not use them."""
+
+
+def _recovery_kind(trace: Trace, key: str) -> str:
+    strategy = trace.config.get("strategy", "deepagents-summarization")
+    return CHECK if RECOVERY_CHECKS.get(strategy) == key else MEASURE
+
+
+def _via_recall(trace: Trace, turn: int, answer: str, correct: bool) -> Score:
+    """The correct answer came from calling again a tool whose earlier result had been cleared (observation masking):
+    a call in the question's turn repeating an earlier call returned the needle, and the reply carried it."""
+    earlier = {(tc["name"], json.dumps(tc.get("args"), sort_keys=True)) for t in range(turn) for _, tc in trace.tool_calls(t)}
+    again = [tc for _, tc in trace.tool_calls(turn) if (tc["name"], json.dumps(tc.get("args"), sort_keys=True)) in earlier]
+    found = [tc for tc in again if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
+    if found and correct:
+        why = f"{found[0]['name']} called again ({len(again)} repeated call(s)) returned the needle"
+    elif found:
+        why = f"{found[0]['name']} called again returned the needle, but the reply did not carry it"
+    elif again:
+        why = f"{len(again)} earlier call(s) made again, none returned the needle"
+    else:
+        why = "no earlier tool call was made again"
+    return Score("needle_via_recall", bool(found) and correct, _recovery_kind(trace, "needle_via_recall"), why)
 
 
 def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
@@ -281,7 +318,7 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     repeats = 0
     continued, stalled = 0, []
     clarifications, premature = [], None
-    events_at = {e["call_index"] for e in trace.events_of("summarization", turn)}
+    events_at = {e["call_index"] for e in trace.compactions(turn)}
     for call in trace.agent_calls(turn):
         response = call.get("response") or {}
         tool_calls = response.get("tool_calls") or []
@@ -305,16 +342,16 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     n_events = len(events_at)
     scores = [compressed(trace, before_turn=turn + 1)]
     if n_events == 0:
-        scores.append(Score("goal_continued_after_summary", False, CHECK, "no summarization in the task turn, nothing to continue across"))
+        scores.append(Score("goal_continued_after_summary", False, CHECK, "no compaction in the task turn, nothing to continue across"))
     else:
         scores.append(
             Score(
                 "goal_continued_after_summary",
                 not stalled,
                 CHECK,
-                f"the next action after all {n_events} summaries was a task step"
+                f"the next action after all {n_events} compaction(s) was a task step"
                 if not stalled
-                else f"after {len(stalled)} of {n_events} summaries the next action was not a task step; "
+                else f"after {len(stalled)} of {n_events} compaction(s) the next action was not a task step; "
                 f"first at call {stalled[0]}: {_action(trace, stalled[0])}",
             )
         )

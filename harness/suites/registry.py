@@ -49,6 +49,17 @@ class EvalSuite:
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
     vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
 
+    def required_for(self, strategy: str) -> tuple[str, ...]:
+        """``required`` under ``strategy``: the history-file recovery check becomes the strategy's own recovery
+        check (re-calling a cleared tool under masking), and is dropped where the strategy leaves no way back
+        (a sliding window, LangChain's summary): there the answer itself is all that can be asked."""
+        if "needle_via_history" not in self.required or strategy == "deepagents-summarization":
+            return self.required
+        from harness.compaction.strategies import INFO
+
+        check = INFO[strategy].recovery_check
+        return tuple(check if k == "needle_via_history" else k for k in self.required if k != "needle_via_history" or check)
+
     def applies_to(self, strategy: str) -> bool:
         return self.strategies == ALL_STRATEGIES or strategy in self.strategies
 

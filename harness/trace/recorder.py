@@ -33,8 +33,12 @@ from harness.reference.serve import SIMULATED_FINGERPRINT
 
 
 class Recorder:
-    def __init__(self, truncation_text: str = da.TRUNCATION_TEXT) -> None:
+    def __init__(self, truncation_text: str = da.TRUNCATION_TEXT, strategy: str = "deepagents-summarization") -> None:
         self.truncation_text = truncation_text
+        self.strategy = strategy
+        self._summaries_seen: set[str] = set()
+        self._masked: set[str] = set()
+        self._trimmed = 0
         self.calls: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.messages: dict[str, dict[str, Any]] = {}
@@ -103,7 +107,7 @@ class Recorder:
         return call
 
     def event(self, kind: str, call: dict[str, Any], **data: Any) -> None:
-        self.events.append({"type": kind, "call_index": call["index"], "turn": call["turn"], **data})
+        self.events.append({"type": kind, "call_index": call["index"], "turn": call["turn"], "strategy": self.strategy, **data})
 
     # -- agent calls ------------------------------------------------------------------
     def before_agent_call(self, request: Any) -> dict[str, Any]:
@@ -122,16 +126,31 @@ class Recorder:
         call = self.new_call("agent", [k for k, _ in entries], total, overhead_tokens=overhead, summary_at_head=summary_head,
                              system_sha=self._system_sha(request.system_message))
         state = request.state
-        if da.is_new_summary(msgs, state):
-            before = da.effective_messages(state)
+        head_key = entries[0][0] if summary_head else None
+        new_summary = head_key is not None and head_key not in self._summaries_seen
+        if head_key is not None:
+            self._summaries_seen.add(head_key)
+        state_messages = list(state.get("messages", []))
+        rewritten = bool(state_messages) and state_messages[0] is msgs[0] and summary_head
+        before = None if rewritten else da.effective_messages(state)
+        before_tokens = overhead + sum(self._entry(m)[1] for m in before) if before is not None else None
+        if new_summary:
             previous = self._last_agent_call(exclude=call)
             overflow = bool(previous and (previous.get("error") or {}).get("context_overflow"))
+            if rewritten:
+                # LangChain's middleware rewrote the state: "before" is the previous request plus what came since.
+                known = set(previous["message_keys"]) if previous else set()
+                added = [(k, n) for k, n in entries[1:] if k not in known]
+                before_tokens = (previous["approx_tokens"] if previous else overhead) + sum(n for _, n in added)
+                before_count = (len(known) if previous else 0) + len(added)
+            else:
+                before_count = len(before or [])
             self.event(
                 "summarization",
                 call,
-                tokens_before=overhead + sum(self._entry(m)[1] for m in before),
+                tokens_before=before_tokens,
                 tokens_after=total,
-                messages_before=len(before),
+                messages_before=before_count,
                 messages_after=len(msgs),
                 history_path=da.history_path(msgs[0].text),
                 summary_key=entries[0][0],
@@ -139,6 +158,17 @@ class Recorder:
             )
             if overflow:
                 self.event("overflow_recovery", call, failed_call_index=previous["index"])
+        masked = [m.tool_call_id for m in msgs if da.is_masked_tool_result(m) and m.tool_call_id not in self._masked]
+        if masked:
+            self._masked.update(masked)
+            self.event("mask", call, tool_call_ids=masked, masked_now=sum(da.is_masked_tool_result(m) for m in msgs),
+                       tokens_before=before_tokens, tokens_after=total)
+        if before is not None and not new_summary:
+            dropped = len(before) - len(msgs)
+            if dropped > self._trimmed:
+                self.event("trim", call, messages_dropped=dropped, tokens_before=before_tokens, tokens_after=total,
+                           messages_before=len(before), messages_after=len(msgs))
+            self._trimmed = max(dropped, 0) if dropped > 0 else self._trimmed
         for msg in msgs:
             evicted = da.eviction_notice(msg)
             if evicted and evicted.tool_call_id not in self._evicted:

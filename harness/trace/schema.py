@@ -30,7 +30,9 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 SCHEMA_VERSION = 1
-EVENT_TYPES = ("summarization", "eviction", "arg_truncation", "overflow_recovery")
+EVENT_TYPES = ("summarization", "mask", "trim", "eviction", "arg_truncation", "overflow_recovery")
+COMPACTION_EVENTS = ("summarization", "mask", "trim")
+"""Events that shrink what the model is sent, whatever the strategy (a summary, cleared tool results, a window)."""
 
 
 @dataclass
@@ -81,8 +83,13 @@ class Trace:
     def summarizer_calls(self) -> list[dict[str, Any]]:
         return [c for c in self.calls if c["role"] == "summarizer"]
 
-    def events_of(self, kind: str, turn: int | None = None) -> list[dict[str, Any]]:
-        return [e for e in self.events if e["type"] == kind and (turn is None or e.get("turn") == turn)]
+    def events_of(self, kind: str | tuple[str, ...], turn: int | None = None) -> list[dict[str, Any]]:
+        kinds = (kind,) if isinstance(kind, str) else kind
+        return [e for e in self.events if e["type"] in kinds and (turn is None or e.get("turn") == turn)]
+
+    def compactions(self, turn: int | None = None) -> list[dict[str, Any]]:
+        """Every compaction event (summary, mask, trim), in order."""
+        return self.events_of(COMPACTION_EVENTS, turn)
 
     def call(self, index: int) -> dict[str, Any]:
         return self.calls[index]

@@ -1,0 +1,59 @@
+"""``custom``: a user's own strategy, a callable ``module:function(messages, token_count) -> messages``.
+
+Wrapped as a request middleware (the state keeps everything, as with the sliding window):
+each call, the function gets the request's messages and their approximate token count and
+returns the messages to send.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages.utils import count_tokens_approximately
+
+from harness.errors import ConfigError
+
+
+def load_callable(spec: str, *, source: str = "custom_strategy") -> Callable[..., Any]:
+    """``module:function``, imported; a clear error naming the option otherwise."""
+    module_name, sep, attr = (spec or "").partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"{source} {spec!r}: write module:function")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"{source} {spec!r}: cannot import {module_name!r} ({exc})") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ConfigError(f"{source} {spec!r}: {module_name} has no callable {attr!r}")
+    return fn
+
+
+class CustomStrategyMiddleware(AgentMiddleware):
+    def __init__(self, fn: Callable[..., Any], spec: str) -> None:
+        super().__init__()
+        self.fn, self.spec = fn, spec
+
+    def _apply(self, request: Any) -> Any:
+        messages = list(request.messages)
+        out = self.fn(messages, count_tokens_approximately(messages))
+        if not isinstance(out, list):
+            raise TypeError(f"custom strategy {self.spec} returned {type(out).__name__}, not a list of messages")
+        return request.override(messages=out)
+
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return handler(self._apply(request))
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        return await handler(self._apply(request))
+
+
+def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.none import VacatedSummarizationSlot
+
+    fn = load_callable(config.custom_strategy)
+    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[CustomStrategyMiddleware(fn, config.custom_strategy)])

@@ -1,0 +1,37 @@
+"""``deepagents-summarization`` (the default): deepagents' own SummarizationMiddleware.
+
+The class itself, never a subclass (a subclass reports its own name and would be appended
+beside the default instead of replacing it). deepagents' factory and class defaults
+differ, so ``trim_tokens_to_summarize`` and ``truncate_args_settings`` are passed
+explicitly, as `create_summarization_middleware` would.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.compaction.prompts import deepagents_default_prompt
+
+
+def summarization(config: Any, model: Any, *, backend: Any, summarizer: Any = None, token_counter: Any = None) -> Any:
+    from deepagents.middleware import SummarizationMiddleware
+
+    extra = {"token_counter": token_counter} if token_counter is not None else {}
+    return SummarizationMiddleware(
+        model=model,
+        backend=backend,
+        trigger=config.trigger_arg(),
+        keep=config.keep.as_tuple(),
+        summary_prompt=config.summary_prompt if config.summary_prompt is not None else deepagents_default_prompt(),
+        trim_tokens_to_summarize=config.trim_tokens_to_summarize,
+        truncate_args_settings=config.effective_truncation().to_settings(),
+        summarizer=summarizer,
+        **extra,
+    )
+
+
+def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+    from harness.compaction.strategies import StrategyStack
+
+    middleware = summarization(config, model, backend=backend, summarizer=summarizer)
+    return StrategyStack(slot=middleware, inner=[], summarization=middleware)

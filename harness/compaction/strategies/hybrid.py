@@ -1,0 +1,36 @@
+"""``hybrid``: observation masking first, deepagents summarization when masking is not enough.
+
+Masking (LangChain's ContextEditingMiddleware) sits inside summarization, so deepagents'
+summarization is given a token counter that counts the request as masking will leave it
+(the same ClearToolUsesEdit applied to a copy of the list): it fires only when the
+masked request is still over the trigger, and then offloads the unmasked history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+from langchain_core.messages.utils import count_tokens_approximately
+
+
+def masked_counter(edit: Any) -> Any:
+    def count(messages: Sequence[BaseMessage], *, tools: Any = None) -> int:
+        masked = list(messages)  # ClearToolUsesEdit replaces list items with copies; the messages are untouched
+        edit.apply(masked, count_tokens=count_tokens_approximately)
+        return count_tokens_approximately(masked, tools=tools)
+
+    return count
+
+
+def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+    from langchain.agents.middleware import ContextEditingMiddleware
+
+    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.deepagents_summarization import summarization
+    from harness.compaction.strategies.observation_masking import clear_tool_uses
+
+    edit = clear_tool_uses(config)
+    middleware = summarization(config, model, backend=backend, summarizer=summarizer, token_counter=masked_counter(edit))
+    return StrategyStack(slot=middleware, inner=[ContextEditingMiddleware(edits=[edit])], summarization=middleware)

@@ -1,0 +1,31 @@
+"""``langchain-summarization``: LangChain's SummarizationMiddleware, what most LangChain agents run.
+
+It summarizes in ``before_model`` and rewrites the agent state (the old messages are
+removed); there is no history file, so a fact the summary did not keep is gone. Its name
+is ``SummarizationMiddleware``, so it takes deepagents' slot by name. Its fraction
+trigger reads the window from the model it summarizes with, so that model carries the
+declared window too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.compaction.prompts import deepagents_default_prompt
+
+
+def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+    from langchain.agents.middleware import SummarizationMiddleware
+
+    from harness.agent.build import with_window
+    from harness.compaction.strategies import StrategyStack
+
+    summary_model = with_window(summarizer if summarizer is not None else model, config.window)
+    middleware = SummarizationMiddleware(
+        model=summary_model,
+        trigger=config.trigger_arg(),
+        keep=config.keep.as_tuple(),
+        summary_prompt=config.summary_prompt if config.summary_prompt is not None else deepagents_default_prompt(),
+        trim_tokens_to_summarize=config.trim_tokens_to_summarize,
+    )
+    return StrategyStack(slot=middleware, inner=[])

@@ -1,0 +1,28 @@
+"""``observation-masking``: LangChain's ContextEditingMiddleware with ClearToolUsesEdit.
+
+Once the request's messages pass the trigger, tool results older than the newest
+``mask_keep`` are replaced by a placeholder in the request (the state keeps them). The
+trigger is the config's trigger in tokens; LangChain's approximate count covers the
+messages only, not the system prompt and tool schemas deepagents also counts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PLACEHOLDER = "[cleared]"  # LangChain's DEFAULT_TOOL_PLACEHOLDER; the reference agent reads it as a model would
+
+
+def clear_tool_uses(config: Any) -> Any:
+    from langchain.agents.middleware import ClearToolUsesEdit
+
+    return ClearToolUsesEdit(trigger=config.trigger_tokens() or 0, keep=config.mask_keep, placeholder=PLACEHOLDER)
+
+
+def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+    from langchain.agents.middleware import ContextEditingMiddleware
+
+    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.none import VacatedSummarizationSlot
+
+    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[ContextEditingMiddleware(edits=[clear_tool_uses(config)])])
