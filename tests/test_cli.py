@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import EXIT_BAD_INPUT, EXIT_OK, EXIT_SKIPPED, build_parser, main
+from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, build_parser, main
 from harness.runs.results import read_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,6 +106,21 @@ def test_report_renders_a_validity_matrix(tmp_path):
     report = (tmp_path / "report.md").read_text()
     assert "| needle" in report and "DETECTED" in report and "missed" in report and "10/10" in report
     assert "needle did not catch offload-disabled by needle_via_history" in report
+
+
+def test_validity_command_writes_and_prints_the_matrix(tmp_path, monkeypatch, capsys):
+    """The command's wiring (the matrix itself runs in evals/test_validity.py): a canned result, printed and written."""
+    import harness.suites.validity as validity
+    from harness.report.validity_report import ValidityResult
+
+    runs = [{"eval": "needle", "case_id": "x", "seed": 0, "fault": f, "failed": failed, "explanations": {}}
+            for f, failed in ((None, []), ("history-unreadable", ["needle_via_history"]))]
+    monkeypatch.setattr(validity, "run_validity", lambda seeds, **_: ValidityResult.from_runs(runs, seeds))
+    # needle must also catch offload-disabled and tool-result-dropped, which this result never injected: a failure
+    assert main(["validity", "--seeds", "1", "--out", str(tmp_path / "v")]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "| needle" in out and "DETECTED" in out and (tmp_path / "v" / "report.md").exists()
+    assert "problem: needle: fault offload-disabled was never injected" in out
 
 
 @pytest.mark.parametrize(

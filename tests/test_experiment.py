@@ -54,7 +54,7 @@ def test_spec_errors_name_the_file_and_key(tmp_path, extra, match):
 def test_spec_rejects_unknown_variants_bad_thresholds_and_baselines(tmp_path):
     with pytest.raises(ConfigError, match=r"variants\[1\]: unknown variant 'fancy'"):
         load_spec(spec_file(tmp_path, variants="[minimal, fancy]", baseline="minimal"))
-    with pytest.raises(ConfigError, match="baseline: 'structured' is not one of the variants"):
+    with pytest.raises(ConfigError, match="baseline: 'structured' is not one of the compared arms"):
         load_spec(spec_file(tmp_path, variants="[minimal]", baseline="structured"))
     path = spec_file(tmp_path, variants="[minimal]", baseline="minimal")
     path.write_text(path.read_text().replace("thresholds: [20%]", "thresholds: [20%, [tokens:9000, {type: messages, value: 60}], 120%]"))

@@ -46,6 +46,7 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
         valid = result in VALID
         item = {
             "variant": row.get("variant"),
+            "strategy": row.get("strategy", "deepagents-summarization"),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],
             "kind": row["kind"],

@@ -509,7 +509,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _cmd_validity(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from harness.suites.validity import matrix_table, run_validity, write_validity
+    from harness.report.validity_report import matrix_table, write_validity
+    from harness.suites.validity import run_validity
 
     out = args.out or f"reports/runs/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-validity"
     result = run_validity(seeds=args.seeds)

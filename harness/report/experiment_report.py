@@ -42,6 +42,9 @@ MEASURES = [
     ("peak_context", "peak context"), ("tokens_removed_per_event", "removed per summary"), ("summary_length", "summary chars"),
     ("cost_usd", "cost USD"),
 ]
+STRATEGY_HEADLINE = [("passed", "task success"), ("goal_preserved", "goal preserved"), ("needle_recovered", "needle recovered")]
+STRATEGY_MEASURES = [("total_tokens", "tokens per task"), ("summarizer_tokens", "summarizer tokens"),
+                     ("peak_context", "peak context"), ("cost_usd", "cost USD"), ("compaction_events", "compaction events")]
 BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_requested", "agent_tokens", "summary_length"]
 
 
@@ -72,7 +75,9 @@ def write_experiment_report(path: Path) -> Path:
         doc.text("No finished cells yet.")
         md, _ = doc.write(path)
         return md
-    comparison = compare(frame, baseline, [m for m, _ in HEADLINE + MEASURES])
+    comparison = compare(frame, baseline, list(dict.fromkeys(m for m, _ in HEADLINE + MEASURES + STRATEGY_MEASURES)))
+    if meta.get("strategies"):
+        _strategy_section(doc, path, meta, frame, comparison)
     doc.heading("What the figures cover")
     doc.text("Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
              "view, too few summaries for a chain case...) or ERROR (a provider error after every retry: it measured nothing; "
@@ -123,6 +128,84 @@ def write_experiment_report(path: Path) -> Path:
     doc.table(long[["threshold", "metric", "variant", "value", "vs_baseline"]])
     md, _ = doc.write(path)
     return md
+
+
+def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame, comparison: pd.DataFrame) -> None:
+    """One row per strategy: success, goal, needle, tokens, peak context, cost, compaction events, where a lost fact
+    comes back from; the difference from the baseline arm; and a cost-vs-success chart."""
+    from harness.compaction.strategies import INFO
+
+    strategies = meta["strategies"]
+    doc.heading("Strategies side by side")
+    doc.text("Each cell: mean [95 % interval] n over valid runs; 'vs baseline' is paired on case, threshold and trial "
+             f"(baseline **{meta['baseline']}**). Tokens are approximate input tokens per task (agent and summarizer). "
+             "`none` is the control arm: nothing is compacted by design, so its runs are valid without a compaction and "
+             "show what the task achieves and costs with the whole history in view. Where the recovery path is 'none', "
+             "a fact compacted away cannot come back: a needle answered there was kept by the summary or still in view.")
+    for threshold in sorted(frame["threshold"].unique()):
+        part = comparison[comparison["threshold"] == threshold]
+        rows = []
+        for arm, strategy in strategies.items():
+            mine = part[part["variant"] == arm]
+            if mine.empty:
+                continue
+            cells = {m: mine[mine["metric"] == m].to_dict("records") for m, _ in STRATEGY_HEADLINE + STRATEGY_MEASURES}
+            row = {"arm": arm, "strategy": strategy, "recovery path": INFO[_strategy_name(strategy)].recovery}
+            for metric, label in STRATEGY_HEADLINE + STRATEGY_MEASURES:
+                row[label] = format_cell(cells[metric][0]) if cells[metric] else "-"
+            row["task success vs baseline"] = format_diff(cells["passed"][0]) if cells["passed"] else "-"
+            rows.append(row)
+        if len(frame["threshold"].unique()) > 1:
+            doc.heading(f"Threshold {threshold}", level=3)
+        doc.table(pd.DataFrame(rows))
+        fig = _cost_vs_success(part, strategies, any(frame["simulated"].fillna(False)))
+        if fig is not None:
+            name = f"strategy_cost_success{'' if len(frame['threshold'].unique()) == 1 else '_' + _slug(threshold)}.png"
+            doc.image(save(fig, path / name), f"cost vs task success per strategy, threshold {threshold}")
+    left_out = meta.get("not_applicable") or []
+    if left_out:
+        doc.text(f"{len(left_out)} (arm, case) pair(s) were not run because the case's eval does not apply to the strategy "
+                 f"(never counted): " + "; ".join(sorted({f"{x['arm']}: {x['reason']}" for x in left_out})[:6]))
+
+
+def _strategy_name(strategy: str) -> str:
+    return "custom" if ":" in strategy else strategy
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in text)
+
+
+def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: bool):  # noqa: ANN202
+    """One point per strategy: x tokens per task (or cost in USD when every arm has a price), y task success, each with
+    its 95 % interval."""
+    costs = part[part["metric"] == "cost_usd"].set_index("variant")
+    use_cost = not costs.empty and all(costs.get("n", pd.Series(dtype=float)).reindex(list(strategies)).fillna(0) > 0) and (
+        costs["mean"].reindex(list(strategies)).fillna(0) > 0).all()
+    x_metric = "cost_usd" if use_cost else "total_tokens"
+    xs = part[part["metric"] == x_metric].set_index("variant")
+    ys = part[part["metric"] == "passed"].set_index("variant")
+    arms = [a for a in strategies if a in xs.index and a in ys.index and ys.loc[a, "n"] > 0 and xs.loc[a, "n"] > 0]
+    if not arms:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, arm in enumerate(arms):
+        x, y = xs.loc[arm], ys.loc[arm]
+        color = plt.cm.tab10(i % 10)
+        def span(rec, scale=1.0):  # noqa: ANN001, ANN202 - interval arms, never negative (rounding at 0 % or 100 %)
+            return [[max(0.0, (rec["mean"] - rec["low"]) * scale)], [max(0.0, (rec["high"] - rec["mean"]) * scale)]]
+
+        marker = "osD^vP*X"[i % 8]  # points can coincide: each arm has its own marker, named in the legend
+        ax.errorbar(x["mean"], y["mean"] * 100, xerr=span(x), yerr=span(y, 100), fmt=marker, color=color, capsize=3,
+                    markersize=7, alpha=0.85, label=f"{arm} (n={int(y['n'])})")
+    ax.set_xlabel("cost per task, USD" if use_cost else "approximate input tokens per task (agent + summarizer)")
+    ax.set_ylabel("task success, % of valid runs")
+    ax.set_ylim(-5, 105)
+    ax.set_title("Cost vs success per strategy" + (" (simulated)" if simulated else ""))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return fig
 
 
 def _wide(part: pd.DataFrame, metrics: list[tuple[str, str]], fmt, suffix: str = "") -> pd.DataFrame:  # noqa: ANN001

@@ -39,7 +39,8 @@ from harness.scenarios.schema import Scenario, load_scenarios, select
 from harness.scoring.scorers import ERROR, PASS, score_case
 from harness.runs.run import dataset_hashes, git_commit
 from harness.trace.schema import Trace
-from harness.compaction.variants import resolve_config
+from harness.compaction.variants import parse_strategy, resolve_config
+from harness.suites.registry import SUITES
 
 DEFAULT_EXPERIMENTS_DIR = Path("reports") / "experiments"
 
@@ -72,10 +73,16 @@ def default_keep(threshold: Threshold) -> ContextSize:
     raise ConfigError("a threshold needs at least one size")
 
 
-def cell_config(spec: ExperimentSpec, variant: str, threshold: Threshold) -> CompactionConfig:
+def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> CompactionConfig:
+    """The config of one arm (a variant, or a variant under a strategy of the spec's axis) at one threshold."""
+    variant, strategy = spec.arms()[arm]
     base, _ = resolve_config(variant)
     window = spec.window or base.window
-    return replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
+    config = replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
+    if strategy is None:
+        return config
+    name, custom = parse_strategy(strategy)
+    return replace(config, name=arm, strategy=name, custom_strategy=custom)
 
 
 def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | None:
@@ -91,14 +98,29 @@ def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
 
 
 def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell]:
-    """Every cell, ordered so that a partial run covers all variants evenly (trial, case, variant, threshold)."""
+    """Every cell, ordered so that a partial run covers all arms evenly (trial, case, arm, threshold); a case whose
+    eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason)."""
     return [
-        Cell(v, t.label, s.id, trial)
+        Cell(arm, t.label, s.id, trial)
         for trial in range(spec.trials)
         for s in scenarios
-        for v in spec.variants
+        for arm in spec.arms()
+        if _not_applicable(spec, arm, s) is None
         for t in spec.thresholds
     ]
+
+
+def _not_applicable(spec: ExperimentSpec, arm: str, scenario: Scenario) -> str | None:
+    strategy = spec.arms()[arm][1]
+    if strategy is None or ":" in strategy or scenario.kind not in SUITES:
+        return None
+    return SUITES[scenario.kind].not_applicable_reason(strategy)
+
+
+def not_applicable(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[dict[str, str]]:
+    """The (arm, case) pairs left out of the grid, each with the reason: never run, never counted."""
+    return [{"arm": arm, "case_id": s.id, "reason": reason}
+            for s in scenarios for arm in spec.arms() if (reason := _not_applicable(spec, arm, s))]
 
 
 def parse_shard(text: str | None) -> tuple[int, int]:
@@ -209,7 +231,7 @@ def run_experiment(
     unless ``retry_errors`` is False; their earlier rows and traces are kept."""
     scenarios = spec_scenarios(spec)
     overhead = None
-    for variant in spec.variants:  # validate every config and model before writing anything
+    for variant in spec.arms():  # validate every config and model before writing anything
         for threshold in spec.thresholds:
             try:
                 config = cell_config(spec, variant, threshold)
@@ -277,7 +299,7 @@ def run_experiment(
 
 def _is_live(spec: ExperimentSpec) -> bool:
     """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
-    names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.variants for t in spec.thresholds}
+    names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.arms() for t in spec.thresholds}
     return any(name is not None and not is_reference(name) for name in names)
 
 
@@ -314,7 +336,9 @@ def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario],
         "spec": spec.raw,
         "spec_fingerprint": spec.fingerprint(),
         "baseline": spec.baseline,
-        "variants": list(spec.variants),
+        "variants": list(spec.arms()),  # the compared arms (variants, or variant x strategy)
+        "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
+        "not_applicable": not_applicable(spec, scenarios),
         "thresholds": [t.label for t in spec.thresholds],
         "trials": spec.trials,
         "seed": spec.seed,

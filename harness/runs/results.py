@@ -37,6 +37,7 @@ def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: 
         "trial": trace.trial,
         "seed": trace.seed,
         "variant": trace.config.get("name"),
+        "strategy": trace.config.get("strategy", "deepagents-summarization"),
         "config": trace.config,
         "agent_model": trace.agent_model,
         "summary_model": trace.summary_model,

@@ -5,7 +5,8 @@
     model: reference                   # agent model, provider:name or reference (default)
     summary_model: reference           # summarizer for every variant that does not set its own
     variants: [deepagents-default, minimal, structured, completed-work, anchored]
-    baseline: deepagents-default       # the variant others are compared against (default: the first)
+    strategies: [deepagents-summarization, observation-masking]  # grid axis (default: each variant's own)
+    baseline: deepagents-default       # the arm others are compared against (default: the first)
     thresholds:                        # grid axis: each item is one trigger, a size or a list OR-combined
       - 15%
       - 25%
@@ -26,6 +27,11 @@
     summary_base_url: ...              # default: base_url
     summary_model_kwargs: {...}        # default: model_kwargs when the summarizer shares the endpoint
 
+With a ``strategies`` axis, each (variant, strategy) pair is one arm of the comparison,
+labelled by the strategy when there is one variant and ``variant@strategy`` otherwise;
+``baseline`` names an arm (or, with one variant, a strategy). A strategy is a name from
+``harness/compaction/strategies/`` or ``module:function`` (a custom strategy).
+
 Sizes are written as on the command line (20%, fraction:0.2, tokens:12000, messages:40)
 or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values are
 errors naming the file and the key.
@@ -44,7 +50,7 @@ import yaml
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
 
-_KEYS = {"name", "description", "model", "summary_model", "variants", "baseline", "thresholds", "trigger", "keep",
+_KEYS = {"name", "description", "model", "summary_model", "variants", "strategies", "baseline", "thresholds", "trigger", "keep",
          "window", "scenarios", "trials", "seed", "concurrency", "base_url", "summary_base_url", "model_kwargs",
          "summary_model_kwargs"}
 _SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
@@ -84,7 +90,16 @@ class ExperimentSpec:
     summary_base_url: str | None = None
     model_kwargs: dict[str, Any] = field(default_factory=dict)
     summary_model_kwargs: dict[str, Any] | None = None
+    strategies: tuple[str, ...] = ()  # empty: no strategy axis (each variant's own strategy)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def arms(self) -> dict[str, tuple[str, str | None]]:
+        """label -> (variant, strategy or None): the compared configurations, in order."""
+        if not self.strategies:
+            return {v: (v, None) for v in self.variants}
+        if len(self.variants) == 1:
+            return {s: (self.variants[0], s) for s in self.strategies}
+        return {f"{v}@{s}": (v, s) for v in self.variants for s in self.strategies}
 
     def endpoints(self) -> tuple[Any, Any]:
         """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
@@ -100,7 +115,7 @@ class ExperimentSpec:
         """Hash of everything that changes a cell's result (not name, description, concurrency)."""
         # An endpoint's settings change results (temperature, max_tokens); its address and retry/timeout do not.
         kwargs = {k: v for k, v in (self.raw.get("model_kwargs") or {}).items() if k not in ("timeout", "max_retries")}
-        keys = {k: v for k, v in self.raw.items() if k not in ("name", "description", "concurrency", "variants", "thresholds", "trigger",
+        keys = {k: v for k, v in self.raw.items() if k not in ("name", "description", "concurrency", "variants", "strategies", "thresholds", "trigger",
                                                               "trials", "scenarios", "base_url", "summary_base_url", "model_kwargs")}
         if kwargs:
             keys["model_kwargs"] = kwargs
@@ -165,9 +180,22 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             resolve_config(name)
         except ConfigError as exc:
             raise _fail(where, f"variants[{i}]", str(exc)) from None
-    baseline = data.get("baseline", variants[0])
-    if baseline not in variants:
-        raise _fail(where, "baseline", f"{baseline!r} is not one of the variants")
+    strategies = data.get("strategies") or []
+    if not isinstance(strategies, list) or not all(isinstance(s, str) for s in strategies):
+        raise _fail(where, "strategies", "a list of strategy names (or module:function)")
+    if len(set(strategies)) != len(strategies):
+        raise _fail(where, "strategies", "names a strategy twice")
+    from harness.compaction.variants import parse_strategy
+
+    for i, name in enumerate(strategies):
+        try:
+            parse_strategy(name)
+        except ConfigError as exc:
+            raise _fail(where, f"strategies[{i}]", str(exc).removeprefix("--strategy ")) from None
+    arms = ExperimentSpec("", "", tuple(variants), (), "", strategies=tuple(strategies)).arms()
+    baseline = data.get("baseline", next(iter(arms)))
+    if baseline not in arms:
+        raise _fail(where, "baseline", f"{baseline!r} is not one of the compared arms ({', '.join(arms)})")
 
     if "thresholds" in data and "trigger" in data:
         raise _fail(where, "trigger", "give either trigger (one threshold) or thresholds (a grid), not both")
@@ -242,5 +270,6 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         summary_base_url=data.get("summary_base_url"),
         model_kwargs=kwargs["model_kwargs"] or {},
         summary_model_kwargs=kwargs["summary_model_kwargs"],
+        strategies=tuple(strategies),
         raw=data,
     )

@@ -21,8 +21,8 @@ from harness._paths import DATASETS_DIR
 
 PRICES_FILE = DATASETS_DIR / "model_prices.yaml"
 RATE_METRICS = ("needle_recovered", "needle_via_history", "goal_preserved", "clarification_requested", "premature_completion")
-VALUE_METRICS = ("compression_events", "agent_tokens", "summarizer_tokens", "peak_context", "tokens_removed_per_event",
-                 "summary_length", "cost_usd")
+VALUE_METRICS = ("compression_events", "compaction_events", "agent_tokens", "summarizer_tokens", "total_tokens", "peak_context",
+                 "tokens_removed_per_event", "summary_length", "cost_usd")
 
 
 @lru_cache(maxsize=1)
@@ -94,6 +94,8 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "clarification_requested": any(is_clarification_request(t) for t in replies),
         "premature_completion": (not by_key["goal_no_premature_completion"]) if "goal_no_premature_completion" in by_key else None,
         "compression_events": len(events),
+        "compaction_events": len(trace.compactions()),
+        "total_tokens": sum(c["approx_tokens"] for c in agent) + sum(c["approx_tokens"] for c in summ),
         "agent_tokens": sum(c["approx_tokens"] for c in agent),
         "summarizer_tokens": sum(c["approx_tokens"] for c in summ),
         "agent_tokens_provider": _tokens(agent, "input_tokens") or None,

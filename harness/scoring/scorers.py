@@ -383,8 +383,10 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     )
     scores.append(Score("goal_all_steps_done", fraction == 1.0, CHECK,
                         "every expected tool step was done" if fraction == 1.0 else f"{len(missing)} expected step(s) not done; first: {missing[0]}"))
-    preserved = not stalled and not clarifications and premature is None and fraction == 1.0 and n_events > 0
-    scores.append(Score("goal_preserved", preserved, CHECK, "kept working on the task across every summary and finished it" if preserved else "see goal_* scores"))
+    control_arm = trace.config.get("strategy") == "none"  # nothing is compacted by design: finishing is the goal
+    preserved = not stalled and not clarifications and premature is None and fraction == 1.0 and (n_events > 0 or control_arm)
+    scores.append(Score("goal_preserved", preserved, CHECK, ("finished the task with the whole history in view" if control_arm else
+                        "kept working on the task across every compaction and finished it") if preserved else "see goal_* scores"))
     scores.append(Score("goal_repeated_steps", repeats, MEASURE, f"{repeats} expected step(s) done more than once (lost progress)"))
     return scores
 
@@ -557,7 +559,21 @@ def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> li
         scores += goal_scores(trace, scenario)
     elif scenario.kind == "truncation":
         scores += truncation_scores(trace, scenario)
+    if trace.config.get("strategy") == "none":
+        scores = [_as_control_arm(sc) for sc in scores]
     return scores
+
+
+NEEDS_COMPACTION = ("compressed", "needle_summarized_away", "chain_length_reached", "goal_continued_after_summary")
+"""Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
+control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
+with the whole history in view, the reference the other strategies are compared with."""
+
+
+def _as_control_arm(score: Score) -> Score:
+    if score.key not in NEEDS_COMPACTION:
+        return score
+    return Score(score.key, score.value, MEASURE, f"(control arm: nothing is compacted by design) {score.explanation}")
 
 
 def scores_by_key(scores: list[Score]) -> dict[str, Score]:

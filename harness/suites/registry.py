@@ -25,6 +25,8 @@ ALL_STRATEGIES = "all"
 """``strategies`` value for an eval that applies to every compaction strategy."""
 
 DEEPAGENTS = ("deepagents-summarization",)
+SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization", "hybrid", "none")
+
 SESSION = None
 """``preset`` value for an eval that runs under the session's own config (``--variant``, ``--trigger``...)."""
 
@@ -53,6 +55,10 @@ class EvalSuite:
         """``required`` under ``strategy``: the history-file recovery check becomes the strategy's own recovery
         check (re-calling a cleared tool under masking), and is dropped where the strategy leaves no way back
         (a sliding window, LangChain's summary): there the answer itself is all that can be asked."""
+        if strategy == "none":  # the control arm: nothing is compacted by design, so those keys are measures there
+            from harness.scoring.scorers import NEEDS_COMPACTION
+
+            return tuple(k for k in self.required if k not in NEEDS_COMPACTION and k != "needle_via_history")
         if "needle_via_history" not in self.required or strategy == "deepagents-summarization":
             return self.required
         from harness.compaction.strategies import INFO
@@ -92,7 +98,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType({s.name: s for s in (
         required=(*COMMON, "compressed", "chain_length_reached", "needle_summarized_away", "needle_correct",
                   "needle_via_history"),
         validity=("compressed", "chain_length_reached", "needle_summarized_away"),
-        kind="chain", matrix_cases=("chain-s2-d000", "chain-s4-d025"), strategies=DEEPAGENTS,
+        kind="chain", matrix_cases=("chain-s2-d000", "chain-s4-d025"), strategies=SUMMARIZING_OR_CONTROL,
         faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
     ),
     EvalSuite(
