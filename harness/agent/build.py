@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig
+from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig, with_window
 
 
 @dataclass
@@ -69,15 +69,3 @@ def build_agent(
     )
     return BuiltAgent(graph=graph, summarization=stack.summarization, backend=backend)
 
-
-def with_window(model: BaseChatModel, window: int) -> BaseChatModel:
-    """``model`` with the config's window as its profile's max_input_tokens (a copy when it differs).
-
-    deepagents resolves fraction triggers against the agent model's profile; a model built
-    for another window (e.g. an eval session's, reused under a mechanism preset) would
-    otherwise summarize and clip at the wrong sizes while the trace reports the config's.
-    """
-    profile = model.profile if isinstance(model.profile, dict) else {}
-    if profile.get("max_input_tokens") == window:
-        return model
-    return model.model_copy(update={"profile": {**profile, "max_input_tokens": window}})

@@ -326,3 +326,14 @@ def get_preset(name: str) -> CompactionConfig:
     except KeyError:
         raise ConfigError(f"unknown variant {name!r}; known: {', '.join(sorted(PRESETS))}") from None
 
+def with_window(model: Any, window: int) -> Any:
+    """``model`` with the config's window as its profile's max_input_tokens (a copy when it differs).
+
+    deepagents resolves fraction triggers against the agent model's profile; a model built
+    for another window (e.g. an eval session's, reused under a mechanism preset) would
+    otherwise summarize and clip at the wrong sizes while the trace reports the config's.
+    """
+    profile = model.profile if isinstance(model.profile, dict) else {}
+    if profile.get("max_input_tokens") == window:
+        return model
+    return model.model_copy(update={"profile": {**profile, "max_input_tokens": window}})

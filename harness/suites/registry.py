@@ -61,7 +61,7 @@ class EvalSuite:
             return tuple(k for k in self.required if k not in NEEDS_COMPACTION and k != "needle_via_history")
         if "needle_via_history" not in self.required or strategy == "deepagents-summarization":
             return self.required
-        from harness.compaction.strategies import INFO
+        from harness.compaction.strategies.base import INFO
 
         check = INFO[strategy].recovery_check
         return tuple(check if k == "needle_via_history" else k for k in self.required if k != "needle_via_history" or check)

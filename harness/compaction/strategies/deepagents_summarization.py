@@ -31,7 +31,7 @@ def summarization(config: Any, model: Any, *, backend: Any, summarizer: Any = No
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.base import StrategyStack
 
     middleware = summarization(config, model, backend=backend, summarizer=summarizer)
     return StrategyStack(slot=middleware, inner=[], summarization=middleware)

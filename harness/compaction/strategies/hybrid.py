@@ -27,7 +27,7 @@ def masked_counter(edit: Any) -> Any:
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from langchain.agents.middleware import ContextEditingMiddleware
 
-    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.deepagents_summarization import summarization
     from harness.compaction.strategies.observation_masking import clear_tool_uses
 

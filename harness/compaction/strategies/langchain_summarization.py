@@ -17,8 +17,8 @@ from harness.compaction.prompts import deepagents_default_prompt
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from langchain.agents.middleware import SummarizationMiddleware
 
-    from harness.agent.build import with_window
-    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.config import with_window
+    from harness.compaction.strategies.base import StrategyStack
 
     summary_model = with_window(summarizer if summarizer is not None else model, config.window)
     middleware = SummarizationMiddleware(

@@ -18,6 +18,6 @@ class VacatedSummarizationSlot(AgentMiddleware):
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.base import StrategyStack
 
     return StrategyStack(slot=VacatedSummarizationSlot(), inner=[])

@@ -22,7 +22,7 @@ def clear_tool_uses(config: Any) -> Any:
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from langchain.agents.middleware import ContextEditingMiddleware
 
-    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
     return StrategyStack(slot=VacatedSummarizationSlot(), inner=[ContextEditingMiddleware(edits=[clear_tool_uses(config)])])

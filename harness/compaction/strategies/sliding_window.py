@@ -50,7 +50,7 @@ class SlidingWindowMiddleware(AgentMiddleware):
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies import StrategyStack
+    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
     keep_messages = int(config.keep.value) if config.keep.kind == "messages" else None
