@@ -1,10 +1,12 @@
 # The two commands of the README quick start: `make run` and `make test`.
-# Both create .venv from the lock file on first use (and again when the lock changes).
+# `make run` creates .venv from requirements.lock; every other target from requirements-dev.lock
+# (the same pins plus pytest, ruff and mypy). Each is reinstalled when its lock changes.
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
+PYTEST = $(BIN)/python -m pytest
 
-.PHONY: install run test bench lock
+.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,18 +15,49 @@ $(VENV)/.installed: requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
+	$(BIN)/python -m pip install --quiet -r requirements-dev.lock
+	touch $@
+
 install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
 
 run: install
 	$(BIN)/harness run $(ARGS)
 
-test: install
-	$(BIN)/python -m pytest $(ARGS)
+# Everything CI runs: lint and types, then every test tier (unit, offline evals, validity matrix, live).
+test: lint typecheck
+	$(PYTEST) $(ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check harness tests evals
+	$(BIN)/ruff format --check harness tests evals
+
+format: install-dev
+	$(BIN)/ruff check --fix harness tests evals
+	$(BIN)/ruff format harness tests evals
+
+typecheck: install-dev
+	$(BIN)/mypy
+
+# The tiers, one at a time (CI runs them as parallel jobs).
+test-unit: install-dev
+	$(PYTEST) tests -m "not live" $(ARGS)
+
+test-evals: install-dev
+	$(PYTEST) evals -m "not validity" $(ARGS)
+
+test-validity: install-dev
+	$(PYTEST) evals -m validity $(ARGS)
+
+test-live: install-dev
+	$(PYTEST) tests -m live $(ARGS)
 
 bench: install
 	$(BIN)/harness bench $(ARGS)
 
-# Re-pin every dependency (needs network to PyPI). Commit the result.
+# Re-pin every dependency (needs network to PyPI). Commit both files.
 lock:
 	$(BIN)/python -m pip install --quiet uv
 	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --quiet -c requirements.lock -o requirements-dev.lock

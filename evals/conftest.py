@@ -36,15 +36,15 @@ from dataclasses import dataclass  # noqa: E402
 import pytest  # noqa: E402
 
 from harness.agent import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
+from harness.agent.models import choose_models, summary_model_for  # noqa: E402
+from harness.agent.runner import run_case_for  # noqa: E402
 from harness.compaction.config import DEFAULT_PRESET
 from harness.compaction.variants import make_config
 from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.agent.models import choose_models, summary_model_for  # noqa: E402
-from harness.agent.runner import run_case_for  # noqa: E402
+from harness.runs.run import RunSink  # noqa: E402
 from harness.scenarios.generate import generated_case  # noqa: E402
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
 from harness.scoring.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
-from harness.runs.run import RunSink  # noqa: E402
 from harness.suites.registry import SUITES, EvalSuite  # noqa: E402
 
 LANGSMITH = None  # the session's `harness.runs.langsmith_session.LangSmithSession`, set in pytest_configure
@@ -77,16 +77,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--trigger", action="append", default=None, help="trigger size (20%%, tokens:12000, messages:40); repeatable")
     g.addoption("--keep", default=None, help="keep size, same syntax as --trigger")
     g.addoption("--window", default=None, help="declared context window in tokens")
-    g.addoption("--strategy", default=None, help="compaction strategy (harness/compaction/strategies/); evals that do not "
-                                                 "apply to it are skipped with the reason")
+    g.addoption(
+        "--strategy",
+        default=None,
+        help="compaction strategy (harness/compaction/strategies/); evals that do not apply to it are skipped with the reason",
+    )
     g.addoption("--seed", type=int, default=0, help="reference summarizer seed")
     g.addoption("--runs-dir", default="reports/runs", help="where the session's run directory goes")
     g.addoption("--base-url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
     g.addoption("--summary-base-url", default=None, help="the summarizer's endpoint (default: --base-url)")
     g.addoption("--model-kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
     g.addoption("--summary-model-kwargs", action="append", default=None, help="KEY=VALUE for the summarizer; repeatable")
-    g.addoption("--langsmith-traces", default="summary", choices=["summary", "full"],
-                help="with LANGSMITH_API_KEY: upload a compact trace summary per case (default) or every model call (full)")
+    g.addoption(
+        "--langsmith-traces",
+        default="summary",
+        choices=["summary", "full"],
+        help="with LANGSMITH_API_KEY: upload a compact trace summary per case (default) or every model call (full)",
+    )
 
 
 _SCENARIOS: list[Scenario] | None = None
@@ -150,19 +157,31 @@ class EvalSession:
     def __init__(self, config: pytest.Config) -> None:
         opt = config.getoption
         self.seed = opt("--seed")
-        self.config = make_config(opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"),
-                                  strategy=opt("--strategy"))
+        self.config = make_config(
+            opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"), strategy=opt("--strategy")
+        )
         self.agent_model = opt("--model")
         self.summary_model = summary_model_for(self.config.summary_model, opt("--summary-model"), variant=self.config.name)
         from types import SimpleNamespace
 
         from harness.cli.main import endpoints_from_args
 
-        self.endpoints = endpoints_from_args(SimpleNamespace(
-            base_url=opt("--base-url"), summary_base_url=opt("--summary-base-url"),
-            model_kwargs=opt("--model-kwargs"), summary_model_kwargs=opt("--summary-model-kwargs")))
-        self.models = choose_models(self.agent_model, self.summary_model, window=self.config.window, seed=self.seed,
-                                    agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
+        self.endpoints = endpoints_from_args(
+            SimpleNamespace(
+                base_url=opt("--base-url"),
+                summary_base_url=opt("--summary-base-url"),
+                model_kwargs=opt("--model-kwargs"),
+                summary_model_kwargs=opt("--summary-model-kwargs"),
+            )
+        )
+        self.models = choose_models(
+            self.agent_model,
+            self.summary_model,
+            window=self.config.window,
+            seed=self.seed,
+            agent_endpoint=self.endpoints[0],
+            summary_endpoint=self.endpoints[1],
+        )
         self.runs_dir = opt("--runs-dir")
         self.sink: RunSink | None = None
 
@@ -173,7 +192,9 @@ class EvalSession:
         from harness.suites.faults import FaultySummarizer
 
         scenario = _find_case(case_id)
-        models = replace(self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True)
+        models = replace(
+            self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True
+        )
         # Its own variant label, so the session report does not pool injected failures with healthy runs.
         return self.run(scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"))
 
@@ -189,7 +210,9 @@ class EvalSession:
         scenario = case if isinstance(case, Scenario) else _find_case(case)
         config, models = self.config, self.models
         if suite.preset is not None:
-            config = replace(make_config(suite.preset), strategy=self.config.strategy, custom_strategy=self.config.custom_strategy)
+            config = replace(
+                make_config(suite.preset), strategy=self.config.strategy, custom_strategy=self.config.custom_strategy
+            )
             if not suite.keep_preset_window:
                 config = replace(config, window=self.config.window)
         if suite.hard_limit is not None:
@@ -219,18 +242,33 @@ class EvalSession:
             pytest.skip(f"{scenario.id}: {reason}")
         if self.sink is None:
             with _quiet():  # the overhead probe runs an agent too
-                self.sink = RunSink(_scenarios(), self.config, agent_model=self.agent_model, summary_model=self.summary_model,
-                                    seed=self.seed, trials=1, out_dir=self.runs_dir, command="pytest evals/", run_id=_run_id(self.config),
-                                    progress=lambda line: None, agent_endpoint=self.endpoints[0], summary_endpoint=self.endpoints[1])
+                self.sink = RunSink(
+                    _scenarios(),
+                    self.config,
+                    agent_model=self.agent_model,
+                    summary_model=self.summary_model,
+                    seed=self.seed,
+                    trials=1,
+                    out_dir=self.runs_dir,
+                    command="pytest evals/",
+                    run_id=_run_id(self.config),
+                    progress=lambda line: None,
+                    agent_endpoint=self.endpoints[0],
+                    summary_endpoint=self.endpoints[1],
+                )
         with _quiet():
-            trace = run_case_for(scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed)
+            trace = run_case_for(
+                scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed
+            )
         scores = score_case(trace, scenario, scorers)
         row = self.sink.record(trace, scores, scenario, scorers=scorers)
         _log_to_langsmith(scenario, row, scores, trace)
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])
-            raise ProviderOutage(f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
-                                 f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}")
+            raise ProviderOutage(
+                f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
+                f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}"
+            )
         return CaseResult(scenario, scores_by_key(scores), row, trace, (config or self.config).strategy)
 
 
@@ -289,9 +327,19 @@ def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score], trace=
     from langsmith import testing as t
 
     try:
-        t.log_inputs({"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)})
-        t.log_outputs({"outcome": row["outcome"], "answers": row["answers"], "error": row["error"], "events": row["events"],
-                       "tokens": row["tokens"], "trace_summary": _trace_summary(trace)})
+        t.log_inputs(
+            {"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)}
+        )
+        t.log_outputs(
+            {
+                "outcome": row["outcome"],
+                "answers": row["answers"],
+                "error": row["error"],
+                "events": row["events"],
+                "tokens": row["tokens"],
+                "trace_summary": _trace_summary(trace),
+            }
+        )
         for score in scores:
             if isinstance(score.value, (bool, int, float)) and score.value is not None:
                 t.log_feedback(key=score.key, score=float(score.value), comment=score.explanation[:500])
@@ -303,9 +351,11 @@ def _trace_summary(trace) -> dict:  # noqa: ANN001
     """What the model saw, compactly: tokens per agent call and where compaction happened (no message bodies)."""
     if trace is None:
         return {}
-    return {"agent_call_tokens": [c["approx_tokens"] for c in trace.agent_calls()],
-            "events": [{"type": e["type"], "call": e.get("call")} for e in trace.events],
-            "summarizer_calls": len(trace.summarizer_calls())}
+    return {
+        "agent_call_tokens": [c["approx_tokens"] for c in trace.agent_calls()],
+        "events": [{"type": e["type"], "call": e.get("call")} for e in trace.events],
+        "summarizer_calls": len(trace.summarizer_calls()),
+    }
 
 
 _SESSION: EvalSession | None = None
@@ -331,10 +381,16 @@ def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
 
     cfg = eval_session.config.to_dict()
     return {
-        "variant": cfg["name"], "trigger": cfg["trigger"], "keep": cfg["keep"], "window": cfg["window"],
-        "summary_prompt": cfg["summary_prompt_name"], "model": eval_session.models.agent_name,
-        "summary_model": eval_session.models.summarizer_name, "simulated": eval_session.models.simulated,
-        "harness_version": __version__, "git_commit": git_commit(),
+        "variant": cfg["name"],
+        "trigger": cfg["trigger"],
+        "keep": cfg["keep"],
+        "window": cfg["window"],
+        "summary_prompt": cfg["summary_prompt_name"],
+        "model": eval_session.models.agent_name,
+        "summary_model": eval_session.models.summarizer_name,
+        "simulated": eval_session.models.simulated,
+        "harness_version": __version__,
+        "git_commit": git_commit(),
     }
 
 

@@ -29,8 +29,10 @@ def test_eval_catches_the_fault_by_the_check_its_entry_names(validity, eval_name
     runs = [r for r in validity.runs if r["eval"] == eval_name and r["fault"] == fault]
     assert runs, f"{fault} was never injected into {eval_name}"
     caught = [r for r in runs if check in r["failed"]]
-    assert caught, (f"{eval_name} did not catch {fault} ({SEEDED_FAULTS[fault].description}) by {check}; "
-                    f"failed: {[r['failed'] for r in runs]}")
+    assert caught, (
+        f"{eval_name} did not catch {fault} ({SEEDED_FAULTS[fault].description}) by {check}; "
+        f"failed: {[r['failed'] for r in runs]}"
+    )
 
 
 @pytest.mark.parametrize("eval_name", [s.name for s in matrix_suites()])

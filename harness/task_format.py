@@ -80,7 +80,10 @@ _STEP_PATTERNS = [
     (re.compile(r"^(\d+)\. Read (\S+) with read_file\.$"), "read_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a one-line note on (\S+)\.$"), "write_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a section on (\S+)\.$"), "write_file:section"),
-    (re.compile(r"^(\d+)\. Add a section on (\S+) to (\S+) with write_file, keeping everything already in it\.$"), "write_file:add"),
+    (
+        re.compile(r"^(\d+)\. Add a section on (\S+) to (\S+) with write_file, keeping everything already in it\.$"),
+        "write_file:add",
+    ),
     (re.compile(r"^(\d+)\. Append a section on (\S+) to (\S+) with edit_file, after its last line\.$"), "edit_file:append"),
     (re.compile(r"^(\d+)\. Delegate documents (\S+) to (\S+) to a subagent with task\.$"), "task"),
     (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
@@ -168,8 +171,11 @@ def find_fact(key: str, text: str) -> str | None:
 def document_range(target: str) -> list[str]:
     """'DOC-003..DOC-006' -> ['DOC-003', 'DOC-004', 'DOC-005', 'DOC-006']."""
     first, _, last = target.partition("..")
-    prefix, a = re.match(r"^(.*?)(\d+)$", first).groups()
-    b = re.match(r"^.*?(\d+)$", last).group(1)
+    head, tail = re.match(r"^(.*?)(\d+)$", first), re.match(r"^.*?(\d+)$", last)
+    if head is None or tail is None:
+        raise ValueError(f"not a document range: {target!r} (write DOC-003..DOC-006)")
+    prefix, a = head.groups()
+    b = tail.group(1)
     return [f"{prefix}{i:0{len(a)}d}" for i in range(int(a), int(b) + 1)]
 
 

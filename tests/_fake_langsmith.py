@@ -65,9 +65,20 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
                 rec.requests.append(("GET", url.path, query))
             path = url.path.rstrip("/")
             if path.endswith("/info"):
-                return self._send({"version": "0.11.0", "instance_flags": {}, "batch_ingest_config": {
-                    "use_multipart_endpoint": False, "size_limit": 100, "size_limit_bytes": 20_971_520, "scale_up_nthreads_limit": 16,
-                    "scale_up_qsize_trigger": 1000, "scale_down_nempty_trigger": 4}})
+                return self._send(
+                    {
+                        "version": "0.11.0",
+                        "instance_flags": {},
+                        "batch_ingest_config": {
+                            "use_multipart_endpoint": False,
+                            "size_limit": 100,
+                            "size_limit_bytes": 20_971_520,
+                            "scale_up_nthreads_limit": 16,
+                            "scale_up_qsize_trigger": 1000,
+                            "scale_down_nempty_trigger": 4,
+                        },
+                    }
+                )
             if path.endswith("/datasets"):
                 names = query.get("name", [])
                 found = [d for d in rec.datasets.values() if not names or d["name"] in names]
@@ -93,8 +104,16 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
                 rec.requests.append(("POST", url.path, body))
                 path = url.path.rstrip("/")
                 if path.endswith("/datasets"):
-                    ds = {"id": str(uuid.uuid4()), "created_at": _now(), "modified_at": _now(), "example_count": 0,
-                          "session_count": 0, "data_type": "kv", "tenant_id": str(uuid.UUID(int=1)), **(body or {})}
+                    ds = {
+                        "id": str(uuid.uuid4()),
+                        "created_at": _now(),
+                        "modified_at": _now(),
+                        "example_count": 0,
+                        "session_count": 0,
+                        "data_type": "kv",
+                        "tenant_id": str(uuid.UUID(int=1)),
+                        **(body or {}),
+                    }
                     rec.datasets[ds["id"]] = ds
                     return self._send(ds)
                 if path.endswith("/examples/bulk"):
@@ -105,8 +124,13 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
                         out.append(ex)
                     return self._send(out)
                 if path.endswith("/sessions"):
-                    sess = {"id": (body or {}).get("id") or str(uuid.uuid4()), "start_time": _now(), "tenant_id": str(uuid.UUID(int=1)),
-                            "reference_dataset_id": None, **(body or {})}
+                    sess = {
+                        "id": (body or {}).get("id") or str(uuid.uuid4()),
+                        "start_time": _now(),
+                        "tenant_id": str(uuid.UUID(int=1)),
+                        "reference_dataset_id": None,
+                        **(body or {}),
+                    }
                     rec.sessions[sess["id"]] = sess
                     return self._send(sess)
                 if path.endswith("/runs"):
@@ -131,7 +155,9 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
                 if "/runs/" in url.path:
                     rec.runs.setdefault(url.path.rsplit("/", 1)[1], {}).update(body or {})
                 if "/sessions/" in url.path:  # like the server: null fields do not erase stored ones
-                    rec.sessions.setdefault(url.path.rsplit("/", 1)[1], {}).update({k: v for k, v in (body or {}).items() if v is not None})
+                    rec.sessions.setdefault(url.path.rsplit("/", 1)[1], {}).update(
+                        {k: v for k, v in (body or {}).items() if v is not None}
+                    )
             return self._send({})
 
     return Handler

@@ -8,8 +8,13 @@ from harness.task_format import Step, render_question, render_task
 
 TASK = render_task(
     "Review the archive.",
-    [Step(1, "fetch_document", "DOC-001"), Step(2, "fetch_document", "DOC-002"), Step(3, "read_file", "/ledgers/a.md"),
-     Step(4, "write_file", "/notes/a.md", "/ledgers/a.md"), Step(5, "reply")],
+    [
+        Step(1, "fetch_document", "DOC-001"),
+        Step(2, "fetch_document", "DOC-002"),
+        Step(3, "read_file", "/ledgers/a.md"),
+        Step(4, "write_file", "/notes/a.md", "/ledgers/a.md"),
+        Step(5, "reply"),
+    ],
 )
 QUESTION = render_question("access code for the north vault")
 
@@ -26,7 +31,10 @@ def summary_message(summary: str, path: str | None = "/conversation_history/sess
 
 
 def call(name: str, args: dict, result: str, call_id: str) -> list:
-    return [AIMessage("", tool_calls=[{"name": name, "args": args, "id": call_id, "type": "tool_call"}]), ToolMessage(result, tool_call_id=call_id, name=name)]
+    return [
+        AIMessage("", tool_calls=[{"name": name, "args": args, "id": call_id, "type": "tool_call"}]),
+        ToolMessage(result, tool_call_id=call_id, name=name),
+    ]
 
 
 def summary_prompt(messages: list, prompt: str | None = None) -> str:

@@ -8,9 +8,9 @@ os.environ.setdefault("LANGSMITH_TRACING", "false")
 
 import pytest  # noqa: E402
 
-from harness.compaction.variants import make_config
 from harness.agent.models import choose_models  # noqa: E402
 from harness.agent.runner import run_case  # noqa: E402
+from harness.compaction.variants import make_config
 from harness.scenarios.schema import all_scenario_files, load_scenarios  # noqa: E402
 
 

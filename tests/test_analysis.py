@@ -26,7 +26,10 @@ def test_holm_adjustment():
 
 
 def test_pass_at_k_and_pass_hat_k_estimators():
-    rows = [{"threshold": "20%", "variant": "v", "case_id": "a", "trial": t, "passed": ok} for t, ok in enumerate([True, False, False, True])]
+    rows = [
+        {"threshold": "20%", "variant": "v", "case_id": "a", "trial": t, "passed": ok}
+        for t, ok in enumerate([True, False, False, True])
+    ]
     rows += [{"threshold": "20%", "variant": "v", "case_id": "b", "trial": t, "passed": True} for t in range(4)]
     table = pass_at_k(pd.DataFrame(rows)).set_index("k")
     # case a: n=4, c=2 -> pass@2 = 1 - C(2,2)/C(4,2) = 5/6; pass^2 = C(2,2)/C(4,2) = 1/6. case b: 1 and 1.
@@ -41,8 +44,16 @@ def _frame(p_base, p_other, n=40, seed=1):
     for variant, p in (("base", p_base), ("other", p_other)):
         for case in range(n):
             ok = bool(rng.random() < p)
-            rows.append({"threshold": "20%", "variant": variant, "case_id": f"c{case}", "trial": 0, "passed": ok,
-                         "agent_tokens": 1000 + (0 if variant == "base" else 150) + rng.normal(0, 20)})
+            rows.append(
+                {
+                    "threshold": "20%",
+                    "variant": variant,
+                    "case_id": f"c{case}",
+                    "trial": 0,
+                    "passed": ok,
+                    "agent_tokens": 1000 + (0 if variant == "base" else 150) + rng.normal(0, 20),
+                }
+            )
     return pd.DataFrame(rows)
 
 

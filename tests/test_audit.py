@@ -2,8 +2,8 @@
 
 import pytest
 
-from harness.compaction.audit import audit
 from harness.cli.main import main
+from harness.compaction.audit import audit
 
 
 def codes(report):
@@ -27,7 +27,11 @@ def test_a_profiled_model_with_defaults_is_clean_and_shows_deepagents_thresholds
 def test_no_profile_for_the_exact_name_warns_and_suggests_the_profiled_spelling():
     report = audit("openai:gpt-5-2")
     assert ("warning", "no-profile") in codes(report) and report.exit_code == 1
-    assert "gpt-5.2" in report.findings[0].message and report.trigger == ["170,000 tokens (tokens:170000)"] and report.keep == "6 messages"
+    assert (
+        "gpt-5.2" in report.findings[0].message
+        and report.trigger == ["170,000 tokens (tokens:170000)"]
+        and report.keep == "6 messages"
+    )
 
 
 def test_fractions_without_a_profile_are_an_error_unless_a_window_is_declared():

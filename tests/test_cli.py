@@ -71,8 +71,22 @@ def test_a_live_model_without_a_key_is_skipped(monkeypatch, tmp_path, capsys):
 
 def test_help_documents_every_run_option():
     help_text = build_parser()._subparsers._group_actions[0].choices["run"].format_help()
-    for option in ("--variant", "--trigger", "--keep", "--window", "--model", "--summary-model", "--kind", "--cases",
-                   "--limit", "--seed", "--trials", "--out", "--run-id", "--datasets"):
+    for option in (
+        "--variant",
+        "--trigger",
+        "--keep",
+        "--window",
+        "--model",
+        "--summary-model",
+        "--kind",
+        "--cases",
+        "--limit",
+        "--seed",
+        "--trials",
+        "--out",
+        "--run-id",
+        "--datasets",
+    ):
         assert option in help_text
 
 
@@ -96,10 +110,12 @@ def test_report_renders_a_validity_matrix(tmp_path):
         return {"eval": "needle", "case_id": "x", "seed": seed, "fault": fault, "failed": failed, "explanations": {}}
 
     runs = [run(None, [], s) for s in range(10)]
-    runs += [run("history-unreadable", ["needle_correct", "needle_via_history"]),
-             # offload-disabled makes the run fail, but not by the check the registry names for it: a miss
-             run("offload-disabled", ["needle_correct"]),
-             run("tool-result-dropped", ["structure_ok"])]
+    runs += [
+        run("history-unreadable", ["needle_correct", "needle_via_history"]),
+        # offload-disabled makes the run fail, but not by the check the registry names for it: a miss
+        run("offload-disabled", ["needle_correct"]),
+        run("tool-result-dropped", ["structure_ok"]),
+    ]
     write_validity(ValidityResult.from_runs(runs, 10), tmp_path)
     (tmp_path / "report.md").unlink()
     assert main(["report", str(tmp_path)]) == EXIT_OK
@@ -113,8 +129,10 @@ def test_validity_command_writes_and_prints_the_matrix(tmp_path, monkeypatch, ca
     import harness.suites.validity as validity
     from harness.report.validity_report import ValidityResult
 
-    runs = [{"eval": "needle", "case_id": "x", "seed": 0, "fault": f, "failed": failed, "explanations": {}}
-            for f, failed in ((None, []), ("history-unreadable", ["needle_via_history"]))]
+    runs = [
+        {"eval": "needle", "case_id": "x", "seed": 0, "fault": f, "failed": failed, "explanations": {}}
+        for f, failed in ((None, []), ("history-unreadable", ["needle_via_history"]))
+    ]
     monkeypatch.setattr(validity, "run_validity", lambda seeds, **_: ValidityResult.from_runs(runs, seeds))
     # needle must also catch offload-disabled and tool-result-dropped, which this result never injected: a failure
     assert main(["validity", "--seeds", "1", "--out", str(tmp_path / "v")]) == EXIT_FAILED
@@ -145,7 +163,7 @@ def test_each_bad_option_is_named_exits_2_and_writes_nothing(run_dir, argv, mess
     assert {p.name: p.read_bytes() for p in run_dir.iterdir() if p.is_file()} == smoke
 
 
-@pytest.mark.parametrize("content", [b"\xff\xfe{\"id\": \"x\"}\n", '{"id": "caf\xe9"}\n'.encode("latin-1")])
+@pytest.mark.parametrize("content", [b'\xff\xfe{"id": "x"}\n', '{"id": "caf\xe9"}\n'.encode("latin-1")])
 def test_a_dataset_that_is_not_utf8_names_the_file_and_row(tmp_path, content, capsys):
     path = tmp_path / "latin.jsonl"
     good = (ROOT / "datasets" / "goal.jsonl").open("rb").readline()  # a valid first row: the error must name row 2
@@ -163,7 +181,12 @@ def test_audit_and_run_agree_on_a_trigger_below_the_overhead(tmp_path, capsys):
 
 
 def test_experiment_workers_below_one_is_refused(tmp_path, capsys):
-    assert main(["experiment", "run", str(ROOT / "datasets" / "experiments" / "smoke.yaml"), "--workers", "0", "--out", str(tmp_path)]) == EXIT_BAD_INPUT
+    assert (
+        main(
+            ["experiment", "run", str(ROOT / "datasets" / "experiments" / "smoke.yaml"), "--workers", "0", "--out", str(tmp_path)]
+        )
+        == EXIT_BAD_INPUT
+    )
     assert "--workers must be at least 1" in capsys.readouterr().err and not any(tmp_path.iterdir())
 
 

@@ -1,20 +1,26 @@
 import pytest
 
 from harness.compaction.config import PRESETS, CompactionConfig, ContextSize, get_preset
-
 from harness.compaction.variants import make_config
 from harness.errors import ConfigError
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("20%", ("fraction", 0.2)), ("fraction:0.15", ("fraction", 0.15)), ("tokens:6000", ("tokens", 6000)), ("messages:40", ("messages", 40))],
+    [
+        ("20%", ("fraction", 0.2)),
+        ("fraction:0.15", ("fraction", 0.15)),
+        ("tokens:6000", ("tokens", 6000)),
+        ("messages:40", ("messages", 40)),
+    ],
 )
 def test_context_size_parses_every_syntax(text, expected):
     assert ContextSize.parse(text).as_tuple() == expected
 
 
-@pytest.mark.parametrize("bad", ["0%", "150%", "fraction:0", "tokens:-5", "tokens:1.5", "messages:0", "bytes:10", "lots", "fraction:x"])
+@pytest.mark.parametrize(
+    "bad", ["0%", "150%", "fraction:0", "tokens:-5", "tokens:1.5", "messages:0", "bytes:10", "lots", "fraction:x"]
+)
 def test_invalid_thresholds_are_rejected_with_the_value(bad):
     with pytest.raises(ConfigError) as err:
         ContextSize.parse(bad)
@@ -63,7 +69,12 @@ def test_trigger_below_the_fixed_overhead_is_flagged():
 
 def test_config_rejects_a_prompt_with_a_stray_brace():
     with pytest.raises(ConfigError, match="config 'x'"):
-        CompactionConfig(name="x", trigger=(ContextSize("fraction", 0.2),), keep=ContextSize("fraction", 0.05), summary_prompt="Summarize {messages} as {json}")
+        CompactionConfig(
+            name="x",
+            trigger=(ContextSize("fraction", 0.2),),
+            keep=ContextSize("fraction", 0.05),
+            summary_prompt="Summarize {messages} as {json}",
+        )
 
 
 def test_to_dict_is_json_ready_and_names_the_prompt():
@@ -96,13 +107,19 @@ def test_the_default_truncation_text_is_the_adapters():
     from harness.agent import _deepagents_adapter as da
     from harness.compaction.config import ArgTruncation
 
-    assert ArgTruncation(trigger=ContextSize("fraction", 0.1), keep=ContextSize("messages", 4)).truncation_text == da.TRUNCATION_TEXT
+    assert (
+        ArgTruncation(trigger=ContextSize("fraction", 0.1), keep=ContextSize("messages", 4)).truncation_text == da.TRUNCATION_TEXT
+    )
     # ... and deepagents' own, so a release that changes it breaks here first.
     from deepagents.backends import StateBackend
     from deepagents.middleware import SummarizationMiddleware
 
     from harness.reference import ReferenceAgentModel
 
-    mw = SummarizationMiddleware(model=ReferenceAgentModel(), backend=StateBackend(), trigger=("tokens", 1000),
-                                 truncate_args_settings={"trigger": ("messages", 2), "keep": ("messages", 1)})
+    mw = SummarizationMiddleware(
+        model=ReferenceAgentModel(),
+        backend=StateBackend(),
+        trigger=("tokens", 1000),
+        truncate_args_settings={"trigger": ("messages", 2), "keep": ("messages", 1)},
+    )
     assert mw._truncation_text == da.TRUNCATION_TEXT

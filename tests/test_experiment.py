@@ -6,11 +6,11 @@ import shutil
 import pytest
 
 from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
+from harness.compaction.variants import VARIANTS_DIR
 from harness.errors import ConfigError, HarnessError
 from harness.runs.grid import merge_experiments, parse_shard, plan_cells, run_experiment, spec_scenarios
 from harness.runs.results import read_cells
 from harness.runs.spec import load_spec
-from harness.compaction.variants import VARIANTS_DIR
 
 SMALL = """
 name: {name}
@@ -24,8 +24,15 @@ seed: 0
 """
 
 
-def spec_file(tmp_path, name="grid", variants="[deepagents-default, minimal]", baseline="deepagents-default",
-              cases="[needle-h24k-d000, goal-ledgers-12]", trials=1, extra=""):
+def spec_file(
+    tmp_path,
+    name="grid",
+    variants="[deepagents-default, minimal]",
+    baseline="deepagents-default",
+    cases="[needle-h24k-d000, goal-ledgers-12]",
+    trials=1,
+    extra="",
+):
     path = tmp_path / f"{name}.yaml"
     path.write_text(SMALL.format(name=name, variants=variants, baseline=baseline, cases=cases, trials=trials) + extra)
     return path
@@ -57,14 +64,18 @@ def test_spec_rejects_unknown_variants_bad_thresholds_and_baselines(tmp_path):
     with pytest.raises(ConfigError, match="baseline: 'structured' is not one of the compared arms"):
         load_spec(spec_file(tmp_path, variants="[minimal]", baseline="structured"))
     path = spec_file(tmp_path, variants="[minimal]", baseline="minimal")
-    path.write_text(path.read_text().replace("thresholds: [20%]", "thresholds: [20%, [tokens:9000, {type: messages, value: 60}], 120%]"))
+    path.write_text(
+        path.read_text().replace("thresholds: [20%]", "thresholds: [20%, [tokens:9000, {type: messages, value: 60}], 120%]")
+    )
     with pytest.raises(ConfigError, match=r"thresholds\[2\]: fraction must be in"):
         load_spec(path)
 
 
 def test_or_combined_and_deerflow_thresholds(tmp_path):
     path = spec_file(tmp_path, variants="[minimal]", baseline="minimal")
-    path.write_text(path.read_text().replace("thresholds: [20%]", "thresholds: [15%, [tokens:9000, {type: messages, value: 60}]]"))
+    path.write_text(
+        path.read_text().replace("thresholds: [20%]", "thresholds: [15%, [tokens:9000, {type: messages, value: 60}]]")
+    )
     spec = load_spec(path)
     assert [t.label for t in spec.thresholds] == ["15%", "tokens:9000+messages:60"]
     assert len(plan_cells(spec, spec_scenarios(spec))) == 2 * 2

@@ -7,8 +7,8 @@ import pytest
 from langsmith import Client
 
 from harness.runs.grid import run_experiment
-from harness.runs.spec import load_spec
 from harness.runs.langsmith_export import export_experiment
+from harness.runs.spec import load_spec
 from tests._fake_langsmith import FakeLangSmith
 
 
@@ -16,8 +16,10 @@ from tests._fake_langsmith import FakeLangSmith
 def experiment(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ls")
     spec = tmp / "ls.yaml"
-    spec.write_text("name: ls\nvariants: [deepagents-default, minimal]\nthresholds: [20%, 25%]\n"
-                    "scenarios: {cases: [needle-h24k-d000, goal-ledgers-12]}\ntrials: 2\n")
+    spec.write_text(
+        "name: ls\nvariants: [deepagents-default, minimal]\nthresholds: [20%, 25%]\n"
+        "scenarios: {cases: [needle-h24k-d000, goal-ledgers-12]}\ntrials: 2\n"
+    )
     return run_experiment(load_spec(spec), out_dir=tmp, progress=lambda _: None).path
 
 
@@ -41,7 +43,7 @@ def test_upload_path_sends_dataset_experiments_runs_and_feedback(experiment):
         summary = export_experiment(experiment, client=client, upload=True, progress=lambda _: None)
         rec = fake.recorder
     assert len(rec.datasets) == 1
-    (dataset_id, examples), = rec.examples.items()
+    ((dataset_id, examples),) = rec.examples.items()
     assert sorted(e["inputs"]["case_id"] for e in examples) == ["goal-ledgers-12", "needle-h24k-d000"]
     needle = next(e for e in examples if e["inputs"]["kind"] == "needle")
     assert needle["outputs"]["answer"] and "Question:" in needle["inputs"]["followups"][0]
@@ -49,10 +51,24 @@ def test_upload_path_sends_dataset_experiments_runs_and_feedback(experiment):
     for session in rec.sessions.values():
         meta = session["extra"]["metadata"]
         assert session["reference_dataset_id"] == dataset_id
-        assert {"variant", "trigger", "keep", "window", "model", "summary_model", "harness_version", "git_commit", "dataset_hash"} <= set(meta)
+        assert {
+            "variant",
+            "trigger",
+            "keep",
+            "window",
+            "model",
+            "summary_model",
+            "harness_version",
+            "git_commit",
+            "dataset_hash",
+        } <= set(meta)
         assert meta["variant"] in ("deepagents-default", "minimal") and meta["trigger"] in ("20%", "25%")
     names = {sess["name"] for sess in rec.sessions.values()}
-    targets = [r for r in rec.runs.values() if r.get("session_name") in names and r.get("reference_example_id") and r.get("name") == "Target"]
+    targets = [
+        r
+        for r in rec.runs.values()
+        if r.get("session_name") in names and r.get("reference_example_id") and r.get("name") == "Target"
+    ]
     assert len(targets) == 4 * 2 * 2  # experiments x cases x trials
     assert {r["reference_example_id"] for r in targets} == {e["id"] for e in examples}
     keys = {f["key"] for f in rec.feedback}
@@ -78,8 +94,27 @@ def _pytest_evals(endpoint: str, tmp_path: Path, *extra: str) -> tuple[subproces
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
     env.update({"LANGSMITH_API_KEY": FAKE_KEY, "LANGSMITH_ENDPOINT": endpoint})
     started = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "pytest", "evals/test_needle.py", "-k", TWO_CASES, "-q", "-p", "no:cacheprovider",
-                          "--runs-dir", str(tmp_path), *extra], capture_output=True, text=True, env=env, timeout=300, cwd=ROOT)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals/test_needle.py",
+            "-k",
+            TWO_CASES,
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--runs-dir",
+            str(tmp_path),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=ROOT,
+    )
     return out, time.perf_counter() - started
 
 

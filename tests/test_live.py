@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.compaction.variants import make_config
 from harness.agent.models import Endpoint, choose_models
 from harness.agent.runner import run_case
+from harness.compaction.variants import make_config
+from harness.reference.serve import Fault, serving
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import ERROR, FAIL, PASS, outcome, score_case, scores_by_key
-from harness.reference.serve import Fault, serving
 
 pytestmark = pytest.mark.live
 
@@ -47,8 +47,12 @@ def scenarios():
 
 def run_served(server, scenario, **settings):
     config = make_config("forced-20")
-    models = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window,
-                           agent_endpoint=Endpoint(server.url, {**SETTINGS, **settings}))
+    models = choose_models(
+        "openai:reference-agent",
+        "openai:reference-summarizer",
+        window=config.window,
+        agent_endpoint=Endpoint(server.url, {**SETTINGS, **settings}),
+    )
     started = time.perf_counter()
     trace = run_case(scenario, config, models)
     scores = score_case(trace, scenario)
@@ -57,29 +61,44 @@ def run_served(server, scenario, **settings):
 
 # mode, scope, count (None: every request), expected outcome, expected cause (ERROR) or failed keys (FAIL)
 MATRIX = [
-    ("429", "agent", 1, PASS, None), ("429", "agent", None, ERROR, "agent: HTTP 429 RateLimitError"),
-    ("429", "summary", 1, PASS, None), ("429", "summary", None, ERROR, "summarizer: HTTP 429 RateLimitError"),
-    ("500", "agent", 1, PASS, None), ("500", "agent", None, ERROR, "agent: HTTP 500 InternalServerError"),
-    ("500", "summary", 1, PASS, None), ("500", "summary", None, ERROR, "summarizer: HTTP 500 InternalServerError"),
-    ("503", "agent", 1, PASS, None), ("503", "agent", None, ERROR, "agent: HTTP 503 InternalServerError"),
-    ("503", "summary", 1, PASS, None), ("503", "summary", None, ERROR, "summarizer: HTTP 503 InternalServerError"),
-    ("stall", "agent", 1, PASS, None), ("stall", "agent", None, ERROR, "agent: APITimeoutError"),
-    ("stall", "summary", 1, PASS, None), ("stall", "summary", None, ERROR, "summarizer: APITimeoutError"),
-    ("malformed", "agent", 1, PASS, None), ("malformed", "agent", None, ERROR, "agent: JSONDecodeError"),
-    ("malformed", "summary", 1, PASS, None), ("malformed", "summary", None, ERROR, "summarizer: JSONDecodeError"),
-    ("empty", "agent", 1, PASS, None), ("empty", "agent", None, ERROR, "agent: IndexError"),
-    ("empty", "summary", 1, PASS, None), ("empty", "summary", None, ERROR, "summarizer: IndexError"),
+    ("429", "agent", 1, PASS, None),
+    ("429", "agent", None, ERROR, "agent: HTTP 429 RateLimitError"),
+    ("429", "summary", 1, PASS, None),
+    ("429", "summary", None, ERROR, "summarizer: HTTP 429 RateLimitError"),
+    ("500", "agent", 1, PASS, None),
+    ("500", "agent", None, ERROR, "agent: HTTP 500 InternalServerError"),
+    ("500", "summary", 1, PASS, None),
+    ("500", "summary", None, ERROR, "summarizer: HTTP 500 InternalServerError"),
+    ("503", "agent", 1, PASS, None),
+    ("503", "agent", None, ERROR, "agent: HTTP 503 InternalServerError"),
+    ("503", "summary", 1, PASS, None),
+    ("503", "summary", None, ERROR, "summarizer: HTTP 503 InternalServerError"),
+    ("stall", "agent", 1, PASS, None),
+    ("stall", "agent", None, ERROR, "agent: APITimeoutError"),
+    ("stall", "summary", 1, PASS, None),
+    ("stall", "summary", None, ERROR, "summarizer: APITimeoutError"),
+    ("malformed", "agent", 1, PASS, None),
+    ("malformed", "agent", None, ERROR, "agent: JSONDecodeError"),
+    ("malformed", "summary", 1, PASS, None),
+    ("malformed", "summary", None, ERROR, "summarizer: JSONDecodeError"),
+    ("empty", "agent", 1, PASS, None),
+    ("empty", "agent", None, ERROR, "agent: IndexError"),
+    ("empty", "summary", 1, PASS, None),
+    ("empty", "summary", None, ERROR, "summarizer: IndexError"),
     # A context rejection is answered by deepagents: a summary and a retry (agent), a shorter summary prompt
     # (summary). When every request is rejected there is nothing left to cut: a finding (FAIL), not an outage.
-    ("context", "agent", 1, PASS, None), ("context", "agent", None, FAIL, "run_completed"),
-    ("context", "summary", 1, PASS, None), ("context", "summary", None, FAIL, "run_completed"),
+    ("context", "agent", 1, PASS, None),
+    ("context", "agent", None, FAIL, "run_completed"),
+    ("context", "summary", 1, PASS, None),
+    ("context", "summary", None, FAIL, "run_completed"),
     ("auth", "agent", 1, ERROR, "agent: HTTP 401 AuthenticationError"),
     ("auth", "summary", 1, ERROR, "summarizer: HTTP 401 AuthenticationError"),
 ]
 
 
-@pytest.mark.parametrize("mode, scope, count, expected, detail", MATRIX,
-                         ids=[f"{m}-{s}-{'once' if c else 'always'}" for m, s, c, _, _ in MATRIX])
+@pytest.mark.parametrize(
+    "mode, scope, count, expected, detail", MATRIX, ids=[f"{m}-{s}-{'once' if c else 'always'}" for m, s, c, _, _ in MATRIX]
+)
 def test_fault_mode_gives_its_outcome(server, scenarios, mode, scope, count, expected, detail):
     server.state.reset()
     # A context rejection of the first agent request could not be cut (nothing to summarize yet): fire it later.
@@ -127,7 +146,11 @@ def test_without_the_translation_the_summary_rejection_kills_the_case(server, sc
     server.state.reset()
     server.add_fault(Fault("context", count=1, scope="summary"))
     trace, _, (result, _), _ = run_served(server, scenarios[CASE])
-    assert result == FAIL and trace.error["type"] == "OpenAIInvalidRequestError" and "maximum context length" in trace.error["message"]
+    assert (
+        result == FAIL
+        and trace.error["type"] == "OpenAIInvalidRequestError"
+        and "maximum context length" in trace.error["message"]
+    )
 
 
 def test_a_case_through_the_server_scores_as_in_process(scenarios):
@@ -136,8 +159,12 @@ def test_a_case_through_the_server_scores_as_in_process(scenarios):
     cases = [scenarios[i] for i in (CASE, "needle-h32k-d050", "goal-ledgers-14", "chain-s2-d025")]
     local = choose_models(None, None, window=config.window)
     with serving(usage=False) as srv:
-        served = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window,
-                               agent_endpoint=Endpoint(srv.url, SETTINGS))
+        served = choose_models(
+            "openai:reference-agent",
+            "openai:reference-summarizer",
+            window=config.window,
+            agent_endpoint=Endpoint(srv.url, SETTINGS),
+        )
         for case in cases:
             a = {s.key: s.value for s in score_case(run_case(case, config, local), case)}
             b = {s.key: s.value for s in score_case(run_case(case, config, served), case)}
@@ -165,16 +192,39 @@ def test_models_endpoint_admin_and_bad_faults(server):
 
 
 def _cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "harness", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_harness_run_exits_4_on_errors_and_the_report_counts_them(server, tmp_path):
     server.state.reset()
     server.add_fault(Fault("503", count=None, scope="agent", after=20))  # the first case finishes, later ones hit the outage
-    out = _cli("run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
-               server.url, "--model-kwargs", "max_retries=1", "--model-kwargs", "timeout=2", "--cases", "needle-h24k-d00*",
-               "needle-h24k-d01*", "--out", str(tmp_path), "--run-id", "r")
+    out = _cli(
+        "run",
+        "--model",
+        "openai:reference-agent",
+        "--summary-model",
+        "openai:reference-summarizer",
+        "--base-url",
+        server.url,
+        "--model-kwargs",
+        "max_retries=1",
+        "--model-kwargs",
+        "timeout=2",
+        "--cases",
+        "needle-h24k-d00*",
+        "needle-h24k-d01*",
+        "--out",
+        str(tmp_path),
+        "--run-id",
+        "r",
+    )
     assert out.returncode == 4, out.stderr
     assert "ERROR" in out.stdout and "agent: HTTP 503 InternalServerError" in out.stdout
     rows = [json.loads(line) for line in (tmp_path / "r" / "results.jsonl").read_text().splitlines()]
@@ -189,10 +239,32 @@ def test_pytest_reports_an_outage_as_an_error_not_a_failure(server, tmp_path):
     server.state.reset()
     server.add_fault(Fault("503", count=None, scope="agent"))
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "evals/test_needle.py", "-k", "needle-h24k-d010", "-p", "no:cacheprovider", "-q",
-         "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
-         "--model-kwargs", "max_retries=0", "--runs-dir", str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals/test_needle.py",
+            "-k",
+            "needle-h24k-d010",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--model",
+            "openai:reference-agent",
+            "--summary-model",
+            "openai:reference-summarizer",
+            "--base-url",
+            server.url,
+            "--model-kwargs",
+            "max_retries=0",
+            "--runs-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     tail = out.stdout.strip().splitlines()[-1]
     assert "1 error" in tail and "failed" not in tail, out.stdout[-2000:]
 
@@ -200,9 +272,17 @@ def test_pytest_reports_an_outage_as_an_error_not_a_failure(server, tmp_path):
 def _spec(tmp_path: Path, url: str, **extra) -> Path:
     import yaml
 
-    spec = {"name": "live-errors", "model": "openai:reference-agent", "summary_model": "openai:reference-summarizer",
-            "base_url": url, "model_kwargs": {"max_retries": 0, "timeout": 2}, "variants": ["deepagents-default"],
-            "thresholds": ["20%"], "scenarios": {"cases": ["needle-h24k-d000", "needle-h24k-d010"]}, **extra}
+    spec = {
+        "name": "live-errors",
+        "model": "openai:reference-agent",
+        "summary_model": "openai:reference-summarizer",
+        "base_url": url,
+        "model_kwargs": {"max_retries": 0, "timeout": 2},
+        "variants": ["deepagents-default"],
+        "thresholds": ["20%"],
+        "scenarios": {"cases": ["needle-h24k-d000", "needle-h24k-d010"]},
+        **extra,
+    }
     path = tmp_path / "spec.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")
     return path
@@ -210,8 +290,7 @@ def _spec(tmp_path: Path, url: str, **extra) -> Path:
 
 def test_an_experiment_reruns_errored_cells_on_resume_and_keeps_the_earlier_attempt(server, tmp_path, capsys):
     from harness.cli.main import main
-    from harness.runs.results import read_cells
-    from harness.runs.results import read_rows
+    from harness.runs.results import read_cells, read_rows
 
     spec, out = _spec(tmp_path, server.url), tmp_path / "out"
     server.state.reset()
@@ -259,8 +338,21 @@ def test_concurrent_cases_write_the_same_rows_in_plan_order(server, tmp_path):
     from harness.cli.main import main
 
     server.state.reset()
-    common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
-              "--kind", "needle", "--limit", "6", "--out", str(tmp_path)]
+    common = [
+        "run",
+        "--model",
+        "openai:reference-agent",
+        "--summary-model",
+        "openai:reference-summarizer",
+        "--base-url",
+        server.url,
+        "--kind",
+        "needle",
+        "--limit",
+        "6",
+        "--out",
+        str(tmp_path),
+    ]
     assert main([*common, "--run-id", "one"]) == 0
     server.state.latency = 0.1  # requests that take time, as a provider's do, so that cases overlap for sure
     try:
@@ -277,11 +369,31 @@ def test_a_case_past_its_budget_ends_in_error_not_a_hang(server, tmp_path):
     from harness.cli.main import main
 
     server.state.reset()
-    server.add_fault(Fault("stall", count=1, scope="agent", sleep=20))  # under the client's 30 s timeout: only the budget stops it
+    server.add_fault(
+        Fault("stall", count=1, scope="agent", sleep=20)
+    )  # under the client's 30 s timeout: only the budget stops it
     started = time.perf_counter()
-    code = main(["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
-                 server.url, "--model-kwargs", "timeout=30", "--cases", CASE, "--case-budget", "2", "--out", str(tmp_path),
-                 "--run-id", "b"])
+    code = main(
+        [
+            "run",
+            "--model",
+            "openai:reference-agent",
+            "--summary-model",
+            "openai:reference-summarizer",
+            "--base-url",
+            server.url,
+            "--model-kwargs",
+            "timeout=30",
+            "--cases",
+            CASE,
+            "--case-budget",
+            "2",
+            "--out",
+            str(tmp_path),
+            "--run-id",
+            "b",
+        ]
+    )
     elapsed = time.perf_counter() - started
     (row,) = [json.loads(line) for line in (tmp_path / "b" / "results.jsonl").read_text().splitlines()]
     assert code == 4 and row["outcome"] == "ERROR" and row["outcome_keys"] == ["case: CaseBudgetExceeded"]
@@ -291,8 +403,23 @@ def test_a_case_past_its_budget_ends_in_error_not_a_hang(server, tmp_path):
 def test_max_rps_bounds_the_request_rate_of_the_whole_run(server, tmp_path):
     from harness.cli.main import main
 
-    common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
-              server.url, "--kind", "needle", "--limit", "3", "--concurrency", "3", "--out", str(tmp_path)]
+    common = [
+        "run",
+        "--model",
+        "openai:reference-agent",
+        "--summary-model",
+        "openai:reference-summarizer",
+        "--base-url",
+        server.url,
+        "--kind",
+        "needle",
+        "--limit",
+        "3",
+        "--concurrency",
+        "3",
+        "--out",
+        str(tmp_path),
+    ]
     rates = {}
     for rps, run_id in ((None, "free"), (10, "limited")):
         server.state.reset()
@@ -321,8 +448,23 @@ def test_a_prose_task_is_skipped_offline_with_the_reason_and_runs_as_written_liv
     meta = json.loads((tmp_path / "offline" / "meta.json").read_text())
     assert meta["skipped"][0]["case_id"] == "goal-prose" and not (tmp_path / "offline" / "results.jsonl").exists()
     server.state.reset()
-    code = main(["run", "--datasets", str(data), "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer",
-                 "--base-url", server.url, "--out", str(tmp_path), "--run-id", "live"])
+    code = main(
+        [
+            "run",
+            "--datasets",
+            str(data),
+            "--model",
+            "openai:reference-agent",
+            "--summary-model",
+            "openai:reference-summarizer",
+            "--base-url",
+            server.url,
+            "--out",
+            str(tmp_path),
+            "--run-id",
+            "live",
+        ]
+    )
     (row,) = [json.loads(line) for line in (tmp_path / "live" / "results.jsonl").read_text().splitlines()]
     # Run as written: the reference agent over HTTP cannot follow prose either, asks for clarification, and is scored for it.
     assert code == 0 and row["case_id"] == "goal-prose" and row["outcome"] in ("FAIL", "INVALID")
@@ -336,8 +478,28 @@ def test_consecutive_live_runs_in_one_process_need_no_retry(server, tmp_path):
 
     server.state.reset()
     for run_id in ("first", "second"):
-        assert main(["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url",
-                     server.url, "--model-kwargs", "max_retries=0", "--cases", CASE, "--out", str(tmp_path), "--run-id", run_id]) == 0
+        assert (
+            main(
+                [
+                    "run",
+                    "--model",
+                    "openai:reference-agent",
+                    "--summary-model",
+                    "openai:reference-summarizer",
+                    "--base-url",
+                    server.url,
+                    "--model-kwargs",
+                    "max_retries=0",
+                    "--cases",
+                    CASE,
+                    "--out",
+                    str(tmp_path),
+                    "--run-id",
+                    run_id,
+                ]
+            )
+            == 0
+        )
         (row,) = [json.loads(line) for line in (tmp_path / run_id / "results.jsonl").read_text().splitlines()]
         trace = load_trace(tmp_path / run_id / row["trace"])
         assert row["outcome"] == "PASS" and not [c["error"] for c in trace.calls if c.get("error")]
@@ -358,9 +520,32 @@ def test_audit_reads_the_served_context_length_and_flags_a_larger_window(tmp_pat
 def test_pytest_xdist_runs_live_evals_in_parallel_each_worker_its_own_run_directory(server, tmp_path):
     server.state.reset()
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "evals/test_needle.py", "-k", "needle-h24k", "-n", "2", "-p", "no:cacheprovider", "-q",
-         "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
-         "--runs-dir", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals/test_needle.py",
+            "-k",
+            "needle-h24k",
+            "-n",
+            "2",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--model",
+            "openai:reference-agent",
+            "--summary-model",
+            "openai:reference-summarizer",
+            "--base-url",
+            server.url,
+            "--runs-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert "5 passed" in out.stdout, out.stdout[-2000:]
     runs = sorted(p.name for p in tmp_path.iterdir())
     assert sorted(run.rsplit("-", 1)[1] for run in runs) == ["gw0", "gw1"]
@@ -372,8 +557,21 @@ def test_cases_spread_over_processes_write_the_same_rows(server, tmp_path):
     from harness.cli.main import main
 
     server.state.reset()
-    common = ["run", "--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
-              "--kind", "needle", "--limit", "4", "--out", str(tmp_path)]
+    common = [
+        "run",
+        "--model",
+        "openai:reference-agent",
+        "--summary-model",
+        "openai:reference-summarizer",
+        "--base-url",
+        server.url,
+        "--kind",
+        "needle",
+        "--limit",
+        "4",
+        "--out",
+        str(tmp_path),
+    ]
     assert main([*common, "--run-id", "one"]) == 0
     assert main([*common, "--run-id", "two", "--concurrency", "4", "--processes", "2", "--max-rps", "200"]) == 0
     one, two = _rows(tmp_path / "one"), _rows(tmp_path / "two")
@@ -395,8 +593,12 @@ def test_a_token_budget_makes_requests_wait_for_their_tokens(server, scenarios):
     server.state.reset()
     config = make_config("forced-20")
     counting = TokenBudget(10**12)
-    models = choose_models("openai:reference-agent", "openai:reference-summarizer", window=config.window,
-                           agent_endpoint=Endpoint(server.url, SETTINGS, counting))
+    models = choose_models(
+        "openai:reference-agent",
+        "openai:reference-summarizer",
+        window=config.window,
+        agent_endpoint=Endpoint(server.url, SETTINGS, counting),
+    )
     assert run_case(scenarios[CASE], config, models).error is None and counting.taken > 0
     tpm = counting.taken / (1 + 2 / 60)  # a bucket of all but 2 s worth of what the case asks for
     budget = TokenBudget(tpm)

@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from harness.errors import ConfigError, LiveModelUnavailable
 from harness.agent.models import NO_KEY_PLACEHOLDER, Endpoint, check_base_url, choose_models, parse_model_kwargs
+from harness.errors import ConfigError, LiveModelUnavailable
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 
 
@@ -43,21 +43,28 @@ def test_live_models_are_built_with_init_chat_model_and_the_declared_window(monk
 
 def test_endpoint_settings_reach_the_client_and_a_keyless_server_gets_a_placeholder(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    agent = Endpoint("http://127.0.0.1:9/v1", parse_model_kwargs(["temperature=0", "timeout=7", "max_retries=1", "seed=3"], "--model-kwargs"))
+    agent = Endpoint(
+        "http://127.0.0.1:9/v1", parse_model_kwargs(["temperature=0", "timeout=7", "max_retries=1", "seed=3"], "--model-kwargs")
+    )
     choice = choose_models("openai:served", None, window=32000, agent_endpoint=agent)
     model = choice.agent
     assert (model.temperature, model.request_timeout, model.max_retries, model.seed) == (0, 7, 1, 3)
     assert str(model.openai_api_base) == "http://127.0.0.1:9/v1" and model.openai_api_key.get_secret_value() == NO_KEY_PLACEHOLDER
-    assert choice.endpoints["agent"] == {"endpoint": "http://127.0.0.1:9/v1",
-                                         "settings": {"timeout": 7, "max_retries": 1, "temperature": 0, "seed": 3}}
+    assert choice.endpoints["agent"] == {
+        "endpoint": "http://127.0.0.1:9/v1",
+        "settings": {"timeout": 7, "max_retries": 1, "temperature": 0, "seed": 3},
+    }
 
 
-@pytest.mark.parametrize("items, message", [
-    (["temperature"], "KEY=VALUE"),
-    (["api_key=sk-abc"], "environment"),
-    (["timeout=-1"], "non-negative"),
-    (["max_retries=lots"], "non-negative"),
-])
+@pytest.mark.parametrize(
+    "items, message",
+    [
+        (["temperature"], "KEY=VALUE"),
+        (["api_key=sk-abc"], "environment"),
+        (["timeout=-1"], "non-negative"),
+        (["max_retries=lots"], "non-negative"),
+    ],
+)
 def test_bad_model_kwargs_are_refused_naming_the_option(items, message):
     with pytest.raises(ConfigError, match=message) as info:
         parse_model_kwargs(items, "--summary-model-kwargs")

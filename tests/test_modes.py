@@ -2,9 +2,9 @@
 
 import pytest
 
-from harness.compaction.variants import make_config
 from harness.agent.models import choose_models
 from harness.agent.runner import run_case
+from harness.compaction.variants import make_config
 from harness.scoring.scorers import score_case, scores_by_key
 
 

@@ -36,7 +36,12 @@ def test_the_grid_is_deterministic_and_loads_as_a_dataset(tmp_path):
     path = tmp_path / "grid.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     loaded = load_scenarios([path])
-    assert [s.id for s in loaded] == ["niah-l04000-d0000-n2", "niah-l04000-d0500-n2", "niah-l08000-d0000-n2", "niah-l08000-d0500-n2"]
+    assert [s.id for s in loaded] == [
+        "niah-l04000-d0000-n2",
+        "niah-l04000-d0500-n2",
+        "niah-l08000-d0000-n2",
+        "niah-l08000-d0500-n2",
+    ]
     assert all(len(s.needles) == 2 and len(s.followups) == 2 for s in loaded)
     keys = [n.key for n in loaded[0].needles]
     text = "\n".join(t for _, t in loaded[0].documents)

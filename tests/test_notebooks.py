@@ -26,8 +26,10 @@ def offline_results(tmp_path_factory):
     cases = select(load_scenarios(), ids=["needle-h24k-d000", "goal-ledgers-12"])
     run = run_suite(cases, make_config("forced-20"), out_dir=tmp, progress=lambda _: None)
     spec = tmp / "small.yaml"
-    spec.write_text("name: small\nvariants: [deepagents-default, minimal]\nthresholds: [20%]\n"
-                    "scenarios: {cases: [needle-h24k-d000, goal-ledgers-12]}\ntrials: 2\n")
+    spec.write_text(
+        "name: small\nvariants: [deepagents-default, minimal]\nthresholds: [20%]\n"
+        "scenarios: {cases: [needle-h24k-d000, goal-ledgers-12]}\ntrials: 2\n"
+    )
     experiment = run_experiment(load_spec(spec), out_dir=tmp, progress=lambda _: None)
     return {"HARNESS_RUN_DIR": str(run.path), "HARNESS_EXPERIMENT_DIR": str(experiment.path)}
 

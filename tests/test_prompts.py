@@ -1,7 +1,7 @@
 import pytest
 
-from harness.errors import ConfigError
 from harness.compaction.prompts import deepagents_default_prompt, validate_prompt
+from harness.errors import ConfigError
 
 
 def test_the_installed_deepagents_default_prompt_is_valid():
@@ -15,7 +15,7 @@ def test_the_installed_deepagents_default_prompt_is_valid():
     [
         ("Summarize the conversation.", "must contain the placeholder"),
         ("Summarize {messages} into {format}", r"placeholder\(s\) \{format\}"),
-        ("Summarize {messages} as JSON like {\"a\": 1}", "placeholder|not a valid template"),
+        ('Summarize {messages} as JSON like {"a": 1}', "placeholder|not a valid template"),
         ("Summarize {messages} }", "not a valid template"),
         ("Summarize { messages", "not a valid template"),
     ],

@@ -8,12 +8,12 @@ from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.agent import _deepagents_adapter as da
+from harness.agent.models import ModelChoice
+from harness.agent.runner import run_case
 from harness.compaction.config import ArgTruncation, ContextSize
 from harness.compaction.variants import make_config
-from harness.trace.frames import calls_frame, events_frame
-from harness.agent.models import ModelChoice
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
-from harness.agent.runner import run_case
+from harness.trace.frames import calls_frame, events_frame
 from harness.trace.schema import SCHEMA_VERSION, load_trace
 
 

@@ -1,6 +1,5 @@
-from langchain_core.messages import HumanMessage
-
 import pytest
+from langchain_core.messages import HumanMessage
 
 from harness.reference import ReferenceAgentModel
 from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, decide
@@ -29,7 +28,11 @@ def test_continues_after_a_summary_that_quotes_the_task_and_records_progress():
 
 
 def test_writes_its_note_from_the_latest_visible_read():
-    msgs = [HumanMessage(TASK)] + call("fetch_document", {"doc_id": "DOC-001"}, "x", "c1") + call("fetch_document", {"doc_id": "DOC-002"}, "y", "c2")
+    msgs = (
+        [HumanMessage(TASK)]
+        + call("fetch_document", {"doc_id": "DOC-001"}, "x", "c1")
+        + call("fetch_document", {"doc_id": "DOC-002"}, "y", "c2")
+    )
     msgs += call("read_file", {"file_path": "/ledgers/a.md"}, "@@ lines 1-2 of 2 @@\n# Ledger A\n| x |", "c3")
     action = decide(msgs)
     assert action.name == "write_file" and action.args["file_path"] == "/notes/a.md"
@@ -49,27 +52,49 @@ def test_replies_complete_only_after_the_last_step():
 
 
 def test_answers_from_what_it_sees():
-    msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, "For the record, the access code for the north vault is 4417-KESTREL.", "c1"), HumanMessage(QUESTION)]
+    msgs = [
+        HumanMessage(TASK),
+        *call(
+            "fetch_document", {"doc_id": "DOC-001"}, "For the record, the access code for the north vault is 4417-KESTREL.", "c1"
+        ),
+        HumanMessage(QUESTION),
+    ]
     assert decide(msgs) == ReplyAction("4417-KESTREL")
 
 
 def test_is_not_fooled_by_a_distractor_with_a_similar_key():
-    msgs = [summary_message("## SUMMARY\nNone"), *call("fetch_document", {"doc_id": "DOC-009"}, "the access code for the south vault is 9921-HERON.", "c1"), HumanMessage(QUESTION)]
+    msgs = [
+        summary_message("## SUMMARY\nNone"),
+        *call("fetch_document", {"doc_id": "DOC-009"}, "the access code for the south vault is 9921-HERON.", "c1"),
+        HumanMessage(QUESTION),
+    ]
     assert decide(msgs) == ToolAction("read_file", {"file_path": PATH, "offset": 0, "limit": HISTORY_PAGE_LINES})
 
 
 def test_pages_the_history_file_named_by_the_summary():
     msgs = [summary_message("## SUMMARY\nNone"), HumanMessage(QUESTION)]
     assert decide(msgs) == ToolAction("read_file", {"file_path": PATH, "offset": 0, "limit": HISTORY_PAGE_LINES})
-    msgs += call("read_file", {"file_path": PATH, "offset": 0, "limit": 200}, "@@ lines 1-200 of 500 | next offset 200 @@\nnothing here", "r1")
+    msgs += call(
+        "read_file",
+        {"file_path": PATH, "offset": 0, "limit": 200},
+        "@@ lines 1-200 of 500 | next offset 200 @@\nnothing here",
+        "r1",
+    )
     assert decide(msgs) == ToolAction("read_file", {"file_path": PATH, "offset": 200, "limit": HISTORY_PAGE_LINES})
-    msgs += call("read_file", {"file_path": PATH, "offset": 200, "limit": 200}, "@@ lines 201-400 of 500 | next offset 400 @@\nthe access code for the north vault is 4417-KESTREL", "r2")
+    msgs += call(
+        "read_file",
+        {"file_path": PATH, "offset": 200, "limit": 200},
+        "@@ lines 201-400 of 500 | next offset 400 @@\nthe access code for the north vault is 4417-KESTREL",
+        "r2",
+    )
     assert decide(msgs) == ReplyAction("4417-KESTREL")
 
 
 def test_resumes_paging_from_progress_recorded_in_a_summary():
     summary = f"## SESSION INTENT\nLatest request:\n> {QUESTION}\n\n## SUMMARY\n- read_file {PATH} lines 1-200 of 900\n- read_file {PATH} lines 201-400 of 900"
-    assert decide([summary_message(summary)]) == ToolAction("read_file", {"file_path": PATH, "offset": 400, "limit": HISTORY_PAGE_LINES})
+    assert decide([summary_message(summary)]) == ToolAction(
+        "read_file", {"file_path": PATH, "offset": 400, "limit": HISTORY_PAGE_LINES}
+    )
 
 
 def test_says_it_does_not_know_when_the_history_is_exhausted():
@@ -113,25 +138,43 @@ def test_continues_from_a_remaining_plan_without_the_original_request():
 def test_pages_evicted_tool_results_named_in_view_before_the_history_file():
     notice = "Tool result too large, the result of this tool call c1 was saved in the filesystem at this path: /large_tool_results/c1\n\npreview..."
     msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, notice, "c1"), HumanMessage(QUESTION)]
-    assert decide(msgs) == ToolAction("read_file", {"file_path": "/large_tool_results/c1", "offset": 0, "limit": HISTORY_PAGE_LINES})
-    msgs += call("read_file", {"file_path": "/large_tool_results/c1", "offset": 0, "limit": 200},
-                 "[Output was truncated due to size limits.]\n@@ lines 1-33 of 74 | next offset 33 | truncated due to size @@\nno", "r1")
-    assert decide(msgs) == ToolAction("read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": HISTORY_PAGE_LINES})
-    msgs += call("read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": 200}, "@@ lines 34-74 of 74 @@\nnothing", "r2")
+    assert decide(msgs) == ToolAction(
+        "read_file", {"file_path": "/large_tool_results/c1", "offset": 0, "limit": HISTORY_PAGE_LINES}
+    )
+    msgs += call(
+        "read_file",
+        {"file_path": "/large_tool_results/c1", "offset": 0, "limit": 200},
+        "[Output was truncated due to size limits.]\n@@ lines 1-33 of 74 | next offset 33 | truncated due to size @@\nno",
+        "r1",
+    )
+    assert decide(msgs) == ToolAction(
+        "read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": HISTORY_PAGE_LINES}
+    )
+    msgs += call(
+        "read_file", {"file_path": "/large_tool_results/c1", "offset": 33, "limit": 200}, "@@ lines 34-74 of 74 @@\nnothing", "r2"
+    )
     action = decide(msgs)
     assert isinstance(action, ReplyAction) and "/large_tool_results/c1" in action.text
 
 
 # -- a report rewritten whole, section by section (argument truncation) -----------------
 REPORT = "/reports/r.md"
-REPORT_TASK = render_task("Write the report.", [
-    Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", REPORT, "DOC-001", "section"),
-    Step(3, "fetch_document", "DOC-002"), Step(4, "write_file", REPORT, "DOC-002", "add"), Step(5, "reply"),
-])
+REPORT_TASK = render_task(
+    "Write the report.",
+    [
+        Step(1, "fetch_document", "DOC-001"),
+        Step(2, "write_file", REPORT, "DOC-001", "section"),
+        Step(3, "fetch_document", "DOC-002"),
+        Step(4, "write_file", REPORT, "DOC-002", "add"),
+        Step(5, "reply"),
+    ],
+)
 DOC1 = "DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\nCrates were checked at the dock."
 DOC2 = "DOC-002: Teller archive, memo\nThe berth schedule slipped.\nFinding: the inspection reference for DOC-002 is 2222-LARCH."
-SECTION1 = ("## DOC-001\nSource: DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\n"
-            "- Crates were checked at the dock.\nEnd of section DOC-001.\n")
+SECTION1 = (
+    "## DOC-001\nSource: DOC-001: Teller archive, memo\nFinding: the inspection reference for DOC-001 is 1111-HERON.\n"
+    "- Crates were checked at the dock.\nEnd of section DOC-001.\n"
+)
 CLIPPED = SECTION1[:20] + "...(argument truncated)"
 
 
@@ -153,12 +196,18 @@ def test_adds_a_section_from_its_own_unclipped_write_without_reading_back():
 
 
 def test_reads_the_file_back_when_its_own_write_was_clipped():
-    assert decide(_report_so_far(CLIPPED)) == ToolAction("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES})
+    assert decide(_report_so_far(CLIPPED)) == ToolAction(
+        "read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES}
+    )
 
 
 def test_rebuilds_from_the_read_back_text_not_from_the_clipped_argument():
-    msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
-                                          "@@ lines 1-5 of 5 @@\n" + SECTION1.rstrip("\n"), "c4")
+    msgs = _report_so_far(CLIPPED) + call(
+        "read_file",
+        {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
+        "@@ lines 1-5 of 5 @@\n" + SECTION1.rstrip("\n"),
+        "c4",
+    )
     action = decide(msgs)
     assert action.name == "write_file" and action.args["content"].startswith(SECTION1 + "## DOC-002\n")
     assert "argument truncated" not in action.args["content"]
@@ -169,13 +218,19 @@ def test_joins_read_pages_and_asks_for_the_next_page_first():
     first_page = "@@ lines 1-2 of 5 | next offset 2 @@\n" + "\n".join(lines[:2])
     msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": 2}, first_page, "c4")
     assert decide(msgs) == ToolAction("read_file", {"file_path": REPORT, "offset": 2, "limit": HISTORY_PAGE_LINES})
-    msgs += call("read_file", {"file_path": REPORT, "offset": 2, "limit": 3}, "@@ lines 3-5 of 5 @@\n" + "\n".join(lines[2:]), "c5")
+    msgs += call(
+        "read_file", {"file_path": REPORT, "offset": 2, "limit": 3}, "@@ lines 3-5 of 5 @@\n" + "\n".join(lines[2:]), "c5"
+    )
     assert decide(msgs).args["content"].startswith(SECTION1 + "## DOC-002\n")
 
 
 def test_stops_and_says_so_when_the_clipped_file_cannot_be_read_back():
-    msgs = _report_so_far(CLIPPED) + call("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
-                                          "Error: permission denied reading /reports/r.md", "c4")
+    msgs = _report_so_far(CLIPPED) + call(
+        "read_file",
+        {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES},
+        "Error: permission denied reading /reports/r.md",
+        "c4",
+    )
     action = decide(msgs)
     assert isinstance(action, ReplyAction) and "cannot add the section on DOC-002" in action.text
     assert "TASK COMPLETE" not in action.text and action.text != CLARIFICATION
@@ -198,16 +253,25 @@ def test_a_read_page_body_drops_the_header_and_a_trailing_notice():
 
     from harness.agent import _deepagents_adapter as da
 
-    assert da.read_page_body("@@ lines 1-2 of 2 @@\n## DOC-001\nFinding: x" + _clamped_offset_notice(-1)) == "## DOC-001\nFinding: x"
+    assert (
+        da.read_page_body("@@ lines 1-2 of 2 @@\n## DOC-001\nFinding: x" + _clamped_offset_notice(-1)) == "## DOC-001\nFinding: x"
+    )
     assert da.read_page_body("[Output was truncated due to size limits.]\n@@ lines 1-1 of 9 | next offset 1 @@\nrow") == "row"
     assert da.read_page_body("Error: file not found") is None
 
 
-EDIT_TASK = render_task("Write the report.", [
-    Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", REPORT, "DOC-001", "section"),
-    Step(3, "fetch_document", "DOC-002"), Step(4, "edit_file", REPORT, "DOC-002", "append"),
-    Step(5, "fetch_document", "DOC-003"), Step(6, "edit_file", REPORT, "DOC-003", "append"), Step(7, "reply"),
-])
+EDIT_TASK = render_task(
+    "Write the report.",
+    [
+        Step(1, "fetch_document", "DOC-001"),
+        Step(2, "write_file", REPORT, "DOC-001", "section"),
+        Step(3, "fetch_document", "DOC-002"),
+        Step(4, "edit_file", REPORT, "DOC-002", "append"),
+        Step(5, "fetch_document", "DOC-003"),
+        Step(6, "edit_file", REPORT, "DOC-003", "append"),
+        Step(7, "reply"),
+    ],
+)
 DOC3 = "DOC-003: Teller archive, letter\nFinding: the inspection reference for DOC-003 is 3333-OSPREY."
 
 
@@ -215,8 +279,12 @@ def _appended_once(new_string: str) -> list:
     msgs = [HumanMessage(EDIT_TASK), *call("fetch_document", {"doc_id": "DOC-001"}, DOC1, "c1")]
     msgs += call("write_file", {"file_path": REPORT, "content": SECTION1}, f"Updated file {REPORT}", "c2")
     msgs += call("fetch_document", {"doc_id": "DOC-002"}, DOC2, "c3")
-    msgs += call("edit_file", {"file_path": REPORT, "old_string": "End of section DOC-001.", "new_string": new_string},
-                 f"Successfully replaced 1 instance(s) of the string in '{REPORT}'", "c4")
+    msgs += call(
+        "edit_file",
+        {"file_path": REPORT, "old_string": "End of section DOC-001.", "new_string": new_string},
+        f"Successfully replaced 1 instance(s) of the string in '{REPORT}'",
+        "c4",
+    )
     return msgs + call("fetch_document", {"doc_id": "DOC-003"}, DOC3, "c5")
 
 
@@ -234,6 +302,8 @@ def test_appends_with_edit_file_after_the_last_line_it_knows():
 
 def test_a_clipped_edit_means_reading_the_file_back_before_the_next_append():
     clipped = "End of section DOC-0...(argument truncated)"
-    assert decide(_appended_once(clipped)) == ToolAction("read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES})
+    assert decide(_appended_once(clipped)) == ToolAction(
+        "read_file", {"file_path": REPORT, "offset": 0, "limit": HISTORY_PAGE_LINES}
+    )
     trusting = decide(_appended_once(clipped), trust_clipped_args=True)
     assert trusting.name == "edit_file" and trusting.args["old_string"] == clipped  # an anchor that is not in the file

@@ -4,8 +4,11 @@ from harness.reference import ReferenceSummarizerModel
 from harness.reference.summarizer import summarize
 from tests._messages import QUESTION, TASK, call, summary_message, summary_prompt
 
-HISTORY = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, "DOC-001: memo\nbody", "c1"),
-           *call("fetch_document", {"doc_id": "DOC-002"}, "DOC-002: letter\nbody", "c2")]
+HISTORY = [
+    HumanMessage(TASK),
+    *call("fetch_document", {"doc_id": "DOC-001"}, "DOC-001: memo\nbody", "c1"),
+    *call("fetch_document", {"doc_id": "DOC-002"}, "DOC-002: letter\nbody", "c2"),
+]
 
 
 def test_follows_the_default_prompt_headings_and_quotes_the_request():
@@ -23,10 +26,15 @@ def test_a_prompt_without_headings_gets_no_intent():
 
 
 def test_custom_headings_are_filled_by_kind():
-    prompt = "Write these sections.\nCOMPLETED WORK:\nDECISIONS AND CONSTRAINTS:\nREMAINING PLAN:\n<messages>\n{messages}\n</messages>"
+    prompt = (
+        "Write these sections.\nCOMPLETED WORK:\nDECISIONS AND CONSTRAINTS:\nREMAINING PLAN:\n<messages>\n{messages}\n</messages>"
+    )
     text = summarize(summary_prompt(HISTORY, prompt), detail_loss=0.0)
     assert "## COMPLETED WORK\n- Step 1 done" in text and "## DECISIONS AND CONSTRAINTS\nNone" in text
-    assert "## REMAINING PLAN\nContinue with step 3. Remaining steps:\n> 3. Read" in text and '> 5. Reply with "TASK COMPLETE"' in text
+    assert (
+        "## REMAINING PLAN\nContinue with step 3. Remaining steps:\n> 3. Read" in text
+        and '> 5. Reply with "TASK COMPLETE"' in text
+    )
 
 
 def test_an_earlier_summary_is_carried_forward():

@@ -38,7 +38,9 @@ def test_eval_modules_define_no_case_lists_of_their_own():
     for module in (ROOT / "evals").glob("test_*.py"):
         tree = ast.parse(module.read_text())
         for node in tree.body:
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("CASES", "SHAPES") for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id in ("CASES", "SHAPES") for t in node.targets
+            ):
                 raise AssertionError(f"{module.name} defines its own case list")
 
 
@@ -52,7 +54,7 @@ def test_every_case_an_entry_names_exists():
 
 def test_every_fault_is_caught_by_some_eval_and_every_named_fault_exists():
     named = {f for s in SUITES.values() for f in s.faults}
-    assert named == set(SEEDED_FAULTS), (named ^ set(SEEDED_FAULTS))
+    assert named == set(SEEDED_FAULTS), named ^ set(SEEDED_FAULTS)
     for suite in SUITES.values():
         for fault, check in suite.faults.items():
             assert check in suite.required, f"{suite.name}: {fault} is caught by {check}, which the eval does not assert"

@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from harness.analysis.compare import cells_frame, compare, coverage, format_cell, mcnemar_exact, pass_at_k, sign_flip_p
-from harness.compaction.variants import make_config
 from harness.agent.models import choose_models
+from harness.agent.runner import run_case
+from harness.analysis.compare import cells_frame, compare, coverage, format_cell, mcnemar_exact, pass_at_k, sign_flip_p
+from harness.analysis.stats import wilson
+from harness.compaction.variants import make_config
 from harness.report.plots import plot_needle_grid
 from harness.report.run_report import write_run_report
 from harness.runs.results import read_rows, row_outcome
-from harness.agent.runner import run_case
-from harness.scoring.scorers import FAIL, INVALID, PASS, score_case
-from harness.analysis.stats import wilson
 from harness.runs.run import RunSink
+from harness.scoring.scorers import FAIL, INVALID, PASS, score_case
 from harness.suites.registry import matrix_suites
 
 
@@ -29,8 +29,16 @@ def mixed_run(tmp_path_factory, scenarios):
     config = make_config("forced-25")
     models = choose_models(None, None, window=config.window)
     cases = [scenarios["needle-h24k-d000"], scenarios["chain-s1-d000"]]
-    sink = RunSink(cases, config, agent_model=None, summary_model=None, seed=0, trials=1,
-                   out_dir=tmp_path_factory.mktemp("runs"), progress=lambda _: None)
+    sink = RunSink(
+        cases,
+        config,
+        agent_model=None,
+        summary_model=None,
+        seed=0,
+        trials=1,
+        out_dir=tmp_path_factory.mktemp("runs"),
+        progress=lambda _: None,
+    )
     for case in cases:
         trace = run_case(case, config, models)
         sink.record(trace, score_case(trace, case), case)
@@ -48,7 +56,7 @@ def test_rows_carry_their_outcome_and_the_keys_that_decided_it(mixed_run):
 
 def test_the_run_report_rates_count_valid_runs_only_and_name_the_excluded(mixed_run):
     report = write_run_report(mixed_run).read_text()
-    chain = report[report.index("### chain"):report.index("### needle")]
+    chain = report[report.index("### chain") : report.index("### needle")]
     assert "0 PASS, 0 FAIL, 1 INVALID, 0 ERROR: rates over the 0 valid runs; excluded as INVALID: 1 (" in chain
     assert re.search(r"\| all checks\s+\| n/a\s+\| -\s+\|\s+0 \|", chain)  # never "100%" from an invalid run
     assert re.search(r"\| needle_correct\s+\| n/a", chain)
@@ -56,8 +64,15 @@ def test_the_run_report_rates_count_valid_runs_only_and_name_the_excluded(mixed_
 
 
 def test_old_rows_without_an_outcome_are_labelled_from_the_stable_validity_keys():
-    for key in ("compressed", "needle_summarized_away", "chain_length_reached", "evicted", "overflowed", "args_clipped",
-                "subagent_compressed"):
+    for key in (
+        "compressed",
+        "needle_summarized_away",
+        "chain_length_reached",
+        "evicted",
+        "overflowed",
+        "args_clipped",
+        "subagent_compressed",
+    ):
         row = {"passed": {"run_completed": True, key: False, "needle_correct": False}}
         assert row_outcome(row) == (INVALID, [key])
     assert row_outcome({"passed": {"run_completed": True, "needle_correct": False}}) == (FAIL, ["needle_correct"])
@@ -67,9 +82,18 @@ def test_old_rows_without_an_outcome_are_labelled_from_the_stable_validity_keys(
 
 # -- experiment statistics over valid cells ---------------------------------------------------------
 def _cell(variant, case, outcome, recovered, tokens, trial=0):
-    return {"variant": variant, "threshold": "20%", "case_id": case, "kind": "needle", "trial": trial, "outcome": outcome,
-            "outcome_keys": ["compressed"] if outcome == INVALID else [], "passed": {},
-            "metrics": {"needle_recovered": recovered, "agent_tokens": tokens}, "case": {"needle_depth": 0.5, "haystack_tokens": 8000}}
+    return {
+        "variant": variant,
+        "threshold": "20%",
+        "case_id": case,
+        "kind": "needle",
+        "trial": trial,
+        "outcome": outcome,
+        "outcome_keys": ["compressed"] if outcome == INVALID else [],
+        "passed": {},
+        "metrics": {"needle_recovered": recovered, "agent_tokens": tokens},
+        "case": {"needle_depth": 0.5, "haystack_tokens": 8000},
+    }
 
 
 def test_compare_and_pass_at_k_exclude_invalid_cells_and_say_how_many():
@@ -90,13 +114,15 @@ def test_compare_and_pass_at_k_exclude_invalid_cells_and_say_how_many():
 
 
 def test_the_needle_grid_colours_valid_runs_only_and_hatches_invalid_squares():
-    frame = pd.DataFrame([
-        {"needle_depth": 0.0, "haystack_tokens": 8000, "needle_recovered": True, "valid": True},
-        {"needle_depth": 0.0, "haystack_tokens": 8000, "needle_recovered": True, "valid": False},
-        {"needle_depth": 1.0, "haystack_tokens": 8000, "needle_recovered": True, "valid": False},
-        {"needle_depth": 1.0, "haystack_tokens": 4000, "needle_recovered": False, "valid": True},
-        {"needle_depth": 0.0, "haystack_tokens": 4000, "needle_recovered": True, "valid": True},
-    ])
+    frame = pd.DataFrame(
+        [
+            {"needle_depth": 0.0, "haystack_tokens": 8000, "needle_recovered": True, "valid": True},
+            {"needle_depth": 0.0, "haystack_tokens": 8000, "needle_recovered": True, "valid": False},
+            {"needle_depth": 1.0, "haystack_tokens": 8000, "needle_recovered": True, "valid": False},
+            {"needle_depth": 1.0, "haystack_tokens": 4000, "needle_recovered": False, "valid": True},
+            {"needle_depth": 0.0, "haystack_tokens": 4000, "needle_recovered": True, "valid": True},
+        ]
+    )
     fig = plot_needle_grid(frame, x="needle_depth", y="haystack_tokens")
     ax = fig.axes[0]
     texts = {(round(t.get_position()[0]), round(t.get_position()[1])): t.get_text() for t in ax.texts}
@@ -110,12 +136,14 @@ def test_traces_are_keyed_by_scorers_variant_case_and_trial_and_never_overwritte
     from dataclasses import replace
 
     from harness.scenarios.generate import delegation_scenario
-    from harness.scoring.rescore import rescore
     from harness.scenarios.schema import _scenario
+    from harness.scoring.rescore import rescore
 
     config = make_config("forced-20")
     case = scenarios[needle_trace.case_id]
-    sink = RunSink([case], config, agent_model=None, summary_model=None, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None)
+    sink = RunSink(
+        [case], config, agent_model=None, summary_model=None, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None
+    )
     rows = [sink.record(needle_trace, score_case(needle_trace, case), case) for _ in range(2)]
     evicted = replace(needle_trace, config={**needle_trace.config, "name": "eviction"})
     rows.append(sink.record(evicted, score_case(evicted, case, "eviction"), case, scorers="eviction"))

@@ -21,8 +21,9 @@ ENV = {**os.environ, "LANGSMITH_TRACING": "false", "LANGSMITH_TEST_TRACKING": "f
 
 
 def harness(*args: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "harness", *args], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness", *args], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, **kwargs
+    )
 
 
 def finish(proc: subprocess.Popen) -> None:
@@ -51,9 +52,11 @@ def test_two_runs_in_separate_processes_give_identical_results_and_traces(tmp_pa
 
 def test_a_grid_killed_mid_run_and_resumed_equals_an_uninterrupted_one(tmp_path):
     spec = tmp_path / "grid.yaml"
-    spec.write_text("name: grid\nvariants: [deepagents-default, minimal, anchored]\nbaseline: deepagents-default\n"
-                    "thresholds: [20%]\nscenarios:\n  cases: [needle-h40k-d040, needle-h48k-d025, needle-h48k-d050, chain-s4-d025]\n"
-                    "trials: 1\nseed: 5\n")
+    spec.write_text(
+        "name: grid\nvariants: [deepagents-default, minimal, anchored]\nbaseline: deepagents-default\n"
+        "thresholds: [20%]\nscenarios:\n  cases: [needle-h40k-d040, needle-h48k-d025, needle-h48k-d050, chain-s4-d025]\n"
+        "trials: 1\nseed: 5\n"
+    )
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     finish(harness("experiment", "run", str(spec), "--out", str(whole), "--no-langsmith", "--workers", "1"))
     cells = killed / "grid" / "cells.jsonl"

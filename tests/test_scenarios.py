@@ -38,7 +38,9 @@ def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenari
 def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
     generate(tmp_path)
     for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl", "mechanisms/truncation.jsonl", "niah/grid.jsonl"):
-        assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), f"datasets/{name} is out of date: run harness generate"
+        assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), (
+            f"datasets/{name} is out of date: run harness generate"
+        )
 
 
 def _broken(rows, mutate):
@@ -58,7 +60,12 @@ def _broken(rows, mutate):
         (0, lambda r: r["needles"][0].update(doc="DOC-999"), "needles[0].doc", "not one of the row's documents"),
         (0, lambda r: r["needles"][0].update(depth=1.5), "needles[0].depth", "between 0 and 1"),
         (0, lambda r: r["needles"][0].update(turn=5), "needles[0].turn", "follow-up turn"),
-        (0, lambda r: r.update(followups=["Question: What is the weather? Reply with the value only."]), "followups[0]", "does not ask"),
+        (
+            0,
+            lambda r: r.update(followups=["Question: What is the weather? Reply with the value only."]),
+            "followups[0]",
+            "does not ask",
+        ),
         (0, lambda r: r["documents"][0].pop("text"), "documents[0].text", "missing required field"),
         (0, lambda r: r.update(colour="red"), "colour", "unknown field"),
         (0, lambda r: r.update(min_summaries=0), "min_summaries", "at least 1"),

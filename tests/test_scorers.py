@@ -5,10 +5,10 @@ import dataclasses
 
 import pytest
 
-from harness.compaction.variants import make_config
 from harness.agent.models import ModelChoice
-from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 from harness.agent.runner import run_case
+from harness.compaction.variants import make_config
+from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 from harness.scoring.scorers import GATING, is_clarification_request, score_case, scores_by_key
 
 
@@ -18,7 +18,9 @@ def scored(trace, scenario):
 
 def run_with(scenario, summarizer, preset="forced-20"):
     cfg = make_config(preset)
-    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), summarizer, "reference-agent", "test-summarizer", True)
+    models = ModelChoice(
+        ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), summarizer, "reference-agent", "test-summarizer", True
+    )
     return run_case(scenario, cfg, models)
 
 
@@ -184,8 +186,13 @@ def test_a_summary_away_from_the_head_or_a_changed_system_prompt_breaks_structur
 # -- summaries ----------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("text", "defect"),
-    [("", "empty"), ("   \n", "empty"), ("I'm sorry, but I can't help with that.", "refusal"), ("Did stuff.", "too short"),
-     ("## SESSION INTENT\nAudit the ledgers.\n## SUMMARY\n- Step 1 done: read_file /ledgers/ledger_01.md", None)],
+    [
+        ("", "empty"),
+        ("   \n", "empty"),
+        ("I'm sorry, but I can't help with that.", "refusal"),
+        ("Did stuff.", "too short"),
+        ("## SESSION INTENT\nAudit the ledgers.\n## SUMMARY\n- Step 1 done: read_file /ledgers/ledger_01.md", None),
+    ],
 )
 def test_summary_defects(text, defect):
     from harness.scoring.scorers import summary_defects
@@ -196,9 +203,9 @@ def test_summary_defects(text, defect):
 
 def test_a_failing_summarizer_loses_no_other_case(scenarios, tmp_path):
     """One case's summarizer fails; every other case of the suite is still run, scored and written."""
-    from harness.suites.faults import FaultySummarizer
     from harness.runs.results import read_rows
     from harness.runs.run import RunSink
+    from harness.suites.faults import FaultySummarizer
 
     class FailsOnNeedles(FaultySummarizer):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):
@@ -208,7 +215,9 @@ def test_a_failing_summarizer_loses_no_other_case(scenarios, tmp_path):
 
     cases = [scenarios[c] for c in ("goal-ledgers-12", "needle-h24k-d000", "goal-ledgers-14")]
     cfg = make_config("forced-20")
-    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), FailsOnNeedles(fault="raise"), "reference-agent", "x", True)
+    models = ModelChoice(
+        ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), FailsOnNeedles(fault="raise"), "reference-agent", "x", True
+    )
     sink = RunSink(cases, cfg, agent_model=None, summary_model=None, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None)
     for case in cases:
         trace = run_case(case, cfg, models)
@@ -225,7 +234,13 @@ def eviction_trace(scenarios):
     from dataclasses import replace as dc_replace
 
     cfg = make_config("eviction")
-    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True)
+    models = ModelChoice(
+        ReferenceAgentModel(profile={"max_input_tokens": cfg.window}),
+        ReferenceSummarizerModel(),
+        "reference-agent",
+        "reference-summarizer",
+        True,
+    )
     return run_case(scenarios["needle-h24k-d025"], dc_replace(cfg), models)
 
 
@@ -255,7 +270,9 @@ def test_an_answer_not_read_from_the_evicted_file_fails(eviction_trace, scenario
 def overflow_trace(scenarios):
     cfg = make_config("deepagents-85")
     agent = ReferenceAgentModel(profile={"max_input_tokens": cfg.window}, hard_input_limit=36_000)
-    return run_case(scenarios["goal-ledgers-24"], cfg, ModelChoice(agent, ReferenceSummarizerModel(), "limited", "reference-summarizer", True))
+    return run_case(
+        scenarios["goal-ledgers-24"], cfg, ModelChoice(agent, ReferenceSummarizerModel(), "limited", "reference-summarizer", True)
+    )
 
 
 def test_healthy_overflow_trace_passes(overflow_trace, scenarios):
@@ -314,7 +331,13 @@ def _delegation(batches, size, **kwargs):
 
     scenario = _scenario(delegation_scenario(batches, size, seed=7), "mem")
     cfg = make_config("forced-20")
-    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True)
+    models = ModelChoice(
+        ReferenceAgentModel(profile={"max_input_tokens": cfg.window}),
+        ReferenceSummarizerModel(),
+        "reference-agent",
+        "reference-summarizer",
+        True,
+    )
     return scenario, run_case(scenario, cfg, models, **kwargs)
 
 
@@ -343,7 +366,9 @@ def test_a_lost_subagent_report_fails():
 def run_report(scenario, preset="truncation", **agent_options):
     cfg = make_config(preset)
     agent = ReferenceAgentModel(profile={"max_input_tokens": cfg.window}, **agent_options)
-    return run_case(scenario, cfg, ModelChoice(agent, ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True))
+    return run_case(
+        scenario, cfg, ModelChoice(agent, ReferenceSummarizerModel(), "reference-agent", "reference-summarizer", True)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -361,7 +386,10 @@ def test_an_agent_that_trusts_clipped_arguments_fails_reread_and_file_intact(sce
     scenario = scenarios["truncation-report-06"]
     scores = scored(run_report(scenario, trusts_clipped_args=True), scenario)
     assert scores["args_clipped"].value >= 1  # valid: the clipping happened
-    assert scores["reread_after_clipping"].value is False and "without reading the file back" in scores["reread_after_clipping"].explanation
+    assert (
+        scores["reread_after_clipping"].value is False
+        and "without reading the file back" in scores["reread_after_clipping"].explanation
+    )
     assert scores["file_intact"].value is False and "truncation marker" in scores["file_intact"].explanation
 
 
@@ -400,7 +428,9 @@ def test_an_unreadable_report_stops_the_agent_and_fails(scenarios):
 
     scenario = scenarios["truncation-report-06"]
     cfg = make_config("truncation")
-    models = ModelChoice(ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "a", "s", True)
+    models = ModelChoice(
+        ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), ReferenceSummarizerModel(), "a", "s", True
+    )
     scores = scored(run_case(scenario, cfg, models, backend=FaultyBackend(unreadable="/reports/")), scenario)
     assert scores["goal_no_premature_completion"].value is False and scores["file_intact"].value is False
 
@@ -417,8 +447,9 @@ def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_w
 
 
 # -- validity is a kind of score ------------------------------------------------------------
-def test_every_validity_key_is_scored_as_validity_and_makes_the_case_invalid(needle_trace, eviction_trace, overflow_trace,
-                                                                             truncation_trace, scenarios):
+def test_every_validity_key_is_scored_as_validity_and_makes_the_case_invalid(
+    needle_trace, eviction_trace, overflow_trace, truncation_trace, scenarios
+):
     from harness.runs.results import LEGACY_VALIDITY_KEYS
     from harness.scoring.scorers import INVALID, VALIDITY, outcome
 
@@ -452,7 +483,9 @@ def test_an_evicted_needle_read_but_not_in_the_reply_is_not_via_the_eviction_fil
     bad = copy.deepcopy(eviction_trace)
     bad.final["answers"][1] = "unknown"
     scores = scores_by_key(score_case(bad, scenarios["needle-h24k-d025"], "eviction"))
-    assert scores["needle_via_eviction_file"].value is False and "did not carry it" in scores["needle_via_eviction_file"].explanation
+    assert (
+        scores["needle_via_eviction_file"].value is False and "did not carry it" in scores["needle_via_eviction_file"].explanation
+    )
 
 
 def test_several_needles_are_scored_once_per_key_over_all_of_them():

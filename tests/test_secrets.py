@@ -52,8 +52,10 @@ def _written(root: Path) -> str:
 def test_redact_masks_keys_from_the_environment_headers_and_key_shapes(monkeypatch):
     for name, key in KEYS.items():
         monkeypatch.setenv(name, key)
-    text = ("Incorrect API key provided: Bearer sk-proj-FAKEfake0123456789abcdefghijklmnop. headers {'x-api-key': 'lsv2_pt_other123456789'}"
-            f" {KEYS['MY_SERVICE_TOKEN']} Authorization: Bearer abc.def-ghi-123456 sk-unrelated-0123456789abcdef")
+    text = (
+        "Incorrect API key provided: Bearer sk-proj-FAKEfake0123456789abcdefghijklmnop. headers {'x-api-key': 'lsv2_pt_other123456789'}"
+        f" {KEYS['MY_SERVICE_TOKEN']} Authorization: Bearer abc.def-ghi-123456 sk-unrelated-0123456789abcdef"
+    )
     clean = redact(text)
     assert not _leaks(clean) and "lsv2_pt_other" not in clean and "abc.def" not in clean and "sk-unrelated" not in clean
     assert "Incorrect API key provided" in clean  # the message stays readable
@@ -62,24 +64,88 @@ def test_redact_masks_keys_from_the_environment_headers_and_key_shapes(monkeypat
 def test_a_provider_that_echoes_the_key_leaks_nothing_anywhere(tmp_path):
     with serving() as server:
         server.add_fault(Fault("auth", count=None, scope="agent", after=3))
-        base = ["--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url,
-                "--model-kwargs", "max_retries=0"]
-        run = subprocess.run([sys.executable, "-m", "harness", "run", *base, "--cases", "needle-h24k-d000", "--out", str(tmp_path / "runs"),
-                              "--run-id", "r"], capture_output=True, text=True, env=_env(), timeout=300, cwd=ROOT)
+        base = [
+            "--model",
+            "openai:reference-agent",
+            "--summary-model",
+            "openai:reference-summarizer",
+            "--base-url",
+            server.url,
+            "--model-kwargs",
+            "max_retries=0",
+        ]
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "harness",
+                "run",
+                *base,
+                "--cases",
+                "needle-h24k-d000",
+                "--out",
+                str(tmp_path / "runs"),
+                "--run-id",
+                "r",
+            ],
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=300,
+            cwd=ROOT,
+        )
         assert run.returncode == 4, run.stderr
-        evals = subprocess.run([sys.executable, "-m", "pytest", "evals/test_needle.py", "-k", "needle-h24k-d000", "-p", "no:cacheprovider",
-                                *base, "--runs-dir", str(tmp_path / "evals")], capture_output=True, text=True, env=_env(), timeout=300,
-                               cwd=ROOT)
+        evals = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "evals/test_needle.py",
+                "-k",
+                "needle-h24k-d000",
+                "-p",
+                "no:cacheprovider",
+                *base,
+                "--runs-dir",
+                str(tmp_path / "evals"),
+            ],
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=300,
+            cwd=ROOT,
+        )
         assert "1 error" in evals.stdout.strip().splitlines()[-1], evals.stdout[-2000:]
         spec = tmp_path / "spec.yaml"
-        spec.write_text(yaml.safe_dump({"name": "secrets", "model": "openai:reference-agent", "summary_model": "openai:reference-summarizer",
-                                        "base_url": server.url, "model_kwargs": {"max_retries": 0}, "variants": ["deepagents-default"],
-                                        "thresholds": ["20%"], "scenarios": {"cases": ["needle-h24k-d000"]}}))
-        exp = subprocess.run([sys.executable, "-m", "harness", "experiment", "run", str(spec), "--out", str(tmp_path / "exp")],
-                             capture_output=True, text=True, env=_env(), timeout=300, cwd=ROOT)
+        spec.write_text(
+            yaml.safe_dump(
+                {
+                    "name": "secrets",
+                    "model": "openai:reference-agent",
+                    "summary_model": "openai:reference-summarizer",
+                    "base_url": server.url,
+                    "model_kwargs": {"max_retries": 0},
+                    "variants": ["deepagents-default"],
+                    "thresholds": ["20%"],
+                    "scenarios": {"cases": ["needle-h24k-d000"]},
+                }
+            )
+        )
+        exp = subprocess.run(
+            [sys.executable, "-m", "harness", "experiment", "run", str(spec), "--out", str(tmp_path / "exp")],
+            capture_output=True,
+            text=True,
+            env=_env(),
+            timeout=300,
+            cwd=ROOT,
+        )
         assert exp.returncode == 4 and "warning: LangSmith" in exp.stdout, exp.stdout[-2000:] + exp.stderr[-2000:]
     echoed = (tmp_path / "runs" / "r" / "results.jsonl").read_text()
     assert "Incorrect API key provided" in echoed and "[REDACTED]" in echoed  # the error is kept, its key is not
-    for name, text in (("harness run", run.stdout + run.stderr), ("pytest", evals.stdout + evals.stderr),
-                       ("experiment", exp.stdout + exp.stderr), ("files", _written(tmp_path))):
+    for name, text in (
+        ("harness run", run.stdout + run.stderr),
+        ("pytest", evals.stdout + evals.stderr),
+        ("experiment", exp.stdout + exp.stderr),
+        ("files", _written(tmp_path)),
+    ):
         assert not _leaks(text), f"{name} leaked {_leaks(text)}"

@@ -2,9 +2,9 @@ import math
 
 import matplotlib
 
-from harness.trace.frames import calls_frame
-from harness.report.plots import plot_token_curves
 from harness.analysis.stats import wilson
+from harness.report.plots import plot_token_curves
+from harness.trace.frames import calls_frame
 
 
 def test_wilson_interval_matches_known_values():

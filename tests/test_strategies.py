@@ -4,9 +4,9 @@ leaves a fact where its recovery check looks for it."""
 import deepagents.graph
 import deepagents.middleware.subagents
 import pytest
+from deepagents.middleware import SummarizationMiddleware as DeepAgentsSummarization
 from langchain.agents.middleware import ContextEditingMiddleware
 from langchain.agents.middleware import SummarizationMiddleware as LangChainSummarization
-from deepagents.middleware import SummarizationMiddleware as DeepAgentsSummarization
 
 from harness.agent.build import build_agent
 from harness.agent.models import choose_models
@@ -57,7 +57,8 @@ def captured(monkeypatch):
 
 
 EXPECTED_SLOT = {
-    "deepagents-summarization": DeepAgentsSummarization, "hybrid": DeepAgentsSummarization,
+    "deepagents-summarization": DeepAgentsSummarization,
+    "hybrid": DeepAgentsSummarization,
     "langchain-summarization": LangChainSummarization,
 }
 
@@ -89,8 +90,11 @@ def test_each_strategy_records_only_its_own_compaction_events(strategy, needle_r
     else:
         assert kinds and scores["compressed"].value > 0
         assert all(e["strategy"] == (strategy if strategy != "custom" else "custom") for e in trace.compactions())
-        assert all(e["tokens_after"] < e["tokens_before"] for e in trace.compactions() if e["type"] != "summarization"
-                   or e["tokens_before"] is not None)
+        assert all(
+            e["tokens_after"] < e["tokens_before"]
+            for e in trace.compactions()
+            if e["type"] != "summarization" or e["tokens_before"] is not None
+        )
 
 
 def test_a_langchain_summary_is_one_event_not_one_per_call(needle_runs):
@@ -172,13 +176,20 @@ def _spec(tmp_path, body):
 def test_a_spec_with_a_strategy_axis_compares_arms_and_names_bad_entries(tmp_path):
     from harness.runs.spec import load_spec
 
-    spec = load_spec(_spec(tmp_path, "variants: [deepagents-default]\nstrategies: [deepagents-summarization, sliding-window]\n"
-                                     "thresholds: [20%]\n"))
-    assert spec.arms() == {"deepagents-summarization": ("deepagents-default", "deepagents-summarization"),
-                           "sliding-window": ("deepagents-default", "sliding-window")}
+    spec = load_spec(
+        _spec(
+            tmp_path,
+            "variants: [deepagents-default]\nstrategies: [deepagents-summarization, sliding-window]\nthresholds: [20%]\n",
+        )
+    )
+    assert spec.arms() == {
+        "deepagents-summarization": ("deepagents-default", "deepagents-summarization"),
+        "sliding-window": ("deepagents-default", "sliding-window"),
+    }
     assert spec.baseline == "deepagents-summarization"
-    two = load_spec(_spec(tmp_path, "variants: [minimal, structured]\nstrategies: [none]\nbaseline: structured@none\n"
-                                    "thresholds: [20%]\n"))
+    two = load_spec(
+        _spec(tmp_path, "variants: [minimal, structured]\nstrategies: [none]\nbaseline: structured@none\nthresholds: [20%]\n")
+    )
     assert list(two.arms()) == ["minimal@none", "structured@none"]
     with pytest.raises(ConfigError, match=r"strategies\[1\]: 'windowing': unknown strategy"):
         load_spec(_spec(tmp_path, "variants: [minimal]\nstrategies: [none, windowing]\nthresholds: [20%]\n"))
@@ -191,19 +202,30 @@ def test_a_strategy_experiment_runs_offline_and_reports_the_strategies_side_by_s
     from harness.runs.results import read_cells
     from harness.runs.spec import load_spec
 
-    spec = load_spec(_spec(tmp_path, "name: strat\nvariants: [deepagents-default]\n"
-                                     "strategies: [deepagents-summarization, observation-masking, sliding-window, none]\n"
-                                     "thresholds: [20%]\nscenarios: {cases: [needle-h24k-d000, chain-s2-d000]}\n"))
+    spec = load_spec(
+        _spec(
+            tmp_path,
+            "name: strat\nvariants: [deepagents-default]\n"
+            "strategies: [deepagents-summarization, observation-masking, sliding-window, none]\n"
+            "thresholds: [20%]\nscenarios: {cases: [needle-h24k-d000, chain-s2-d000]}\n",
+        )
+    )
     result = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
     rows = read_cells(result.path / "cells.jsonl")
     # chain does not apply to masking or a sliding window: those pairs are left out, with the reason, never counted
-    assert len(rows) == 6 and {r["strategy"] for r in rows} == {"deepagents-summarization", "observation-masking",
-                                                                 "sliding-window", "none"}
+    assert len(rows) == 6 and {r["strategy"] for r in rows} == {
+        "deepagents-summarization",
+        "observation-masking",
+        "sliding-window",
+        "none",
+    }
     import json
 
     meta = json.loads((result.path / "meta.json").read_text())
-    assert {(x["arm"], x["case_id"]) for x in meta["not_applicable"]} == {("observation-masking", "chain-s2-d000"),
-                                                                          ("sliding-window", "chain-s2-d000")}
+    assert {(x["arm"], x["case_id"]) for x in meta["not_applicable"]} == {
+        ("observation-masking", "chain-s2-d000"),
+        ("sliding-window", "chain-s2-d000"),
+    }
     by = {(r["strategy"], r["case_id"]): r for r in rows}
     assert by[("observation-masking", "needle-h24k-d000")]["outcome"] == "PASS"
     assert by[("sliding-window", "needle-h24k-d000")]["outcome"] == "FAIL"  # nothing to recover from: a finding

@@ -1,6 +1,11 @@
 from harness.task_format import Step, find_fact, parse_question, parse_steps, render_task
 
-STEPS = [Step(1, "fetch_document", "DOC-001"), Step(2, "read_file", "/a.md"), Step(3, "write_file", "/n.md", "/a.md"), Step(4, "reply")]
+STEPS = [
+    Step(1, "fetch_document", "DOC-001"),
+    Step(2, "read_file", "/a.md"),
+    Step(3, "write_file", "/n.md", "/a.md"),
+    Step(4, "reply"),
+]
 
 
 def test_steps_round_trip_through_text():
@@ -15,9 +20,14 @@ def test_a_remaining_plan_may_start_later_but_must_be_contiguous_and_end_with_th
 
 
 def test_questions_and_facts():
-    assert parse_question("Question: What is the badge number for the east supervisor? Reply with the value only.") == "badge number for the east supervisor"
+    assert (
+        parse_question("Question: What is the badge number for the east supervisor? Reply with the value only.")
+        == "badge number for the east supervisor"
+    )
     assert parse_question("What is the plan?") is None  # not a question turn
-    assert find_fact("access code for the north vault", "...the Access Code for the north\nvault is 4417-KESTREL.") == "4417-KESTREL"
+    assert (
+        find_fact("access code for the north vault", "...the Access Code for the north\nvault is 4417-KESTREL.") == "4417-KESTREL"
+    )
     assert find_fact("access code for the north vault", "the access code for the south vault is 1-A") is None
 
 
@@ -32,10 +42,15 @@ def test_delegation_steps_round_trip_and_expand_to_a_brief():
 
 
 def test_report_steps_round_trip_and_keep_their_mode():
-    steps = [Step(1, "fetch_document", "DOC-001"), Step(2, "write_file", "/reports/r.md", "DOC-001", "section"),
-             Step(3, "fetch_document", "DOC-002"), Step(4, "write_file", "/reports/r.md", "DOC-002", "add"),
-             Step(5, "write_file", "/notes/n.md", "/a.md"), Step(6, "edit_file", "/reports/r.md", "DOC-003", "append"),
-             Step(7, "reply")]
+    steps = [
+        Step(1, "fetch_document", "DOC-001"),
+        Step(2, "write_file", "/reports/r.md", "DOC-001", "section"),
+        Step(3, "fetch_document", "DOC-002"),
+        Step(4, "write_file", "/reports/r.md", "DOC-002", "add"),
+        Step(5, "write_file", "/notes/n.md", "/a.md"),
+        Step(6, "edit_file", "/reports/r.md", "DOC-003", "append"),
+        Step(7, "reply"),
+    ]
     parsed = parse_steps(render_task("Write the report.", steps))
     assert parsed == steps
     assert [s.mode for s in parsed if s.tool in ("write_file", "edit_file")] == ["section", "add", "note", "append"]

@@ -2,13 +2,11 @@
 
 import pytest
 
-from harness.compaction.config import ContextSize
-
-from harness.compaction.variants import make_config
-from harness.errors import ConfigError
 from harness.agent.models import summary_model_for
+from harness.compaction.config import ContextSize
 from harness.compaction.prompts import deepagents_default_prompt
-from harness.compaction.variants import load_variant, resolve_config, variant_names
+from harness.compaction.variants import load_variant, make_config, resolve_config, variant_names
+from harness.errors import ConfigError
 
 
 def write(tmp_path, name, text):
@@ -28,7 +26,10 @@ def test_the_five_shipped_variants_load_and_the_default_is_the_installed_prompt(
 
 
 def test_front_matter_sets_summarizer_thresholds_truncation_eviction_and_trim(tmp_path):
-    path = write(tmp_path, "tuned", """---
+    path = write(
+        tmp_path,
+        "tuned",
+        """---
 description: tuned
 summary_model: openai:gpt-5-mini
 trigger: [15%, messages:60]
@@ -39,7 +40,8 @@ eviction_tokens: 5000
 arg_truncation: {trigger: 10%, keep: messages:10, max_length: 500}
 ---
 Summarize: {messages}
-""")
+""",
+    )
     variant = load_variant(path)
     cfg, _ = resolve_config(str(path))
     assert cfg.trigger == (ContextSize("fraction", 0.15), ContextSize("messages", 60)) and cfg.keep == ContextSize("tokens", 2000)
@@ -98,8 +100,13 @@ def test_a_variant_summarizer_conflicts_with_an_explicit_different_one():
 def test_cost_is_computed_only_for_priced_models(goal_trace, monkeypatch):
     from harness.scoring import metrics
 
-    monkeypatch.setattr(metrics, "prices", lambda: {"reference-agent": {"input": 2.0, "output": 8.0}, "reference-summarizer": {"input": 1.0}})
-    expected = sum(c["approx_tokens"] for c in goal_trace.agent_calls()) * 2.0 / 1e6 + sum(c["approx_tokens"] for c in goal_trace.summarizer_calls()) / 1e6
+    monkeypatch.setattr(
+        metrics, "prices", lambda: {"reference-agent": {"input": 2.0, "output": 8.0}, "reference-summarizer": {"input": 1.0}}
+    )
+    expected = (
+        sum(c["approx_tokens"] for c in goal_trace.agent_calls()) * 2.0 / 1e6
+        + sum(c["approx_tokens"] for c in goal_trace.summarizer_calls()) / 1e6
+    )
     assert metrics.cost_usd(goal_trace) == pytest.approx(expected, rel=1e-4)
     monkeypatch.setattr(metrics, "prices", lambda: {"reference-agent": {"input": 2.0}})
     assert metrics.cost_usd(goal_trace) is None  # the summarizer is not priced: unknown, not zero
@@ -110,7 +117,10 @@ def test_prices_match_dated_snapshots_and_bill_cache_tokens_at_cache_prices(goal
 
     from harness.scoring import metrics
 
-    table = {"openai:gpt-4o": {"input": 2.5, "output": 10.0, "cache_read": 1.25}, "openai:gpt-4o-mini": {"input": 0.15, "output": 0.6}}
+    table = {
+        "openai:gpt-4o": {"input": 2.5, "output": 10.0, "cache_read": 1.25},
+        "openai:gpt-4o-mini": {"input": 0.15, "output": 0.6},
+    }
     assert metrics.price_for("openai:gpt-4o-2024-08-06", table) is table["openai:gpt-4o"]
     assert metrics.price_for("openai:gpt-4o-mini-2024-07-18", table) is table["openai:gpt-4o-mini"]
     assert metrics.price_for("openai:gpt-4o.5", table) is None  # another model, not a snapshot

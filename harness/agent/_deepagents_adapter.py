@@ -81,7 +81,7 @@ def summary_body(summary_text: str) -> str:
     if match:
         return match.group(1)
     if summary_text.startswith(_NO_PATH_PREFIX):
-        return summary_text[len(_NO_PATH_PREFIX):].strip()
+        return summary_text[len(_NO_PATH_PREFIX) :].strip()
     return summary_text
 
 
@@ -94,7 +94,8 @@ def effective_messages(state: Mapping[str, Any]) -> list[AnyMessage]:
     """What the agent would send without a new summarization: deepagents' own rebuild."""
     from deepagents.middleware.summarization import _DeepAgentsSummarizationMiddleware
 
-    return _DeepAgentsSummarizationMiddleware._apply_event_to_messages(list(state.get("messages", [])), previous_event(state))
+    event: Any = previous_event(state)  # deepagents' SummarizationEvent, a TypedDict read from the state
+    return _DeepAgentsSummarizationMiddleware._apply_event_to_messages(list(state.get("messages", [])), event)
 
 
 def is_new_summary(request_messages: Sequence[BaseMessage], state: Mapping[str, Any]) -> bool:
@@ -180,7 +181,7 @@ def read_page_body(text: str) -> str | None:
     match = _READ_HEADER.search(text[:2000])
     if not match:
         return None
-    body = text[match.end():].removeprefix("\n")
+    body = text[match.end() :].removeprefix("\n")
     notice = re.search(r"\n\n\[[^\n]*\]\s*$", body)  # e.g. the clamped-offset notice deepagents appends
     return body[: notice.start()] if notice else body
 

@@ -68,4 +68,3 @@ def build_agent(
         checkpointer=checkpointer if checkpointer is not None else InMemorySaver(),
     )
     return BuiltAgent(graph=graph, summarization=stack.summarization, backend=backend)
-

@@ -111,7 +111,9 @@ class SummaryOverflowTranslation(BaseChatModel):
 
     @classmethod
     def around(cls, model: BaseChatModel, token_budget: TokenBudget | None = None) -> SummaryOverflowTranslation:
-        return cls(inner=model, profile=model.profile, rate_limiter=getattr(model, "rate_limiter", None), token_budget=token_budget)
+        return cls(
+            inner=model, profile=model.profile, rate_limiter=getattr(model, "rate_limiter", None), token_budget=token_budget
+        )
 
     def _size(self, messages: list[BaseMessage]) -> int:
         from langchain_core.messages.utils import count_tokens_approximately
@@ -135,7 +137,9 @@ class SummaryOverflowTranslation(BaseChatModel):
             return ContextOverflowError(f"summary request rejected as too long ({type(exc).__name__}): {redact(str(exc))[:500]}")
         return exc
 
-    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         if self.token_budget is not None:
             self.token_budget.acquire(self._size(messages))
         try:
@@ -146,8 +150,9 @@ class SummaryOverflowTranslation(BaseChatModel):
                 raise
             raise translated from exc
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None,
-                         **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         if self.token_budget is not None:
             await self.token_budget.aacquire(self._size(messages))
         try:
@@ -159,8 +164,18 @@ class SummaryOverflowTranslation(BaseChatModel):
             raise translated from exc
 
 
-_PROVIDER_MODULES = ("openai", "anthropic", "httpx", "httpcore", "langchain_openai", "langchain_anthropic",
-                     "google", "langchain_google_genai", "groq", "mistralai")
+_PROVIDER_MODULES = (
+    "openai",
+    "anthropic",
+    "httpx",
+    "httpcore",
+    "langchain_openai",
+    "langchain_anthropic",
+    "google",
+    "langchain_google_genai",
+    "groq",
+    "mistralai",
+)
 _SDK_MODULES = ("openai", "anthropic", "google", "groq", "mistralai")
 _SUMMARY_FRAMES = ("_create_summary", "_acreate_summary")
 
@@ -189,7 +204,7 @@ def _raised_in_live_model_call(exc: BaseException) -> bool:
     faulty models are harness code, so neither is mistaken for a provider."""
     files = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
     calls = [i for i, name in enumerate(files) if name.endswith(_MODEL_CALL_FILE)]
-    return bool(calls) and not any(m in name for name in files[calls[0]:] for m in _SIMULATED_MODELS)
+    return bool(calls) and not any(m in name for name in files[calls[0] :] for m in _SIMULATED_MODELS)
 
 
 def is_provider_error(exc: BaseException) -> bool:
@@ -221,7 +236,8 @@ def classify_error(exc: BaseException) -> dict[str, Any]:
     model = "summarizer" if any(name in _SUMMARY_FRAMES for name in frames) else "agent"
     # Name the SDK's exception (openai.RateLimitError, anthropic.APITimeoutError), not LangChain's wrapper of it.
     root = next((e for e in reversed(chain) if _module_of(e) in _SDK_MODULES), None) or next(
-        (e for e in chain if _module_of(e) in _PROVIDER_MODULES or _raised_in_live_model_call(e)), exc)
+        (e for e in chain if _module_of(e) in _PROVIDER_MODULES or _raised_in_live_model_call(e)), exc
+    )
     out["provider_error"] = {
         "type": type(root).__name__,
         "status": status,
@@ -239,8 +255,15 @@ def agent_retry_middleware() -> Any:
     """LangChain's ModelRetryMiddleware for a live agent, retrying only unread responses (backoff 1 s x2, jitter)."""
     from langchain.agents.middleware import ModelRetryMiddleware
 
-    return ModelRetryMiddleware(max_retries=AGENT_RETRIES, retry_on=is_unread_response, on_failure="error",
-                                initial_delay=1.0, backoff_factor=2.0, max_delay=30.0, jitter=True)
+    return ModelRetryMiddleware(
+        max_retries=AGENT_RETRIES,
+        retry_on=is_unread_response,
+        on_failure="error",
+        initial_delay=1.0,
+        backoff_factor=2.0,
+        max_delay=30.0,
+        jitter=True,
+    )
 
 
 def error_cause(error: dict[str, Any] | None) -> str:
@@ -250,5 +273,3 @@ def error_cause(error: dict[str, Any] | None) -> str:
     p = error["provider_error"]
     status = f"HTTP {p['status']} " if p.get("status") else ""
     return f"{p['model']}: {status}{p['type']}"
-
-

@@ -77,8 +77,9 @@ class Endpoint:
         return out
 
 
-def with_run_limits(endpoints: tuple[Endpoint, Endpoint], *, max_rps: float | None = None,
-                    max_tpm: float | None = None) -> tuple[Endpoint, Endpoint]:
+def with_run_limits(
+    endpoints: tuple[Endpoint, Endpoint], *, max_rps: float | None = None, max_tpm: float | None = None
+) -> tuple[Endpoint, Endpoint]:
     """The (agent, summary) endpoints sharing one request limiter (LangChain's InMemoryRateLimiter) and one
     `harness.agent.live.TokenBudget`: the limits are the run's, not each model's."""
     for value, option in ((max_rps, "--max-rps"), (max_tpm, "--max-tpm")):
@@ -96,7 +97,9 @@ def with_run_limits(endpoints: tuple[Endpoint, Endpoint], *, max_rps: float | No
         budget = TokenBudget(max_tpm)
     from dataclasses import replace
 
-    agent, summary = (replace(e, model_kwargs={**e.model_kwargs, **extra}, token_budget=budget or e.token_budget) for e in endpoints)
+    agent, summary = (
+        replace(e, model_kwargs={**e.model_kwargs, **extra}, token_budget=budget or e.token_budget) for e in endpoints
+    )
     return (agent, agent) if endpoints[0] is endpoints[1] else (agent, summary)
 
 
@@ -110,8 +113,10 @@ def parse_model_kwargs(items: list[str] | None, option: str) -> dict[str, Any]:
         if not sep or not key.isidentifier():
             raise ConfigError(f"{option} {item!r}: write KEY=VALUE, e.g. temperature=0 or max_tokens=2048")
         if key in _SECRET_KWARGS:
-            raise ConfigError(f"{option} {key}: keys and headers are read from the environment (e.g. OPENAI_API_KEY), "
-                              "never from the command line, so they cannot end up in a report")
+            raise ConfigError(
+                f"{option} {key}: keys and headers are read from the environment (e.g. OPENAI_API_KEY), "
+                "never from the command line, so they cannot end up in a report"
+            )
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -159,7 +164,9 @@ def check_live_spec(spec: str, option: str = "model", *, base_url: str | None = 
     if not sep or not provider or not name:
         raise ConfigError(f"{option} {spec!r}: write provider:name, e.g. openai:gpt-5.2, or 'reference'")
     if provider not in known_providers():
-        raise ConfigError(f"{option} {spec!r}: unknown provider {provider!r}; known: {', '.join(known_providers())}, or 'reference'")
+        raise ConfigError(
+            f"{option} {spec!r}: unknown provider {provider!r}; known: {', '.join(known_providers())}, or 'reference'"
+        )
     keys = PROVIDER_KEYS.get(provider)
     if base_url is None and keys and not any(os.environ.get(k) for k in keys):
         raise LiveModelUnavailable(f"{spec}: {' or '.join(keys)} is not set, so the live run is skipped")
@@ -189,13 +196,22 @@ def _live(spec: str, window: int, option: str, endpoint: Endpoint) -> BaseChatMo
 def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
     """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
     if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
-        raise ConfigError(f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it")
+        raise ConfigError(
+            f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it"
+        )
     return explicit if explicit is not None else config_summary_model
 
 
-def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: int, seed: int = 0,
-                  options: tuple[str, str] = ("--model", "--summary-model"),
-                  agent_endpoint: Endpoint | None = None, summary_endpoint: Endpoint | None = None) -> ModelChoice:
+def choose_models(
+    agent_spec: str | None,
+    summary_spec: str | None,
+    *,
+    window: int,
+    seed: int = 0,
+    options: tuple[str, str] = ("--model", "--summary-model"),
+    agent_endpoint: Endpoint | None = None,
+    summary_endpoint: Endpoint | None = None,
+) -> ModelChoice:
     """Build the agent and summarizer models for one run.
 
     With a reference agent and no summary model, the reference summarizer is used.
@@ -209,14 +225,17 @@ def choose_models(agent_spec: str | None, summary_spec: str | None, *, window: i
     agent_endpoint = agent_endpoint or Endpoint()
     summary_endpoint = summary_endpoint or agent_endpoint
     if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs or agent_endpoint.token_budget):
-        raise ConfigError(f"{options[0].replace('model', 'base-url')}, --model-kwargs, --max-rps and --max-tpm apply to a live {options[0]} "
-                          "(provider:name); the in-process reference models take none. To run the reference models over HTTP: "
-                          "harness serve, then --model openai:reference-agent --base-url http://127.0.0.1:8765/v1")
+        raise ConfigError(
+            f"{options[0].replace('model', 'base-url')}, --model-kwargs, --max-rps and --max-tpm apply to a live {options[0]} "
+            "(provider:name); the in-process reference models take none. To run the reference models over HTTP: "
+            "harness serve, then --model openai:reference-agent --base-url http://127.0.0.1:8765/v1"
+        )
     endpoints: dict[str, Any] = {}
     if is_reference(agent_spec):
         agent: BaseChatModel = ReferenceAgentModel(profile={"max_input_tokens": window})
         agent_name = AGENT_NAME
     else:
+        assert agent_spec is not None  # is_reference(None) is True
         agent, agent_name = _live(agent_spec, window, options[0], agent_endpoint), agent_spec
         endpoints["agent"] = agent_endpoint.describe()
     if is_reference(summary_spec) and (summary_spec is not None or is_reference(agent_spec)):

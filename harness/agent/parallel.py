@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from harness.compaction.config import CompactionConfig
 from harness.agent.models import Endpoint
+from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
 from harness.trace.schema import Trace
 
@@ -35,14 +35,24 @@ def _without_limiter(endpoint: Endpoint) -> tuple[Endpoint, float | None, float 
     return replace(endpoint, model_kwargs=kwargs, token_budget=None), getattr(limiter, "requests_per_second", None), tpm
 
 
-def _worker(worker: int, chunk: list[tuple[int, Scenario, int, int]], config: CompactionConfig, run_id: str, concurrency: int,
-            budget_s: float | None, models: dict[str, Any], rps: float | None, tpm: float | None, out: Any) -> None:
+def _worker(
+    worker: int,
+    chunk: list[tuple[int, Scenario, int, int]],
+    config: CompactionConfig,
+    run_id: str,
+    concurrency: int,
+    budget_s: float | None,
+    models: dict[str, Any],
+    rps: float | None,
+    tpm: float | None,
+    out: Any,
+) -> None:
     """Run ``chunk`` (index, scenario, trial, seed) on this process's event loop; put (index, trace dict) as each finishes."""
     import asyncio
 
     from harness.agent.models import choose_models
-    from harness.redact import redact
     from harness.agent.runner import arun_case, run_async
+    from harness.redact import redact
 
     try:
         from harness.agent.models import with_run_limits
@@ -55,10 +65,18 @@ def _worker(worker: int, chunk: list[tuple[int, Scenario, int, int]], config: Co
 
             async def one(index: int, scenario: Scenario, trial: int, seed: int) -> None:
                 if seed not in by_seed:
-                    by_seed[seed] = choose_models(models["agent"], models["summary"], window=config.window, seed=seed,
-                                                  agent_endpoint=agent, summary_endpoint=summary)
+                    by_seed[seed] = choose_models(
+                        models["agent"],
+                        models["summary"],
+                        window=config.window,
+                        seed=seed,
+                        agent_endpoint=agent,
+                        summary_endpoint=summary,
+                    )
                 async with gate:
-                    trace = await arun_case(scenario, config, by_seed[seed], run_id=run_id, trial=trial, seed=seed, budget_s=budget_s)
+                    trace = await arun_case(
+                        scenario, config, by_seed[seed], run_id=run_id, trial=trial, seed=seed, budget_s=budget_s
+                    )
                 out.put(("case", index, trace.to_dict()))
 
             await asyncio.gather(*(one(*job) for job in chunk))
@@ -69,10 +87,20 @@ def _worker(worker: int, chunk: list[tuple[int, Scenario, int, int]], config: Co
         out.put(("crash", worker, redact(traceback.format_exc())))
 
 
-def run_in_processes(jobs: list[tuple[Scenario, int, int]], config: CompactionConfig, run_id: str, *, processes: int,
-                     concurrency: int, budget_s: float | None, agent_model: str | None, summary_model: str | None,
-                     agent_endpoint: Endpoint, summary_endpoint: Endpoint,
-                     record: Callable[[Trace, Scenario], None]) -> None:
+def run_in_processes(
+    jobs: list[tuple[Scenario, int, int]],
+    config: CompactionConfig,
+    run_id: str,
+    *,
+    processes: int,
+    concurrency: int,
+    budget_s: float | None,
+    agent_model: str | None,
+    summary_model: str | None,
+    agent_endpoint: Endpoint,
+    summary_endpoint: Endpoint,
+    record: Callable[[Trace, Scenario], None],
+) -> None:
     """Run ``jobs`` (scenario, trial, seed) over ``processes`` workers, ``concurrency`` cases in flight in all; record
     each finished case in plan order."""
     agent, rps, tpm = _without_limiter(agent_endpoint)
@@ -81,10 +109,27 @@ def run_in_processes(jobs: list[tuple[Scenario, int, int]], config: CompactionCo
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     chunks = [[(i, *job) for i, job in enumerate(jobs) if i % processes == w] for w in range(processes)]
-    workers = [ctx.Process(target=_worker, daemon=True, name=f"harness-live-{w}",
-                           args=(w, chunk, config, run_id, max(1, concurrency // processes), budget_s, models,
-                                 rps / processes if rps else None, tpm / processes if tpm else None, out))
-               for w, chunk in enumerate(chunks) if chunk]
+    workers = [
+        ctx.Process(
+            target=_worker,
+            daemon=True,
+            name=f"harness-live-{w}",
+            args=(
+                w,
+                chunk,
+                config,
+                run_id,
+                max(1, concurrency // processes),
+                budget_s,
+                models,
+                rps / processes if rps else None,
+                tpm / processes if tpm else None,
+                out,
+            ),
+        )
+        for w, chunk in enumerate(chunks)
+        if chunk
+    ]
     for proc in workers:
         proc.start()
     finished: dict[int, Trace] = {}

@@ -19,12 +19,12 @@ from langchain_core.messages import HumanMessage
 
 from harness.agent import _deepagents_adapter as da
 from harness.agent.build import build_agent
-from harness.compaction.config import CompactionConfig
 from harness.agent.live import agent_retry_middleware, classify_error
 from harness.agent.models import ModelChoice
-from harness.trace.recorder import Recorder
 from harness.agent.tools import tools_for
+from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
+from harness.trace.recorder import Recorder
 from harness.trace.schema import Trace
 
 MIN_RECURSION_LIMIT = 200
@@ -47,10 +47,23 @@ def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
 class _Case:
     """One case being run: the agent, its thread, the recorder and the trace, shared by the sync and async loops."""
 
-    def __init__(self, scenario: Scenario, config: CompactionConfig, models: ModelChoice, *, run_id: str, trial: int,
-                 seed: int, record: bool, backend: object, middleware: tuple) -> None:
+    def __init__(
+        self,
+        scenario: Scenario,
+        config: CompactionConfig,
+        models: ModelChoice,
+        *,
+        run_id: str,
+        trial: int,
+        seed: int,
+        record: bool,
+        backend: object,
+        middleware: tuple,
+    ) -> None:
         self.scenario = scenario
-        self.recorder = Recorder(truncation_text=config.effective_truncation().truncation_text, strategy=config.strategy) if record else None
+        self.recorder = (
+            Recorder(truncation_text=config.effective_truncation().truncation_text, strategy=config.strategy) if record else None
+        )
         # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
         stable = [da.stable_session_middleware()] if models.simulated else []
         # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
@@ -111,15 +124,23 @@ class _Case:
     def out_of_budget(self, budget_s: float) -> None:
         turn = len(self.answers)
         message = f"the case ran past its {budget_s:g} s budget (--case-budget): a provider too slow or retrying too long"
-        self.error = {"type": "CaseBudgetExceeded", "message": message, "turn": turn, "where": "",
-                      "provider_error": {"type": "CaseBudgetExceeded", "status": None, "code": None, "model": "case", "message": message}}
+        self.error = {
+            "type": "CaseBudgetExceeded",
+            "message": message,
+            "turn": turn,
+            "where": "",
+            "provider_error": {"type": "CaseBudgetExceeded", "status": None, "code": None, "model": "case", "message": message},
+        }
         self.answers.append(None)
 
     def finish(self) -> Trace:
         trace, recorder = self.trace, self.recorder
         trace.wall_time_s = round(time.perf_counter() - self.started, 4)
-        trace.final = {"answers": self.answers, "error": self.error,
-                       **_final_state(self.graph, self.thread, set(self.scenario.files_dict()))}
+        trace.final = {
+            "answers": self.answers,
+            "error": self.error,
+            **_final_state(self.graph, self.thread, set(self.scenario.files_dict())),
+        }
         if recorder:
             trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
             trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
@@ -143,8 +164,9 @@ def run_case(
 
     ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults.
     """
-    case = _Case(scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=record, backend=backend,
-                 middleware=middleware)
+    case = _Case(
+        scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=record, backend=backend, middleware=middleware
+    )
     for turn, payload in case.turns():
         try:
             case.answered(case.graph.invoke(payload, case.thread))
@@ -170,8 +192,9 @@ async def arun_case(
     """`run_case` with ``ainvoke``, for live models: many cases in flight on one event loop. A case still running
     after ``budget_s`` seconds (every request timed out and retried, Retry-After waits) is cancelled and ends in
     ERROR (``CaseBudgetExceeded``), so nothing waits forever."""
-    case = _Case(scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=True, backend=None,
-                 middleware=middleware)
+    case = _Case(
+        scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=True, backend=None, middleware=middleware
+    )
 
     async def loop() -> None:
         for turn, payload in case.turns():
@@ -203,8 +226,14 @@ def run_async(coro: Any) -> Any:
     return _LOOP.run_until_complete(coro)
 
 
-def run_case_for(scenario: Scenario, config: CompactionConfig, models: ModelChoice, *,
-                 budget_s: float | None = DEFAULT_CASE_BUDGET_S, **kwargs: Any) -> Trace:
+def run_case_for(
+    scenario: Scenario,
+    config: CompactionConfig,
+    models: ModelChoice,
+    *,
+    budget_s: float | None = DEFAULT_CASE_BUDGET_S,
+    **kwargs: Any,
+) -> Trace:
     """The right loop for ``models``: `arun_case` (with its budget) when a model is live, `run_case` offline."""
     if models.endpoints:
         return run_async(arun_case(scenario, config, models, budget_s=budget_s, **kwargs))

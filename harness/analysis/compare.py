@@ -19,16 +19,16 @@ results give the same report.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
-from harness.runs.results import VALID, row_outcome
-from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
 from harness.analysis.stats import wilson
+from harness.runs.results import VALID, row_outcome
+from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
+from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
 
 ALPHA = 0.05
 BOOTSTRAP = 2000
@@ -74,7 +74,7 @@ def _threshold_label(config: dict) -> str:
 
 def is_rate(series: pd.Series) -> bool:
     values = series.dropna()
-    return values.map(lambda v: isinstance(v, (bool, np.bool_))).all() if len(values) else False
+    return bool(values.map(lambda v: isinstance(v, (bool, np.bool_))).all()) if len(values) else False
 
 
 def mean_interval(values: Sequence[float], rate: bool, rng: np.random.Generator) -> tuple[float, float, float]:
@@ -141,12 +141,23 @@ def coverage(frame: pd.DataFrame) -> pd.DataFrame:
     for (threshold, variant), rows in frame.groupby(["threshold", "variant"], sort=False):
         outcomes = rows["outcome"] if "outcome" in rows else pd.Series(["PASS"] * len(rows))
         reasons = pd.Series([k for r in rows.get("invalid_reasons", pd.Series(dtype=str)) for k in str(r).split(",") if k])
-        records.append({"threshold": threshold, "variant": variant, "runs": len(rows), "PASS": int((outcomes == PASS).sum()),
-                        "FAIL": int((outcomes == FAIL).sum()), "INVALID": int((outcomes == INVALID).sum()),
-                        "invalid because": ", ".join(f"{k} ({n})" for k, n in reasons.value_counts().items()) or "-",
-                        "ERROR": int((outcomes == ERROR).sum()),
-                        "error causes": ", ".join(f"{k} ({n})" for k, n in rows.get("error_cause", pd.Series(dtype=str))
-                                                  .loc[lambda c: c != ""].value_counts().items()) or "-"})
+        records.append(
+            {
+                "threshold": threshold,
+                "variant": variant,
+                "runs": len(rows),
+                "PASS": int((outcomes == PASS).sum()),
+                "FAIL": int((outcomes == FAIL).sum()),
+                "INVALID": int((outcomes == INVALID).sum()),
+                "invalid because": ", ".join(f"{k} ({n})" for k, n in reasons.value_counts().items()) or "-",
+                "ERROR": int((outcomes == ERROR).sum()),
+                "error causes": ", ".join(
+                    f"{k} ({n})"
+                    for k, n in rows.get("error_cause", pd.Series(dtype=str)).loc[lambda c: c != ""].value_counts().items()
+                )
+                or "-",
+            }
+        )
     return pd.DataFrame(records)
 
 
@@ -171,19 +182,42 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                 rows = by_t[by_t["variant"] == variant]
                 values = rows[metric].dropna()
                 mean, low, high = mean_interval(values.astype(float).tolist(), rate, rng)
-                rec = {"threshold": threshold, "variant": variant, "metric": metric, "rate": rate, "n": int(values.size),
-                       "excluded": int(excluded.get(variant, 0)), "errors": int(errors.get(variant, 0)),
-                       "mean": mean, "low": low, "high": high, "baseline": variant == baseline,
-                       "diff": math.nan, "diff_low": math.nan, "diff_high": math.nan, "n_pairs": 0, "p": math.nan}
+                rec = {
+                    "threshold": threshold,
+                    "variant": variant,
+                    "metric": metric,
+                    "rate": rate,
+                    "n": int(values.size),
+                    "excluded": int(excluded.get(variant, 0)),
+                    "errors": int(errors.get(variant, 0)),
+                    "mean": mean,
+                    "low": low,
+                    "high": high,
+                    "baseline": variant == baseline,
+                    "diff": math.nan,
+                    "diff_low": math.nan,
+                    "diff_high": math.nan,
+                    "n_pairs": 0,
+                    "p": math.nan,
+                }
                 if variant != baseline and not base_rows.empty:
                     paired = rows.set_index(UNIT)[[metric]].join(base_rows[[metric]], rsuffix="_base", how="inner").dropna()
                     if len(paired):
                         a = paired[f"{metric}_base"].to_numpy(dtype=float)
                         b = paired[metric].to_numpy(dtype=float)
                         d = b - a
-                        boots = rng.choice(d, size=(BOOTSTRAP, d.size), replace=True).mean(axis=1) if d.size > 1 else np.array([d.mean()])
-                        rec.update(diff=float(d.mean()), diff_low=float(np.percentile(boots, 2.5)), diff_high=float(np.percentile(boots, 97.5)),
-                                   n_pairs=int(d.size), p=mcnemar_exact(a.astype(bool), b.astype(bool)) if rate else sign_flip_p(d, rng))
+                        boots = (
+                            rng.choice(d, size=(BOOTSTRAP, d.size), replace=True).mean(axis=1)
+                            if d.size > 1
+                            else np.array([d.mean()])
+                        )
+                        rec.update(
+                            diff=float(d.mean()),
+                            diff_low=float(np.percentile(boots, 2.5)),
+                            diff_high=float(np.percentile(boots, 97.5)),
+                            n_pairs=int(d.size),
+                            p=mcnemar_exact(a.astype(bool), b.astype(bool)) if rate else sign_flip_p(d, rng),
+                        )
                 block.append(rec)
             tested = [r for r in block if not math.isnan(r["p"])]
             for r, adj in zip(tested, holm([r["p"] for r in tested])):
@@ -208,13 +242,22 @@ def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
         for k in range(1, n_trials + 1):
             at = [1 - math.comb(int(n - c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
             hat = [math.comb(int(c), k) / math.comb(int(n), k) for c, n in zip(per_case["sum"], per_case["count"])]
-            records.append({"threshold": threshold, "variant": variant, "k": k, "pass@k": float(np.mean(at)),
-                            "pass^k": float(np.mean(hat)), "cases": int(len(per_case)), "trials": n_trials,
-                            "runs excluded (INVALID or ERROR)": excluded})
+            records.append(
+                {
+                    "threshold": threshold,
+                    "variant": variant,
+                    "k": k,
+                    "pass@k": float(np.mean(at)),
+                    "pass^k": float(np.mean(hat)),
+                    "cases": int(len(per_case)),
+                    "trials": n_trials,
+                    "runs excluded (INVALID or ERROR)": excluded,
+                }
+            )
     return pd.DataFrame(records)
 
 
-def format_cell(rec: dict[str, Any]) -> str:
+def format_cell(rec: Mapping[Any, Any]) -> str:
     """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise; ' (4 invalid, 1 ERROR excluded)' when
     runs were left out."""
     excluded = int(rec.get("excluded") or 0)
@@ -235,7 +278,7 @@ def _num(x: float, signed: bool = False) -> str:
     return f"{x:{sign},.0f}" if abs(x) >= 100 else f"{x:{sign}.3g}"
 
 
-def format_diff(rec: dict[str, Any]) -> str:
+def format_diff(rec: Mapping[Any, Any]) -> str:
     if rec["baseline"]:
         return "baseline"
     if rec["n_pairs"] == 0:

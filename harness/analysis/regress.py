@@ -43,16 +43,19 @@ def error_gate(rows: list[dict[str, Any]], max_error_rate: float = MAX_ERROR_RAT
     if not rows or errors / len(rows) <= max_error_rate:
         return None
     listed = "; ".join(f"{n} x {cause}" for cause, n in causes.most_common())
-    return (f"ERROR RATE {errors}/{len(rows)} cells ({errors / len(rows):.1%}) ended in a provider error, above the "
-            f"{max_error_rate:.0%} allowed (--max-error-rate): too few valid cells to gate on ({listed}). Not a regression: "
-            "rerun the experiment to retry them.")
+    return (
+        f"ERROR RATE {errors}/{len(rows)} cells ({errors / len(rows):.1%}) ended in a provider error, above the "
+        f"{max_error_rate:.0%} allowed (--max-error-rate): too few valid cells to gate on ({listed}). Not a regression: "
+        "rerun the experiment to retry them."
+    )
+
+
 BASELINE_SCHEMA = 1
 
 
 def load_rows(path: str | Path) -> tuple[str, list[dict[str, Any]]]:
     """(name, rows) of a run or experiment directory."""
-    from harness.runs.results import read_cells
-    from harness.runs.results import read_rows
+    from harness.runs.results import read_cells, read_rows
 
     path = Path(path)
     if (path / "cells.jsonl").exists():
@@ -93,18 +96,41 @@ def compare_sets(a: str | Path, b: str | Path, *, variant_a: str | None = None, 
         recs = {r["variant"]: r for r in grp.to_dict("records")}
         if label_a not in recs or label_b not in recs or (recs[label_a]["n"] == 0 and recs[label_b]["n"] == 0):
             continue
-        out.append({"threshold": threshold, "metric": metric, label_a: format_cell(recs[label_a]),
-                    label_b: format_cell(recs[label_b]), "B - A": format_diff(recs[label_b])})
+        out.append(
+            {
+                "threshold": threshold,
+                "metric": metric,
+                label_a: format_cell(recs[label_a]),
+                label_b: format_cell(recs[label_b]),
+                "B - A": format_diff(recs[label_b]),
+            }
+        )
     return pd.DataFrame(out)
 
 
 # -- the regression gate -------------------------------------------------------------------
 def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
     frame = cells_frame(rows)
-    keep = ["variant", "threshold", "case_id", "kind", "trial", "outcome", "valid", "passed", *[m for m in (*RATE_METRICS, *VALUE_METRICS) if m in frame.columns]]
+    keep = [
+        "variant",
+        "threshold",
+        "case_id",
+        "kind",
+        "trial",
+        "outcome",
+        "valid",
+        "passed",
+        *[m for m in (*RATE_METRICS, *VALUE_METRICS) if m in frame.columns],
+    ]
     records = json.loads(frame[keep].to_json(orient="records"))
-    return {"schema": BASELINE_SCHEMA, "created_at": datetime.now(UTC).isoformat(timespec="seconds"), "source": source,
-            "harness_version": __version__, "simulated": bool(frame["simulated"].any()), "cells": records}
+    return {
+        "schema": BASELINE_SCHEMA,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "source": source,
+        "harness_version": __version__,
+        "simulated": bool(frame["simulated"].any()),
+        "cells": records,
+    }
 
 
 def write_baseline(rows: list[dict[str, Any]], source: str, path: str | Path) -> Path:
@@ -124,7 +150,9 @@ def load_baseline(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(data["cells"])
 
 
-def regress(current: str | Path, baseline_file: str | Path, *, metrics: tuple[str, ...] = GATED) -> tuple[bool, pd.DataFrame, list[str]]:
+def regress(
+    current: str | Path, baseline_file: str | Path, *, metrics: tuple[str, ...] = GATED
+) -> tuple[bool, pd.DataFrame, list[str]]:
     """(passed, gate table, notes). passed is False only for a significant drop on a gated metric."""
     name, rows = load_rows(current)
     now = cells_frame(rows)
@@ -142,8 +170,18 @@ def regress(current: str | Path, baseline_file: str | Path, *, metrics: tuple[st
             if rec["n_pairs"] == 0:
                 continue
             base_rec = table[(table["variant"] == "baseline") & (table["metric"] == rec["metric"])].iloc[0]
-            records.append({"variant": variant, "threshold": threshold, "metric": rec["metric"], "baseline": format_cell(base_rec.to_dict()),
-                            "current": format_cell(rec), "diff": rec["diff"], "p": rec["p"], "n_pairs": rec["n_pairs"]})
+            records.append(
+                {
+                    "variant": variant,
+                    "threshold": threshold,
+                    "metric": rec["metric"],
+                    "baseline": format_cell(base_rec.to_dict()),
+                    "current": format_cell(rec),
+                    "diff": rec["diff"],
+                    "p": rec["p"],
+                    "n_pairs": rec["n_pairs"],
+                }
+            )
     gates = pd.DataFrame(records)
     if gates.empty:
         raise HarnessError(f"{name} shares no paired cells with the baseline {baseline_file}")
@@ -155,7 +193,9 @@ def regress(current: str | Path, baseline_file: str | Path, *, metrics: tuple[st
     gates["diff"] = gates["diff"].map(lambda d: f"{d * 100:+.1f} pts" if not math.isnan(d) else "n/a")
     gates["p_adj"] = gates["p_adj"].map(lambda p: f"{p:.3g}")
     gates = gates.drop(columns=["p"])
-    missing = len(base) - len(now.merge(base[["variant", "threshold", "case_id", "trial"]], on=["variant", "threshold", "case_id", "trial"]))
+    missing = len(base) - len(
+        now.merge(base[["variant", "threshold", "case_id", "trial"]], on=["variant", "threshold", "case_id", "trial"])
+    )
     if missing:
         notes.append(f"{missing} baseline cell(s) have no counterpart in {name}")
     return not (gates["verdict"] == "REGRESSION").any(), gates, notes

@@ -38,7 +38,11 @@ _HEX = re.compile(r"\b[0-9a-f]{12,}\b")
 
 def cached_cl100k():  # noqa: ANN201
     """tiktoken's cl100k encoding if its file is already cached here, else None (never downloads)."""
-    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR") or os.environ.get("DATA_GYM_CACHE_DIR") or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    cache_dir = (
+        os.environ.get("TIKTOKEN_CACHE_DIR")
+        or os.environ.get("DATA_GYM_CACHE_DIR")
+        or os.path.join(tempfile.gettempdir(), "data-gym-cache")
+    )
     if not Path(cache_dir, hashlib.sha1(CL100K_URL.encode()).hexdigest()).exists():
         return None
     try:
@@ -54,7 +58,11 @@ class ExactCounter:
 
     def __init__(self) -> None:
         self.encoding = cached_cl100k()
-        self.source = "tiktoken cl100k_base (cached)" if self.encoding else "simulated provider tokenizer (no exact tokenizer cached offline)"
+        self.source = (
+            "tiktoken cl100k_base (cached)"
+            if self.encoding
+            else "simulated provider tokenizer (no exact tokenizer cached offline)"
+        )
 
     def message(self, msg: BaseMessage) -> int:
         if self.encoding is None:
@@ -85,7 +93,11 @@ def skew(traces: Iterable[Trace], counter: ExactCounter | None = None) -> dict[s
     calls, late = [], []
     for trace in traces:
         window = trace.config.get("window")
-        triggers = [int(window * v) if k == "fraction" else int(v) for k, v in trace.config.get("trigger", []) if k in ("fraction", "tokens")]
+        triggers = [
+            int(window * v) if k == "fraction" else int(v)
+            for k, v in trace.config.get("trigger", [])
+            if k in ("fraction", "tokens")
+        ]
         trigger = min(triggers) if triggers else None
         for call in trace.agent_calls():
             usage = (call.get("usage") or {}).get("input_tokens")
@@ -99,8 +111,14 @@ def skew(traces: Iterable[Trace], counter: ExactCounter | None = None) -> dict[s
                 exact_msgs += per_message[key][2]
             exact = usage if usage else exact_msgs + call.get("overhead_tokens", 0)
             source = "provider usage" if usage else counter.source
-            row = {"case_id": trace.case_id, "call_index": call["index"], "approx": call["approx_tokens"], "exact": exact,
-                   "ratio": round(call["approx_tokens"] / exact, 3) if exact else None, "source": source}
+            row = {
+                "case_id": trace.case_id,
+                "call_index": call["index"],
+                "approx": call["approx_tokens"],
+                "exact": exact,
+                "ratio": round(call["approx_tokens"] / exact, 3) if exact else None,
+                "source": source,
+            }
             calls.append(row)
             if window and trigger and exact > window and call["approx_tokens"] < trigger:
                 late.append(row)
@@ -108,7 +126,11 @@ def skew(traces: Iterable[Trace], counter: ExactCounter | None = None) -> dict[s
     types = pd.DataFrame()
     if not by_type.empty:
         by_type["ratio"] = by_type["approx"] / by_type["exact"]
-        types = by_type.groupby("type").agg(messages=("ratio", "size"), worst_ratio=("ratio", "min"), mean_ratio=("ratio", "mean")).reset_index()
+        types = (
+            by_type.groupby("type")
+            .agg(messages=("ratio", "size"), worst_ratio=("ratio", "min"), mean_ratio=("ratio", "mean"))
+            .reset_index()
+        )
         types[["worst_ratio", "mean_ratio"]] = types[["worst_ratio", "mean_ratio"]].round(3)
     return {"source": counter.source, "calls": pd.DataFrame(calls), "types": types, "late": pd.DataFrame(late)}
 
@@ -117,8 +139,10 @@ def write_skew(result: dict[str, Any], out_dir: str | Path) -> Path:
     from harness.report._document import Document
 
     doc = Document("Token-counter skew")
-    doc.text(f"Exact counts from: **{result['source']}**. Ratio = approximate / exact: below 1 the counter deepagents "
-             "uses to trigger compaction underestimates the request.")
+    doc.text(
+        f"Exact counts from: **{result['source']}**. Ratio = approximate / exact: below 1 the counter deepagents "
+        "uses to trigger compaction underestimates the request."
+    )
     doc.heading("Worst ratio per content type")
     doc.table(result["types"])
     doc.heading("Calls whose exact size passed the window before the trigger fired")

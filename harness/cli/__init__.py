@@ -1,1 +1,1 @@
-"""The command line, harness ...."""
+"""The command line: `harness run`, `experiment`, `report`, `serve`, ... (`harness --help`)."""

@@ -27,15 +27,14 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from harness._paths import DATASETS_DIR
+from harness.agent.models import PROVIDER_KEYS
 from harness.compaction.config import CompactionConfig, ContextSize, overhead_level
 from harness.errors import ConfigError
-from harness.agent.models import PROVIDER_KEYS
-from harness._paths import DATASETS_DIR
 
 LIMITS_FILE = DATASETS_DIR / "model_limits.yaml"
 NO_PROFILE_TRIGGER, NO_PROFILE_KEEP = 170_000, 6
@@ -108,8 +107,11 @@ def build_model(spec: str):  # noqa: ANN201
 def _profile_names(provider: str) -> list[str]:
     import importlib
 
-    module = {"openai": "langchain_openai.data._profiles", "anthropic": "langchain_anthropic.data._profiles",
-              "google_genai": "langchain_google_genai.data._profiles"}.get(provider)
+    module = {
+        "openai": "langchain_openai.data._profiles",
+        "anthropic": "langchain_anthropic.data._profiles",
+        "google_genai": "langchain_google_genai.data._profiles",
+    }.get(provider)
     if module is None:
         return []
     try:
@@ -161,8 +163,15 @@ def served_context_length(base_url: str, model_name: str) -> tuple[int | None, s
     return None, f"{url} reports no context length for {model_name!r}"
 
 
-def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = None, window: int | str | None = None,
-          measure_overhead: bool = True, base_url: str | None = None) -> AuditReport:
+def audit(
+    spec: str,
+    *,
+    trigger: list[str] | None = None,
+    keep: str | None = None,
+    window: int | str | None = None,
+    measure_overhead: bool = True,
+    base_url: str | None = None,
+) -> AuditReport:
     from deepagents.middleware.summarization import compute_summarization_defaults
 
     model = build_model(spec)
@@ -177,18 +186,36 @@ def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = Non
         provider, _, name = spec.partition(":")
         close = difflib.get_close_matches(name, _profile_names(provider), n=3, cutoff=0.75)
         hint = f"; profiled names close to it: {', '.join(close)}" if close else ""
-        findings.append(Finding(WARNING, "no-profile",
-                                f"the installed provider package has no profile for {spec!r}: deepagents falls back to a "
-                                f"{NO_PROFILE_TRIGGER:,}-token trigger and a {NO_PROFILE_KEEP}-message keep, whatever the model's "
-                                f"real window{hint}"))
-    elif profile_window <= 0:
-        findings.append(Finding(ERROR, "profile-zero-window",
-                                f"the profile of {spec!r} declares max_input_tokens={profile_window}: a fraction trigger resolves "
-                                "to 1 token and summarizes on every call"))
+        findings.append(
+            Finding(
+                WARNING,
+                "no-profile",
+                f"the installed provider package has no profile for {spec!r}: deepagents falls back to a "
+                f"{NO_PROFILE_TRIGGER:,}-token trigger and a {NO_PROFILE_KEEP}-message keep, whatever the model's "
+                f"real window{hint}",
+            )
+        )
+    elif profile_window is None or profile_window <= 0:
+        findings.append(
+            Finding(
+                ERROR,
+                "profile-zero-window",
+                f"the profile of {spec!r} declares max_input_tokens={profile_window}: a fraction trigger resolves "
+                "to 1 token and summarizes on every call",
+            )
+        )
 
     if trigger or keep:
-        triggers = [ContextSize.parse(t) for t in trigger] if trigger else [ContextSize("fraction", 0.85) if has_profile else ContextSize("tokens", NO_PROFILE_TRIGGER)]
-        keep_size = ContextSize.parse(keep) if keep else (ContextSize("fraction", 0.10) if has_profile else ContextSize("messages", NO_PROFILE_KEEP))
+        triggers = (
+            [ContextSize.parse(t) for t in trigger]
+            if trigger
+            else [ContextSize("fraction", 0.85) if has_profile else ContextSize("tokens", NO_PROFILE_TRIGGER)]
+        )
+        keep_size = (
+            ContextSize.parse(keep)
+            if keep
+            else (ContextSize("fraction", 0.10) if has_profile else ContextSize("messages", NO_PROFILE_KEEP))
+        )
     else:
         defaults = compute_summarization_defaults(model)
         triggers = [ContextSize.parse(defaults["trigger"])]
@@ -196,38 +223,68 @@ def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = Non
 
     uses_fraction = any(t.kind == "fraction" for t in triggers) or keep_size.kind == "fraction"
     if uses_fraction and effective_window is None:
-        findings.append(Finding(ERROR, "fraction-without-profile",
-                                "a fraction trigger or keep needs the model's window, and there is no profile and no --window: "
-                                "deepagents raises ValueError when the middleware is built"))
+        findings.append(
+            Finding(
+                ERROR,
+                "fraction-without-profile",
+                "a fraction trigger or keep needs the model's window, and there is no profile and no --window: "
+                "deepagents raises ValueError when the middleware is built",
+            )
+        )
 
     limits = catalogue()
-    if has_profile and profile_window > 0:
+    if profile_window is not None and has_profile and profile_window > 0:
         if limits is None:
-            findings.append(Finding(INFO, "no-catalogue", "no second catalogue of model limits is available offline "
-                                                          f"({LIMITS_FILE.name} is missing): the profile's window is not cross-checked"))
+            findings.append(
+                Finding(
+                    INFO,
+                    "no-catalogue",
+                    "no second catalogue of model limits is available offline "
+                    f"({LIMITS_FILE.name} is missing): the profile's window is not cross-checked",
+                )
+            )
         elif spec not in limits:
-            findings.append(Finding(INFO, "not-in-catalogue", f"{spec!r} is not in {LIMITS_FILE.name}: the profile's window "
-                                                               f"({profile_window:,}) is not cross-checked"))
+            findings.append(
+                Finding(
+                    INFO,
+                    "not-in-catalogue",
+                    f"{spec!r} is not in {LIMITS_FILE.name}: the profile's window ({profile_window:,}) is not cross-checked",
+                )
+            )
         else:
             real = int(limits[spec]["max_input_tokens"])
             if profile_window > real:
                 trig_tokens = [t.tokens(effective_window) for t in triggers if t.kind == "fraction"]
                 beyond = [t for t in trig_tokens if t is not None and t > real]
-                findings.append(Finding(WARNING, "profile-exceeds-catalogue",
-                                        f"the profile says {profile_window:,} input tokens but {LIMITS_FILE.name} says {real:,}"
-                                        + (f" ({limits[spec]['note']})" if limits[spec].get("note") else "")
-                                        + (f": the trigger ({beyond[0]:,} tokens) is beyond what the API accepts, so only the "
-                                           "overflow fallback will ever compress" if beyond else "")))
+                findings.append(
+                    Finding(
+                        WARNING,
+                        "profile-exceeds-catalogue",
+                        f"the profile says {profile_window:,} input tokens but {LIMITS_FILE.name} says {real:,}"
+                        + (f" ({limits[spec]['note']})" if limits[spec].get("note") else "")
+                        + (
+                            f": the trigger ({beyond[0]:,} tokens) is beyond what the API accepts, so only the "
+                            "overflow fallback will ever compress"
+                            if beyond
+                            else ""
+                        ),
+                    )
+                )
 
     if base_url:
         served, source = served_context_length(base_url, spec.partition(":")[2])
         if served is None:
             findings.append(Finding(INFO, "served-length-unknown", source))
         elif effective_window is not None and effective_window > served:
-            findings.append(Finding(WARNING, "window-exceeds-served-length",
-                                    f"the declared window ({effective_window:,} tokens) is above the context length the server "
-                                    f"reports ({served:,}, {source}): requests between the two are rejected before deepagents "
-                                    "would summarize; declare --window " + str(served)))
+            findings.append(
+                Finding(
+                    WARNING,
+                    "window-exceeds-served-length",
+                    f"the declared window ({effective_window:,} tokens) is above the context length the server "
+                    f"reports ({served:,}, {source}): requests between the two are rejected before deepagents "
+                    "would summarize; declare --window " + str(served),
+                )
+            )
         else:
             findings.append(Finding(INFO, "served-length", f"the server reports a context length of {served:,} ({source})"))
 
@@ -236,33 +293,66 @@ def audit(spec: str, *, trigger: list[str] | None = None, keep: str | None = Non
         from harness.compaction.preflight import fixed_overhead_tokens
 
         # The overhead does not depend on the window; a large one keeps deepagents' budget guard out of the probe.
-        probe = CompactionConfig(name="audit", trigger=(ContextSize("fraction", 0.5),), keep=ContextSize("fraction", 0.1),
-                                 window=1_000_000)
+        probe = CompactionConfig(
+            name="audit", trigger=(ContextSize("fraction", 0.5),), keep=ContextSize("fraction", 0.1), window=1_000_000
+        )
         overhead = fixed_overhead_tokens(probe)
     window_for_checks = effective_window if effective_window and effective_window > 0 else None
-    trig_tokens = [t.tokens(window_for_checks) for t in triggers if t.kind != "messages" and (t.kind != "fraction" or window_for_checks)]
-    low = min(trig_tokens) if trig_tokens else None
+    resolved: list[int] = []
+    for t in triggers:
+        n = t.tokens(window_for_checks) if t.kind != "messages" else None
+        if n is not None:
+            resolved.append(n)
+    low = min(resolved) if resolved else None
     if low is not None and overhead is not None:
         level = overhead_level(low, overhead)
         if level == "error":
-            findings.append(Finding(ERROR, "trigger-below-overhead",
-                                    f"the trigger ({low:,} tokens) is at or below the fixed per-call overhead ({overhead:,} tokens of "
-                                    "tool schemas and system prompt): summarization fires on every call"))
+            findings.append(
+                Finding(
+                    ERROR,
+                    "trigger-below-overhead",
+                    f"the trigger ({low:,} tokens) is at or below the fixed per-call overhead ({overhead:,} tokens of "
+                    "tool schemas and system prompt): summarization fires on every call",
+                )
+            )
         elif level == "warning":
-            findings.append(Finding(WARNING, "trigger-below-overhead",
-                                    f"the trigger ({low:,} tokens) is less than twice the fixed per-call overhead ({overhead:,} "
-                                    "tokens): most of the budget is spent before the conversation starts"))
-    keep_tokens = keep_size.tokens(window_for_checks) if keep_size.kind == "tokens" or (keep_size.kind == "fraction" and window_for_checks) else None
+            findings.append(
+                Finding(
+                    WARNING,
+                    "trigger-below-overhead",
+                    f"the trigger ({low:,} tokens) is less than twice the fixed per-call overhead ({overhead:,} "
+                    "tokens): most of the budget is spent before the conversation starts",
+                )
+            )
+    keep_tokens = (
+        keep_size.tokens(window_for_checks)
+        if keep_size.kind == "tokens" or (keep_size.kind == "fraction" and window_for_checks)
+        else None
+    )
     if keep_tokens is not None and low is not None and keep_tokens >= low:
-        findings.append(Finding(ERROR, "keep-at-or-above-trigger",
-                                f"keep ({keep_tokens:,} tokens) is at or above the trigger ({low:,} tokens): every summary "
-                                "leaves the conversation at the trigger, so the next call summarizes again"))
+        findings.append(
+            Finding(
+                ERROR,
+                "keep-at-or-above-trigger",
+                f"keep ({keep_tokens:,} tokens) is at or above the trigger ({low:,} tokens): every summary "
+                "leaves the conversation at the trigger, so the next call summarizes again",
+            )
+        )
     if low is not None and window_for_checks is not None and low > window_for_checks:
-        findings.append(Finding(WARNING, "trigger-above-window",
-                                f"the trigger ({low:,} tokens) is above the window ({window_for_checks:,}): only the overflow "
-                                "fallback will compress"))
+        findings.append(
+            Finding(
+                WARNING,
+                "trigger-above-window",
+                f"the trigger ({low:,} tokens) is above the window ({window_for_checks:,}): only the overflow "
+                "fallback will compress",
+            )
+        )
     return AuditReport(
-        model=spec, profile_window=profile_window if has_profile else None, window=effective_window,
-        trigger=[_size_text(t, window_for_checks) for t in triggers], keep=_size_text(keep_size, window_for_checks),
-        overhead_tokens=overhead, findings=findings,
+        model=spec,
+        profile_window=profile_window if has_profile else None,
+        window=effective_window,
+        trigger=[_size_text(t, window_for_checks) for t in triggers],
+        keep=_size_text(keep_size, window_for_checks),
+        overhead_tokens=overhead,
+        findings=findings,
     )

@@ -28,8 +28,15 @@ default deep-agent tool schemas (about 2,700 approximate tokens)."""
 DEEPAGENTS_EVICTION_TOKENS = 20_000
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
-STRATEGY_NAMES = ("deepagents-summarization", "langchain-summarization", "observation-masking", "sliding-window",
-                  "hybrid", "none", "custom")
+STRATEGY_NAMES = (
+    "deepagents-summarization",
+    "langchain-summarization",
+    "observation-masking",
+    "sliding-window",
+    "hybrid",
+    "none",
+    "custom",
+)
 """Compaction strategies (``harness/compaction/strategies/``, one module each)."""
 DEFAULT_STRATEGY = "deepagents-summarization"
 
@@ -67,19 +74,17 @@ class ContextSize:
         if raw.endswith("%"):
             return cls("fraction", _number(raw[:-1], raw) / 100)
         if ":" not in raw:
-            raise ConfigError(
-                f"cannot read context size {raw!r}: write fraction:0.2, 20%, tokens:6000 or messages:20"
-            )
+            raise ConfigError(f"cannot read context size {raw!r}: write fraction:0.2, 20%, tokens:6000 or messages:20")
         kind, _, value = raw.partition(":")
         return cls(kind.strip(), _number(value.strip(), raw))
 
     def as_tuple(self) -> tuple[str, float | int]:
         return (self.kind, float(self.value) if self.kind == "fraction" else int(self.value))
 
-    def tokens(self, window: int) -> int | None:
-        """This size in tokens for a declared window (None for a message count)."""
+    def tokens(self, window: int | None) -> int | None:
+        """This size in tokens for a declared window (None for a message count, or a fraction of no window)."""
         if self.kind == "fraction":
-            return int(window * float(self.value))
+            return int(window * float(self.value)) if window is not None else None
         if self.kind == "tokens":
             return int(self.value)
         return None
@@ -104,7 +109,9 @@ class ArgTruncation:
     trigger: ContextSize
     keep: ContextSize
     max_length: int = 2000
-    truncation_text: str = "...(argument truncated)"  # deepagents' default (_deepagents_adapter.TRUNCATION_TEXT; not imported: config stays light)
+    truncation_text: str = (
+        "...(argument truncated)"  # deepagents' default (_deepagents_adapter.TRUNCATION_TEXT; not imported: config stays light)
+    )
 
     def __post_init__(self) -> None:
         if isinstance(self.max_length, bool) or not isinstance(self.max_length, int) or self.max_length <= 20:
@@ -149,7 +156,9 @@ class CompactionConfig:
         if self.strategy not in STRATEGY_NAMES:
             raise ConfigError(f"config {self.name!r}: unknown strategy {self.strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
         if (self.strategy == "custom") != (self.custom_strategy is not None):
-            raise ConfigError(f"config {self.name!r}: custom_strategy (module:function) goes with strategy custom, and only with it")
+            raise ConfigError(
+                f"config {self.name!r}: custom_strategy (module:function) goes with strategy custom, and only with it"
+            )
         if isinstance(self.mask_keep, bool) or not isinstance(self.mask_keep, int) or self.mask_keep < 0:
             raise ConfigError(f"config {self.name!r}: mask_keep must be a non-negative integer, got {self.mask_keep!r}")
         if not self.trigger:
@@ -185,8 +194,7 @@ class CompactionConfig:
 
     def trigger_tokens(self) -> int | None:
         """The lowest token threshold among the triggers (None if only message counts)."""
-        values = [t.tokens(self.window) for t in self.trigger]
-        values = [v for v in values if v is not None]
+        values = [v for t in self.trigger if (v := t.tokens(self.window)) is not None]
         return min(values) if values else None
 
     def overhead_error(self, overhead_tokens: int) -> str | None:
@@ -196,9 +204,11 @@ class CompactionConfig:
         trig = self.trigger_tokens()
         if trig is None or overhead_level(trig, overhead_tokens) != "error":
             return None
-        return (f"config {self.name!r}: the trigger ({trig:,} tokens) is at or below the fixed per-call overhead "
-                f"({overhead_tokens:,} tokens of tool schemas and system prompt): summarization would fire on every call. "
-                f"Raise --window or the trigger (harness audit explains)")
+        return (
+            f"config {self.name!r}: the trigger ({trig:,} tokens) is at or below the fixed per-call overhead "
+            f"({overhead_tokens:,} tokens of tool schemas and system prompt): summarization would fire on every call. "
+            f"Raise --window or the trigger (harness audit explains)"
+        )
 
     def overhead_warning(self, overhead_tokens: int) -> str | None:
         """Say so when the trigger is not well above the fixed per-call overhead."""
@@ -256,7 +266,11 @@ class CompactionConfig:
         data["trigger"] = [list(t.as_tuple()) for t in self.trigger]
         data["keep"] = list(self.keep.as_tuple())
         trunc = self.effective_truncation()
-        data["arg_truncation"] = {**trunc.to_settings(), "trigger": list(trunc.trigger.as_tuple()), "keep": list(trunc.keep.as_tuple())}
+        data["arg_truncation"] = {
+            **trunc.to_settings(),
+            "trigger": list(trunc.trigger.as_tuple()),
+            "keep": list(trunc.keep.as_tuple()),
+        }
         # The prompt text can be long; results carry its name and a short hash.
         data.pop("summary_prompt")
         from harness.compaction.prompts import prompt_fingerprint
@@ -325,6 +339,7 @@ def get_preset(name: str) -> CompactionConfig:
         return PRESETS[name]
     except KeyError:
         raise ConfigError(f"unknown variant {name!r}; known: {', '.join(sorted(PRESETS))}") from None
+
 
 def with_window(model: Any, window: int) -> Any:
     """``model`` with the config's window as its profile's max_input_tokens (a copy when it differs).

@@ -17,8 +17,8 @@ from langchain_core.outputs import ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from harness.agent.build import build_agent
-from harness.compaction.config import CompactionConfig
 from harness.agent.tools import tools_for
+from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
 
 

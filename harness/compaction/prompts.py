@@ -26,15 +26,16 @@ def validate_prompt(text: str, *, source: str) -> None:
     try:
         fields = [name for _, name, _, _ in string.Formatter().parse(text) if name is not None]
     except ValueError as exc:  # single '{' or '}'
-        raise ConfigError(f"{source}: summary prompt is not a valid template ({exc}); double literal braces as {{{{ and }}}}") from None
+        raise ConfigError(
+            f"{source}: summary prompt is not a valid template ({exc}); double literal braces as {{{{ and }}}}"
+        ) from None
     if "messages" not in fields:
         raise ConfigError(f"{source}: summary prompt must contain the placeholder {{messages}}")
     others = sorted({f for f in fields if f != "messages"})
     if others:
         shown = ", ".join("{" + f + "}" for f in others)
         raise ConfigError(
-            f"{source}: summary prompt has placeholder(s) {shown} besides {{messages}}; "
-            "double literal braces as {{ and }}"
+            f"{source}: summary prompt has placeholder(s) {shown} besides {{messages}}; double literal braces as {{{{ and }}}}"
         )
     try:
         text.format(messages="")

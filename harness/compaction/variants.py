@@ -32,15 +32,35 @@ from typing import Any
 
 import yaml
 
-from harness.compaction.config import DEFAULT_PRESET, PRESETS, STRATEGY_NAMES, ArgTruncation, CompactionConfig, ContextSize, get_preset
-from harness.errors import ConfigError
-from harness.compaction.prompts import validate_prompt
 from harness._paths import DATASETS_DIR
+from harness.compaction.config import (
+    DEFAULT_PRESET,
+    PRESETS,
+    STRATEGY_NAMES,
+    ArgTruncation,
+    CompactionConfig,
+    ContextSize,
+    get_preset,
+)
+from harness.compaction.prompts import validate_prompt
+from harness.errors import ConfigError
 
 VARIANTS_DIR = DATASETS_DIR / "variants"
 INSTALLED_PROMPT = "deepagents-default"
-_KEYS = {"description", "include", "summary_model", "trigger", "keep", "window", "trim_tokens_to_summarize",
-         "eviction_tokens", "arg_truncation", "prompt", "strategy", "mask_keep"}
+_KEYS = {
+    "description",
+    "include",
+    "summary_model",
+    "trigger",
+    "keep",
+    "window",
+    "trim_tokens_to_summarize",
+    "eviction_tokens",
+    "arg_truncation",
+    "prompt",
+    "strategy",
+    "mask_keep",
+}
 _TRUNCATION_KEYS = {"trigger", "keep", "max_length", "truncation_text"}
 
 
@@ -55,7 +75,11 @@ class Variant:
 
     def apply(self, base: CompactionConfig) -> CompactionConfig:
         """``base`` with this variant's prompt and settings (thresholds from the variant if it sets them)."""
-        changes: dict[str, Any] = {"name": self.name, "summary_prompt": self.prompt, "summary_prompt_name": self.name if self.prompt else INSTALLED_PROMPT}
+        changes: dict[str, Any] = {
+            "name": self.name,
+            "summary_prompt": self.prompt,
+            "summary_prompt_name": self.name if self.prompt else INSTALLED_PROMPT,
+        }
         changes.update(self.settings)
         if self.summary_model is not None:
             changes["summary_model"] = self.summary_model
@@ -119,7 +143,9 @@ def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
                 raise ConfigError(f"{path}: arg_truncation: must be a mapping")
             unknown = set(spec) - _TRUNCATION_KEYS
             if unknown:
-                raise ConfigError(f"{path}: arg_truncation: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(_TRUNCATION_KEYS))}")
+                raise ConfigError(
+                    f"{path}: arg_truncation: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(_TRUNCATION_KEYS))}"
+                )
             try:
                 out["arg_truncation"] = ArgTruncation(
                     trigger=_size(spec.get("trigger", "20%"), path, "arg_truncation.trigger"),
@@ -137,7 +163,9 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
         candidates = [VARIANTS_DIR / f"{name_or_path}.md", VARIANTS_DIR / f"{name_or_path}.txt"]
         found = next((c for c in candidates if c.exists()), None)
         if found is None:
-            raise ConfigError(f"unknown variant {str(name_or_path)!r}; variants: {', '.join(variant_names())}; presets: {', '.join(PRESETS)}")
+            raise ConfigError(
+                f"unknown variant {str(name_or_path)!r}; variants: {', '.join(variant_names())}; presets: {', '.join(PRESETS)}"
+            )
         path = found
     name = path.stem
     if name in _seen:
@@ -208,8 +236,13 @@ def make_config(
     given = [o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window), ("--strategy", strategy)) if v]
     name, custom = parse_strategy(strategy)
     try:
-        return base.with_overrides(trigger=sizes[: len(trigger or ())] or None, keep=sizes[-1] if keep else None, window=window,
-                                   strategy=name, custom_strategy=custom)
+        return base.with_overrides(
+            trigger=sizes[: len(trigger or ())] or None,
+            keep=sizes[-1] if keep else None,
+            window=window,
+            strategy=name,
+            custom_strategy=custom,
+        )
     except ConfigError as exc:
         raise ConfigError(f"{' / '.join(given)}: {exc}" if given else str(exc)) from None
 

@@ -60,12 +60,16 @@ class ReferenceAgentModel(BaseChatModel):
 
             size = provider_tokens(messages, kwargs.get("tools"))
             if size > self.hard_input_limit:
-                raise ContextOverflowError(f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)")
+                raise ContextOverflowError(
+                    f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)"
+                )
         action = policy.decide(messages, trust_clipped_args=self.trusts_clipped_args)
         if isinstance(action, policy.ToolAction):
             message = AIMessage(
                 content="",
-                tool_calls=[{"name": action.name, "args": action.args, "id": policy.call_id(messages, action), "type": "tool_call"}],
+                tool_calls=[
+                    {"name": action.name, "args": action.args, "id": policy.call_id(messages, action), "type": "tool_call"}
+                ],
             )
         else:
             message = AIMessage(content=action.text)
@@ -87,7 +91,12 @@ class ReferenceSummarizerModel(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_name": self.model_name, "seed": self.seed, "detail_loss": self.detail_loss, "intent_loss": self.intent_loss}
+        return {
+            "model_name": self.model_name,
+            "seed": self.seed,
+            "detail_loss": self.detail_loss,
+            "intent_loss": self.intent_loss,
+        }
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
         prompt = "\n".join(m.text for m in messages)

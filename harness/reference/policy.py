@@ -24,9 +24,8 @@ It never sees a scenario, an expected answer or a seed; only the request's messa
 
 from __future__ import annotations
 
-import json
-
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,7 +97,7 @@ class View:
                 view.request_at = len(view.calls)
             elif isinstance(msg, AIMessage):
                 for call in msg.tool_calls:
-                    view.calls.append((call, results.get(call.get("id"))))
+                    view.calls.append((dict(call), results.get(call.get("id") or "")))
             elif isinstance(msg, ToolMessage):
                 view.texts.append(text)
         return view
@@ -122,8 +121,10 @@ class View:
         return [call for call, result in self.calls if result is not None and not _is_error(result)]
 
 
-NEEDS_LIVE_MODEL = ("needs a live model: the reference agent follows only the step grammar in datasets/README.md "
-                    "(numbered steps, or 'What is the <key>?')")
+NEEDS_LIVE_MODEL = (
+    "needs a live model: the reference agent follows only the step grammar in datasets/README.md "
+    "(numbered steps, or 'What is the <key>?')"
+)
 
 
 def cannot_follow(task: str) -> str | None:
@@ -156,7 +157,9 @@ def _is_report_step(step: Step) -> bool:
 
 def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, FileState]) -> set[int]:
     # Report sections share one path: each is done when the file's known text has its heading.
-    by_call = {(s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s)}
+    by_call: dict[tuple[str | None, str], int] = {
+        (s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s)
+    }
     done = set()
     for call in view.successful_calls():
         target = call_target(call)
@@ -198,8 +201,9 @@ def _step_action(step: Step, view: View, files: dict[str, FileState]) -> Action:
             return ToolAction("read_file", {"file_path": step.target, "offset": state.next_offset, "limit": HISTORY_PAGE_LINES})
         if step.mode == "append":
             anchor = next((line for line in reversed(state.content.splitlines()) if line.strip()), "")
-            return ToolAction("edit_file", {"file_path": step.target, "old_string": anchor,
-                                            "new_string": anchor + "\n" + section.rstrip("\n")})
+            return ToolAction(
+                "edit_file", {"file_path": step.target, "old_string": anchor, "new_string": anchor + "\n" + section.rstrip("\n")}
+            )
         base = state.content if state.content.endswith("\n") or not state.content else state.content + "\n"
         return ToolAction("write_file", {"file_path": step.target, "content": base + section})
     raise ValueError(f"no tool call for step {step}")
@@ -290,7 +294,13 @@ def _section_on(source: str, view: View) -> str | None:
                 return None
             findings = [line for line in lines if line.startswith(FINDING_PREFIX)]
             opening = [line for line in lines[1:] if not line.startswith(FINDING_PREFIX)][:SECTION_LINES]
-            body = [section_heading(source), f"Source: {lines[0]}", *findings, *(f"- {line}" for line in opening), section_end(source)]
+            body = [
+                section_heading(source),
+                f"Source: {lines[0]}",
+                *findings,
+                *(f"- {line}" for line in opening),
+                section_end(source),
+            ]
             return "\n".join(body) + "\n"
     return None
 
@@ -317,8 +327,15 @@ def _answer(view: View, key: str) -> Action:
     # Where the fact may still be: evicted tool results named in view, the history file
     # the summary names, then evicted results that history pages name.
     in_view = [p for t in view.texts for p in da.eviction_paths(t) if not _is_read_page(t)]
-    candidates = list(dict.fromkeys([*in_view, *([view.history_path] if view.history_path else []),
-                                     *(p for t in view.texts for p in da.eviction_paths(t))]))
+    candidates = list(
+        dict.fromkeys(
+            [
+                *in_view,
+                *([view.history_path] if view.history_path else []),
+                *(p for t in view.texts for p in da.eviction_paths(t)),
+            ]
+        )
+    )
     if not candidates:
         return ReplyAction(f"I don't know the {key}: it is not in what I can see and no history file is named.")
     for path in candidates:
@@ -338,7 +355,7 @@ def _is_cleared(result: ToolMessage) -> bool:
 
 def _recall(view: View) -> ToolAction | None:
     """The oldest cleared read-only call from before the question that has not been made again since."""
-    since = {(c.get("name"), json.dumps(c.get("args"), sort_keys=True)) for c, _ in view.calls[view.request_at:]}
+    since = {(c.get("name"), json.dumps(c.get("args"), sort_keys=True)) for c, _ in view.calls[view.request_at :]}
     for call, result in view.calls[: view.request_at]:
         if result is None or call.get("name") not in REREADABLE_TOOLS or not _is_cleared(result):
             continue
@@ -381,7 +398,7 @@ def _quoted_block(text: str, label: str) -> str | None:
     for i, line in enumerate(lines):
         if line.strip() == label:
             block = []
-            for follow in lines[i + 1:]:
+            for follow in lines[i + 1 :]:
                 if not follow.startswith(">"):
                     break
                 block.append(follow[1:].removeprefix(" "))

@@ -31,10 +31,11 @@ import json
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 from langchain_core.messages import AIMessage, convert_to_messages
 
@@ -133,7 +134,9 @@ class ServerState:
                 "faults": [asdict(f) for f in self.faults],
                 "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
-                "window_s": round(self.last_at - self.first_at, 4) if self.first_at is not None and self.last_at is not None else 0.0,
+                "window_s": round(self.last_at - self.first_at, 4)
+                if self.first_at is not None and self.last_at is not None
+                else 0.0,
             }
 
     def reset(self) -> None:
@@ -184,7 +187,9 @@ def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any
         "created": int(time.time()),
         "model": name,
         "system_fingerprint": SIMULATED_FINGERPRINT,
-        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop", "logprobs": None}],
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop", "logprobs": None}
+        ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
     if not usage:
@@ -291,8 +296,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
         mode = fault.mode
         if mode == "429":
-            self._send(429, _error("Rate limit reached (injected by harness serve)", "requests", "rate_limit_exceeded"),
-                       {"Retry-After": f"{fault.retry_after:g}"})
+            self._send(
+                429,
+                _error("Rate limit reached (injected by harness serve)", "requests", "rate_limit_exceeded"),
+                {"Retry-After": f"{fault.retry_after:g}"},
+            )
         elif mode in ("500", "503"):
             self._send(int(mode), _error(f"The server had an error (injected {mode})", "server_error"))
         elif mode == "stall":
@@ -300,18 +308,40 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, answer(body, self.state.seed, self.state.usage))
         elif mode == "context":
             size = provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
-            self._send(400, _error(
-                f"This model's maximum context length is {max(1, size // 2)} tokens. However, your messages resulted in "
-                f"{size} tokens. Please reduce the length of the messages.", "invalid_request_error", "context_length_exceeded", "messages"))
+            self._send(
+                400,
+                _error(
+                    f"This model's maximum context length is {max(1, size // 2)} tokens. However, your messages resulted in "
+                    f"{size} tokens. Please reduce the length of the messages.",
+                    "invalid_request_error",
+                    "context_length_exceeded",
+                    "messages",
+                ),
+            )
         elif mode == "malformed":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
         elif mode == "empty":
-            self._send(200, {"id": "chatcmpl-empty", "object": "chat.completion", "created": int(time.time()),
-                             "model": AGENT_NAME, "choices": [], "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}})
+            self._send(
+                200,
+                {
+                    "id": "chatcmpl-empty",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": AGENT_NAME,
+                    "choices": [],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+                },
+            )
         elif mode == "auth":
             echoed = self.headers.get("Authorization", "")
-            self._send(401, _error(f"Incorrect API key provided: {echoed}. You can find your API key at https://platform.openai.com.",
-                                   "invalid_request_error", "invalid_api_key"))
+            self._send(
+                401,
+                _error(
+                    f"Incorrect API key provided: {echoed}. You can find your API key at https://platform.openai.com.",
+                    "invalid_request_error",
+                    "invalid_api_key",
+                ),
+            )
 
 
 class _Server(ThreadingHTTPServer):
@@ -329,9 +359,19 @@ class _Server(ThreadingHTTPServer):
 class ReferenceServer:
     """A running ``harness serve``: ``url`` is its OpenAI base URL (``http://host:port/v1``)."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, latency: float = 0.0, seed: int = 0,
-                 faults: list[Fault] | None = None, max_model_len: int | None = None, usage: bool = True,
-                 max_requests: int | None = None, max_seconds: float | None = DEFAULT_MAX_SECONDS) -> None:
+    def __init__(
+        self,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        *,
+        latency: float = 0.0,
+        seed: int = 0,
+        faults: list[Fault] | None = None,
+        max_model_len: int | None = None,
+        usage: bool = True,
+        max_requests: int | None = None,
+        max_seconds: float | None = DEFAULT_MAX_SECONDS,
+    ) -> None:
         if latency < 0:
             raise ConfigError(f"--latency {latency}: must not be negative")
         self.state = ServerState(latency=latency, seed=seed, max_model_len=max_model_len, usage=usage, faults=list(faults or []))
@@ -348,7 +388,7 @@ class ReferenceServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1"
 
     def add_fault(self, fault: Fault) -> None:
         with self.state.lock:

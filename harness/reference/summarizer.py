@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 
 from harness.agent import _deepagents_adapter as da
-from harness.task_format import parse_steps
+from harness.task_format import Step, parse_steps
 
 _MESSAGE = re.compile(r'<message type="(\w+)">(.*?)</message>', re.DOTALL)
 _TOOL_CALL = re.compile(r'<tool_call id="[^"]*" name="([^"]+)">(.*?)</tool_call>', re.DOTALL)
@@ -85,8 +85,8 @@ def _split_prompt(prompt: str) -> tuple[str, list[tuple[str, str]]]:
     last = prompt.rfind("</message>")
     if first < 0 or last < 0:
         return prompt, []
-    instructions = prompt[:first] + prompt[last + len("</message>"):]
-    return instructions, [(kind, body) for kind, body in _MESSAGE.findall(prompt[first:last + len("</message>")])]
+    instructions = prompt[:first] + prompt[last + len("</message>") :]
+    return instructions, [(kind, body) for kind, body in _MESSAGE.findall(prompt[first : last + len("</message>")])]
 
 
 _ANCHOR_WORDS = ("earlier summary", "previous summary", "word for word", "update it", "persistent")
@@ -115,7 +115,7 @@ def _kind(heading: str) -> str:
 
 def _extract(messages: list[tuple[str, str]]) -> Extract:
     ext = Extract()
-    plan = []
+    plan: list[Step] = []
     for kind, raw in messages:
         if kind == "human":
             text = html.unescape(raw)
@@ -187,7 +187,7 @@ def _quoted(text: str, label: str) -> str | None:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if line.strip() == label:
-            block = [f[1:].removeprefix(" ") for f in _takewhile_quoted(lines[i + 1:])]
+            block = [f[1:].removeprefix(" ") for f in _takewhile_quoted(lines[i + 1 :])]
             return "\n".join(block) if block else None
     return None
 

@@ -12,6 +12,7 @@ import html
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -19,7 +20,7 @@ import pandas as pd
 @dataclass
 class Document:
     title: str
-    blocks: list[tuple[str, object]] = field(default_factory=list)
+    blocks: list[tuple[str, Any]] = field(default_factory=list)  # (kind, value); the value's shape depends on the kind
 
     def heading(self, text: str, level: int = 2) -> None:
         self.blocks.append(("heading", (level, text)))
@@ -86,8 +87,17 @@ class Document:
                     body.append(f"<img alt='{_e(alt)}' src='data:image/png;base64,{data}'>")
             elif kind == "pair":
                 lt, left, rt, right = value
-                body.append("<table class='pair'><tr><th>" + _e(lt) + "</th><th>" + _e(rt) + "</th></tr><tr><td><pre>"
-                            + _e(left) + "</pre></td><td><pre>" + _e(right) + "</pre></td></tr></table>")
+                body.append(
+                    "<table class='pair'><tr><th>"
+                    + _e(lt)
+                    + "</th><th>"
+                    + _e(rt)
+                    + "</th></tr><tr><td><pre>"
+                    + _e(left)
+                    + "</pre></td><td><pre>"
+                    + _e(right)
+                    + "</pre></td></tr></table>"
+                )
         return _PAGE.format(title=_e(self.title), body="\n".join(body))
 
     def write(self, directory: Path, stem: str = "report") -> tuple[Path, Path]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -24,27 +25,42 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from harness.agent import _deepagents_adapter as da  # noqa: E402
-from harness.report._document import SIMULATED_NOTE, Document  # noqa: E402
 from harness.analysis.compare import cells_frame, compare, coverage, format_cell, format_diff, pass_at_k, valid_only  # noqa: E402
-from harness.runs.results import read_cells  # noqa: E402
-from harness.trace.frames import calls_frame  # noqa: E402
+from harness.report._document import SIMULATED_NOTE, Document  # noqa: E402
 from harness.report.plots import dedupe_legend, draw_curve, plot_needle_grid, save  # noqa: E402
-from harness.runs.results import row_outcome  # noqa: E402
+from harness.runs.results import (
+    read_cells,  # noqa: E402
+    row_outcome,  # noqa: E402
+)
 from harness.scoring.scorers import FAIL, PASS  # noqa: E402
+from harness.trace.frames import calls_frame  # noqa: E402
 from harness.trace.schema import load_trace  # noqa: E402
 
 HEADLINE = [
-    ("passed", "all checks"), ("needle_recovered", "needle recovered"), ("needle_via_history", "via read_file"),
-    ("goal_preserved", "goal preserved"), ("clarification_requested", "asked to clarify"), ("premature_completion", "stopped early"),
+    ("passed", "all checks"),
+    ("needle_recovered", "needle recovered"),
+    ("needle_via_history", "via read_file"),
+    ("goal_preserved", "goal preserved"),
+    ("clarification_requested", "asked to clarify"),
+    ("premature_completion", "stopped early"),
 ]
 MEASURES = [
-    ("compression_events", "summaries"), ("agent_tokens", "agent tokens"), ("summarizer_tokens", "summarizer tokens"),
-    ("peak_context", "peak context"), ("tokens_removed_per_event", "removed per summary"), ("summary_length", "summary chars"),
+    ("compression_events", "summaries"),
+    ("agent_tokens", "agent tokens"),
+    ("summarizer_tokens", "summarizer tokens"),
+    ("peak_context", "peak context"),
+    ("tokens_removed_per_event", "removed per summary"),
+    ("summary_length", "summary chars"),
     ("cost_usd", "cost USD"),
 ]
 STRATEGY_HEADLINE = [("passed", "task success"), ("goal_preserved", "goal preserved"), ("needle_recovered", "needle recovered")]
-STRATEGY_MEASURES = [("total_tokens", "tokens per task"), ("summarizer_tokens", "summarizer tokens"),
-                     ("peak_context", "peak context"), ("cost_usd", "cost USD"), ("compaction_events", "compaction events")]
+STRATEGY_MEASURES = [
+    ("total_tokens", "tokens per task"),
+    ("summarizer_tokens", "summarizer tokens"),
+    ("peak_context", "peak context"),
+    ("cost_usd", "cost USD"),
+    ("compaction_events", "compaction events"),
+]
 BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_requested", "agent_tokens", "summary_length"]
 
 
@@ -62,15 +78,17 @@ def write_experiment_report(path: Path) -> Path:
     if any(r.get("simulated") for r in rows):
         doc.note(SIMULATED_NOTE)
     spec = meta.get("spec", {})
-    doc.bullets([
-        f"{spec.get('description') or 'no description'}",
-        f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per variant / agent model'}`",
-        f"variants: {', '.join(meta['variants'])}; baseline: **{baseline}**",
-        f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
-        f"cells: {len(rows)} finished of {meta['planned_cells']} planned",
-        "datasets: " + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
-        f"harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
-    ])
+    doc.bullets(
+        [
+            f"{spec.get('description') or 'no description'}",
+            f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per variant / agent model'}`",
+            f"variants: {', '.join(meta['variants'])}; baseline: **{baseline}**",
+            f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
+            f"cells: {len(rows)} finished of {meta['planned_cells']} planned",
+            "datasets: " + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
+            f"harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
+        ]
+    )
     if frame.empty:
         doc.text("No finished cells yet.")
         md, _ = doc.write(path)
@@ -79,16 +97,20 @@ def write_experiment_report(path: Path) -> Path:
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison)
     doc.heading("What the figures cover")
-    doc.text("Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
-             "view, too few summaries for a chain case...) or ERROR (a provider error after every retry: it measured nothing; "
-             "`harness experiment run` runs it again on resume). Every rate, interval, test and chart below counts valid runs "
-             "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes.")
+    doc.text(
+        "Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
+        "view, too few summaries for a chain case...) or ERROR (a provider error after every retry: it measured nothing; "
+        "`harness experiment run` runs it again on resume). Every rate, interval, test and chart below counts valid runs "
+        "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes."
+    )
     doc.table(coverage(frame))
     doc.heading("Variants against the baseline")
-    doc.text("Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "
-             "invalid runs were excluded. Differences are paired on the "
-             "same case, threshold and trial: rates in percentage points with an exact McNemar test, other metrics with a "
-             "sign-flip permutation test; p is Holm-adjusted across variants; * marks p < 0.05.")
+    doc.text(
+        "Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "
+        "invalid runs were excluded. Differences are paired on the "
+        "same case, threshold and trial: rates in percentage points with an exact McNemar test, other metrics with a "
+        "sign-flip permutation test; p is Holm-adjusted across variants; * marks p < 0.05."
+    )
     for threshold in sorted(frame["threshold"].unique()):
         part = comparison[comparison["threshold"] == threshold]
         doc.heading(f"Threshold {threshold}", level=3)
@@ -99,8 +121,10 @@ def write_experiment_report(path: Path) -> Path:
     pk = pass_at_k(frame)
     if not pk.empty:
         doc.heading("pass@k and pass^k over trials")
-        doc.text("Valid runs only. A case passes a trial when every check passes. pass@k: at least one of k trials passes; pass^k: all "
-                 "k pass (unbiased estimators over the trials run, averaged over cases).")
+        doc.text(
+            "Valid runs only. A case passes a trial when every check passes. pass@k: at least one of k trials passes; pass^k: all "
+            "k pass (unbiased estimators over the trials run, averaged over cases)."
+        )
         shown = pk.assign(**{"pass@k": pk["pass@k"].map("{:.0%}".format), "pass^k": pk["pass^k"].map("{:.0%}".format)})
         doc.table(shown)
     doc.heading("Charts")
@@ -115,8 +139,10 @@ def write_experiment_report(path: Path) -> Path:
     simulated = any(r.get("simulated") for r in rows)
     heat = _heatmap(frame, "summaries", simulated)
     if heat is not None:
-        doc.text("Needle recovery by needle depth (x) and number of summaries before the question (y), valid runs only; each "
-                 "square shows recovered/n over every threshold and trial; grey hatched squares had only invalid runs.")
+        doc.text(
+            "Needle recovery by needle depth (x) and number of summaries before the question (y), valid runs only; each "
+            "square shows recovered/n over every threshold and trial; grey hatched squares had only invalid runs."
+        )
         doc.image(save(heat, path / "needle_heatmap.png"), "needle recovery heatmap")
     grid = _heatmap(frame, "haystack_tokens", simulated)
     if grid is not None:
@@ -137,11 +163,13 @@ def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame
 
     strategies = meta["strategies"]
     doc.heading("Strategies side by side")
-    doc.text("Each cell: mean [95 % interval] n over valid runs; 'vs baseline' is paired on case, threshold and trial "
-             f"(baseline **{meta['baseline']}**). Tokens are approximate input tokens per task (agent and summarizer). "
-             "`none` is the control arm: nothing is compacted by design, so its runs are valid without a compaction and "
-             "show what the task achieves and costs with the whole history in view. Where the recovery path is 'none', "
-             "a fact compacted away cannot come back: a needle answered there was kept by the summary or still in view.")
+    doc.text(
+        "Each cell: mean [95 % interval] n over valid runs; 'vs baseline' is paired on case, threshold and trial "
+        f"(baseline **{meta['baseline']}**). Tokens are approximate input tokens per task (agent and summarizer). "
+        "`none` is the control arm: nothing is compacted by design, so its runs are valid without a compaction and "
+        "show what the task achieves and costs with the whole history in view. Where the recovery path is 'none', "
+        "a fact compacted away cannot come back: a needle answered there was kept by the summary or still in view."
+    )
     for threshold in sorted(frame["threshold"].unique()):
         part = comparison[comparison["threshold"] == threshold]
         rows = []
@@ -164,8 +192,10 @@ def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame
             doc.image(save(fig, path / name), f"cost vs task success per strategy, threshold {threshold}")
     left_out = meta.get("not_applicable") or []
     if left_out:
-        doc.text(f"{len(left_out)} (arm, case) pair(s) were not run because the case's eval does not apply to the strategy "
-                 f"(never counted): " + "; ".join(sorted({f"{x['arm']}: {x['reason']}" for x in left_out})[:6]))
+        doc.text(
+            f"{len(left_out)} (arm, case) pair(s) were not run because the case's eval does not apply to the strategy "
+            f"(never counted): " + "; ".join(sorted({f"{x['arm']}: {x['reason']}" for x in left_out})[:6])
+        )
 
 
 def _strategy_name(strategy: str) -> str:
@@ -180,24 +210,39 @@ def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: 
     """One point per strategy: x tokens per task (or cost in USD when every arm has a price), y task success, each with
     its 95 % interval."""
     costs = part[part["metric"] == "cost_usd"].set_index("variant")
-    use_cost = not costs.empty and all(costs.get("n", pd.Series(dtype=float)).reindex(list(strategies)).fillna(0) > 0) and (
-        costs["mean"].reindex(list(strategies)).fillna(0) > 0).all()
+    use_cost = (
+        not costs.empty
+        and all(costs.get("n", pd.Series(dtype=float)).reindex(list(strategies)).fillna(0) > 0)
+        and (costs["mean"].reindex(list(strategies)).fillna(0) > 0).all()
+    )
     x_metric = "cost_usd" if use_cost else "total_tokens"
     xs = part[part["metric"] == x_metric].set_index("variant")
     ys = part[part["metric"] == "passed"].set_index("variant")
-    arms = [a for a in strategies if a in xs.index and a in ys.index and ys.loc[a, "n"] > 0 and xs.loc[a, "n"] > 0]
+    x_n, y_n = xs["n"].astype(float).to_dict(), ys["n"].astype(float).to_dict()
+    arms = [a for a in strategies if x_n.get(a, 0) > 0 and y_n.get(a, 0) > 0]
     if not arms:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for i, arm in enumerate(arms):
         x, y = xs.loc[arm], ys.loc[arm]
         color = plt.cm.tab10(i % 10)
+
         def span(rec, scale=1.0):  # noqa: ANN001, ANN202 - interval arms, never negative (rounding at 0 % or 100 %)
             return [[max(0.0, (rec["mean"] - rec["low"]) * scale)], [max(0.0, (rec["high"] - rec["mean"]) * scale)]]
 
         marker = "osD^vP*X"[i % 8]  # points can coincide: each arm has its own marker, named in the legend
-        ax.errorbar(x["mean"], y["mean"] * 100, xerr=span(x), yerr=span(y, 100), fmt=marker, color=color, capsize=3,
-                    markersize=7, alpha=0.85, label=f"{arm} (n={int(y['n'])})")
+        ax.errorbar(
+            x["mean"],
+            y["mean"] * 100,
+            xerr=span(x),
+            yerr=span(y, 100),
+            fmt=marker,
+            color=color,
+            capsize=3,
+            markersize=7,
+            alpha=0.85,
+            label=f"{arm} (n={y['n']:.0f})",
+        )
     ax.set_xlabel("cost per task, USD" if use_cost else "approximate input tokens per task (agent + summarizer)")
     ax.set_ylabel("task success, % of valid runs")
     ax.set_ylim(-5, 105)
@@ -209,12 +254,14 @@ def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: 
 
 
 def _wide(part: pd.DataFrame, metrics: list[tuple[str, str]], fmt, suffix: str = "") -> pd.DataFrame:  # noqa: ANN001
-    table = {}
+    table: dict[tuple[Any, Any], dict[str, Any]] = {}
     for rec in part.to_dict("records"):
         label = dict(metrics).get(rec["metric"])
         if label is None:
             continue
-        table.setdefault(rec["variant"], {"variant": rec["variant"] + (" (baseline)" if rec["baseline"] else "")})[label + suffix] = fmt(rec)
+        table.setdefault(rec["variant"], {"variant": rec["variant"] + (" (baseline)" if rec["baseline"] else "")})[
+            label + suffix
+        ] = fmt(rec)
     return pd.DataFrame(list(table.values()))
 
 
@@ -279,15 +326,29 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
         needles = needles.assign(summaries=needles["summaries_before_question"].clip(upper=8).astype(int))
         if needles.empty:
             return None
-        return plot_needle_grid(needles, x="needle_depth", y="summaries", panel="variant", y_label="summaries before question (8 = 8+)",
-                                title="Needle recovered by depth and number of summaries (valid runs only; hatched: only invalid runs; white: no runs)",
-                                simulated=simulated, y_format=lambda v: f"{v:g}")
+        return plot_needle_grid(
+            needles,
+            x="needle_depth",
+            y="summaries",
+            panel="variant",
+            y_label="summaries before question (8 = 8+)",
+            title="Needle recovered by depth and number of summaries (valid runs only; hatched: only invalid runs; white: no runs)",
+            simulated=simulated,
+            y_format=lambda v: f"{v:g}",
+        )
     needles = needles[needles["haystack_tokens"].notna()]
     if needles.empty or needles["haystack_tokens"].nunique() < 2:
         return None
-    return plot_needle_grid(needles, x="needle_depth", y="haystack_tokens", panel="variant", y_label="haystack (tokens)",
-                            title="Needle recovered by depth and context length (valid runs only; hatched: only invalid runs; white: no runs)",
-                            simulated=simulated, y_format=lambda v: f"{v / 1000:g}k")
+    return plot_needle_grid(
+        needles,
+        x="needle_depth",
+        y="haystack_tokens",
+        panel="variant",
+        y_label="haystack (tokens)",
+        title="Needle recovered by depth and context length (valid runs only; hatched: only invalid runs; white: no runs)",
+        simulated=simulated,
+        y_format=lambda v: f"{v / 1000:g}k",
+    )
 
 
 def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame) -> None:
@@ -304,8 +365,10 @@ def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame
             continue
         doc.heading("Best and worst variant on the same case")
         failed = row_outcome(other)[1]
-        doc.text(f"**{best}** (pass rate {rates[best]:.0%}) passed `{r['case_id']}` at {r.get('threshold')}, trial {r['trial']}; "
-                 f"**{worst}** ({rates[worst]:.0%}) failed it: " + "; ".join(f"`{k}`: {other['explanations'][k]}" for k in failed))
+        doc.text(
+            f"**{best}** (pass rate {rates[best]:.0%}) passed `{r['case_id']}` at {r.get('threshold')}, trial {r['trial']}; "
+            f"**{worst}** ({rates[worst]:.0%}) failed it: " + "; ".join(f"`{k}`: {other['explanations'][k]}" for k in failed)
+        )
         doc.side_by_side(f"{best}: last summary", _last_summary(path, r), f"{worst}: last summary", _last_summary(path, other))
         return
 

@@ -1,4 +1,4 @@
-"""Token-over-turn charts: what the model saw at each agent call, compression marked.
+"""Token-over-turn charts: what the model saw at each agent call, compaction marked.
 
 Each curve is the approximate size of the agent's request (system prompt, tool schemas
 and messages) at every agent call. A summarization shows as a drop drawn from
@@ -19,14 +19,26 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-MARKERS = {"summarization": ("v", "tab:red"), "eviction": ("s", "tab:purple"), "arg_truncation": ("D", "tab:orange"), "overflow_recovery": ("X", "black")}
+MARKERS = {
+    "summarization": ("v", "tab:red"),
+    "eviction": ("s", "tab:purple"),
+    "arg_truncation": ("D", "tab:orange"),
+    "overflow_recovery": ("X", "black"),
+}
 
 
 TOKEN_MODES = ("approx", "provider", "both")
 
 
-def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None, show_trigger: bool = True,  # noqa: ANN001
-               show_provider: bool = False) -> None:
+def draw_curve(
+    ax,
+    frame: pd.DataFrame,
+    *,
+    label: str | None = None,
+    color=None,
+    show_trigger: bool = True,  # noqa: ANN001
+    show_provider: bool = False,
+) -> None:
     """Draw one run's curve (agent calls of one case) on ``ax``: deepagents' approximate count (what its trigger
     compares), and with ``show_provider`` the provider-reported input tokens of the same calls beside it."""
     agent = frame[frame["role"] == "agent"].sort_values("call_index")
@@ -34,7 +46,7 @@ def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None,
         return
     xs, ys = [], []
     for row in agent.itertuples():
-        if isinstance(row.event, str) and "summarization" in row.event and pd.notna(row.tokens_before):
+        if isinstance(row.event, str) and "summarization" in row.event and pd.notna(row.tokens_before):  # type: ignore[arg-type]
             xs += [row.agent_step, row.agent_step]
             ys += [row.tokens_before, row.tokens_after]
         else:
@@ -52,8 +64,17 @@ def draw_curve(ax, frame: pd.DataFrame, *, label: str | None = None, color=None,
         ax.axvline(step - 0.5, color="grey", lw=0.8, ls=":")
     provider = agent.dropna(subset=["provider_input_tokens"]) if "provider_input_tokens" in agent else agent.iloc[0:0]
     if show_provider and not provider.empty:
-        ax.plot(provider["agent_step"], provider["provider_input_tokens"], lw=1.0, ls="-.", marker=".", ms=3,
-                color=line.get_color(), alpha=0.75, label="provider-reported input tokens")
+        ax.plot(
+            provider["agent_step"],
+            provider["provider_input_tokens"],
+            lw=1.0,
+            ls="-.",
+            marker=".",
+            ms=3,
+            color=line.get_color(),
+            alpha=0.75,
+            label="provider-reported input tokens",
+        )
     trigger = agent["trigger_tokens"].dropna()
     if show_trigger and not trigger.empty:
         ax.axhline(float(trigger.iloc[0]), color=line.get_color() if color else "tab:red", lw=0.8, ls="--", alpha=0.7)
@@ -104,7 +125,7 @@ def plot_token_curves(
             draw_curve(ax, grp, show_provider=provider)
             ax.set_title(str(name), fontsize=8)
             ax.tick_params(labelsize=7)
-        for ax in axes[len(groups):]:
+        for ax in axes[len(groups) :]:
             ax.set_visible(False)
         for ax in grid[:, 0]:
             ax.set_ylabel("tokens in request", fontsize=8)
@@ -149,9 +170,19 @@ def save(fig, path: str | Path, dpi: int = 110) -> Path:  # noqa: ANN001
     return path
 
 
-def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None = None, value: str = "needle_recovered",
-                     x_label: str = "needle depth", y_label: str = "", title: str = "", simulated: bool = False,
-                     y_format=None):  # noqa: ANN001
+def plot_needle_grid(
+    frame: pd.DataFrame,
+    *,
+    x: str,
+    y: str,
+    panel: str | None = None,
+    value: str = "needle_recovered",
+    x_label: str = "needle depth",
+    y_label: str = "",
+    title: str = "",
+    simulated: bool = False,
+    y_format=None,
+):  # noqa: ANN001
     """Kamradt-style heatmap of ``value`` over ``x`` by ``y``, one panel per ``panel`` value.
 
     ``frame`` has one row per case run with ``x``, ``y``, ``value`` and ``valid`` (the run
@@ -165,8 +196,13 @@ def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None =
     panels = list(dict.fromkeys(frame[panel])) if panel else [None]
     xs = sorted(frame[x].dropna().unique())
     ys = sorted(frame[y].dropna().unique())
-    fig, axes = plt.subplots(1, len(panels), figsize=(max(4.2, 0.8 * len(xs) + 2.2) * len(panels), max(3.2, 0.55 * len(ys) + 2.0)),
-                             squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(
+        1,
+        len(panels),
+        figsize=(max(4.2, 0.8 * len(xs) + 2.2) * len(panels), max(3.2, 0.55 * len(ys) + 2.0)),
+        squeeze=False,
+        layout="constrained",
+    )
     cmap = plt.get_cmap("RdYlGn").with_extremes(bad="white")
     for ax, name in zip(axes[0], panels):
         sub = frame if name is None else frame[frame[panel] == name]
@@ -203,5 +239,7 @@ def plot_needle_grid(frame: pd.DataFrame, *, x: str, y: str, panel: str | None =
     bar.set_label("share recovered (valid runs)", fontsize=7)
     bar.ax.tick_params(labelsize=7)
     suffix = "\nSIMULATED: offline reference models" if simulated else ""
-    fig.suptitle((title or f"{value.replace('_', ' ')} (valid runs only; hatched: only invalid runs; white: no runs)") + suffix, fontsize=9)
+    fig.suptitle(
+        (title or f"{value.replace('_', ' ')} (valid runs only; hatched: only invalid runs; white: no runs)") + suffix, fontsize=9
+    )
     return fig

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
-from harness.trace.frames import calls_frame
 from harness.report.plots import plot_needle_grid, plot_token_curves, save
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
-from harness.analysis.stats import wilson
+from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace
-
 
 
 def write_report(path: str | Path, tokens: str | None = None) -> Path:
@@ -52,39 +51,53 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         frame["panel"] = frame["case_id"] + (" t" + frame["trial"].astype(str) if frame["trial"].nunique() > 1 else "")
         has_usage = frame["provider_input_tokens"].notna().any()
         tokens = tokens or ("both" if has_usage else "approx")
-        fig = plot_token_curves(frame, by="panel", simulated=simulated, title=f"Tokens per agent call: {meta['config_label']}",
-                                tokens=tokens)
+        fig = plot_token_curves(
+            frame, by="panel", simulated=simulated, title=f"Tokens per agent call: {meta['config_label']}", tokens=tokens
+        )
         chart = save(fig, run_dir / "token_curves.png")
     doc = Document(f"Run {meta['run_id']}")
     if simulated:
         served = " (served over HTTP by `harness serve`)" if meta.get("endpoints") else ""
         doc.note(SIMULATED_NOTE.replace("offline reference models", f"reference models{served}"))
     endpoints = meta.get("endpoints") or {}
-    doc.bullets([
-        f"config: {meta['config_label']}",
-        f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
-        *[f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
-          for role, e in endpoints.items()],
-        f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
-        + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
-        f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
-        f"command: `{meta['command']}`",
-        f"wall time: {meta.get('wall_time_s', 'unfinished')} s",
-    ])
+    doc.bullets(
+        [
+            f"config: {meta['config_label']}",
+            f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
+            *[
+                f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
+                for role, e in endpoints.items()
+            ],
+            f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
+            + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
+            f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
+            f"command: `{meta['command']}`",
+            f"wall time: {meta.get('wall_time_s', 'unfinished')} s",
+        ]
+    )
     for w in meta.get("warnings", []):
         doc.note(f"**Warning:** {w}")
     if meta.get("skipped"):
-        doc.note(f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
-                 + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"]))
+        doc.note(
+            f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
+            + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"])
+        )
     costs = [r.get("metrics", {}).get("cost_usd") for r in rows]
     if rows and not simulated:
         from harness.scoring.metrics import price_table
 
         priced = [c for c in costs if c is not None]
-        doc.bullets([f"cost at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}): "
-                     + (f"${sum(priced):.4f} for {len(priced)} case run(s), ${sum(priced) / len(priced):.4f} per case"
-                        if priced else "n/a: no price for these models")
-                     + (f"; {len(costs) - len(priced)} case run(s) without a price" if priced and len(priced) < len(costs) else "")])
+        doc.bullets(
+            [
+                f"cost at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}): "
+                + (
+                    f"${sum(priced):.4f} for {len(priced)} case run(s), ${sum(priced) / len(priced):.4f} per case"
+                    if priced
+                    else "n/a: no price for these models"
+                )
+                + (f"; {len(costs) - len(priced)} case run(s) without a price" if priced and len(priced) < len(costs) else "")
+            ]
+        )
     if rows:
         _pass_rates(doc, rows)
         _problem_cases(doc, rows)
@@ -94,22 +107,28 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     if survival is not None:
         table, figure = survival
         doc.heading("Needle survival across summaries")
-        doc.text("Needle and chain cases by the number of summaries before the question and the needle's depth: how often "
-                 "the answer came back (recovered, from context or history) and how often a summary still quoted it.")
+        doc.text(
+            "Needle and chain cases by the number of summaries before the question and the needle's depth: how often "
+            "the answer came back (recovered, from context or history) and how often a summary still quoted it."
+        )
         doc.table(table)
         doc.image(figure, "needle survival by number of summaries")
     grid = _depth_length(rows, run_dir, simulated)
     if grid is not None:
         doc.heading("Needle recovery by depth and context length")
-        doc.text("Kamradt-style grid: each square is one depth x haystack length, coloured by the share of valid runs that "
-                 "returned the needle (k/n); grey hatched squares had only invalid runs, '+m inv.' counts invalid runs left out.")
+        doc.text(
+            "Kamradt-style grid: each square is one depth x haystack length, coloured by the share of valid runs that "
+            "returned the needle (k/n); grey hatched squares had only invalid runs, '+m inv.' counts invalid runs left out."
+        )
         doc.image(grid, "needle recovery by depth and context length")
     if chart:
         doc.heading("Token curves")
-        doc.text("Each panel: approximate tokens sent to the agent model at every agent call (the count deepagents' trigger "
-                 "compares). Red triangles and vertical drops: summarization (tokens before -> after); dashed line: the trigger; "
-                 "dotted line: a new user turn"
-                 + ("; dash-dot line: the input tokens the provider reported for the same calls." if tokens != "approx" else "."))
+        doc.text(
+            "Each panel: approximate tokens sent to the agent model at every agent call (the count deepagents' trigger "
+            "compares). Red triangles and vertical drops: summarization (tokens before -> after); dashed line: the trigger; "
+            "dotted line: a new user turn"
+            + ("; dash-dot line: the input tokens the provider reported for the same calls." if tokens != "approx" else ".")
+        )
         doc.image(chart, "token curves")
     md, _ = doc.write(run_dir)
     return md
@@ -119,16 +138,25 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
     """(table, chart path) of needle recovery by summaries before the question x depth over valid runs, or None."""
     import matplotlib.pyplot as plt
 
-    points = [(r["metrics"].get("summaries_before_question"), (r.get("case") or {}).get("needle_depth"),
-               r["scores"].get("needle_correct"), r["scores"].get("needle_in_summary"), is_valid(r))
-              for r in rows if r.get("metrics", {}).get("summaries_before_question") is not None and "needle_correct" in r["scores"]]
+    points = [
+        (
+            r["metrics"].get("summaries_before_question"),
+            (r.get("case") or {}).get("needle_depth"),
+            r["scores"].get("needle_correct"),
+            r["scores"].get("needle_in_summary"),
+            is_valid(r),
+        )
+        for r in rows
+        if r.get("metrics", {}).get("summaries_before_question") is not None and "needle_correct" in r["scores"]
+    ]
     if not points:
         return None
     frame = pd.DataFrame(points, columns=["summaries", "depth", "recovered", "in_summary", "valid"])
     excluded = frame[~frame["valid"]].groupby(["summaries", "depth"], dropna=False).size().rename("invalid (excluded)")
     valid = frame[frame["valid"]]
-    grouped = valid.groupby(["summaries", "depth"], dropna=False).agg(n=("recovered", "size"), recovered=("recovered", "mean"),
-                                                                      in_summary=("in_summary", "mean"))
+    grouped = valid.groupby(["summaries", "depth"], dropna=False).agg(
+        n=("recovered", "size"), recovered=("recovered", "mean"), in_summary=("in_summary", "mean")
+    )
     grouped = grouped.join(excluded, how="outer").fillna({"n": 0, "invalid (excluded)": 0}).reset_index()
     grouped[["n", "invalid (excluded)"]] = grouped[["n", "invalid (excluded)"]].astype(int)
     fig, ax = plt.subplots(figsize=(7, 3.6))
@@ -141,7 +169,9 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
     ax.grid(alpha=0.3)
     if ax.lines:
         ax.legend(fontsize=7, frameon=False)
-    ax.set_title(f"valid runs only ({int(grouped['n'].sum())}); {int(grouped['invalid (excluded)'].sum())} invalid excluded", fontsize=8)
+    ax.set_title(
+        f"valid runs only ({int(grouped['n'].sum())}); {int(grouped['invalid (excluded)'].sum())} invalid excluded", fontsize=8
+    )
     fig.tight_layout()
     path = save(fig, run_dir / "needle_survival.png")
     pct = lambda v: "-" if pd.isna(v) else f"{v:.0%}"  # noqa: E731
@@ -151,9 +181,17 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
 
 def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
     """One row per needle/chain case run: depth, haystack tokens, recovered, valid, variant."""
-    points = [{"needle_depth": (r.get("case") or {}).get("needle_depth"), "haystack_tokens": (r.get("case") or {}).get("haystack_tokens"),
-               "needle_recovered": bool(r["scores"]["needle_correct"]), "valid": is_valid(r), "variant": r.get("variant")}
-              for r in rows if r["kind"] in ("needle", "chain") and "needle_correct" in r["scores"]]
+    points = [
+        {
+            "needle_depth": (r.get("case") or {}).get("needle_depth"),
+            "haystack_tokens": (r.get("case") or {}).get("haystack_tokens"),
+            "needle_recovered": bool(r["scores"]["needle_correct"]),
+            "valid": is_valid(r),
+            "variant": r.get("variant"),
+        }
+        for r in rows
+        if r["kind"] in ("needle", "chain") and "needle_correct" in r["scores"]
+    ]
     frame = pd.DataFrame(points)
     return frame.dropna(subset=["needle_depth", "haystack_tokens"]) if not frame.empty else frame
 
@@ -162,16 +200,25 @@ def _depth_length(rows: list[dict], run_dir: Path, simulated: bool) -> Path | No
     frame = needle_grid_frame(rows)
     if frame.empty or frame["haystack_tokens"].nunique() < 2 and frame["needle_depth"].nunique() < 2:
         return None
-    fig = plot_needle_grid(frame, x="needle_depth", y="haystack_tokens", y_label="haystack (tokens)", simulated=simulated,
-                           y_format=lambda v: f"{v / 1000:g}k", title="Needle recovered by depth x context length (valid runs only; hatched: only invalid runs)")
+    fig = plot_needle_grid(
+        frame,
+        x="needle_depth",
+        y="haystack_tokens",
+        y_label="haystack (tokens)",
+        simulated=simulated,
+        y_format=lambda v: f"{v / 1000:g}k",
+        title="Needle recovered by depth x context length (valid runs only; hatched: only invalid runs)",
+    )
     return save(fig, run_dir / "needle_depth_length.png")
 
 
 def _pass_rates(doc: Document, rows: list[dict]) -> None:
     doc.heading("Pass rates")
-    doc.text("Each case run is PASS, FAIL or INVALID (a validity score failed: the run did not test what it claims, e.g. "
-             "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
-             "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes.")
+    doc.text(
+        "Each case run is PASS, FAIL or INVALID (a validity score failed: the run did not test what it claims, e.g. "
+        "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
+        "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes."
+    )
     groups = sorted({(r["kind"], r["variant"]) for r in rows})
     for kind, variant in groups:
         subset = [r for r in rows if r["kind"] == kind and r["variant"] == variant]
@@ -181,16 +228,24 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
         label = kind if len({v for _, v in groups}) == 1 else f"{kind}, {variant}"
         doc.heading(f"{label} ({len(subset)} runs)", level=3)
         counts = Counter(o for o, _ in outcomes)
-        excluded = f"; excluded as INVALID: {counts[INVALID]} ({', '.join(f'{k}: {n}' for k, n in reasons.items())})" if counts[INVALID] else ""
+        excluded = (
+            f"; excluded as INVALID: {counts[INVALID]} ({', '.join(f'{k}: {n}' for k, n in reasons.items())})"
+            if counts[INVALID]
+            else ""
+        )
         if counts[ERROR]:
             causes = ", ".join(f"{cause}: {n}" for cause, n in error_causes(subset).most_common())
             excluded += f"; excluded as ERROR (provider error after every retry): {counts[ERROR]} ({causes})"
-        doc.text(f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID, {counts[ERROR]} ERROR: "
-                 f"rates over the {len(valid)} valid runs{excluded}.")
+        doc.text(
+            f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID, {counts[ERROR]} ERROR: "
+            f"rates over the {len(valid)} valid runs{excluded}."
+        )
         validity = set(subset[0].get("validity", LEGACY_VALIDITY_KEYS))
         keys = [k for k in dict.fromkeys(k for r in subset for k in r["passed"]) if k not in validity]
         all_checks = wilson(counts[PASS], len(valid))
-        table = [{"score": "all checks", "pass rate": _pct(all_checks.value), "95% interval": _interval(all_checks), "n": all_checks.n}]
+        table = [
+            {"score": "all checks", "pass rate": _pct(all_checks.value), "95% interval": _interval(all_checks), "n": all_checks.n}
+        ]
         for key in keys:
             vals = [r["passed"][key] for r in valid if key in r["passed"]]
             rate = wilson(sum(vals), len(vals))
@@ -201,7 +256,9 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
             means = []
             for k in soft:
                 values = pd.Series([r["scores"][k] for r in valid if r["scores"].get(k) is not None], dtype=float)
-                means.append({"measure (valid runs)": k, "mean": round(values.mean(), 3) if len(values) else None, "n": len(values)})
+                means.append(
+                    {"measure (valid runs)": k, "mean": round(values.mean(), 3) if len(values) else None, "n": len(values)}
+                )
             doc.table(pd.DataFrame(means))
 
 
@@ -228,21 +285,35 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
             return f"{', '.join(keys)}: {err.get('message', '')[:300]}"
         return "; ".join(f"`{k}`: {r['explanations'].get(k, '')}" for k in keys)
 
-    doc.bullets([f"**{r['case_id']}**" + (f" [{r['variant']}]" if several else "") + f" (trial {r['trial']}) {o}: " + why(r, o, keys)
-                 for r, o, keys in bad])
+    doc.bullets(
+        [
+            f"**{r['case_id']}**" + (f" [{r['variant']}]" if several else "") + f" (trial {r['trial']}) {o}: " + why(r, o, keys)
+            for r, o, keys in bad
+        ]
+    )
 
 
 def _case_table(rows: list[dict]) -> pd.DataFrame:
     table = []
     for r in rows:
         result, keys = row_outcome(r)
-        table.append({
-            "case": r["case_id"], "trial": r["trial"], "result": result + (": " + ", ".join(keys) if keys else ""),
-            "summaries": r["events"]["summarization"], "agent calls": r["calls"]["agent"],
-            "peak tokens": r["tokens"]["peak_context"], "agent input tokens": r["tokens"]["agent_input"],
-            "summarizer input tokens": r["tokens"]["summarizer_input"],
-            **({"provider input tokens": r["tokens"].get("provider_input")} if r["tokens"].get("provider_input") else {}),
-            **({"cost $": r["metrics"]["cost_usd"]} if not r.get("simulated") and r.get("metrics", {}).get("cost_usd") is not None else {}),
-            "wall s": r["wall_time_s"],
-        })
+        table.append(
+            {
+                "case": r["case_id"],
+                "trial": r["trial"],
+                "result": result + (": " + ", ".join(keys) if keys else ""),
+                "summaries": r["events"]["summarization"],
+                "agent calls": r["calls"]["agent"],
+                "peak tokens": r["tokens"]["peak_context"],
+                "agent input tokens": r["tokens"]["agent_input"],
+                "summarizer input tokens": r["tokens"]["summarizer_input"],
+                **({"provider input tokens": r["tokens"].get("provider_input")} if r["tokens"].get("provider_input") else {}),
+                **(
+                    {"cost $": r["metrics"]["cost_usd"]}
+                    if not r.get("simulated") and r.get("metrics", {}).get("cost_usd") is not None
+                    else {}
+                ),
+                "wall s": r["wall_time_s"],
+            }
+        )
     return pd.DataFrame(table)

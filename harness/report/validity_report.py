@@ -63,8 +63,11 @@ class ValidityResult:
             for fault in suite.faults:
                 if suite.name in evals and fault not in faults:
                     misses.append(f"{suite.name}: fault {fault} was never injected")
-        alarms = [f"{r['eval']} failed a healthy run ({r['case_id']}, seed {r['seed']}): {r['explanations']}"
-                  for r in runs if r["fault"] is None and r["failed"]]
+        alarms = [
+            f"{r['eval']} failed a healthy run ({r['case_id']}, seed {r['seed']}): {r['explanations']}"
+            for r in runs
+            if r["fault"] is None and r["failed"]
+        ]
         return cls(matrix, misses, alarms, runs, healthy_seeds)
 
 
@@ -87,9 +90,14 @@ def write_validity(result: ValidityResult, out_dir: str | Path) -> Path:
     """validity.json (every run, the matrix, what was expected) and its report."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    payload = {"created_at": datetime.now(UTC).isoformat(timespec="seconds"), "healthy_seeds": result.healthy_seeds,
-               "matrix": {e: {f: bool(result.matrix.loc[e, f]) for f in result.matrix.columns} for e in result.matrix.index},
-               "expected_misses": result.expected_misses, "false_alarms": result.false_alarms, "runs": result.runs}
+    payload = {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "healthy_seeds": result.healthy_seeds,
+        "matrix": {e: {f: bool(result.matrix.loc[e, f]) for f in result.matrix.columns} for e in result.matrix.index},
+        "expected_misses": result.expected_misses,
+        "false_alarms": result.false_alarms,
+        "runs": result.runs,
+    }
     (out / "validity.json").write_text(json.dumps(payload, indent=1) + "\n", encoding="utf-8")
     return render_validity(out)
 
@@ -105,18 +113,28 @@ def render_validity(out_dir: str | Path) -> Path:
     out = Path(out_dir)
     result = load_validity(out)
     doc = Document("Eval validity: detection matrix")
-    doc.text("Each eval runs its cases with each seeded fault. DETECTED: the eval caught a fault its registry entry names, "
-             "by the check the entry names (as it must); missed: it did not (a blind spot); detected / -: faults it does "
-             f"not name. The last column: healthy runs over {result.healthy_seeds} seeds that passed every check the eval "
-             "asserts (anything below all is a false alarm). Simulated: offline reference models.")
+    doc.text(
+        "Each eval runs its cases with each seeded fault. DETECTED: the eval caught a fault its registry entry names, "
+        "by the check the entry names (as it must); missed: it did not (a blind spot); detected / -: faults it does "
+        f"not name. The last column: healthy runs over {result.healthy_seeds} seeds that passed every check the eval "
+        "asserts (anything below all is a false alarm). Simulated: offline reference models."
+    )
     doc.table(matrix_table(result))
     doc.heading("Faults")
-    doc.bullets([f"`{f.name}`: {f.description}; caught by "
-                 + (", ".join(f"{s.name} ({s.faults[f.name]})" for s in SUITES.values() if f.name in s.faults) or "no eval")
-                 for f in SEEDED_FAULTS.values()])
+    doc.bullets(
+        [
+            f"`{f.name}`: {f.description}; caught by "
+            + (", ".join(f"{s.name} ({s.faults[f.name]})" for s in SUITES.values() if f.name in s.faults) or "no eval")
+            for f in SEEDED_FAULTS.values()
+        ]
+    )
     doc.heading("Evals")
-    doc.bullets([f"`{s.name}`: cases {', '.join(s.matrix_cases)}; preset {s.preset or 'the default'}; "
-                 f"asserts {', '.join(s.required)}" for s in matrix_suites()])
+    doc.bullets(
+        [
+            f"`{s.name}`: cases {', '.join(s.matrix_cases)}; preset {s.preset or 'the default'}; asserts {', '.join(s.required)}"
+            for s in matrix_suites()
+        ]
+    )
     if result.expected_misses or result.false_alarms:
         doc.heading("Problems")
         doc.bullets([*result.expected_misses, *result.false_alarms])

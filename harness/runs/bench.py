@@ -61,9 +61,9 @@ def time_pytest(marker: str) -> dict:
 
 
 def recorder_overhead(repeats: int) -> dict:
-    from harness.compaction.variants import make_config
     from harness.agent.models import choose_models
     from harness.agent.runner import run_case
+    from harness.compaction.variants import make_config
     from harness.scenarios.schema import load_scenarios
 
     scenarios = {s.id: s for s in load_scenarios()}
@@ -141,7 +141,11 @@ def grid_throughput() -> dict:
         spec = load_spec(spec_path)
         for workers in (1, 2):
             run = run_experiment(spec, out_dir=Path(tmp) / f"w{workers}", workers=workers, progress=lambda _: None)
-            out[f"workers_{workers}"] = {"cells": run.ran, "wall_s": run.wall_time_s, "cells_per_s": round(run.ran / run.wall_time_s, 2)}
+            out[f"workers_{workers}"] = {
+                "cells": run.ran,
+                "wall_s": run.wall_time_s,
+                "cells_per_s": round(run.ran / run.wall_time_s, 2),
+            }
         t0 = time.perf_counter()
         resumed = run_experiment(spec, out_dir=Path(tmp) / "w2", workers=2, progress=lambda _: None)
         out["resume"] = {"skipped_cells": resumed.skipped, "wall_s": round(time.perf_counter() - t0, 3)}
@@ -159,13 +163,16 @@ def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, laten
     import math
     import re
 
-    from harness.compaction.variants import make_config
     from harness.agent.models import Endpoint
-    from harness.scenarios.schema import load_scenarios, select
+    from harness.compaction.variants import make_config
     from harness.runs.run import run_suite
+    from harness.scenarios.schema import load_scenarios, select
 
-    server = subprocess.Popen([sys.executable, "-m", "harness", "serve", "--port", "0", "--latency", str(latency),
-                               "--max-seconds", "1800"], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "harness", "serve", "--port", "0", "--latency", str(latency), "--max-seconds", "1800"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = server.stdout.readline() if server.stdout else ""
         match = re.search(r"(http://\S+/v1)", line)
@@ -179,18 +186,37 @@ def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, laten
             _post(url, "/admin/reset")
             trials = max(1, math.ceil(4 * n / len(cases)))  # four waves of cases: the tail, with fewer in flight, stays short
             with tempfile.TemporaryDirectory() as tmp:
-                run = run_suite(cases, config, agent_model="openai:reference-agent", summary_model="openai:reference-summarizer",
-                                trials=trials, out_dir=tmp, agent_endpoint=Endpoint(url), concurrency=n, processes=processes,
-                                progress=lambda _: None)
+                run = run_suite(
+                    cases,
+                    config,
+                    agent_model="openai:reference-agent",
+                    summary_model="openai:reference-summarizer",
+                    trials=trials,
+                    out_dir=tmp,
+                    agent_endpoint=Endpoint(url),
+                    concurrency=n,
+                    processes=processes,
+                    progress=lambda _: None,
+                )
             stats = json.loads(_get(url, "/admin/stats"))
             requests = sum(stats["requests"].values())
             cells = len(run.rows)
             rate = cells / stats["window_s"]
             ideal = n / (requests / cells * latency)
-            out["runs"].append({"concurrency": n, "processes": processes, "cells": cells, "requests": requests, "window_s": stats["window_s"],
-                                "peak_in_flight": stats["peak_in_flight"], "cells_per_s": round(rate, 3),
-                                "ideal_cells_per_s": round(ideal, 3), "share_of_ideal": round(rate / ideal, 3),
-                                "errors": sum(r["outcome"] == "ERROR" for r in run.rows)})
+            out["runs"].append(
+                {
+                    "concurrency": n,
+                    "processes": processes,
+                    "cells": cells,
+                    "requests": requests,
+                    "window_s": stats["window_s"],
+                    "peak_in_flight": stats["peak_in_flight"],
+                    "cells_per_s": round(rate, 3),
+                    "ideal_cells_per_s": round(ideal, 3),
+                    "share_of_ideal": round(rate / ideal, 3),
+                    "errors": sum(r["outcome"] == "ERROR" for r in run.rows),
+                }
+            )
         return out
     finally:
         server.terminate()
@@ -225,10 +251,10 @@ def stress(ledgers: int = 250) -> dict:
     """
     import math
 
-    from harness.compaction.variants import make_config
-    from harness.scenarios.generate import goal_scenario
     from harness.agent.models import choose_models
     from harness.agent.runner import run_case
+    from harness.compaction.variants import make_config
+    from harness.scenarios.generate import goal_scenario
     from harness.scenarios.schema import _scenario
 
     scenario = _scenario(goal_scenario(ledgers, seed=7), "generated by harness bench")
@@ -246,12 +272,16 @@ def stress(ledgers: int = 250) -> dict:
     mx, my = mean([p[0] for p in pts]), mean([p[1] for p in pts])
     slope = sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
     return {
-        "agent_calls": len(agent), "all_calls": len(trace.calls), "summaries": len(trace.events_of("summarization")),
-        "error": trace.error, "wall_s": trace.wall_time_s,
+        "agent_calls": len(agent),
+        "all_calls": len(trace.calls),
+        "summaries": len(trace.events_of("summarization")),
+        "error": trace.error,
+        "wall_s": trace.wall_time_s,
         "recorder_share": round(trace.final["recorder_time_s"] / trace.wall_time_s, 4),
         "step_ms_first_tenth": round(mean([c for _, c in first]) * 1000, 2),
         "step_ms_last_tenth": round(mean([c for _, c in last]) * 1000, 2),
-        "history_first_tenth": round(mean([h for h, _ in first])), "history_last_tenth": round(mean([h for h, _ in last])),
+        "history_first_tenth": round(mean([h for h, _ in first])),
+        "history_last_tenth": round(mean([h for h, _ in last])),
         "cost_vs_history_loglog_slope": round(slope, 3),
     }
 
@@ -275,10 +305,16 @@ def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | 
 
 def render(result: dict) -> str:
     rec = result["recorder"]
-    lines = [f"Measured {result['created_at']} on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}.", "",
-             "| measure | value |", "|---|---|"]
+    lines = [
+        f"Measured {result['created_at']} on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}.",
+        "",
+        "| measure | value |",
+        "|---|---|",
+    ]
     for suite in result["suites"]:
-        lines.append(f"| `{suite['command']}` wall time (fresh process, imports included) | {suite['wall_s']} s ({suite['summary']}) |")
+        lines.append(
+            f"| `{suite['command']}` wall time (fresh process, imports included) | {suite['wall_s']} s ({suite['summary']}) |"
+        )
     lines += [
         f"| recorder's own time (its hooks, instrumented) | {rec['own_time_share']:.1%} of a recorded run, {rec['own_ms_per_call']} ms per model call |",
         f"| recorder overhead, CPU time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} (95 % bootstrap interval {rec['ratio_ci95'][0]}-{rec['ratio_ci95'][1]}) |",
@@ -311,7 +347,9 @@ def render(result: dict) -> str:
     if live:
         for run in live["runs"]:
             procs = f" --processes {run['processes']}" if run.get("processes", 1) > 1 else ""
-            lines.append(f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {live['latency_s']}` "
-                         f"({run['cells']} cells, {run['requests']} requests) | {run['cells_per_s']} cells/s = "
-                         f"{run['share_of_ideal']:.0%} of the ideal {run['ideal_cells_per_s']} (peak {run['peak_in_flight']} in flight) |")
+            lines.append(
+                f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {live['latency_s']}` "
+                f"({run['cells']} cells, {run['requests']} requests) | {run['cells_per_s']} cells/s = "
+                f"{run['share_of_ideal']:.0%} of the ideal {run['ideal_cells_per_s']} (peak {run['peak_in_flight']} in flight) |"
+            )
     return "\n".join(lines)

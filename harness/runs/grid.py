@@ -1,4 +1,4 @@
-"""Running an experiment grid: scenarios x variants x thresholds x trials.
+"""Running an experiment grid: arms (variants, or variants x strategies) x thresholds x cases x trials.
 
     reports/experiments/<name>/            (a shard: reports/experiments/<name>/shards/<i>of<n>/)
         spec.yaml     the spec as run
@@ -28,19 +28,19 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.compaction.config import CompactionConfig, ContextSize
-from harness.errors import ConfigError, HarnessError
-from harness.runs.spec import ExperimentSpec, Threshold
 from harness.agent.models import choose_models, is_reference
-from harness.compaction.preflight import fixed_overhead_tokens
-from harness.runs.results import append_row, read_cells, read_rows, result_row, row_outcome
 from harness.agent.runner import arun_case, run_async, run_case
+from harness.compaction.config import CompactionConfig, ContextSize
+from harness.compaction.preflight import fixed_overhead_tokens
+from harness.compaction.variants import parse_strategy, resolve_config
+from harness.errors import ConfigError, HarnessError
+from harness.runs.results import append_row, read_cells, result_row, row_outcome
+from harness.runs.run import dataset_hashes, git_commit
+from harness.runs.spec import ExperimentSpec, Threshold
 from harness.scenarios.schema import Scenario, load_scenarios, select
 from harness.scoring.scorers import ERROR, PASS, score_case
-from harness.runs.run import dataset_hashes, git_commit
-from harness.trace.schema import Trace
-from harness.compaction.variants import parse_strategy, resolve_config
 from harness.suites.registry import SUITES
+from harness.trace.schema import Trace
 
 DEFAULT_EXPERIMENTS_DIR = Path("reports") / "experiments"
 
@@ -82,7 +82,7 @@ def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> Compact
     if strategy is None:
         return config
     name, custom = parse_strategy(strategy)
-    return replace(config, name=arm, strategy=name, custom_strategy=custom)
+    return replace(config, name=arm, strategy=name or config.strategy, custom_strategy=custom)
 
 
 def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | None:
@@ -91,7 +91,9 @@ def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | 
 
 
 def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
-    scenarios = select(load_scenarios(list(spec.datasets) or None), kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit)
+    scenarios = select(
+        load_scenarios(list(spec.datasets) or None), kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit
+    )
     if not scenarios:
         raise ConfigError(f"{spec.path}: scenarios: no case matches")
     return scenarios
@@ -119,8 +121,12 @@ def _not_applicable(spec: ExperimentSpec, arm: str, scenario: Scenario) -> str |
 
 def not_applicable(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[dict[str, str]]:
     """The (arm, case) pairs left out of the grid, each with the reason: never run, never counted."""
-    return [{"arm": arm, "case_id": s.id, "reason": reason}
-            for s in scenarios for arm in spec.arms() if (reason := _not_applicable(spec, arm, s))]
+    return [
+        {"arm": arm, "case_id": s.id, "reason": reason}
+        for s in scenarios
+        for arm in spec.arms()
+        if (reason := _not_applicable(spec, arm, s))
+    ]
 
 
 def parse_shard(text: str | None) -> tuple[int, int]:
@@ -140,8 +146,9 @@ def experiment_dir(spec: ExperimentSpec, out_dir: str | Path, shard: tuple[int, 
     return root if shard[1] == 1 else root / "shards" / f"{shard[0]}of{shard[1]}"
 
 
-def config_sha(config: CompactionConfig, agent: str | None, summary: str | None, seed: int,
-               settings: dict[str, Any] | None = None) -> str:
+def config_sha(
+    config: CompactionConfig, agent: str | None, summary: str | None, seed: int, settings: dict[str, Any] | None = None
+) -> str:
     payload = {"config": config.to_dict(), "agent": agent or "reference", "summary": summary, "seed": seed}
     if settings:  # model settings that change answers (temperature, max_tokens...), not timeout or retries
         payload["settings"] = settings
@@ -156,8 +163,6 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
         if kept:
             out[role] = kept
     return out
-
-
 
 
 # -- running -------------------------------------------------------------------------------
@@ -176,8 +181,14 @@ def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
     config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
     seed = spec.seed + cell.trial
     agent_endpoint, summary_endpoint = spec.endpoints()
-    models = choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=seed,
-                           agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+    models = choose_models(
+        spec.model,
+        cell_summary_model(spec, config),
+        window=config.window,
+        seed=seed,
+        agent_endpoint=agent_endpoint,
+        summary_endpoint=summary_endpoint,
+    )
     return scenario, config, models, seed
 
 
@@ -202,8 +213,15 @@ def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], d
     scores = score_case(trace, scenario)
     stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
     row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
-    row.update({"cell_id": cell.id, "threshold": cell.threshold, "experiment": spec.name, "attempt": attempt,
-                "config_sha": config_sha(config, spec.model, cell_summary_model(spec, config), trace.seed, _result_settings(spec))})
+    row.update(
+        {
+            "cell_id": cell.id,
+            "threshold": cell.threshold,
+            "experiment": spec.name,
+            "attempt": attempt,
+            "config_sha": config_sha(config, spec.model, cell_summary_model(spec, config), trace.seed, _result_settings(spec)),
+        }
+    )
     return row, trace.to_dict()
 
 
@@ -243,9 +261,15 @@ def run_experiment(
                 raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with variant {variant}: {error}")
             summary_key = "summary_model" if config.summary_model is None else f"variant {variant}: summary_model"
             agent_endpoint, summary_endpoint = spec.endpoints()
-            choose_models(spec.model, cell_summary_model(spec, config), window=config.window, seed=spec.seed,
-                          options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"),
-                          agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+            choose_models(
+                spec.model,
+                cell_summary_model(spec, config),
+                window=config.window,
+                seed=spec.seed,
+                options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"),
+                agent_endpoint=agent_endpoint,
+                summary_endpoint=summary_endpoint,
+            )
     skipped = []
     if not _is_live(spec):  # offline, prose tasks the reference agent cannot follow are skipped with the reason
         from harness.reference.policy import cannot_follow
@@ -254,7 +278,7 @@ def run_experiment(
         scenarios = [s for s in scenarios if not cannot_follow(s.task)]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
-    cells = plan_cells(spec, scenarios)[shard[0]::shard[1]]
+    cells = plan_cells(spec, scenarios)[shard[0] :: shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     (path / "traces").mkdir(parents=True, exist_ok=True)
     cells_file = path / "cells.jsonl"
@@ -266,8 +290,10 @@ def run_experiment(
     _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
     shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
     workers = max(1, workers or spec.concurrency)
-    progress(f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
-             f"{len(done)} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}")
+    progress(
+        f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
+        f"{len(done)} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}"
+    )
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
 
@@ -321,7 +347,9 @@ def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict])
         if old is None:
             continue
         config = cell_config(spec, cell.variant, next(t for t in spec.thresholds if t.label == cell.threshold))
-        expected = config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, _result_settings(spec))
+        expected = config_sha(
+            config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, _result_settings(spec)
+        )
         if old.get("config_sha") != expected:
             raise HarnessError(
                 f"cell {cell.id} in {spec.name} was run with different settings (model, window, keep, seed or variant "
@@ -329,8 +357,14 @@ def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict])
             )
 
 
-def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario], shard: tuple[int, int], planned: int,
-                skipped: list[dict[str, Any]] | None = None) -> None:
+def _write_meta(
+    spec: ExperimentSpec,
+    path: Path,
+    scenarios: Sequence[Scenario],
+    shard: tuple[int, int],
+    planned: int,
+    skipped: list[dict[str, Any]] | None = None,
+) -> None:
     meta = {
         "experiment": spec.name,
         "spec": spec.raw,
@@ -344,7 +378,9 @@ def _write_meta(spec: ExperimentSpec, path: Path, scenarios: Sequence[Scenario],
         "seed": spec.seed,
         "model": spec.model or "reference",
         "summary_model": spec.summary_model,
-        "endpoints": {role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints()) if e.base_url or e.model_kwargs},
+        "endpoints": {
+            role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints()) if e.base_url or e.model_kwargs
+        },
         "shard": list(shard),
         "planned_cells": planned,
         "skipped": skipped or [],
@@ -364,8 +400,10 @@ def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
     eta = (total - done) / rate if rate else 0.0
     result, keys = row_outcome(row)
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
-    return (f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
-            f"{row['variant']} {row['threshold']} {row['case_id']} t{row['trial']} {status}")
+    return (
+        f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
+        f"{row['variant']} {row['threshold']} {row['case_id']} t{row['trial']} {status}"
+    )
 
 
 # -- merging shards ------------------------------------------------------------------------
@@ -380,7 +418,9 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
         metas.append(json.loads(meta_file.read_text(encoding="utf-8")))
     prints = {m["spec_fingerprint"] for m in metas}
     if len(prints) != 1 or len({m["experiment"] for m in metas}) != 1:
-        raise HarnessError(f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(prints)}")
+        raise HarnessError(
+            f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(prints)}"
+        )
     (out / "traces").mkdir(parents=True, exist_ok=True)
     existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
     added = 0
@@ -394,8 +434,13 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
             append_row(out / "cells.jsonl", row)
             existing.add(row["cell_id"])
             added += 1
-    merged = {**metas[0], "shard": None, "merged_from": [str(p) for p in parts], "planned_cells": sum(m["planned_cells"] for m in metas),
-              "updated_at": datetime.now(UTC).isoformat(timespec="seconds")}
+    merged = {
+        **metas[0],
+        "shard": None,
+        "merged_from": [str(p) for p in parts],
+        "planned_cells": sum(m["planned_cells"] for m in metas),
+        "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
     (out / "meta.json").write_text(json.dumps(merged, indent=2, default=str) + "\n", encoding="utf-8")
     spec_copy = Path(parts[0]) / "spec.yaml"
     if spec_copy.exists() and spec_copy.resolve() != (out / "spec.yaml").resolve():

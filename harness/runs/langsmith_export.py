@@ -52,8 +52,9 @@ def _reference(scenario: Scenario | None) -> dict[str, Any]:
     return {"expected_steps": [f"{s.tool} {s.target}".strip() for s in scenario.expected_steps]}
 
 
-def export_experiment(path: str | Path, *, client: Any = None, upload: bool | None = None,
-                      progress: Callable[[str], None] = print) -> dict[str, Any]:
+def export_experiment(
+    path: str | Path, *, client: Any = None, upload: bool | None = None, progress: Callable[[str], None] = print
+) -> dict[str, Any]:
     """One LangSmith experiment per variant x threshold. With an upload, LangSmith is asked first and every request
     is bounded (`harness.runs.langsmith_session`): when it does not answer, or fails midway, the export runs locally
     instead, says so, and langsmith.json records what was not uploaded. It never raises for LangSmith's sake."""
@@ -111,12 +112,26 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
             dataset_id = dataset.id
             client.create_examples(
                 dataset_id=dataset_id,
-                examples=[{"id": example_ids[c], "inputs": _example_inputs(scenarios.get(c), c, k), "outputs": _reference(scenarios.get(c))}
-                          for c, k in cases],
+                examples=[
+                    {
+                        "id": example_ids[c],
+                        "inputs": _example_inputs(scenarios.get(c), c, k),
+                        "outputs": _reference(scenarios.get(c)),
+                    }
+                    for c, k in cases
+                ],
             )
     now = datetime.now(UTC)
-    examples = {c: Example(id=example_ids[c], dataset_id=dataset_id, inputs=_example_inputs(scenarios.get(c), c, k),
-                           outputs=_reference(scenarios.get(c)), created_at=now) for c, k in cases}
+    examples = {
+        c: Example(
+            id=example_ids[c],
+            dataset_id=dataset_id,
+            inputs=_example_inputs(scenarios.get(c), c, k),
+            outputs=_reference(scenarios.get(c)),
+            created_at=now,
+        )
+        for c, k in cases
+    }
 
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for row in rows:
@@ -131,8 +146,14 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
 
         def target(inputs: dict, _queue=queue) -> dict:
             row = _queue[inputs["case_id"]].pop(0)
-            return {"answers": row["answers"], "error": row["error"], "scores": row["scores"], "metrics": row["metrics"],
-                    "cell_id": row.get("cell_id"), "events": row["events"]}
+            return {
+                "answers": row["answers"],
+                "error": row["error"],
+                "scores": row["scores"],
+                "metrics": row["metrics"],
+                "cell_id": row.get("cell_id"),
+                "events": row["events"],
+            }
 
         def feedback(run, example) -> dict:  # noqa: ANN001
             scores = (run.outputs or {}).get("scores", {})
@@ -140,10 +161,18 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
 
         config = group[0]["config"]
         metadata = {
-            "variant": variant, "trigger": threshold, "keep": config.get("keep"), "window": config.get("window"),
-            "summary_prompt": config.get("summary_prompt_name"), "model": group[0]["agent_model"],
-            "summary_model": group[0]["summary_model"], "simulated": group[0]["simulated"], "trials": trials,
-            "harness_version": __version__, "git_commit": meta.get("git_commit"), "dataset_hash": data_hash,
+            "variant": variant,
+            "trigger": threshold,
+            "keep": config.get("keep"),
+            "window": config.get("window"),
+            "summary_prompt": config.get("summary_prompt_name"),
+            "model": group[0]["agent_model"],
+            "summary_model": group[0]["summary_model"],
+            "simulated": group[0]["simulated"],
+            "trials": trials,
+            "harness_version": __version__,
+            "git_commit": meta.get("git_commit"),
+            "dataset_hash": data_hash,
             "harness_experiment": meta["experiment"],
         }
         results = evaluate(
@@ -159,14 +188,23 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
         )
         frame = results.to_pandas()
         feedback_cols = [c for c in frame.columns if c.startswith("feedback.")]
-        experiments.append({"variant": variant, "threshold": threshold, "experiment": results.experiment_name,
-                            "prefix": f"{meta['experiment']}-{variant}-{threshold}", "runs": len(frame),
-                            "feedback_means": {c[len("feedback."):]: round(float(frame[c].mean()), 4) for c in feedback_cols}})
-        progress(f"langsmith: {results.experiment_name}: {len(frame)} runs, {len(feedback_cols)} feedback keys"
-                 + ("" if upload else " (local, not uploaded)"))
-    summary = {"uploaded": upload, "dataset": dataset_name, "experiments": experiments}
+        experiments.append(
+            {
+                "variant": variant,
+                "threshold": threshold,
+                "experiment": results.experiment_name,
+                "prefix": f"{meta['experiment']}-{variant}-{threshold}",
+                "runs": len(frame),
+                "feedback_means": {c[len("feedback.") :]: round(float(frame[c].mean()), 4) for c in feedback_cols},
+            }
+        )
+        progress(
+            f"langsmith: {results.experiment_name}: {len(frame)} runs, {len(feedback_cols)} feedback keys"
+            + ("" if upload else " (local, not uploaded)")
+        )
+    summary: dict[str, Any] = {"uploaded": upload, "dataset": dataset_name, "experiments": experiments}
     if upload:
-        summary["comparison_url"] = _comparison_url(client, dataset_id, [e["experiment"] for e in experiments])
+        summary["comparison_url"] = _comparison_url(client, dataset_id, [str(e["experiment"]) for e in experiments])
         progress(f"langsmith: compare the experiments at {summary['comparison_url']}")
     (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
     return summary

@@ -50,7 +50,7 @@ class BoundedSession(requests.Session):
     def open(self) -> bool:
         return bool(self.failures) or self.spent_s >= self.budget_s
 
-    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+    def send(self, request: requests.PreparedRequest, **kwargs: Any) -> requests.Response:
         if self.open:
             self.refused += 1
             why = self.failures[0] if self.failures else f"the {self.budget_s:g} s LangSmith budget is spent"
@@ -76,8 +76,13 @@ class BoundedSession(requests.Session):
         return response
 
     def stats(self) -> dict[str, Any]:
-        return {"requests": self.requests, "sent_bytes": self.sent_bytes, "time_s": round(self.spent_s, 2),
-                "failures": list(self.failures), "not_sent": self.refused}
+        return {
+            "requests": self.requests,
+            "sent_bytes": self.sent_bytes,
+            "time_s": round(self.spent_s, 2),
+            "failures": list(self.failures),
+            "not_sent": self.refused,
+        }
 
 
 @dataclass
@@ -122,7 +127,9 @@ def bounded_client(budget_s: float = BUDGET_S) -> tuple[Any, BoundedSession]:
     session = BoundedSession(budget_s)
     # No retry of a read that timed out (a server that never answers would cost 4 x the timeout); one retry of a
     # refused connect or a 429/5xx, with backoff. The SDK's own loop retries on top; the session's budget caps all.
-    retry = Retry(total=2, connect=1, read=0, backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None)
+    retry = Retry(
+        total=2, connect=1, read=0, backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None
+    )
     return Client(session=session, timeout_ms=TIMEOUT_MS, retry_config=retry), session
 
 
@@ -155,13 +162,14 @@ def start(traces: str = "summary", budget_s: float = BUDGET_S) -> LangSmithSessi
         return LangSmithSession(enabled=False, traces=traces)
     import langsmith
     from langsmith import Client
-
     from urllib3.util import Retry
 
     session = BoundedSession(budget_s)
     # No retry of a read that timed out (a server that never answers would cost 4 x the timeout); one retry of a
     # refused connect or a 429/5xx, with backoff. The SDK's own loop retries on top; the session's budget caps all.
-    retry = Retry(total=2, connect=1, read=0, backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None)
+    retry = Retry(
+        total=2, connect=1, read=0, backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504), allowed_methods=None
+    )
     client = Client(session=session, timeout_ms=TIMEOUT_MS, retry_config=retry)
     try:
         next(iter(client.list_datasets(limit=1)), None)
@@ -169,8 +177,12 @@ def start(traces: str = "summary", budget_s: float = BUDGET_S) -> LangSmithSessi
         from harness.redact import redact
 
         switch_off()
-        return LangSmithSession(enabled=False, traces=traces, session=session,
-                                problem=f"LangSmith did not answer: {type(exc).__name__}: {redact(str(exc))[:160]}")
+        return LangSmithSession(
+            enabled=False,
+            traces=traces,
+            session=session,
+            problem=f"LangSmith did not answer: {type(exc).__name__}: {redact(str(exc))[:160]}",
+        )
     os.environ["LANGSMITH_TRACING"] = "true"  # the plugin's log_inputs/log_feedback raise without it
     langsmith.configure(client=client)
     return LangSmithSession(enabled=True, traces=traces, session=session)

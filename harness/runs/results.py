@@ -16,14 +16,15 @@ from typing import Any
 import pandas as pd
 
 from harness.errors import HarnessError
-from harness.scoring.metrics import case_metrics
 from harness.scenarios.schema import Scenario
+from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, outcome
 from harness.trace.schema import EVENT_TYPES, Trace
 
 
-def result_row(trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None,
-               scorers: str = "default") -> dict[str, Any]:
+def result_row(
+    trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None, scorers: str = "default"
+) -> dict[str, Any]:
     """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
@@ -72,8 +73,15 @@ VOLATILE_ROW_FIELDS = ("run_id", "wall_time_s")
 SCENARIOS_FILE = "scenarios.jsonl"  # in a run directory: the scenarios it used that are in no dataset file
 
 # Validity keys of rows written before scores had a validity kind (their keys never change).
-LEGACY_VALIDITY_KEYS = ("compressed", "needle_summarized_away", "chain_length_reached", "evicted", "overflowed",
-                        "args_clipped", "subagent_compressed")
+LEGACY_VALIDITY_KEYS = (
+    "compressed",
+    "needle_summarized_away",
+    "chain_length_reached",
+    "evicted",
+    "overflowed",
+    "args_clipped",
+    "subagent_compressed",
+)
 
 
 def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
@@ -156,8 +164,25 @@ def read_results(path: str | Path) -> pd.DataFrame:
     rows = read_rows(path)
     flat = []
     for row in rows:
-        item = {k: v for k, v in row.items() if k not in ("scores", "passed", "explanations", "events", "tokens", "calls", "config",
-                                                         "answers", "metrics", "case", "validity", "outcome_keys")}
+        item = {
+            k: v
+            for k, v in row.items()
+            if k
+            not in (
+                "scores",
+                "passed",
+                "explanations",
+                "events",
+                "tokens",
+                "calls",
+                "config",
+                "answers",
+                "metrics",
+                "case",
+                "validity",
+                "outcome_keys",
+            )
+        }
         item["outcome"] = row_outcome(row)[0]
         item.update({f"case.{k}": v for k, v in row.get("case", {}).items()})
         item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})
@@ -168,6 +193,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
         flat.append(item)
     return pd.DataFrame(flat)
 
+
 def read_cells(path: Path) -> list[dict[str, Any]]:
     """The current row of every cell in cells.jsonl, in first-run order; a torn last line (a kill mid-write) is
     dropped and the file repaired. A cell re-run after an ERROR has several rows: the last one counts, and it
@@ -175,7 +201,7 @@ def read_cells(path: Path) -> list[dict[str, Any]]:
     latest: dict[str, dict[str, Any]] = {}
     earlier: dict[str, int] = {}
     for row in read_rows(path, repair=True):
-        cell = row.get("cell_id")
+        cell = str(row.get("cell_id"))
         if cell in latest:
             earlier[cell] = earlier.get(cell, 0) + 1
         latest[cell] = row

@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.compaction.config import CompactionConfig
-from harness.errors import ConfigError
 from harness.agent.models import Endpoint, ModelChoice, choose_models
-from harness.compaction.preflight import fixed_overhead_tokens
-from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_outcome
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_async, run_case
+from harness.compaction.config import CompactionConfig
+from harness.compaction.preflight import fixed_overhead_tokens
+from harness.errors import ConfigError
+from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
 from harness.scoring.scorers import PASS, Score, score_case
 from harness.trace.schema import Trace
@@ -64,7 +64,9 @@ def new_run_id(variant: str) -> str:
 
 def git_commit() -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5, cwd=Path(__file__).parent
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip() or None
@@ -100,8 +102,14 @@ class RunSink:
         summary_endpoint: Endpoint | None = None,
     ) -> None:
         # fail fast: bad spec, missing key, bad endpoint settings
-        checked = choose_models(agent_model, summary_model, window=config.window, seed=seed,
-                                agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+        checked = choose_models(
+            agent_model,
+            summary_model,
+            window=config.window,
+            seed=seed,
+            agent_endpoint=agent_endpoint,
+            summary_endpoint=summary_endpoint,
+        )
         overhead = fixed_overhead_tokens(config, scenarios)
         error = config.overhead_error(overhead)
         if error:
@@ -112,9 +120,11 @@ class RunSink:
         run_id = run_id or new_run_id(config.name)
         self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
         if self.run.path.exists():
-            raise ConfigError(f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)")
+            raise ConfigError(
+                f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)"
+            )
         (self.run.path / "traces").mkdir(parents=True, exist_ok=False)
-        self.meta = {
+        self.meta: dict[str, Any] = {
             "run_id": run_id,
             "command": command or " ".join(["harness", *sys.argv[1:]]),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -140,7 +150,9 @@ class RunSink:
     def path(self) -> Path:
         return self.run.path
 
-    def record(self, trace: Trace, scores: list[Score], scenario: Scenario | None = None, *, scorers: str = "default") -> dict[str, Any]:
+    def record(
+        self, trace: Trace, scores: list[Score], scenario: Scenario | None = None, *, scorers: str = "default"
+    ) -> dict[str, Any]:
         """Persist one finished case (trace file, then its results row) and return the row.
 
         The trace file is named by scorer set, variant, case and trial, and never overwrites
@@ -206,17 +218,37 @@ def run_suite(
         raise ConfigError(f"--processes must be between 1 and --concurrency ({concurrency}), got {processes}")
     if case_budget_s is not None and case_budget_s <= 0:
         raise ConfigError(f"--case-budget must be positive, got {case_budget_s}")
-    sink = RunSink(scenarios, config, agent_model=agent_model, summary_model=summary_model, seed=seed, trials=trials,
-                   out_dir=out_dir, run_id=run_id, command=command, progress=progress,
-                   agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
-    progress(f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()}"
-             + (f", {concurrency} in flight" if concurrency > 1 else "") + f" -> {sink.path}")
+    sink = RunSink(
+        scenarios,
+        config,
+        agent_model=agent_model,
+        summary_model=summary_model,
+        seed=seed,
+        trials=trials,
+        out_dir=out_dir,
+        run_id=run_id,
+        command=command,
+        progress=progress,
+        agent_endpoint=agent_endpoint,
+        summary_endpoint=summary_endpoint,
+    )
+    progress(
+        f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()}"
+        + (f", {concurrency} in flight" if concurrency > 1 else "")
+        + f" -> {sink.path}"
+    )
     started = time.perf_counter()
     jobs = []
     for trial in range(trials):
         trial_seed = seed + trial
-        models: ModelChoice = choose_models(agent_model, summary_model, window=config.window, seed=trial_seed,
-                                            agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint)
+        models: ModelChoice = choose_models(
+            agent_model,
+            summary_model,
+            window=config.window,
+            seed=trial_seed,
+            agent_endpoint=agent_endpoint,
+            summary_endpoint=summary_endpoint,
+        )
         for scenario in scenarios:
             reason = offline_skip_reason(scenario, models)
             if reason is None:
@@ -234,14 +266,24 @@ def run_suite(
 
     if processes > 1:
         if not jobs[0][1].endpoints:
-            raise ConfigError("--processes is for live models; offline grids run in worker processes with "
-                              "`harness experiment run --workers N`")
+            raise ConfigError(
+                "--processes is for live models; offline grids run in worker processes with `harness experiment run --workers N`"
+            )
         from harness.agent.parallel import run_in_processes
 
-        run_in_processes([(s, t, sd) for s, _, t, sd in jobs], config, sink.run.run_id, processes=processes, concurrency=concurrency,
-                         budget_s=case_budget_s, agent_model=agent_model, summary_model=summary_model,
-                         agent_endpoint=agent_endpoint or Endpoint(), summary_endpoint=summary_endpoint or agent_endpoint or Endpoint(),
-                         record=record)
+        run_in_processes(
+            [(s, t, sd) for s, _, t, sd in jobs],
+            config,
+            sink.run.run_id,
+            processes=processes,
+            concurrency=concurrency,
+            budget_s=case_budget_s,
+            agent_model=agent_model,
+            summary_model=summary_model,
+            agent_endpoint=agent_endpoint or Endpoint(),
+            summary_endpoint=summary_endpoint or agent_endpoint or Endpoint(),
+            record=record,
+        )
     elif concurrency == 1 and not jobs[0][1].endpoints:
         for scenario, models, trial, trial_seed in jobs:
             record(run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed), scenario)
@@ -250,8 +292,14 @@ def run_suite(
     return sink.finish()
 
 
-async def _run_concurrently(jobs: list, config: CompactionConfig, run_id: str, concurrency: int, budget_s: float | None,
-                            record: Callable[[Trace, Scenario], None]) -> None:
+async def _run_concurrently(
+    jobs: list,
+    config: CompactionConfig,
+    run_id: str,
+    concurrency: int,
+    budget_s: float | None,
+    record: Callable[[Trace, Scenario], None],
+) -> None:
     """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is."""
     gate = asyncio.Semaphore(concurrency)
     writing = asyncio.Lock()
@@ -262,7 +310,9 @@ async def _run_concurrently(jobs: list, config: CompactionConfig, run_id: str, c
         nonlocal next_to_record
         scenario, models, trial, trial_seed = jobs[i]
         async with gate:
-            finished[i] = await arun_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s)
+            finished[i] = await arun_case(
+                scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s
+            )
         async with writing:  # one writer; scoring and the gzip write run off the event loop so requests keep flowing
             while next_to_record in finished:
                 await asyncio.to_thread(record, finished.pop(next_to_record), jobs[next_to_record][0])

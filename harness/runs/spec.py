@@ -50,9 +50,27 @@ import yaml
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
 
-_KEYS = {"name", "description", "model", "summary_model", "variants", "strategies", "baseline", "thresholds", "trigger", "keep",
-         "window", "scenarios", "trials", "seed", "concurrency", "base_url", "summary_base_url", "model_kwargs",
-         "summary_model_kwargs"}
+_KEYS = {
+    "name",
+    "description",
+    "model",
+    "summary_model",
+    "variants",
+    "strategies",
+    "baseline",
+    "thresholds",
+    "trigger",
+    "keep",
+    "window",
+    "scenarios",
+    "trials",
+    "seed",
+    "concurrency",
+    "base_url",
+    "summary_base_url",
+    "model_kwargs",
+    "summary_model_kwargs",
+}
 _SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
 
 
@@ -115,8 +133,25 @@ class ExperimentSpec:
         """Hash of everything that changes a cell's result (not name, description, concurrency)."""
         # An endpoint's settings change results (temperature, max_tokens); its address and retry/timeout do not.
         kwargs = {k: v for k, v in (self.raw.get("model_kwargs") or {}).items() if k not in ("timeout", "max_retries")}
-        keys = {k: v for k, v in self.raw.items() if k not in ("name", "description", "concurrency", "variants", "strategies", "thresholds", "trigger",
-                                                              "trials", "scenarios", "base_url", "summary_base_url", "model_kwargs")}
+        keys = {
+            k: v
+            for k, v in self.raw.items()
+            if k
+            not in (
+                "name",
+                "description",
+                "concurrency",
+                "variants",
+                "strategies",
+                "thresholds",
+                "trigger",
+                "trials",
+                "scenarios",
+                "base_url",
+                "summary_base_url",
+                "model_kwargs",
+            )
+        }
         if kwargs:
             keys["model_kwargs"] = kwargs
         return hashlib.sha256(json.dumps(keys, sort_keys=True, default=str).encode()).hexdigest()[:12]
@@ -243,8 +278,11 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         value = data.get(key)
         if value is not None and not isinstance(value, dict):
             raise _fail(where, key, "a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
-        kwargs[key] = parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}") if value else (
-            {} if value is not None else None)
+        kwargs[key] = (
+            parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}")
+            if value
+            else ({} if value is not None else None)
+        )
     window = _positive_int(data, "window", where, None)
     if window is not None and window < 1000:
         raise _fail(where, "window", f"must be at least 1000 tokens, got {window}")
@@ -263,9 +301,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         cases=tuple(cases),
         limit=limit,
         datasets=tuple(datasets),
-        trials=_positive_int(data, "trials", where, 1),
-        seed=_positive_int(data, "seed", where, 0),
-        concurrency=_positive_int(data, "concurrency", where, 1),
+        trials=_positive_int(data, "trials", where, 1) or 1,
+        seed=_positive_int(data, "seed", where, 0) or 0,
+        concurrency=_positive_int(data, "concurrency", where, 1) or 1,
         base_url=data.get("base_url"),
         summary_base_url=data.get("summary_base_url"),
         model_kwargs=kwargs["model_kwargs"] or {},

@@ -28,6 +28,7 @@ import json
 import math
 import random
 from pathlib import Path
+from typing import Any
 
 from harness.task_format import FINDING_PREFIX, Step, needle_sentence, render_question, render_task
 
@@ -77,7 +78,9 @@ def _prose_line(rng: random.Random) -> str:
 
 
 def _document(rng: random.Random, doc_id: str, company: str, tokens: int, inserts: dict[int, str]) -> str:
-    lines = [f"{doc_id}: {company} archive, {rng.choice(['memo', 'letter', 'report', 'minutes'])} {rng.randint(1, 28)}/{rng.randint(1, 12)}/2026"]
+    lines = [
+        f"{doc_id}: {company} archive, {rng.choice(['memo', 'letter', 'report', 'minutes'])} {rng.randint(1, 28)}/{rng.randint(1, 12)}/2026"
+    ]
     budget = tokens * CHARS_PER_TOKEN
     while sum(len(x) + 1 for x in lines) < budget:
         lines.append(_prose_line(rng))
@@ -181,13 +184,21 @@ def niah_scenario(length: int, depth: float, seed: int, *, needles: int = 1, dis
         raise ValueError(f"at most {len(_THINGS) * len(_PLACES)} distinct needles")
     depths = [depth + k * (1 - depth) / needles for k in range(needles)]
     inserts: dict[tuple[int, int], list[str]] = {}
-    facts = []
+    facts: list[dict[str, Any]] = []
     for k, ((thing, holder, place), at) in enumerate(zip(combos, depths)):
         pos, i, j = max((b for b in bounds if b[0] <= at * total), default=bounds[0])
         key, value = f"{thing} for the {place} {holder}", f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
         inserts.setdefault((i, j), []).append(needle_sentence(key, value))
-        facts.append({"key": key, "answer": value, "doc": doc_ids[i], "depth": round(at, 4), "turn": k + 1,
-                      "offset": round(pos / total, 4)})
+        facts.append(
+            {
+                "key": key,
+                "answer": value,
+                "doc": doc_ids[i],
+                "depth": round(at, 4),
+                "turn": k + 1,
+                "offset": round(pos / total, 4),
+            }
+        )
     taken = set(inserts)
     for _ in range(distractors):
         thing, holder, place = combos[rng.randrange(needles)]
@@ -195,8 +206,9 @@ def niah_scenario(length: int, depth: float, seed: int, *, needles: int = 1, dis
         free = [b for b in bounds if (b[1], b[2]) not in taken]
         _, i, j = rng.choice(free)
         taken.add((i, j))
-        inserts.setdefault((i, j), []).append(needle_sentence(f"{thing} for the {other} {holder}",
-                                                              f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"))
+        inserts.setdefault((i, j), []).append(
+            needle_sentence(f"{thing} for the {other} {holder}", f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}")
+        )
     documents = []
     for i, (doc_id, lines) in enumerate(zip(doc_ids, docs)):
         out = list(lines)
@@ -205,14 +217,16 @@ def niah_scenario(length: int, depth: float, seed: int, *, needles: int = 1, dis
         documents.append({"id": doc_id, "text": "\n".join(out)})
     steps = [Step(i + 1, "fetch_document", d) for i, d in enumerate(doc_ids)]
     steps.append(Step(len(steps) + 1, "reply"))
-    intro = (f"You are reviewing the {company} document archive before it is migrated. "
-             "Read every document carefully; I will have questions about their contents afterwards.")
+    intro = (
+        f"You are reviewing the {company} document archive before it is migrated. "
+        "Read every document carefully; I will have questions about their contents afterwards."
+    )
     where = ", ".join(f"{f['offset']:.1%}" for f in facts)
     return {
         "id": f"niah-l{length:05d}-d{round(depth * 1000):04d}" + (f"-n{needles}" if needles > 1 else ""),
         "kind": "needle",
         "description": f"NIAH cell: {needles} needle(s) at {where} of a {n_docs}-document (~{length} token) haystack "
-                       f"(requested depth {depth:g}), {distractors} distractor(s); question(s) after the task.",
+        f"(requested depth {depth:g}), {distractors} distractor(s); question(s) after the task.",
         "task": render_task(intro, steps),
         "followups": [render_question(f["key"]) for f in facts],
         "documents": documents,
@@ -223,10 +237,13 @@ def niah_scenario(length: int, depth: float, seed: int, *, needles: int = 1, dis
     }
 
 
-def niah_grid(lengths: list[int], depths: list[float], seed: int = SHIPPED_SEED, *, needles: int = 1,
-              distractors: int = 1) -> list[dict]:
+def niah_grid(
+    lengths: list[int], depths: list[float], seed: int = SHIPPED_SEED, *, needles: int = 1, distractors: int = 1
+) -> list[dict]:
     """Every (length, depth) cell, lengths outer."""
-    return [niah_scenario(length, depth, seed, needles=needles, distractors=distractors) for length in lengths for depth in depths]
+    return [
+        niah_scenario(length, depth, seed, needles=needles, distractors=distractors) for length in lengths for depth in depths
+    ]
 
 
 def _ledger(rng: random.Random, name: str, company: str, rows: int) -> str:
@@ -250,9 +267,10 @@ def _read_and_note_steps(paths: list[str]) -> list[Step]:
     return steps
 
 
-def _goal_row(case_id: str, description: str, intro: str, steps: list[Step], *, files: list | None = None,
-              documents: list | None = None) -> dict:
-    row = {"id": case_id, "kind": "goal", "description": description, "task": render_task(intro, steps)}
+def _goal_row(
+    case_id: str, description: str, intro: str, steps: list[Step], *, files: list | None = None, documents: list | None = None
+) -> dict:
+    row: dict[str, Any] = {"id": case_id, "kind": "goal", "description": description, "task": render_task(intro, steps)}
     if files is not None:
         row["files"] = files
     if documents is not None:
@@ -271,9 +289,13 @@ def goal_scenario(n_ledgers: int, seed: int) -> dict:
         f"You are auditing the {company} ledgers for the warehouse migration. "
         "Go through every ledger and leave a short note on each one."
     )
-    return _goal_row(f"goal-ledgers-{n_ledgers:02d}",
-                     f"{len(steps)}-step audit over {n_ledgers} ledger files (~{n_ledgers * 1500} tokens read); must keep going across summaries.",
-                     intro, steps, files=files)
+    return _goal_row(
+        f"goal-ledgers-{n_ledgers:02d}",
+        f"{len(steps)}-step audit over {n_ledgers} ledger files (~{n_ledgers * 1500} tokens read); must keep going across summaries.",
+        intro,
+        steps,
+        files=files,
+    )
 
 
 def metrics_scenario(n_files: int, seed: int) -> dict:
@@ -285,12 +307,20 @@ def metrics_scenario(n_files: int, seed: int) -> dict:
     names = [f"batch_{i + 1:02d}" for i in range(n_files)]
     files = []
     for name in names:
-        records = [f'{{"id": "{rng.getrandbits(48):012x}", "value": {rng.randint(0, 10**7)}.{rng.randint(0, 999):03d}, '
-                   f'"ts": {1_790_000_000 + rng.randint(0, 10**7)}, "count": {rng.randint(0, 99999)}}}' for _ in range(80)]
+        records = [
+            f'{{"id": "{rng.getrandbits(48):012x}", "value": {rng.randint(0, 10**7)}.{rng.randint(0, 999):03d}, '
+            f'"ts": {1_790_000_000 + rng.randint(0, 10**7)}, "count": {rng.randint(0, 99999)}}}'
+            for _ in range(80)
+        ]
         files.append({"path": f"/metrics/{name}.json", "content": "[\n" + ",\n".join(records) + "\n]"})
     steps = _read_and_note_steps([f["path"] for f in files])
-    return _goal_row(f"metrics-{n_files:02d}", f"{len(steps)}-step audit over {n_files} numeric JSON files (ids, values, timestamps).",
-                     "You are checking the telemetry export. Note what each batch file holds.", steps, files=files)
+    return _goal_row(
+        f"metrics-{n_files:02d}",
+        f"{len(steps)}-step audit over {n_files} numeric JSON files (ids, values, timestamps).",
+        "You are checking the telemetry export. Note what each batch file holds.",
+        steps,
+        files=files,
+    )
 
 
 def delegation_scenario(batches: int, batch_size: int, seed: int) -> dict:
@@ -299,18 +329,25 @@ def delegation_scenario(batches: int, batch_size: int, seed: int) -> dict:
     ids = [d["id"] for d in base["documents"]]
     steps = [Step(i + 1, "task", f"{ids[i * batch_size]}..{ids[(i + 1) * batch_size - 1]}") for i in range(batches)]
     steps.append(Step(len(steps) + 1, "reply"))
-    return _goal_row(f"delegate-{batches}x{batch_size}",
-                     f"Delegates {batches} batches of {batch_size} documents to a subagent; each batch compresses inside the subagent.",
-                     "You coordinate the archive review. Hand each batch to a subagent and collect the reports.", steps,
-                     documents=base["documents"])
+    return _goal_row(
+        f"delegate-{batches}x{batch_size}",
+        f"Delegates {batches} batches of {batch_size} documents to a subagent; each batch compresses inside the subagent.",
+        "You coordinate the archive review. Hand each batch to a subagent and collect the reports.",
+        steps,
+        documents=base["documents"],
+    )
 
 
 def chain_scenario(summaries: int, depth: float, seed: int) -> dict:
     """A needle planted early that must survive, or be recoverable after, ``summaries`` chained summaries."""
     row = needle_scenario(CHAIN_SIZES[summaries], depth, seed)
-    row.update(id=f"chain-s{summaries}-d{round(depth * 100):03d}", kind="chain", min_summaries=summaries,
-               description=f"Needle at depth {depth:.2f}, question after at least {summaries} chained summar{'y' if summaries == 1 else 'ies'} "
-                           f"(~{CHAIN_SIZES[summaries]} token haystack at forced-20).")
+    row.update(
+        id=f"chain-s{summaries}-d{round(depth * 100):03d}",
+        kind="chain",
+        min_summaries=summaries,
+        description=f"Needle at depth {depth:.2f}, question after at least {summaries} chained summar{'y' if summaries == 1 else 'ies'} "
+        f"(~{CHAIN_SIZES[summaries]} token haystack at forced-20).",
+    )
     return row
 
 
@@ -345,8 +382,11 @@ def report_scenario(n_sections: int, seed: int, *, via: str = "write") -> dict:
         else:
             steps.append(Step(len(steps) + 1, "edit_file", path, doc_id, "append"))
     steps.append(Step(len(steps) + 1, "reply"))
-    how = ("Each time, rewrite the whole file with write_file" if via == "write"
-           else "Add each later section with edit_file, right after the file's last line")
+    how = (
+        "Each time, rewrite the whole file with write_file"
+        if via == "write"
+        else "Add each later section with edit_file, right after the file's last line"
+    )
     intro = (
         f"You are writing the {company} inspection report in {path}. Build it one section per document: a section "
         f"starts with '## <document id>', records the document's '{FINDING_PREFIX}' lines and its opening lines, and "
@@ -354,12 +394,16 @@ def report_scenario(n_sections: int, seed: int, *, via: str = "write") -> dict:
     )
     if via == "write":
         case_id = f"truncation-report-{n_sections:02d}"
-        description = (f"{n_sections}-section report rewritten whole {n_sections} times; old rewrites pass the 2,000-character "
-                       "argument limit and are clipped, so adding a section needs the file read back.")
+        description = (
+            f"{n_sections}-section report rewritten whole {n_sections} times; old rewrites pass the 2,000-character "
+            "argument limit and are clipped, so adding a section needs the file read back."
+        )
     else:
         case_id = f"truncation-edits-{n_sections:02d}"
-        description = (f"{n_sections}-section report appended with edit_file; each appended section passes the 2,000-character "
-                       "limit and is clipped once old, so the next append needs the file's last line read back.")
+        description = (
+            f"{n_sections}-section report appended with edit_file; each appended section passes the 2,000-character "
+            "limit and is clipped once old, so the next append needs the file's last line read back."
+        )
     row = _goal_row(case_id, description, intro, steps, documents=documents)
     row["kind"] = "truncation"
     row["expected_files"] = [{"path": path, "contains": values}]
@@ -387,8 +431,13 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
     reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
     grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
-    files = (("needle.jsonl", needles), ("goal.jsonl", goals), ("chain.jsonl", chains), ("mechanisms/truncation.jsonl", reports),
-             ("niah/grid.jsonl", grid))
+    files = (
+        ("needle.jsonl", needles),
+        ("goal.jsonl", goals),
+        ("chain.jsonl", chains),
+        ("mechanisms/truncation.jsonl", reports),
+        ("niah/grid.jsonl", grid),
+    )
     (out / "mechanisms").mkdir(exist_ok=True)
     (out / "niah").mkdir(exist_ok=True)
     for name, rows in files:
@@ -406,7 +455,7 @@ def generated_case(case_id: str):  # noqa: ANN201 - a Scenario (schema imports n
     ``metrics-<files>`` (tokens), always with seed 7, as the evals and the validity matrix run them."""
     import re
 
-    from harness.errors import DatasetError
+    from harness.errors import ConfigError
     from harness.scenarios.schema import _scenario
 
     if m := re.fullmatch(r"delegate-(\d+)x(\d+)", case_id):
@@ -415,4 +464,4 @@ def generated_case(case_id: str):  # noqa: ANN201 - a Scenario (schema imports n
     if m := re.fullmatch(r"metrics-(\d+)", case_id):
         row = metrics_scenario(int(m[1]), seed=_GENERATED_SEED)
         return _scenario(row, "generated by harness.scenarios.generate.metrics_scenario")
-    raise DatasetError(f"no case {case_id!r} in the datasets, and it is not a generated case (delegate-BxS, metrics-N)")
+    raise ConfigError(f"no case {case_id!r} in the datasets, and it is not a generated case (delegate-BxS, metrics-N)")

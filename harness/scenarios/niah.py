@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.compaction.variants import make_config
 from harness.agent.models import choose_models
 from harness.agent.runner import run_case
+from harness.compaction.variants import make_config
 from harness.scenarios.schema import _scenario
 from harness.scoring.scorers import VALIDITY, score_case
 
@@ -42,7 +42,17 @@ def check_cells(rows: list[dict], preset: str, *, seed: int = 0, progress: Calla
         failed = [s for s in score_case(trace, scenario) if s.kind == VALIDITY and not s.value]
         first_question = min(n.turn for n in scenario.needles)
         summaries = len([e for e in trace.events_of("summarization") if e["turn"] < first_question])
-        out.append(CellCheck(scenario.id, row["haystack_tokens"], row["needle_depth"], not failed, summaries,
-                             tuple(f"{s.key}: {s.explanation}" for s in failed)))
-        progress(f"[{i}/{len(rows)}] {scenario.id}: {'valid' if not failed else 'INVALID'} ({summaries} summaries before the question)")
+        out.append(
+            CellCheck(
+                scenario.id,
+                row["haystack_tokens"],
+                row["needle_depth"],
+                not failed,
+                summaries,
+                tuple(f"{s.key}: {s.explanation}" for s in failed),
+            )
+        )
+        progress(
+            f"[{i}/{len(rows)}] {scenario.id}: {'valid' if not failed else 'INVALID'} ({summaries} summaries before the question)"
+        )
     return out

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness._paths import DATASETS_DIR as _DATASETS_DIR
 from harness.errors import DatasetError
 from harness.task_format import STEP_TOOLS, parse_question
-from harness._paths import DATASETS_DIR as _DATASETS_DIR
 
 KINDS = ("needle", "goal", "chain", "truncation")
 DATASETS_DIR = _DATASETS_DIR
@@ -199,8 +199,13 @@ def _raw_rows(path: Path) -> list[tuple[int, dict]]:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
-                raise DatasetError(str(path), line_no, None, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
-                                   "scenario files must be UTF-8 JSON Lines") from None
+                raise DatasetError(
+                    str(path),
+                    line_no,
+                    None,
+                    f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                    "scenario files must be UTF-8 JSON Lines",
+                ) from None
             if not line.strip():
                 continue
             try:
@@ -219,9 +224,12 @@ def _load_hf(path: Path):  # noqa: ANN202
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     import datasets
 
-    datasets.disable_progress_bars()
-    datasets.logging.set_verbosity_error()
-    return datasets.load_dataset("json", data_files=str(path), split="train")
+    # datasets exports these lazily, out of mypy's sight
+    datasets.disable_progress_bars()  # type: ignore[attr-defined]
+    datasets.logging.set_verbosity_error()  # type: ignore[attr-defined]
+    return datasets.load_dataset(  # type: ignore[attr-defined]
+        "json", data_files=str(path), split="train"
+    )
 
 
 def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
@@ -260,7 +268,9 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         followups=tuple(row.get("followups") or ()),
         files=tuple((f["path"], f["content"]) for f in row.get("files") or ()),
         documents=tuple((d["id"], d["text"]) for d in row.get("documents") or ()),
-        needles=tuple(Needle(n["key"], n["answer"], n["doc"], float(n["depth"]), int(n["turn"])) for n in row.get("needles") or ()),
+        needles=tuple(
+            Needle(n["key"], n["answer"], n["doc"], float(n["depth"]), int(n["turn"])) for n in row.get("needles") or ()
+        ),
         expected_steps=tuple(ExpectedStep(s["tool"], s["target"]) for s in row.get("expected_steps") or ()),
         expected_files=tuple(ExpectedFile(f["path"], tuple(f["contains"])) for f in row.get("expected_files") or ()),
         haystack_tokens=row.get("haystack_tokens"),
@@ -273,18 +283,25 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
 def scenario_row(scenario: Scenario) -> dict[str, Any]:
     """The dataset row of ``scenario`` (the inverse of loading it), e.g. to keep a generated case with its run."""
     return {
-        "id": scenario.id, "kind": scenario.kind, "description": scenario.description, "task": scenario.task,
+        "id": scenario.id,
+        "kind": scenario.kind,
+        "description": scenario.description,
+        "task": scenario.task,
         "followups": list(scenario.followups),
         "files": [{"path": p, "content": c} for p, c in scenario.files],
         "documents": [{"id": d, "text": t} for d, t in scenario.documents],
         "needles": [{"key": n.key, "answer": n.answer, "doc": n.doc, "depth": n.depth, "turn": n.turn} for n in scenario.needles],
         "expected_steps": [{"tool": e.tool, "target": e.target} for e in scenario.expected_steps],
         "expected_files": [{"path": f.path, "contains": list(f.contains)} for f in scenario.expected_files],
-        "haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth, "min_summaries": scenario.min_summaries,
+        "haystack_tokens": scenario.haystack_tokens,
+        "needle_depth": scenario.needle_depth,
+        "min_summaries": scenario.min_summaries,
     }
 
 
-def select(scenarios: Sequence[Scenario], *, kind: str | None = None, ids: Sequence[str] | None = None, limit: int | None = None) -> list[Scenario]:
+def select(
+    scenarios: Sequence[Scenario], *, kind: str | None = None, ids: Sequence[str] | None = None, limit: int | None = None
+) -> list[Scenario]:
     out = [s for s in scenarios if kind is None or s.kind == kind]
     if ids:
         import fnmatch

@@ -10,19 +10,27 @@ provider reported usage (then ``*_provider`` figures are filled too).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import yaml
 
+from harness._paths import DATASETS_DIR
 from harness.scoring.scorers import Score, is_clarification_request
 from harness.trace.schema import Trace
-from harness._paths import DATASETS_DIR
 
 PRICES_FILE = DATASETS_DIR / "model_prices.yaml"
 RATE_METRICS = ("needle_recovered", "needle_via_history", "goal_preserved", "clarification_requested", "premature_completion")
-VALUE_METRICS = ("compression_events", "compaction_events", "agent_tokens", "summarizer_tokens", "total_tokens", "peak_context",
-                 "tokens_removed_per_event", "summary_length", "cost_usd")
+VALUE_METRICS = (
+    "compression_events",
+    "compaction_events",
+    "agent_tokens",
+    "summarizer_tokens",
+    "total_tokens",
+    "peak_context",
+    "tokens_removed_per_event",
+    "summary_length",
+    "cost_usd",
+)
 
 
 @lru_cache(maxsize=1)
@@ -73,10 +81,16 @@ def cost_usd(trace: Trace) -> float | None:
         provider_in = _tokens(calls, "input_tokens")
         tokens_in = provider_in or sum(c["approx_tokens"] for c in calls)
         read, write = _cache_tokens(calls, "cache_read"), _cache_tokens(calls, "cache_creation")
-        rate = {k: float(price[k]) if price.get(k) is not None else float(price.get("input") or 0)
-                for k in ("cache_read", "cache_write")}
-        total += ((tokens_in - read - write) * float(price.get("input") or 0) + read * rate["cache_read"]
-                  + write * rate["cache_write"] + _tokens(calls, "output_tokens") * float(price.get("output") or 0)) / 1e6
+        rate = {
+            k: float(price[k]) if price.get(k) is not None else float(price.get("input") or 0)
+            for k in ("cache_read", "cache_write")
+        }
+        total += (
+            (tokens_in - read - write) * float(price.get("input") or 0)
+            + read * rate["cache_read"]
+            + write * rate["cache_write"]
+            + _tokens(calls, "output_tokens") * float(price.get("output") or 0)
+        ) / 1e6
     return round(total, 6)
 
 
@@ -84,7 +98,9 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
     by_key = {s.key: s.value for s in scores}
     events = trace.events_of("summarization")
     agent, summ = trace.agent_calls(), trace.summarizer_calls()
-    replies = [(c.get("response") or {}).get("text") or "" for c in agent if c.get("response") and not c["response"].get("tool_calls")]
+    replies = [
+        (c.get("response") or {}).get("text") or "" for c in agent if c.get("response") and not c["response"].get("tool_calls")
+    ]
     summaries = [c["response"]["text"] for c in summ if c.get("response")]
     question_turn = 1 if kind in ("needle", "chain") and len(trace.turns) > 1 else None
     return {
@@ -92,7 +108,9 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "needle_via_history": bool(by_key["needle_via_history"]) if "needle_via_history" in by_key else None,
         "goal_preserved": bool(by_key["goal_preserved"]) if "goal_preserved" in by_key else None,
         "clarification_requested": any(is_clarification_request(t) for t in replies),
-        "premature_completion": (not by_key["goal_no_premature_completion"]) if "goal_no_premature_completion" in by_key else None,
+        "premature_completion": (not by_key["goal_no_premature_completion"])
+        if "goal_no_premature_completion" in by_key
+        else None,
         "compression_events": len(events),
         "compaction_events": len(trace.compactions()),
         "total_tokens": sum(c["approx_tokens"] for c in agent) + sum(c["approx_tokens"] for c in summ),
@@ -104,7 +122,9 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "cache_write_tokens": _cache_tokens(agent + summ, "cache_creation") or None,
         "summarizer_tokens_provider": _tokens(summ, "input_tokens") or None,
         "peak_context": max((c["approx_tokens"] for c in agent), default=0),
-        "tokens_removed_per_event": round(sum(e["tokens_before"] - e["tokens_after"] for e in events) / len(events), 1) if events else None,
+        "tokens_removed_per_event": round(sum(e["tokens_before"] - e["tokens_after"] for e in events) / len(events), 1)
+        if events
+        else None,
         "summary_length": round(sum(len(s) for s in summaries) / len(summaries), 1) if summaries else None,
         "cost_usd": cost_usd(trace),
         "summaries_before_question": sum(1 for e in events if e["turn"] < question_turn) if question_turn is not None else None,

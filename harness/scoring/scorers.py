@@ -63,7 +63,12 @@ def compressed(trace: Trace, *, before_turn: int | None = None) -> Score:
     events = [e for e in trace.compactions() if before_turn is None or e["turn"] < before_turn]
     where = f" before turn {before_turn}" if before_turn is not None else ""
     if not events:
-        return Score("compressed", 0, VALIDITY, f"no compaction happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)")
+        return Score(
+            "compressed",
+            0,
+            VALIDITY,
+            f"no compaction happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)",
+        )
     drops = ", ".join(f"{e['type']} {e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
     return Score("compressed", len(events), VALIDITY, f"{len(events)} compaction event(s){where} ({drops})")
 
@@ -126,7 +131,12 @@ def structure_ok(trace: Trace) -> Score:
     n = len(trace.agent_calls())
     if issues:
         return Score("structure_ok", False, CHECK, f"{len(issues)} problem(s) in {n} requests; first: " + "; ".join(issues[:3]))
-    return Score("structure_ok", True, CHECK, f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)")
+    return Score(
+        "structure_ok",
+        True,
+        CHECK,
+        f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)",
+    )
 
 
 _REFUSAL = re.compile(r"\b(sorry|i can(?:no|')t|i cannot|unable to|as an ai)\b", re.IGNORECASE)
@@ -205,8 +215,11 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         else:
             value = all(values) if first.kind != MEASURE else any(values)
         bad = next((i for i, s in enumerate(key_scores) if not s.value), None)
-        why = (f"all {len(values)} needles: {first.explanation}" if bad is None
-               else f"needle {bad + 1} of {len(values)}: {key_scores[bad].explanation}")
+        why = (
+            f"all {len(values)} needles: {first.explanation}"
+            if bad is None
+            else f"needle {bad + 1} of {len(values)}: {key_scores[bad].explanation}"
+        )
         scores.append(Score(first.key, value, first.kind, why))
     return scores
 
@@ -253,17 +266,35 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     recall = _via_recall(trace, turn, answer, correct)
     scores.append(recall)
     via_history = bool(found) and correct
-    scores.append(Score("needle_via_history_or_recall", via_history or bool(recall.value), _recovery_kind(trace, "needle_via_history_or_recall"),
-                        "recovered from the history file" if via_history else
-                        "recovered by calling a cleared tool again" if recall.value else
-                        "not recovered from the history file nor by calling a tool again"))
+    scores.append(
+        Score(
+            "needle_via_history_or_recall",
+            via_history or bool(recall.value),
+            _recovery_kind(trace, "needle_via_history_or_recall"),
+            "recovered from the history file"
+            if via_history
+            else "recovered by calling a cleared tool again"
+            if recall.value
+            else "not recovered from the history file nor by calling a tool again",
+        )
+    )
     in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
-    scores.append(Score("needle_in_summary", in_summary, MEASURE, "a summary quoted the needle" if in_summary else "no summary quoted the needle"))
+    scores.append(
+        Score(
+            "needle_in_summary",
+            in_summary,
+            MEASURE,
+            "a summary quoted the needle" if in_summary else "no summary quoted the needle",
+        )
+    )
     return scores
 
 
-RECOVERY_CHECKS = {"deepagents-summarization": "needle_via_history", "observation-masking": "needle_via_recall",
-                   "hybrid": "needle_via_history_or_recall"}
+RECOVERY_CHECKS = {
+    "deepagents-summarization": "needle_via_history",
+    "observation-masking": "needle_via_recall",
+    "hybrid": "needle_via_history_or_recall",
+}
 """The recovery check of each strategy that leaves a way back (compaction.strategies.INFO says the same, and a test
 holds them equal); the other recovery scores are measures under it, so they never fail a case that could not use them."""
 
@@ -295,9 +326,13 @@ def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
     turn = min(n.turn for n in scenario.needles)
     count = len([e for e in trace.events_of("summarization") if e["turn"] < turn])
     ok = count >= scenario.min_summaries
-    return Score("chain_length_reached", ok, VALIDITY,
-                 f"{count} summaries before the question (at least {scenario.min_summaries} needed)"
-                 + ("" if ok else ": the case is invalid at this threshold"))
+    return Score(
+        "chain_length_reached",
+        ok,
+        VALIDITY,
+        f"{count} summaries before the question (at least {scenario.min_summaries} needed)"
+        + ("" if ok else ": the case is invalid at this threshold"),
+    )
 
 
 def _history_paths_seen(trace: Trace, turn: int) -> set[str]:
@@ -324,7 +359,9 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
         tool_calls = response.get("tool_calls") or []
         text = response.get("text") or ""
         if call["index"] in events_at:
-            on_task = any((tc["name"], _target(tc)) in expected_set for tc in tool_calls) or (not tool_calls and not (expected_set - done) and COMPLETION_MARKER in text)
+            on_task = any((tc["name"], _target(tc)) in expected_set for tc in tool_calls) or (
+                not tool_calls and not (expected_set - done) and COMPLETION_MARKER in text
+            )
             if on_task:
                 continued += 1
             else:
@@ -342,7 +379,9 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     n_events = len(events_at)
     scores = [compressed(trace, before_turn=turn + 1)]
     if n_events == 0:
-        scores.append(Score("goal_continued_after_summary", False, CHECK, "no compaction in the task turn, nothing to continue across"))
+        scores.append(
+            Score("goal_continued_after_summary", False, CHECK, "no compaction in the task turn, nothing to continue across")
+        )
     else:
         scores.append(
             Score(
@@ -360,7 +399,9 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
             "goal_no_clarification",
             not clarifications,
             CHECK,
-            "never asked the user to restate the task" if not clarifications else f"asked for clarification at call(s) {clarifications[:5]}: {_reply(trace, clarifications[0])[:160]!r}",
+            "never asked the user to restate the task"
+            if not clarifications
+            else f"asked for clarification at call(s) {clarifications[:5]}: {_reply(trace, clarifications[0])[:160]!r}",
         )
     )
     scores.append(
@@ -368,7 +409,9 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
             "goal_no_premature_completion",
             premature is None,
             CHECK,
-            "did not stop before the work was done" if premature is None else f"stopped at call {premature[0]} with {premature[1]} expected step(s) not done: {_reply(trace, premature[0])[:120]!r}",
+            "did not stop before the work was done"
+            if premature is None
+            else f"stopped at call {premature[0]} with {premature[1]} expected step(s) not done: {_reply(trace, premature[0])[:120]!r}",
         )
     )
     fraction = len(done) / len(expected_set) if expected_set else 1.0
@@ -381,13 +424,35 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
             f"{len(done)}/{len(expected_set)} expected tool steps done" + (f"; first missing: {missing[0]}" if missing else ""),
         )
     )
-    scores.append(Score("goal_all_steps_done", fraction == 1.0, CHECK,
-                        "every expected tool step was done" if fraction == 1.0 else f"{len(missing)} expected step(s) not done; first: {missing[0]}"))
+    scores.append(
+        Score(
+            "goal_all_steps_done",
+            fraction == 1.0,
+            CHECK,
+            "every expected tool step was done"
+            if fraction == 1.0
+            else f"{len(missing)} expected step(s) not done; first: {missing[0]}",
+        )
+    )
     control_arm = trace.config.get("strategy") == "none"  # nothing is compacted by design: finishing is the goal
     preserved = not stalled and not clarifications and premature is None and fraction == 1.0 and (n_events > 0 or control_arm)
-    scores.append(Score("goal_preserved", preserved, CHECK, ("finished the task with the whole history in view" if control_arm else
-                        "kept working on the task across every compaction and finished it") if preserved else "see goal_* scores"))
-    scores.append(Score("goal_repeated_steps", repeats, MEASURE, f"{repeats} expected step(s) done more than once (lost progress)"))
+    scores.append(
+        Score(
+            "goal_preserved",
+            preserved,
+            CHECK,
+            (
+                "finished the task with the whole history in view"
+                if control_arm
+                else "kept working on the task across every compaction and finished it"
+            )
+            if preserved
+            else "see goal_* scores",
+        )
+    )
+    scores.append(
+        Score("goal_repeated_steps", repeats, MEASURE, f"{repeats} expected step(s) done more than once (lost progress)")
+    )
     return scores
 
 
@@ -412,20 +477,36 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     evictions = [e for e in trace.events_of("eviction") if e["turn"] < needle.turn]
     fetched = {tc.get("id"): _target(tc) for _, tc in trace.tool_calls() if tc["name"] == "fetch_document"}
     evicted_docs = {fetched.get(e["tool_call_id"]) for e in evictions}
-    scores = [Score("evicted", needle.doc in evicted_docs, VALIDITY,
-                    f"{len(evictions)} tool result(s) evicted before the question, the needle's document {needle.doc} "
-                    + ("among them" if needle.doc in evicted_docs else "NOT among them: the case is invalid"))]
+    scores = [
+        Score(
+            "evicted",
+            needle.doc in evicted_docs,
+            VALIDITY,
+            f"{len(evictions)} tool result(s) evicted before the question, the needle's document {needle.doc} "
+            + ("among them" if needle.doc in evicted_docs else "NOT among them: the case is invalid"),
+        )
+    ]
     reply = trace.answer(needle.turn) or ""
     correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(needle.answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
     scores.append(Score("needle_correct", correct, CHECK, f"expected {needle.answer!r}; the agent replied {reply[:160]!r}"))
     paths = {e["path"] for e in evictions}
     reads = [tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc) in paths]
     found = [tc for tc in reads if needle.answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
-    scores.append(Score("needle_via_eviction_file", bool(found) and correct, CHECK,
-                        f"read_file on {_target(found[0])} returned the needle after {len(reads)} page(s) of evicted results"
-                        if found and correct else f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
-                        if found else f"{len(reads)} read_file call(s) on evicted results, none returned the needle"))
-    scores.append(Score("eviction_pages_read", len(reads), MEASURE, "read_file calls on /large_tool_results/ files in the question turn"))
+    scores.append(
+        Score(
+            "needle_via_eviction_file",
+            bool(found) and correct,
+            CHECK,
+            f"read_file on {_target(found[0])} returned the needle after {len(reads)} page(s) of evicted results"
+            if found and correct
+            else f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
+            if found
+            else f"{len(reads)} read_file call(s) on evicted results, none returned the needle",
+        )
+    )
+    scores.append(
+        Score("eviction_pages_read", len(reads), MEASURE, "read_file calls on /large_tool_results/ files in the question turn")
+    )
     return scores
 
 
@@ -435,14 +516,26 @@ def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     overflows = [c for c in trace.agent_calls() if (c.get("error") or {}).get("context_overflow")]
     recovered = {e["failed_call_index"] for e in trace.events_of("overflow_recovery")}
     fallback = [e for e in trace.events_of("summarization") if e["cause"] == "overflow"]
-    scores = [Score("overflowed", len(overflows), VALIDITY,
-                    f"{len(overflows)} request(s) rejected as too long"
-                    + (f", the first at {overflows[0]['approx_tokens']:,} approximate tokens" if overflows else ": the case is invalid"))]
+    scores = [
+        Score(
+            "overflowed",
+            len(overflows),
+            VALIDITY,
+            f"{len(overflows)} request(s) rejected as too long"
+            + (f", the first at {overflows[0]['approx_tokens']:,} approximate tokens" if overflows else ": the case is invalid"),
+        )
+    ]
     missing = [c["index"] for c in overflows if c["index"] not in recovered]
     ok = bool(overflows) and not missing and trace.error is None
-    why = (f"every rejection was followed by a fallback summary and a smaller retry ({len(fallback)} fallback summaries)" if ok
-           else f"rejections at calls {missing[:5]} had no recovery" if missing
-           else f"the run ended with {trace.error['type']}: {trace.error['message'][:120]}" if trace.error else "nothing to recover from")
+    why = (
+        f"every rejection was followed by a fallback summary and a smaller retry ({len(fallback)} fallback summaries)"
+        if ok
+        else f"rejections at calls {missing[:5]} had no recovery"
+        if missing
+        else f"the run ended with {trace.error['type']}: {trace.error['message'][:120]}"
+        if trace.error
+        else "nothing to recover from"
+    )
     scores.append(Score("overflow_recovered", ok, CHECK, why))
     return scores + goal_scores(trace, scenario)
 
@@ -455,14 +548,30 @@ def subagent_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     results = [trace.tool_result(tc.get("id") or "") or "" for tc in tasks]
     returned = [r for r in results if COMPLETION_MARKER in r]
     scores = [
-        Score("subagent_compressed", len(inside), VALIDITY,
-              f"{len(inside)} summarizer call(s) inside subagents" + ("" if inside else ": nothing compressed there, the case is invalid")),
-        Score("subagent_results_returned", bool(tasks) and len(returned) == len(tasks), CHECK,
-              f"{len(returned)}/{len(tasks)} delegated task(s) returned their report to the parent"
-              + ("" if len(returned) == len(tasks) else f"; first other result: {next((r for r in results if COMPLETION_MARKER not in r), '')[:120]!r}")),
+        Score(
+            "subagent_compressed",
+            len(inside),
+            VALIDITY,
+            f"{len(inside)} summarizer call(s) inside subagents"
+            + ("" if inside else ": nothing compressed there, the case is invalid"),
+        ),
+        Score(
+            "subagent_results_returned",
+            bool(tasks) and len(returned) == len(tasks),
+            CHECK,
+            f"{len(returned)}/{len(tasks)} delegated task(s) returned their report to the parent"
+            + (
+                ""
+                if len(returned) == len(tasks)
+                else f"; first other result: {next((r for r in results if COMPLETION_MARKER not in r), '')[:120]!r}"
+            ),
+        ),
     ]
-    parent = [s for s in goal_scores(trace, scenario)
-              if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed", "goal_all_steps_done")]
+    parent = [
+        s
+        for s in goal_scores(trace, scenario)
+        if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed", "goal_all_steps_done")
+    ]
     return scores + parent
 
 
@@ -504,14 +613,25 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
                 blind.append((path, call["index"], seen))
     events = trace.events_of("arg_truncation")
     scores = [
-        Score("args_clipped", len(needed), VALIDITY,
-              f"{len(needed)} write(s)/edit(s) came after the file's previous write/edit was shown clipped ({len(events)} clipping event(s))"
-              if needed else f"no write/edit of {', '.join(paths)} followed a clipped one ({len(events)} clipping event(s)): the case is invalid"),
-        Score("reread_after_clipping", bool(needed) and not blind, CHECK,
-              f"read the file back before each of the {len(needed)} write(s)/edit(s) that followed a clipped one" if needed and not blind
-              else "nothing to re-read: the case is invalid" if not needed
-              else f"{len(blind)} of {len(needed)} write(s)/edit(s) built on a clipped one without reading the file back; first: "
-                   f"{blind[0][0]} changed at call {blind[0][1]}, its previous write/edit shown clipped from call {blind[0][2]}"),
+        Score(
+            "args_clipped",
+            len(needed),
+            VALIDITY,
+            f"{len(needed)} write(s)/edit(s) came after the file's previous write/edit was shown clipped ({len(events)} clipping event(s))"
+            if needed
+            else f"no write/edit of {', '.join(paths)} followed a clipped one ({len(events)} clipping event(s)): the case is invalid",
+        ),
+        Score(
+            "reread_after_clipping",
+            bool(needed) and not blind,
+            CHECK,
+            f"read the file back before each of the {len(needed)} write(s)/edit(s) that followed a clipped one"
+            if needed and not blind
+            else "nothing to re-read: the case is invalid"
+            if not needed
+            else f"{len(blind)} of {len(needed)} write(s)/edit(s) built on a clipped one without reading the file back; first: "
+            f"{blind[0][0]} changed at call {blind[0][1]}, its previous write/edit shown clipped from call {blind[0][2]}",
+        ),
     ]
     marker = (trace.config.get("arg_truncation") or {}).get("truncation_text") or da.TRUNCATION_TEXT
     written = trace.final.get("written_files")
@@ -526,13 +646,25 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             continue
         missing = [x for x in expected.contains if x not in text]
         if missing:
-            problems.append(f"{expected.path} lacks {len(missing)} of {len(expected.contains)} expected entries (first {missing[0]!r})")
+            problems.append(
+                f"{expected.path} lacks {len(missing)} of {len(expected.contains)} expected entries (first {missing[0]!r})"
+            )
         if marker in text:
             problems.append(f"{expected.path} contains the truncation marker {marker!r}: a clipped argument was written back")
-    scores.append(Score("file_intact", not problems, CHECK,
-                        "; ".join(problems) if problems else f"{', '.join(paths)} hold every expected entry and no truncation marker"))
+    scores.append(
+        Score(
+            "file_intact",
+            not problems,
+            CHECK,
+            "; ".join(problems) if problems else f"{', '.join(paths)} hold every expected entry and no truncation marker",
+        )
+    )
     scores.append(Score("reread_chars", read_chars, MEASURE, f"{read_chars:,} characters of the file(s) read back"))
-    goal = [s for s in goal_scores(trace, scenario) if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")]
+    goal = [
+        s
+        for s in goal_scores(trace, scenario)
+        if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")
+    ]
     return scores + goal
 
 

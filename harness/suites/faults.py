@@ -1,4 +1,4 @@
-"""Injected summarizer faults, for the faults evals and the validity suite.
+"""Seeded faults, named for what they break, and the faulty summarizer, backend and middleware that inject them.
 
 `FaultySummarizer` stands in for the summarizer model and fails in one of four ways a
 real provider does: it raises (a 5xx), times out, returns empty text, or returns text
@@ -49,7 +49,9 @@ class FaultySummarizer(ReferenceSummarizerModel):
             text = REFUSAL
         else:
             raise ValueError(f"unknown fault {self.fault!r}; known: {', '.join(SUMMARIZER_FAULTS)}")
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text, response_metadata={"model_name": self.model_name}))])
+        return ChatResult(
+            generations=[ChatGeneration(message=AIMessage(content=text, response_metadata={"model_name": self.model_name}))]
+        )
 
 
 class FaultyBackend(StateBackend):
@@ -121,6 +123,7 @@ class LoseSubagentResult(AgentMiddleware):
             return Command(update={**result.update, "messages": [blank]})
         return blank
 
+
 class ClaimsEverythingDone(ReferenceSummarizerModel):
     """A summarizer that records every step as done: the agent then stops early."""
 
@@ -129,8 +132,9 @@ class ClaimsEverythingDone(ReferenceSummarizerModel):
     def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any):  # noqa: ANN001
         result = super()._generate(messages, stop, run_manager, **kwargs)
         msg = result.generations[0].message
-        msg.content = msg.content + "\n" + "\n".join(f"- Step {n} done: (claimed)" for n in range(1, 200))
+        msg.content = msg.text + "\n" + "\n".join(f"- Step {n} done: (claimed)" for n in range(1, 200))
         return result
+
 
 @dataclass(frozen=True)
 class SeededFault:
@@ -148,29 +152,49 @@ class SeededFault:
 SEEDED_FAULTS = {
     f.name: f
     for f in (
-        SeededFault("history-unreadable", "read_file on /conversation_history/ is refused",
-                    backend=lambda: FaultyBackend(unreadable="/conversation_history/")),
-        SeededFault("offload-disabled", "writing the history file fails, so summaries name no path",
-                    backend=lambda: FaultyBackend(unwritable="/conversation_history/")),
-        SeededFault("task-dropped", "the summary drops the user's request",
-                    summarizer=lambda: ReferenceSummarizerModel(intent_loss=1.0)),
-        SeededFault("false-completion", "the summary claims every step is done",
-                    summarizer=lambda: ClaimsEverythingDone()),
-        SeededFault("eviction-unreadable", "read_file on /large_tool_results/ is refused",
-                    backend=lambda: FaultyBackend(unreadable="/large_tool_results/")),
-        SeededFault("summarizer-raises", "the summarizer raises on every call",
-                    summarizer=lambda: FaultySummarizer(fault="raise")),
-        SeededFault("summarizer-empty", "the summarizer returns empty text",
-                    summarizer=lambda: FaultySummarizer(fault="empty")),
-        SeededFault("clipped-args-trusted", "the agent takes a clipped write_file argument for the file's text",
-                    agent_options={"trusts_clipped_args": True}),
-        SeededFault("written-file-unreadable", "read_file on /reports/ is refused, so a clipped file cannot be read back",
-                    backend=lambda: FaultyBackend(unreadable="/reports/")),
-        SeededFault("overflow-unrecognized", "the provider's overflow error carries no known marker, so no fallback",
-                    middleware=lambda: (UnrecognizedOverflow(),)),
-        SeededFault("subagent-result-lost", "the subagent's report never reaches the parent",
-                    middleware=lambda: (LoseSubagentResult(),)),
-        SeededFault("tool-result-dropped", "compaction drops a tool result from the request",
-                    middleware=lambda: (DropToolResult(),)),
+        SeededFault(
+            "history-unreadable",
+            "read_file on /conversation_history/ is refused",
+            backend=lambda: FaultyBackend(unreadable="/conversation_history/"),
+        ),
+        SeededFault(
+            "offload-disabled",
+            "writing the history file fails, so summaries name no path",
+            backend=lambda: FaultyBackend(unwritable="/conversation_history/"),
+        ),
+        SeededFault(
+            "task-dropped", "the summary drops the user's request", summarizer=lambda: ReferenceSummarizerModel(intent_loss=1.0)
+        ),
+        SeededFault("false-completion", "the summary claims every step is done", summarizer=lambda: ClaimsEverythingDone()),
+        SeededFault(
+            "eviction-unreadable",
+            "read_file on /large_tool_results/ is refused",
+            backend=lambda: FaultyBackend(unreadable="/large_tool_results/"),
+        ),
+        SeededFault(
+            "summarizer-raises", "the summarizer raises on every call", summarizer=lambda: FaultySummarizer(fault="raise")
+        ),
+        SeededFault("summarizer-empty", "the summarizer returns empty text", summarizer=lambda: FaultySummarizer(fault="empty")),
+        SeededFault(
+            "clipped-args-trusted",
+            "the agent takes a clipped write_file argument for the file's text",
+            agent_options={"trusts_clipped_args": True},
+        ),
+        SeededFault(
+            "written-file-unreadable",
+            "read_file on /reports/ is refused, so a clipped file cannot be read back",
+            backend=lambda: FaultyBackend(unreadable="/reports/"),
+        ),
+        SeededFault(
+            "overflow-unrecognized",
+            "the provider's overflow error carries no known marker, so no fallback",
+            middleware=lambda: (UnrecognizedOverflow(),),
+        ),
+        SeededFault(
+            "subagent-result-lost", "the subagent's report never reaches the parent", middleware=lambda: (LoseSubagentResult(),)
+        ),
+        SeededFault(
+            "tool-result-dropped", "compaction drops a tool result from the request", middleware=lambda: (DropToolResult(),)
+        ),
     )
 }

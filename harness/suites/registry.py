@@ -17,9 +17,9 @@ Data only: this module imports nothing that runs an agent, so a report can read 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Mapping
 
 ALL_STRATEGIES = "all"
 """``strategies`` value for an eval that applies to every compaction strategy."""
@@ -64,7 +64,9 @@ class EvalSuite:
         from harness.compaction.strategies.base import INFO
 
         check = INFO[strategy].recovery_check
-        return tuple(check if k == "needle_via_history" else k for k in self.required if k != "needle_via_history" or check)
+        if check is None:  # no way back under this strategy: only the answer itself is asked for
+            return tuple(k for k in self.required if k != "needle_via_history")
+        return tuple(check if k == "needle_via_history" else k for k in self.required)
 
     def applies_to(self, strategy: str) -> bool:
         return self.strategies == ALL_STRATEGIES or strategy in self.strategies
@@ -72,79 +74,133 @@ class EvalSuite:
     def not_applicable_reason(self, strategy: str) -> str | None:
         if self.applies_to(strategy):
             return None
-        return (f"the {self.name} eval applies to {', '.join(self.strategies)}, not {strategy}: "
-                f"it tests a mechanism that strategy does not have")
+        return (
+            f"the {self.name} eval applies to {', '.join(self.strategies)}, not {strategy}: "
+            f"it tests a mechanism that strategy does not have"
+        )
 
 
 DROPPED = {"tool-result-dropped": "structure_ok"}
 
-SUITES: Mapping[str, EvalSuite] = MappingProxyType({s.name: s for s in (
-    EvalSuite(
-        "needle", "needle-recovery evals (a fact summarized away must be recovered from the offloaded history)",
-        required=(*COMMON, "compressed", "needle_summarized_away", "needle_correct", "needle_via_history"),
-        validity=("compressed", "needle_summarized_away"),
-        kind="needle", matrix_cases=("needle-h24k-d000", "needle-h32k-d025"),
-        faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
-    ),
-    EvalSuite(
-        "goal", "goal-preservation evals (after each summary the agent keeps working on its task)",
-        required=(*COMMON, "compressed", "goal_continued_after_summary", *GOAL_KEPT, "goal_preserved"),
-        validity=("compressed",),
-        kind="goal", matrix_cases=("goal-ledgers-12", "goal-ledgers-16"),
-        faults={"task-dropped": "goal_no_clarification", "false-completion": "goal_no_premature_completion", **DROPPED},
-    ),
-    EvalSuite(
-        "chain", "a fact planted early is recoverable after 1, 2, 4 and 8 chained summaries (survival curve in the report)",
-        required=(*COMMON, "compressed", "chain_length_reached", "needle_summarized_away", "needle_correct",
-                  "needle_via_history"),
-        validity=("compressed", "chain_length_reached", "needle_summarized_away"),
-        kind="chain", matrix_cases=("chain-s2-d000", "chain-s4-d025"), strategies=SUMMARIZING_OR_CONTROL,
-        faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
-    ),
-    EvalSuite(
-        "eviction", "a fact in an evicted tool result comes back by paging read_file on /large_tool_results/",
-        required=("run_completed", "structure_ok", "evicted", "needle_correct", "needle_via_eviction_file"),
-        validity=("evicted",),
-        case_ids=("needle-h24k-d000", "needle-h24k-d050", "needle-h32k-d025", "needle-h40k-d040", "needle-h48k-d010"),
-        matrix_cases=("needle-h24k-d000", "needle-h32k-d025"), preset="eviction", scorers="eviction",
-        strategies=DEEPAGENTS, faults={"eviction-unreadable": "needle_via_eviction_file", **DROPPED},
-    ),
-    EvalSuite(
-        "truncation", "a file rewritten after its old write_file argument was clipped is read back first and ends up whole",
-        required=("run_completed", "structure_ok", "args_clipped", "reread_after_clipping", "file_intact",
-                  "goal_no_clarification", "goal_no_premature_completion"),
-        validity=("args_clipped",),
-        kind="truncation", matrix_cases=("truncation-report-06", "truncation-edits-08"), preset="truncation",
-        keep_preset_window=True, strategies=DEEPAGENTS, vary_documents=True,
-        faults={"clipped-args-trusted": "file_intact", "written-file-unreadable": "file_intact", **DROPPED},
-    ),
-    EvalSuite(
-        "overflow", "the provider rejects a request the approximate counter thought fit; fallback summary and retry are recorded",
-        required=("run_completed", "structure_ok", "overflowed", "overflow_recovered", *GOAL_KEPT),
-        validity=("overflowed",),
-        case_ids=("goal-ledgers-24", "goal-ledgers-30"), matrix_cases=("goal-ledgers-24",), preset="deepagents-85",
-        scorers="overflow", strategies=DEEPAGENTS, hard_limit=36_000,
-        faults={"overflow-unrecognized": "overflow_recovered", **DROPPED},
-    ),
-    EvalSuite(
-        "subagent", "work delegated through the task tool compresses inside the subagent and its report reaches the parent",
-        required=("run_completed", "structure_ok", "subagent_compressed", "subagent_results_returned", *GOAL_KEPT),
-        validity=("subagent_compressed",),
-        case_ids=("delegate-2x8", "delegate-3x7"), matrix_cases=("delegate-2x8",), scorers="subagent",
-        strategies=DEEPAGENTS, faults={"subagent-result-lost": "subagent_results_returned", **DROPPED},
-    ),
-    EvalSuite(
-        "faults", "summarizer faults (raises, times out, empty, refuses) are recorded with their cause, never passed",
-        required=COMMON, validity=(),
-        case_ids=("needle-h24k-d000", "goal-ledgers-12"), matrix_cases=("goal-ledgers-12",), strategies=DEEPAGENTS,
-        faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
-    ),
-    EvalSuite(
-        "tokens", "approximate vs exact token counts per call; late compaction when the true size passes the window first",
-        required=("compressed",), validity=("compressed",),
-        case_ids=("metrics-20", "needle-h32k-d025"), preset="tokens", keep_preset_window=True, strategies=DEEPAGENTS,
-    ),
-)})
+SUITES: Mapping[str, EvalSuite] = MappingProxyType(
+    {
+        s.name: s
+        for s in (
+            EvalSuite(
+                "needle",
+                "needle-recovery evals (a fact summarized away must be recovered from the offloaded history)",
+                required=(*COMMON, "compressed", "needle_summarized_away", "needle_correct", "needle_via_history"),
+                validity=("compressed", "needle_summarized_away"),
+                kind="needle",
+                matrix_cases=("needle-h24k-d000", "needle-h32k-d025"),
+                faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
+            ),
+            EvalSuite(
+                "goal",
+                "goal-preservation evals (after each summary the agent keeps working on its task)",
+                required=(*COMMON, "compressed", "goal_continued_after_summary", *GOAL_KEPT, "goal_preserved"),
+                validity=("compressed",),
+                kind="goal",
+                matrix_cases=("goal-ledgers-12", "goal-ledgers-16"),
+                faults={"task-dropped": "goal_no_clarification", "false-completion": "goal_no_premature_completion", **DROPPED},
+            ),
+            EvalSuite(
+                "chain",
+                "a fact planted early is recoverable after 1, 2, 4 and 8 chained summaries (survival curve in the report)",
+                required=(
+                    *COMMON,
+                    "compressed",
+                    "chain_length_reached",
+                    "needle_summarized_away",
+                    "needle_correct",
+                    "needle_via_history",
+                ),
+                validity=("compressed", "chain_length_reached", "needle_summarized_away"),
+                kind="chain",
+                matrix_cases=("chain-s2-d000", "chain-s4-d025"),
+                strategies=SUMMARIZING_OR_CONTROL,
+                faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
+            ),
+            EvalSuite(
+                "eviction",
+                "a fact in an evicted tool result comes back by paging read_file on /large_tool_results/",
+                required=("run_completed", "structure_ok", "evicted", "needle_correct", "needle_via_eviction_file"),
+                validity=("evicted",),
+                case_ids=("needle-h24k-d000", "needle-h24k-d050", "needle-h32k-d025", "needle-h40k-d040", "needle-h48k-d010"),
+                matrix_cases=("needle-h24k-d000", "needle-h32k-d025"),
+                preset="eviction",
+                scorers="eviction",
+                strategies=DEEPAGENTS,
+                faults={"eviction-unreadable": "needle_via_eviction_file", **DROPPED},
+            ),
+            EvalSuite(
+                "truncation",
+                "a file rewritten after its old write_file argument was clipped is read back first and ends up whole",
+                required=(
+                    "run_completed",
+                    "structure_ok",
+                    "args_clipped",
+                    "reread_after_clipping",
+                    "file_intact",
+                    "goal_no_clarification",
+                    "goal_no_premature_completion",
+                ),
+                validity=("args_clipped",),
+                kind="truncation",
+                matrix_cases=("truncation-report-06", "truncation-edits-08"),
+                preset="truncation",
+                keep_preset_window=True,
+                strategies=DEEPAGENTS,
+                vary_documents=True,
+                faults={"clipped-args-trusted": "file_intact", "written-file-unreadable": "file_intact", **DROPPED},
+            ),
+            EvalSuite(
+                "overflow",
+                "the provider rejects a request the approximate counter thought fit; fallback summary and retry are recorded",
+                required=("run_completed", "structure_ok", "overflowed", "overflow_recovered", *GOAL_KEPT),
+                validity=("overflowed",),
+                case_ids=("goal-ledgers-24", "goal-ledgers-30"),
+                matrix_cases=("goal-ledgers-24",),
+                preset="deepagents-85",
+                scorers="overflow",
+                strategies=DEEPAGENTS,
+                hard_limit=36_000,
+                faults={"overflow-unrecognized": "overflow_recovered", **DROPPED},
+            ),
+            EvalSuite(
+                "subagent",
+                "work delegated through the task tool compresses inside the subagent and its report reaches the parent",
+                required=("run_completed", "structure_ok", "subagent_compressed", "subagent_results_returned", *GOAL_KEPT),
+                validity=("subagent_compressed",),
+                case_ids=("delegate-2x8", "delegate-3x7"),
+                matrix_cases=("delegate-2x8",),
+                scorers="subagent",
+                strategies=DEEPAGENTS,
+                faults={"subagent-result-lost": "subagent_results_returned", **DROPPED},
+            ),
+            EvalSuite(
+                "faults",
+                "summarizer faults (raises, times out, empty, refuses) are recorded with their cause, never passed",
+                required=COMMON,
+                validity=(),
+                case_ids=("needle-h24k-d000", "goal-ledgers-12"),
+                matrix_cases=("goal-ledgers-12",),
+                strategies=DEEPAGENTS,
+                faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
+            ),
+            EvalSuite(
+                "tokens",
+                "approximate vs exact token counts per call; late compaction when the true size passes the window first",
+                required=("compressed",),
+                validity=("compressed",),
+                case_ids=("metrics-20", "needle-h32k-d025"),
+                preset="tokens",
+                keep_preset_window=True,
+                strategies=DEEPAGENTS,
+            ),
+        )
+    }
+)
 
 OTHER_MARKERS = {
     "validity": "each eval fails under the fault it guards and passes healthy over 10 seeds (detection matrix)",

@@ -43,7 +43,9 @@ def _run(spec: EvalSuite, scenario, seed: int, fault: SeededFault | None) -> dic
     options = dict(fault.agent_options or {}) if fault is not None else {}
     if spec.hard_limit is not None or options:
         agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=spec.hard_limit, **options)
-        models = replace(models, agent=agent, agent_name=f"fault:{fault.name}" if options else models.agent_name)
+        models = replace(
+            models, agent=agent, agent_name=f"fault:{fault.name}" if fault is not None and options else models.agent_name
+        )
     kwargs: dict[str, Any] = {}
     if fault is not None:
         if fault.summarizer:
@@ -56,8 +58,14 @@ def _run(spec: EvalSuite, scenario, seed: int, fault: SeededFault | None) -> dic
         trace = run_case(scenario, config, models, seed=seed, **kwargs)
     scores = {s.key: s for s in score_case(trace, scenario, spec.scorers)}
     failed = [k for k in spec.required if k in scores and not scores[k].value]
-    return {"eval": spec.name, "case_id": scenario.id, "seed": seed, "fault": fault.name if fault else None,
-            "failed": failed, "explanations": {k: scores[k].explanation for k in failed}}
+    return {
+        "eval": spec.name,
+        "case_id": scenario.id,
+        "seed": seed,
+        "fault": fault.name if fault else None,
+        "failed": failed,
+        "explanations": {k: scores[k].explanation for k in failed},
+    }
 
 
 def _case(spec: EvalSuite, scenarios: dict, case_id: str, seed: int):  # noqa: ANN202
@@ -68,7 +76,9 @@ def _case(spec: EvalSuite, scenarios: dict, case_id: str, seed: int):  # noqa: A
     from harness.scenarios.generate import regenerate_truncation_case
     from harness.scenarios.schema import _scenario
 
-    return _scenario(regenerate_truncation_case(case_id, seed), f"harness.scenarios.generate.regenerate_truncation_case (seed {seed})")
+    return _scenario(
+        regenerate_truncation_case(case_id, seed), f"harness.scenarios.generate.regenerate_truncation_case (seed {seed})"
+    )
 
 
 @contextlib.contextmanager

@@ -9,9 +9,24 @@ import pandas as pd
 from harness.trace.schema import Trace
 
 CALL_COLUMNS = [
-    "run_id", "case_id", "kind", "variant", "trial", "call_index", "agent_step", "role", "turn",
-    "approx_tokens", "overhead_tokens", "provider_input_tokens", "summary_at_head", "event", "tokens_before", "tokens_after",
-    "trigger_tokens", "truncation_trigger_tokens",
+    "run_id",
+    "case_id",
+    "kind",
+    "variant",
+    "trial",
+    "call_index",
+    "agent_step",
+    "role",
+    "turn",
+    "approx_tokens",
+    "overhead_tokens",
+    "provider_input_tokens",
+    "summary_at_head",
+    "event",
+    "tokens_before",
+    "tokens_after",
+    "trigger_tokens",
+    "truncation_trigger_tokens",
 ]
 
 
@@ -45,15 +60,28 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
             if call["role"] == "agent":
                 step += 1
             usage = call.get("usage") or {}
-            rows.append({
-                "run_id": tr.run_id, "case_id": tr.case_id, "kind": tr.kind, "variant": tr.config.get("name"), "trial": tr.trial,
-                "call_index": call["index"], "agent_step": step if call["role"] == "agent" else None, "role": call["role"],
-                "turn": call["turn"], "approx_tokens": call["approx_tokens"], "overhead_tokens": call.get("overhead_tokens", 0),
-                "provider_input_tokens": usage.get("input_tokens"), "summary_at_head": call["summary_at_head"],
-                "event": "+".join(e["type"] for e in evs) or None,
-                "tokens_before": summ["tokens_before"] if summ else None, "tokens_after": summ["tokens_after"] if summ else None,
-                "trigger_tokens": trigger, "truncation_trigger_tokens": clip_trigger,
-            })
+            rows.append(
+                {
+                    "run_id": tr.run_id,
+                    "case_id": tr.case_id,
+                    "kind": tr.kind,
+                    "variant": tr.config.get("name"),
+                    "trial": tr.trial,
+                    "call_index": call["index"],
+                    "agent_step": step if call["role"] == "agent" else None,
+                    "role": call["role"],
+                    "turn": call["turn"],
+                    "approx_tokens": call["approx_tokens"],
+                    "overhead_tokens": call.get("overhead_tokens", 0),
+                    "provider_input_tokens": usage.get("input_tokens"),
+                    "summary_at_head": call["summary_at_head"],
+                    "event": "+".join(e["type"] for e in evs) or None,
+                    "tokens_before": summ["tokens_before"] if summ else None,
+                    "tokens_after": summ["tokens_after"] if summ else None,
+                    "trigger_tokens": trigger,
+                    "truncation_trigger_tokens": clip_trigger,
+                }
+            )
     return pd.DataFrame(rows, columns=CALL_COLUMNS)
 
 

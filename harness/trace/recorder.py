@@ -1,4 +1,4 @@
-"""Recording what the model saw at every call, and each compression event.
+"""Recording what the model saw at every call, and each compaction event.
 
 Two hooks feed one `Recorder`:
 
@@ -49,7 +49,7 @@ class Recorder:
         self._system_shas: dict[int, tuple[BaseMessage, str]] = {}
         self._evicted: set[str] = set()
         self._truncated: set[str] = set()
-        self._pending: dict[Any, dict[str, Any]] = {}
+        self._pending: dict[Any, tuple[dict[str, Any], float]] = {}  # summarizer run id -> (call, start time)
         self.served_simulated = False  # an answer came from `harness serve` (the reference models over HTTP)
         self.own_time_s = 0.0  # time spent in the recorder's own hooks (reported by harness bench)
         self.middleware = RecorderMiddleware(self)
@@ -123,8 +123,14 @@ class Recorder:
         overhead = self._overhead_tokens(request.system_message, request.tools)
         total = overhead + sum(t for _, t in entries)
         summary_head = bool(msgs) and da.is_summary_message(msgs[0])
-        call = self.new_call("agent", [k for k, _ in entries], total, overhead_tokens=overhead, summary_at_head=summary_head,
-                             system_sha=self._system_sha(request.system_message))
+        call = self.new_call(
+            "agent",
+            [k for k, _ in entries],
+            total,
+            overhead_tokens=overhead,
+            summary_at_head=summary_head,
+            system_sha=self._system_sha(request.system_message),
+        )
         state = request.state
         head_key = entries[0][0] if summary_head else None
         new_summary = head_key is not None and head_key not in self._summaries_seen
@@ -157,28 +163,51 @@ class Recorder:
                 cause="overflow" if overflow else "threshold",
             )
             if overflow:
-                self.event("overflow_recovery", call, failed_call_index=previous["index"])
+                self.event("overflow_recovery", call, failed_call_index=previous["index"] if previous else None)
         masked = [m.tool_call_id for m in msgs if da.is_masked_tool_result(m) and m.tool_call_id not in self._masked]
         if masked:
             self._masked.update(masked)
-            self.event("mask", call, tool_call_ids=masked, masked_now=sum(da.is_masked_tool_result(m) for m in msgs),
-                       tokens_before=before_tokens, tokens_after=total)
+            self.event(
+                "mask",
+                call,
+                tool_call_ids=masked,
+                masked_now=sum(da.is_masked_tool_result(m) for m in msgs),
+                tokens_before=before_tokens,
+                tokens_after=total,
+            )
         if before is not None and not new_summary:
             dropped = len(before) - len(msgs)
             if dropped > self._trimmed:
-                self.event("trim", call, messages_dropped=dropped, tokens_before=before_tokens, tokens_after=total,
-                           messages_before=len(before), messages_after=len(msgs))
+                self.event(
+                    "trim",
+                    call,
+                    messages_dropped=dropped,
+                    tokens_before=before_tokens,
+                    tokens_after=total,
+                    messages_before=len(before),
+                    messages_after=len(msgs),
+                )
             self._trimmed = max(dropped, 0) if dropped > 0 else self._trimmed
         for msg in msgs:
             evicted = da.eviction_notice(msg)
             if evicted and evicted.tool_call_id not in self._evicted:
                 self._evicted.add(evicted.tool_call_id)
                 self.event("eviction", call, tool_call_id=evicted.tool_call_id, path=evicted.path)
-        clipped = [(key, ids) for msg, (key, _) in zip(msgs, entries) if key not in self._truncated and (ids := da.truncated_call_ids(msg, self.truncation_text))]
+        clipped = [
+            (key, ids)
+            for msg, (key, _) in zip(msgs, entries)
+            if key not in self._truncated and (ids := da.truncated_call_ids(msg, self.truncation_text))
+        ]
         if clipped:
             self._truncated.update(k for k, _ in clipped)
-            ids = [i for _, by_id in clipped for i in by_id]
-            self.event("arg_truncation", call, messages=len(clipped), args=sum(sum(by_id.values()) for _, by_id in clipped), tool_call_ids=ids)
+            call_ids = [i for _, by_id in clipped for i in by_id]
+            self.event(
+                "arg_truncation",
+                call,
+                messages=len(clipped),
+                args=sum(sum(by_id.values()) for _, by_id in clipped),
+                tool_call_ids=call_ids,
+            )
         return call
 
     def _last_agent_call(self, exclude: dict[str, Any]) -> dict[str, Any] | None:
@@ -187,22 +216,33 @@ class Recorder:
                 return call
         return None
 
-    def finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None = None, error: BaseException | None = None) -> None:
+    def finish_call(
+        self, call: dict[str, Any], started: float, message: BaseMessage | None = None, error: BaseException | None = None
+    ) -> None:
         t0 = time.perf_counter()
         try:
             self._finish_call(call, started, message, error)
         finally:
             self.own_time_s += time.perf_counter() - t0
 
-    def _finish_call(self, call: dict[str, Any], started: float, message: BaseMessage | None, error: BaseException | None) -> None:
+    def _finish_call(
+        self, call: dict[str, Any], started: float, message: BaseMessage | None, error: BaseException | None
+    ) -> None:
         call["duration_s"] = round(self.now() - started, 6)
         if error is not None:
-            call["error"] = {"type": type(error).__name__, "message": redact(str(error))[:2000], "context_overflow": da.is_context_overflow(error)}
+            call["error"] = {
+                "type": type(error).__name__,
+                "message": redact(str(error))[:2000],
+                "context_overflow": da.is_context_overflow(error),
+            }
             return
         if message is not None:
             call["response"] = {
                 "text": message.text if isinstance(message.content, (str, list)) else str(message.content),
-                "tool_calls": [{"name": tc["name"], "args": tc["args"], "id": tc.get("id")} for tc in getattr(message, "tool_calls", []) or []],
+                "tool_calls": [
+                    {"name": tc["name"], "args": tc["args"], "id": tc.get("id")}
+                    for tc in getattr(message, "tool_calls", []) or []
+                ],
             }
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None

@@ -157,11 +157,16 @@ def comparable(trace: Trace) -> dict[str, Any]:
         return run_stable_text(json.dumps({**data, "data": body}, sort_keys=True))
 
     data = {k: v for k, v in trace.to_dict().items() if k not in (*VOLATILE_TRACE_FIELDS, "messages")}
-    data["calls"] = [{**{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS},
-                      "message_keys": [stable(k) for k in c["message_keys"]]} for c in trace.calls]
-    data["events"] = [{k: (stable(v) if k.endswith("_key") and v in trace.messages else v) for k, v in e.items()} for e in trace.events]
-    data["final"] = json.loads(run_stable_text(json.dumps({k: v for k, v in trace.final.items() if k not in VOLATILE_FINAL_FIELDS},
-                                                          sort_keys=True)))
+    data["calls"] = [
+        {**{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS}, "message_keys": [stable(k) for k in c["message_keys"]]}
+        for c in trace.calls
+    ]
+    data["events"] = [
+        {k: (stable(v) if k.endswith("_key") and v in trace.messages else v) for k, v in e.items()} for e in trace.events
+    ]
+    data["final"] = json.loads(
+        run_stable_text(json.dumps({k: v for k, v in trace.final.items() if k not in VOLATILE_FINAL_FIELDS}, sort_keys=True))
+    )
     return data
 
 

@@ -18,7 +18,9 @@ from langchain_core.messages import BaseMessage, HumanMessage, trim_messages
 from langchain_core.messages.utils import count_tokens_approximately
 
 
-def window(messages: list[BaseMessage], *, trigger_tokens: int, keep_tokens: int | None, keep_messages: int | None) -> list[BaseMessage]:
+def window(
+    messages: list[BaseMessage], *, trigger_tokens: int, keep_tokens: int | None, keep_messages: int | None
+) -> list[BaseMessage]:
     if count_tokens_approximately(messages) <= trigger_tokens:
         return messages
     first = messages[0] if messages and isinstance(messages[0], HumanMessage) else None
@@ -27,8 +29,9 @@ def window(messages: list[BaseMessage], *, trigger_tokens: int, keep_tokens: int
         kept = trim_messages(rest, max_tokens=keep_messages, token_counter=len, strategy="last", start_on=("human", "ai"))
     else:
         budget = max(1, (keep_tokens or 0) - (count_tokens_approximately([first]) if first is not None else 0))
-        kept = trim_messages(rest, max_tokens=budget, token_counter=count_tokens_approximately, strategy="last",
-                             start_on=("human", "ai"))
+        kept = trim_messages(
+            rest, max_tokens=budget, token_counter=count_tokens_approximately, strategy="last", start_on=("human", "ai")
+        )
     return [first, *kept] if first is not None else kept
 
 
@@ -38,8 +41,12 @@ class SlidingWindowMiddleware(AgentMiddleware):
         self.trigger_tokens, self.keep_tokens, self.keep_messages = trigger_tokens, keep_tokens, keep_messages
 
     def _trim(self, request: Any) -> Any:
-        kept = window(list(request.messages), trigger_tokens=self.trigger_tokens, keep_tokens=self.keep_tokens,
-                      keep_messages=self.keep_messages)
+        kept = window(
+            list(request.messages),
+            trigger_tokens=self.trigger_tokens,
+            keep_tokens=self.keep_tokens,
+            keep_messages=self.keep_messages,
+        )
         return request if len(kept) == len(request.messages) else request.override(messages=kept)
 
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
