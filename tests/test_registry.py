@@ -77,3 +77,29 @@ def test_validity_fields_are_the_validity_scores_the_scorers_produce(tmp_path):
         missing = [k for k in suite.required if k not in kinds]
         assert not missing, f"{suite.name}: asserts {missing}, which its scorer set does not produce"
         assert {k for k in suite.required if kinds[k] == VALIDITY} == set(suite.validity), suite.name
+
+
+def test_a_scorer_is_one_registered_function_for_the_kinds_it_scores(monkeypatch):
+    """The worked example of docs/design.md: a new scorer is a decorated function, nothing else changes."""
+    import copy
+
+    import harness.scoring.scorers as scorers
+    from harness.agent.models import choose_models
+    from harness.agent.runner import run_case
+    from harness.compaction.variants import make_config
+    from harness.scoring.scorers import MEASURE, Score, scorer
+
+    monkeypatch.setattr(scorers, "_REGISTRY", copy.deepcopy(scorers._REGISTRY))
+
+    @scorer("needle")
+    def agent_calls(trace, scenario):
+        return Score("agent_calls", len(trace.agent_calls()), MEASURE, "agent calls in the case")
+
+    scenarios = {s.id: s for s in load_scenarios(all_scenario_files())}
+    cfg = make_config("forced-20")
+    models = choose_models(None, None, window=cfg.window, seed=0)
+    needle = scenarios["needle-h24k-d000"]
+    keys = [s.key for s in score_case(run_case(needle, cfg, models, seed=0), needle)]
+    assert keys[-1] == "agent_calls" and "needle_correct" in keys
+    goal = scenarios["goal-ledgers-12"]
+    assert "agent_calls" not in {s.key for s in score_case(run_case(goal, cfg, models, seed=0), goal)}

@@ -12,9 +12,8 @@ from harness.agent.build import build_agent
 from harness.agent.models import choose_models
 from harness.agent.runner import run_case
 from harness.cli.main import EXIT_BAD_INPUT, main
-from harness.compaction.config import STRATEGY_NAMES
-from harness.compaction.strategies import INFO
 from harness.compaction.strategies.none import VacatedSummarizationSlot
+from harness.compaction.strategies.registry import INFO, NAMES
 from harness.compaction.strategies.sliding_window import SlidingWindowMiddleware
 from harness.compaction.variants import make_config
 from harness.errors import ConfigError
@@ -34,7 +33,7 @@ def _config(strategy):
 @pytest.fixture(scope="module")
 def needle_runs():
     out = {}
-    for strategy in STRATEGY_NAMES:
+    for strategy in NAMES:
         cfg = _config(strategy)
         scenario = SCENARIOS["needle-h24k-d000"]
         trace = run_case(scenario, cfg, choose_models(None, None, window=cfg.window, seed=0), seed=0)
@@ -63,7 +62,7 @@ EXPECTED_SLOT = {
 }
 
 
-@pytest.mark.parametrize("strategy", STRATEGY_NAMES)
+@pytest.mark.parametrize("strategy", NAMES)
 def test_each_strategy_takes_the_one_summarization_slot_and_adds_its_own_middleware(strategy, captured):
     cfg = _config(strategy)
     build_agent(cfg, ReferenceAgentModel(profile={"max_input_tokens": cfg.window}))
@@ -78,7 +77,7 @@ def test_each_strategy_takes_the_one_summarization_slot_and_adds_its_own_middlew
     assert len(names) == len(set(names)), names
 
 
-@pytest.mark.parametrize("strategy", STRATEGY_NAMES)
+@pytest.mark.parametrize("strategy", NAMES)
 def test_each_strategy_records_only_its_own_compaction_events(strategy, needle_runs):
     trace, scores = needle_runs[strategy]
     assert trace.error is None
@@ -156,13 +155,18 @@ def test_a_variant_file_sets_the_strategy(tmp_path):
         make_config(str(bad))
 
 
-def test_the_scorers_and_the_strategies_name_the_same_recovery_check(needle_runs):
-    from harness.scoring.scorers import CHECK, MEASURE, RECOVERY_CHECKS
+def test_only_the_strategys_own_recovery_check_can_fail_a_case(needle_runs):
+    from harness.scoring.scorers import CHECK, MEASURE
 
-    assert RECOVERY_CHECKS == {name: i.recovery_check for name, i in INFO.items() if i.recovery_check}
+    checks = {name: i.recovery_check for name, i in INFO.items() if i.recovery_check}
+    assert checks == {
+        "deepagents-summarization": "needle_via_history",
+        "observation-masking": "needle_via_recall",
+        "hybrid": "needle_via_history_or_recall",
+    }
     for strategy, (_, scores) in needle_runs.items():
         kinds = {k: scores[k].kind for k in ("needle_via_history", "needle_via_recall", "needle_via_history_or_recall")}
-        own = RECOVERY_CHECKS.get(strategy)
+        own = checks.get(strategy)
         assert kinds == {k: CHECK if k == own else MEASURE for k in kinds}, (strategy, kinds)
 
 

@@ -24,7 +24,8 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig, with_window
+from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig
+from harness.compaction.strategies.base import with_window
 
 
 @dataclass
@@ -50,7 +51,7 @@ def build_agent(
     from deepagents.middleware import FilesystemMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from harness.compaction.strategies import build_strategy
+    from harness.compaction.strategies.registry import build_strategy
 
     backend = backend if backend is not None else StateBackend()
     model = with_window(model, config.window)

@@ -28,16 +28,6 @@ default deep-agent tool schemas (about 2,700 approximate tokens)."""
 DEEPAGENTS_EVICTION_TOKENS = 20_000
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
-STRATEGY_NAMES = (
-    "deepagents-summarization",
-    "langchain-summarization",
-    "observation-masking",
-    "sliding-window",
-    "hybrid",
-    "none",
-    "custom",
-)
-"""Compaction strategies (``harness/compaction/strategies/``, one module each)."""
 DEFAULT_STRATEGY = "deepagents-summarization"
 
 OVERHEAD_MARGIN = 2.0
@@ -153,8 +143,11 @@ class CompactionConfig:
     custom_strategy: str | None = None  # custom: module:function(messages, token_count) -> messages
 
     def __post_init__(self) -> None:
-        if self.strategy not in STRATEGY_NAMES:
-            raise ConfigError(f"config {self.name!r}: unknown strategy {self.strategy!r}; known: {', '.join(STRATEGY_NAMES)}")
+        if self.strategy != DEFAULT_STRATEGY:
+            from harness.compaction.strategies.registry import NAMES  # local: the strategies import langchain middleware
+
+            if self.strategy not in NAMES:
+                raise ConfigError(f"config {self.name!r}: unknown strategy {self.strategy!r}; known: {', '.join(NAMES)}")
         if (self.strategy == "custom") != (self.custom_strategy is not None):
             raise ConfigError(
                 f"config {self.name!r}: custom_strategy (module:function) goes with strategy custom, and only with it"
@@ -339,16 +332,3 @@ def get_preset(name: str) -> CompactionConfig:
         return PRESETS[name]
     except KeyError:
         raise ConfigError(f"unknown variant {name!r}; known: {', '.join(sorted(PRESETS))}") from None
-
-
-def with_window(model: Any, window: int) -> Any:
-    """``model`` with the config's window as its profile's max_input_tokens (a copy when it differs).
-
-    deepagents resolves fraction triggers against the agent model's profile; a model built
-    for another window (e.g. an eval session's, reused under a mechanism preset) would
-    otherwise summarize and clip at the wrong sizes while the trace reports the config's.
-    """
-    profile = model.profile if isinstance(model.profile, dict) else {}
-    if profile.get("max_input_tokens") == window:
-        return model
-    return model.model_copy(update={"profile": {**profile, "max_input_tokens": window}})

@@ -36,7 +36,6 @@ from harness._paths import DATASETS_DIR
 from harness.compaction.config import (
     DEFAULT_PRESET,
     PRESETS,
-    STRATEGY_NAMES,
     ArgTruncation,
     CompactionConfig,
     ContextSize,
@@ -220,7 +219,7 @@ def make_config(
 ) -> CompactionConfig:
     """A preset or a variant file (``datasets/variants/<name>.md``) with command-line overrides applied.
 
-    ``strategy`` is a name from ``STRATEGY_NAMES``, or ``module:function`` for a custom strategy."""
+    ``strategy`` is a name from ``compaction.strategies.registry.NAMES``, or ``module:function`` for a custom strategy."""
     base = get_preset(variant) if variant in PRESETS else resolve_config(variant)[0]
     if window is not None:
         try:
@@ -256,6 +255,8 @@ def parse_strategy(text: str | None) -> tuple[str | None, str | None]:
 
         load_callable(text, source="--strategy")
         return "custom", text
-    if text not in STRATEGY_NAMES:
-        raise ConfigError(f"--strategy {text!r}: unknown strategy; known: {', '.join(STRATEGY_NAMES)}, or module:function")
+    from harness.compaction.strategies.registry import NAMES
+
+    if text not in NAMES:
+        raise ConfigError(f"--strategy {text!r}: unknown strategy; known: {', '.join(NAMES)}, or module:function")
     return text, None

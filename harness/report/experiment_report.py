@@ -159,7 +159,7 @@ def write_experiment_report(path: Path) -> Path:
 def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame, comparison: pd.DataFrame) -> None:
     """One row per strategy: success, goal, needle, tokens, peak context, cost, compaction events, where a lost fact
     comes back from; the difference from the baseline arm; and a cost-vs-success chart."""
-    from harness.compaction.strategies.base import INFO
+    from harness.compaction.strategies.registry import INFO
 
     strategies = meta["strategies"]
     doc.heading("Strategies side by side")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -290,18 +291,14 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     return scores
 
 
-RECOVERY_CHECKS = {
-    "deepagents-summarization": "needle_via_history",
-    "observation-masking": "needle_via_recall",
-    "hybrid": "needle_via_history_or_recall",
-}
-"""The recovery check of each strategy that leaves a way back (compaction.strategies.INFO says the same, and a test
-holds them equal); the other recovery scores are measures under it, so they never fail a case that could not use them."""
-
-
 def _recovery_kind(trace: Trace, key: str) -> str:
+    """CHECK for the recovery check of the trace's strategy (its ``INFO.recovery_check``), MEASURE for the others: a
+    recovery path the strategy does not have never fails a case."""
+    from harness.compaction.strategies.registry import INFO
+
     strategy = trace.config.get("strategy", "deepagents-summarization")
-    return CHECK if RECOVERY_CHECKS.get(strategy) == key else MEASURE
+    info = INFO.get(strategy)
+    return CHECK if info is not None and info.recovery_check == key else MEASURE
 
 
 def _via_recall(trace: Trace, turn: int, answer: str, correct: bool) -> Score:
@@ -669,28 +666,44 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
 
 
 # -- dispatch ------------------------------------------------------------------------------
-SCORER_SETS = ("default", "eviction", "overflow", "subagent")  # a result row records which one scored it (``scorers``)
+ScorerFn = Callable[[Trace, Scenario], "Score | list[Score]"]
+_REGISTRY: dict[str, dict[str, list[ScorerFn]]] = {}
+ANY_KIND = "*"
+
+
+def scorer(*kinds: str, scorer_set: str = "default") -> Callable[[ScorerFn], ScorerFn]:
+    """Register ``fn(trace, scenario) -> Score | [Score]`` for the case kinds it scores (``*``: any kind) in a scorer
+    set. ``score_case`` runs the shared checks, then every scorer registered for the case's kind in that set, in
+    registration order. Adding a scorer is this decorator on one function (and its unit test)."""
+
+    def register(fn: ScorerFn) -> ScorerFn:
+        for kind in kinds or (ANY_KIND,):
+            _REGISTRY.setdefault(scorer_set, {}).setdefault(kind, []).append(fn)
+        return fn
+
+    return register
+
+
+scorer("needle")(needle_scores)
+scorer("chain")(chain_length_reached)
+scorer("chain")(needle_scores)
+scorer("goal")(goal_scores)
+scorer("truncation")(truncation_scores)
+scorer(scorer_set="eviction")(eviction_scores)
+scorer(scorer_set="overflow")(overflow_scores)
+scorer(scorer_set="subagent")(subagent_scores)
+SCORER_SETS = tuple(_REGISTRY)  # a result row records which one scored it (``scorers``)
 
 
 def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> list[Score]:
-    """Scores for one case: the shared checks, then the scorers of the case's kind (or of a mechanism's scorer set)."""
-    if scorers not in SCORER_SETS:
-        raise ValueError(f"unknown scorer set {scorers!r}; known: {', '.join(SCORER_SETS)}")
+    """Scores for one case: the shared checks, then the scorers registered for its kind in the scorer set."""
+    if scorers not in _REGISTRY:
+        raise ValueError(f"unknown scorer set {scorers!r}; known: {', '.join(_REGISTRY)}")
     scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
-    if scorers == "eviction":
-        scores += eviction_scores(trace, scenario)
-    elif scorers == "overflow":
-        scores += overflow_scores(trace, scenario)
-    elif scorers == "subagent":
-        scores += subagent_scores(trace, scenario)
-    elif scenario.kind == "needle":
-        scores += needle_scores(trace, scenario)
-    elif scenario.kind == "chain":
-        scores += [chain_length_reached(trace, scenario), *needle_scores(trace, scenario)]
-    elif scenario.kind == "goal":
-        scores += goal_scores(trace, scenario)
-    elif scenario.kind == "truncation":
-        scores += truncation_scores(trace, scenario)
+    by_kind = _REGISTRY[scorers]
+    for fn in by_kind.get(scenario.kind, by_kind.get(ANY_KIND, [])):
+        out = fn(trace, scenario)
+        scores += out if isinstance(out, list) else [out]
     if trace.config.get("strategy") == "none":
         scores = [_as_control_arm(sc) for sc in scores]
     return scores

@@ -61,7 +61,7 @@ class EvalSuite:
             return tuple(k for k in self.required if k not in NEEDS_COMPACTION and k != "needle_via_history")
         if "needle_via_history" not in self.required or strategy == "deepagents-summarization":
             return self.required
-        from harness.compaction.strategies.base import INFO
+        from harness.compaction.strategies.registry import INFO
 
         check = INFO[strategy].recovery_check
         if check is None:  # no way back under this strategy: only the answer itself is asked for

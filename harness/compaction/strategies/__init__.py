@@ -18,39 +18,3 @@ deepagents' argument truncation is a setting of its summarization middleware, so
 active only under the strategies that use it (deepagents-summarization, hybrid); eviction
 of large tool results (the filesystem middleware) is independent of the strategy.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-from harness.compaction.strategies import (
-    custom,
-    deepagents_summarization,
-    hybrid,
-    langchain_summarization,
-    none,
-    observation_masking,
-    sliding_window,
-)
-from harness.compaction.strategies.base import INFO, StrategyInfo, StrategyStack
-
-if TYPE_CHECKING:
-    from harness.compaction.config import CompactionConfig
-
-__all__ = ["BUILDERS", "INFO", "StrategyInfo", "StrategyStack", "build_strategy"]
-
-BUILDERS = {
-    "deepagents-summarization": deepagents_summarization.build,
-    "langchain-summarization": langchain_summarization.build,
-    "observation-masking": observation_masking.build,
-    "sliding-window": sliding_window.build,
-    "hybrid": hybrid.build,
-    "none": none.build,
-    "custom": custom.build,
-}
-assert set(BUILDERS) == set(INFO)
-
-
-def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
-    """The middleware for ``config.strategy``: each module builds its own from released packages."""
-    return BUILDERS[config.strategy](config, model, backend=backend, summarizer=summarizer)

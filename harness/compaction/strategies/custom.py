@@ -14,7 +14,17 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages.utils import count_tokens_approximately
 
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack
 from harness.errors import ConfigError
+
+INFO = StrategyInfo(
+    "custom",
+    "a user's function (messages, token_count) -> messages, as a request middleware",
+    "unknown: whatever the function keeps",
+    None,
+    False,
+    ("trim",),
+)
 
 
 def load_callable(spec: str, *, source: str = "custom_strategy") -> Callable[..., Any]:
@@ -52,7 +62,6 @@ class CustomStrategyMiddleware(AgentMiddleware):
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
     fn = load_callable(config.custom_strategy)

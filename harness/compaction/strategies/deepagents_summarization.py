@@ -11,6 +11,16 @@ from __future__ import annotations
 from typing import Any
 
 from harness.compaction.prompts import deepagents_default_prompt
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+INFO = StrategyInfo(
+    "deepagents-summarization",
+    "deepagents' summary; the full history offloaded to a file",
+    "the offloaded history file, paged with read_file",
+    "needle_via_history",
+    True,
+    ("summarization",),
+)
 
 
 def summarization(config: Any, model: Any, *, backend: Any, summarizer: Any = None, token_counter: Any = None) -> Any:
@@ -31,7 +41,5 @@ def summarization(config: Any, model: Any, *, backend: Any, summarizer: Any = No
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies.base import StrategyStack
-
     middleware = summarization(config, model, backend=backend, summarizer=summarizer)
     return StrategyStack(slot=middleware, inner=[], summarization=middleware)

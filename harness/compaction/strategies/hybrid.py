@@ -14,6 +14,17 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+INFO = StrategyInfo(
+    "hybrid",
+    "masking first; deepagents summarization when the masked request is still over the trigger",
+    "calling the tool again, or the offloaded history file",
+    "needle_via_history_or_recall",
+    True,
+    ("mask", "summarization"),
+)
+
 
 def masked_counter(edit: Any) -> Any:
     def count(messages: Sequence[BaseMessage], *, tools: Any = None) -> int:
@@ -27,7 +38,6 @@ def masked_counter(edit: Any) -> Any:
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from langchain.agents.middleware import ContextEditingMiddleware
 
-    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.deepagents_summarization import summarization
     from harness.compaction.strategies.observation_masking import clear_tool_uses
 

@@ -12,13 +12,20 @@ from __future__ import annotations
 from typing import Any
 
 from harness.compaction.prompts import deepagents_default_prompt
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack, with_window
+
+INFO = StrategyInfo(
+    "langchain-summarization",
+    "LangChain's summary, rewriting the agent state; no offload",
+    "none: only what the summary kept",
+    None,
+    True,
+    ("summarization",),
+)
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from langchain.agents.middleware import SummarizationMiddleware
-
-    from harness.compaction.config import with_window
-    from harness.compaction.strategies.base import StrategyStack
 
     summary_model = with_window(summarizer if summarizer is not None else model, config.window)
     middleware = SummarizationMiddleware(

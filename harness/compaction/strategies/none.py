@@ -6,6 +6,12 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+INFO = StrategyInfo(
+    "none", "no compaction (control arm): the window must hold the whole task", "nothing is compacted", None, False, ()
+)
+
 
 class VacatedSummarizationSlot(AgentMiddleware):
     """Takes deepagents' summarization entry by name and does nothing, so the strategy under test is the only
@@ -18,6 +24,4 @@ class VacatedSummarizationSlot(AgentMiddleware):
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies.base import StrategyStack
-
     return StrategyStack(slot=VacatedSummarizationSlot(), inner=[])

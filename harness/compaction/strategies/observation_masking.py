@@ -10,6 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+INFO = StrategyInfo(
+    "observation-masking",
+    "old tool results replaced by a placeholder, the newest kept",
+    "calling the tool whose result was cleared again",
+    "needle_via_recall",
+    False,
+    ("mask",),
+)
+
+
 PLACEHOLDER = "[cleared]"  # LangChain's DEFAULT_TOOL_PLACEHOLDER; the reference agent reads it as a model would
 
 
@@ -22,7 +34,6 @@ def clear_tool_uses(config: Any) -> Any:
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from langchain.agents.middleware import ContextEditingMiddleware
 
-    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
     return StrategyStack(slot=VacatedSummarizationSlot(), inner=[ContextEditingMiddleware(edits=[clear_tool_uses(config)])])

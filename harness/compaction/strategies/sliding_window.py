@@ -17,6 +17,17 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import BaseMessage, HumanMessage, trim_messages
 from langchain_core.messages.utils import count_tokens_approximately
 
+from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+INFO = StrategyInfo(
+    "sliding-window",
+    "only the newest messages are sent (the first user message pinned), tool pairs whole",
+    "none: what leaves the window is gone",
+    None,
+    False,
+    ("trim",),
+)
+
 
 def window(
     messages: list[BaseMessage], *, trigger_tokens: int, keep_tokens: int | None, keep_messages: int | None
@@ -57,7 +68,6 @@ class SlidingWindowMiddleware(AgentMiddleware):
 
 
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
-    from harness.compaction.strategies.base import StrategyStack
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
     keep_messages = int(config.keep.value) if config.keep.kind == "messages" else None
