@@ -17,7 +17,7 @@ pytestmark = pytest.mark.faults
 def test_summarizer_fault_is_recorded_with_its_cause_and_never_passes(fault, case, eval_session):
     result = eval_session.run_with_fault(case, fault)
     trace, scores = result.trace, result.scores
-    assert scores["compressed"].value or trace.events_of("summarization") or trace.summarizer_calls(), (
+    assert scores["compacted"].value or trace.events_of("summary") or trace.summarizer_calls(), (
         "no summarization was attempted: invalid"
     )
     checks_failed = [k for k in SUITES["faults"].required if not scores[k].value]

@@ -13,6 +13,6 @@ pytestmark = pytest.mark.goal
 @pytest.mark.langsmith
 def test_goal_kept_across_summaries(case, eval_session):
     result = eval_session.run_eval("goal", case)
-    # Validity first (compressed), then: the next action after each summary was a task step, no
+    # Validity first (compacted), then: the next action after each summary was a task step, no
     # clarification request, no premature stop, every expected step done: harness.suites.registry.SUITES["goal"].
     result.require_eval("goal")

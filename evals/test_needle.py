@@ -13,7 +13,7 @@ pytestmark = pytest.mark.needle
 @pytest.mark.langsmith
 def test_needle_recovered_from_history(case, eval_session):
     result = eval_session.run_eval("needle", case)
-    # Validity first (compressed: a summary before the question; needle_summarized_away: the needle
+    # Validity first (compacted: a compaction before the question; needle_summarized_away: the needle
     # was out of view), then run_completed, structure_ok, summaries_ok, needle_correct and
     # needle_via_history: the list in harness.suites.registry.SUITES["needle"], which the validity matrix proves.
     result.require_eval("needle")

@@ -54,7 +54,7 @@ def test_skew_report_names_its_source_and_ratios_by_content_type(skews, eval_ses
 def test_late_compaction_is_found_where_the_true_size_passes_the_window_first(skews, eval_session):
     numeric_result = skews["numeric"][1]
     if _live(eval_session):
-        skews["numeric"][0].require("compressed")  # deepagents triggered; late calls (if any) are in token_skew.md
+        skews["numeric"][0].require("compacted")  # deepagents triggered; late calls (if any) are in token_skew.md
         return
     assert not numeric_result["late"].empty, "no call passed the window before the trigger: the case did not stress the counter"
     assert (numeric_result["late"]["exact"] > 40_000).all() and (numeric_result["late"]["approx"] < 36_000).all()

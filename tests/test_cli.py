@@ -25,7 +25,7 @@ def test_run_writes_results_traces_chart_and_report(run_dir):
     assert sorted(r["case_id"] for r in rows) == ["goal-ledgers-12", "needle-h24k-d000"]
     for row in rows:
         assert row["simulated"] and row["agent_model"] == "reference-agent" and row["variant"] == "forced-20"
-        assert row["events"]["summarization"] >= 1 and row["tokens"]["peak_context"] > 0 and row["wall_time_s"] > 0
+        assert row["events"]["summary"] >= 1 and row["tokens"]["peak_context"] > 0 and row["wall_time_s"] > 0
         assert all(row["passed"].values()), row["explanations"]
         assert row["answers"][0].startswith("TASK COMPLETE")
         with gzip.open(run_dir / row["trace"], "rt") as fh:
@@ -36,7 +36,7 @@ def test_run_writes_results_traces_chart_and_report(run_dir):
     meta = json.loads((run_dir / "meta.json").read_text())
     assert meta["fixed_overhead_tokens"] > 2000 and meta["datasets"]
     frame = read_results(run_dir)
-    assert {"score.needle_correct", "score.goal_preserved", "events.summarization"} <= set(frame.columns)
+    assert {"score.needle_correct", "score.goal_preserved", "events.summary"} <= set(frame.columns)
 
 
 def test_score_rescoring_stored_traces_matches(run_dir):

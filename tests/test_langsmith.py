@@ -31,7 +31,7 @@ def test_offline_export_runs_locally_without_waiting_on_the_network(experiment, 
     assert summary["uploaded"] is False and len(summary["experiments"]) == 4  # 2 variants x 2 thresholds
     for exp in summary["experiments"]:
         assert exp["runs"] == 4  # 2 cases x 2 trials
-        assert {"needle_correct", "goal_preserved", "compressed"} <= set(exp["feedback_means"])
+        assert {"needle_correct", "goal_preserved", "compacted"} <= set(exp["feedback_means"])
     minimal = next(e for e in summary["experiments"] if e["variant"] == "minimal")
     assert minimal["feedback_means"]["goal_preserved"] == 0.0
     assert json.loads((experiment / "langsmith.json").read_text())["dataset"].startswith("compaction-harness-")
@@ -72,7 +72,7 @@ def test_upload_path_sends_dataset_experiments_runs_and_feedback(experiment):
     assert len(targets) == 4 * 2 * 2  # experiments x cases x trials
     assert {r["reference_example_id"] for r in targets} == {e["id"] for e in examples}
     keys = {f["key"] for f in rec.feedback}
-    assert {"needle_correct", "needle_via_history", "goal_preserved", "compressed", "run_completed"} <= keys
+    assert {"needle_correct", "needle_via_history", "goal_preserved", "compacted", "run_completed"} <= keys
     preserved = [f["score"] for f in rec.feedback if f["key"] == "goal_preserved"]
     assert sorted(set(preserved)) == [0.0, 1.0]  # minimal loses the goal, the default keeps it
     assert summary["comparison_url"].count(",") == 3 and "compare?selectedSessions=" in summary["comparison_url"]
@@ -129,7 +129,7 @@ def test_a_key_alone_makes_an_experiment_with_feedback_per_score_and_a_small_upl
         assert out.returncode == 0, out.stdout[-2000:]
         assert "2 passed" in out.stdout and FAKE_KEY not in out.stdout + out.stderr
         keys = {f["key"] for f in fake.recorder.feedback}
-        assert {"needle_correct", "needle_via_history", "compressed", "pass"} <= keys
+        assert {"needle_correct", "needle_via_history", "compacted", "pass"} <= keys
         runs = list(fake.recorder.runs.values())
         assert [r["name"] for r in runs] == ["test_needle_recovered_from_history"] * 2  # no agent internals
         assert all(len(json.dumps(r.get("inputs"))) < 5_000 for r in runs)  # a case id, not its 100 KB of documents

@@ -21,7 +21,7 @@ def test_goal_run_compresses_in_every_mode(scenarios, trigger, keep, check):
     cfg = make_config("forced-20", trigger=[trigger], keep=keep)
     scenario = scenarios["goal-ledgers-12"]
     trace = run_case(scenario, cfg, choose_models(None, None, window=cfg.window))
-    events = trace.events_of("summarization")
+    events = trace.events_of("summary")
     assert events
     assert all(check(ev, cfg) for ev in events), events
     assert scores_by_key(score_case(trace, scenario))["goal_preserved"].value

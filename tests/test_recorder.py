@@ -18,7 +18,7 @@ from harness.trace.schema import SCHEMA_VERSION, load_trace
 
 
 def test_summarization_events_carry_tokens_before_and_after(needle_trace, config):
-    events = needle_trace.events_of("summarization")
+    events = needle_trace.events_of("summary")
     assert len(events) >= 2
     trigger = config.trigger_tokens()
     for ev in events:
@@ -30,7 +30,7 @@ def test_summarization_events_carry_tokens_before_and_after(needle_trace, config
 
 
 def test_each_summary_is_preceded_by_its_summarizer_call(needle_trace):
-    for ev in needle_trace.events_of("summarization"):
+    for ev in needle_trace.events_of("summary"):
         before = needle_trace.call(ev["call_index"] - 1)
         assert before["role"] == "summarizer" and before["response"]["text"]
         assert before["response"]["text"] in needle_trace.message_text(ev["summary_key"])
@@ -73,17 +73,17 @@ def test_long_frames(needle_trace, goal_trace):
     frame = calls_frame([needle_trace, goal_trace])
     assert len(frame) == len(needle_trace.calls) + len(goal_trace.calls)
     assert set(frame["case_id"]) == {needle_trace.case_id, goal_trace.case_id}
-    summ = frame[frame["event"].fillna("").str.contains("summarization")]
+    summ = frame[frame["event"].fillna("").str.contains("summary")]
     assert (summ["tokens_before"] > summ["tokens_after"]).all()
     assert frame["trigger_tokens"].dropna().unique().tolist() == [12800]
     events = events_frame([needle_trace])
-    assert set(events["type"]) == {"summarization"}
+    assert set(events["type"]) == {"summary"}
 
 
 def test_eviction_of_a_large_tool_result_is_recorded(scenarios, config, models):
     cfg = replace(config, eviction_tokens=1000)  # 4,000 characters: every 8,000-character document is evicted
     trace = run_case(scenarios["needle-h24k-d000"], cfg, models)
-    evictions = trace.events_of("eviction")
+    evictions = trace.events_of("evict")
     assert evictions and all(e["path"].startswith("/large_tool_results/") for e in evictions)
     assert len({e["tool_call_id"] for e in evictions}) == len(evictions)
 
@@ -91,7 +91,7 @@ def test_eviction_of_a_large_tool_result_is_recorded(scenarios, config, models):
 def test_argument_truncation_is_recorded(scenarios, config, models):
     clip = ArgTruncation(trigger=ContextSize("fraction", 0.1), keep=ContextSize("messages", 4), max_length=40)
     trace = run_case(scenarios["goal-ledgers-12"], replace(config, arg_truncation=clip), models)
-    events = trace.events_of("arg_truncation")
+    events = trace.events_of("truncate-args")
     assert events and sum(e["args"] for e in events) >= 5
     clipped = [m for c in trace.agent_calls() for m in trace.request(c) if da.truncated_call_ids(m, clip.truncation_text)]
     assert clipped
@@ -119,7 +119,7 @@ def test_overflow_fallback_is_recorded_as_such(scenarios):
     trace = run_case(scenarios["goal-ledgers-12"], cfg, models)
     failed = [c for c in trace.agent_calls() if c["error"]]
     assert failed and all(c["error"]["context_overflow"] for c in failed)
-    recoveries = trace.events_of("overflow_recovery")
+    recoveries = trace.events_of("overflow-recovery")
     assert [r["failed_call_index"] for r in recoveries] == [c["index"] for c in failed]
-    assert {e["cause"] for e in trace.events_of("summarization")} == {"overflow"}
+    assert {e["cause"] for e in trace.events_of("summary")} == {"overflow"}
     assert trace.error is None

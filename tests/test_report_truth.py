@@ -50,7 +50,7 @@ def test_rows_carry_their_outcome_and_the_keys_that_decided_it(mixed_run):
     rows = {r["case_id"]: r for r in read_rows(mixed_run / "results.jsonl")}
     assert rows["needle-h24k-d000"]["outcome"] == PASS
     chain = rows["chain-s1-d000"]
-    assert chain["outcome"] == INVALID and "compressed" in chain["outcome_keys"] and "compressed" in chain["validity"]
+    assert chain["outcome"] == INVALID and "compacted" in chain["outcome_keys"] and "compacted" in chain["validity"]
     assert chain["scorers"] == "default"
 
 
@@ -65,7 +65,7 @@ def test_the_run_report_rates_count_valid_runs_only_and_name_the_excluded(mixed_
 
 def test_old_rows_without_an_outcome_are_labelled_from_the_stable_validity_keys():
     for key in (
-        "compressed",
+        "compressed",  # rows written before compaction strategies
         "needle_summarized_away",
         "chain_length_reached",
         "evicted",
@@ -89,7 +89,7 @@ def _cell(variant, case, outcome, recovered, tokens, trial=0):
         "kind": "needle",
         "trial": trial,
         "outcome": outcome,
-        "outcome_keys": ["compressed"] if outcome == INVALID else [],
+        "outcome_keys": ["compacted"] if outcome == INVALID else [],
         "passed": {},
         "metrics": {"needle_recovered": recovered, "agent_tokens": tokens},
         "case": {"needle_depth": 0.5, "haystack_tokens": 8000},
@@ -108,7 +108,7 @@ def test_compare_and_pass_at_k_exclude_invalid_cells_and_say_how_many():
     assert format_cell(base.to_dict()).endswith("n=4 (6 invalid excluded)")
     assert table.loc[("other", "passed"), "n_pairs"] == 4  # pairs only where both sides are valid
     cover = coverage(frame).set_index("variant")
-    assert cover.loc["base", "INVALID"] == 6 and cover.loc["base", "invalid because"] == "compressed (6)"
+    assert cover.loc["base", "INVALID"] == 6 and cover.loc["base", "invalid because"] == "compacted (6)"
     pk = pass_at_k(frame).set_index("variant")
     assert pk.loc["base", "cases"] == 4
 

@@ -45,7 +45,7 @@ def test_two_runs_in_separate_processes_give_identical_results_and_traces(tmp_pa
     summaries = 0
     for row in read_rows(a / "results.jsonl"):
         ta, tb = load_trace(a / row["trace"]), load_trace(b / row["trace"])
-        summaries += len(ta.events_of("summarization"))
+        summaries += len(ta.events_of("summary"))
         assert comparable(ta) == comparable(tb), row["case_id"]
     assert summaries >= 8  # the runs did summarize: the seeded summarizer was exercised
 

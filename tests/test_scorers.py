@@ -48,11 +48,11 @@ def test_healthy_goal_trace_passes_every_hard_score(goal_trace, scenarios):
 
 
 # -- needle -------------------------------------------------------------------------------
-def test_no_compression_fails_compressed_and_summarized_away(scenarios):
+def test_no_compaction_fails_compacted_and_summarized_away(scenarios):
     scenario = scenarios["needle-h24k-d025"]
     trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-85")
     scores = scored(trace, scenario)
-    assert scores["compressed"].value == 0 and "invalid" in scores["compressed"].explanation
+    assert scores["compacted"].value == 0 and "invalid" in scores["compacted"].explanation
     assert scores["needle_summarized_away"].value is False
     assert scores["needle_via_history"].value is False  # answered from context, no history read
     assert scores["needle_correct"].value is True
@@ -97,7 +97,7 @@ def drifted(scenarios):
 def test_a_summary_that_drops_the_task_fails_the_goal_scores(drifted):
     scenario, trace = drifted
     scores = scored(trace, scenario)
-    assert scores["compressed"].value >= 1
+    assert scores["compacted"].value >= 1
     assert scores["goal_no_clarification"].value is False
     assert scores["goal_continued_after_summary"].value is False
     assert scores["goal_steps_completed"].value < 1.0
@@ -119,7 +119,7 @@ def test_goal_without_compression_is_invalid(scenarios):
     scenario = scenarios["goal-ledgers-12"]
     trace = run_with(scenario, ReferenceSummarizerModel(), preset="deepagents-85")
     scores = scored(trace, scenario)
-    assert scores["compressed"].value == 0 and scores["goal_preserved"].value is False
+    assert scores["compacted"].value == 0 and scores["goal_preserved"].value is False
     assert scores["goal_continued_after_summary"].value is False
 
 
@@ -289,7 +289,7 @@ def test_no_overflow_makes_the_overflow_case_invalid(goal_trace, scenarios):
 
 def test_an_unrecovered_overflow_fails(overflow_trace, scenarios):
     bad = copy.deepcopy(overflow_trace)
-    bad.events = [e for e in bad.events if e["type"] != "overflow_recovery"]
+    bad.events = [e for e in bad.events if e["type"] != "overflow-recovery"]
     score = scores_by_key(score_case(bad, scenarios["goal-ledgers-24"], "overflow"))["overflow_recovered"]
     assert score.value is False and "had no recovery" in score.explanation
 
@@ -464,7 +464,8 @@ def test_every_validity_key_is_scored_as_validity_and_makes_the_case_invalid(
         score_case(delegated, scenario, "subagent"),
     ]
     validity = {s.key for scores in scored_sets for s in scores if s.kind == VALIDITY}
-    assert validity == set(LEGACY_VALIDITY_KEYS)  # the fallback for old rows names the same keys
+    # the fallback for old rows names the same keys (old rows say "compressed" for what is now "compacted")
+    assert validity == {"compacted" if k == "compressed" else k for k in LEGACY_VALIDITY_KEYS}
     for scores in scored_sets:
         for key in {s.key for s in scores if s.kind == VALIDITY}:
             broken = [dataclasses.replace(s, value=False) if s.key == key else s for s in scores]

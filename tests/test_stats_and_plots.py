@@ -19,11 +19,11 @@ def test_token_curve_marks_every_summarization(needle_trace):
     fig = plot_token_curves(frame, overlay=True)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert "summarization" in labels
-    markers = [c for c in ax.collections if c.get_label() == "summarization"]
-    assert len(markers[0].get_offsets()) == len(needle_trace.events_of("summarization"))
+    assert "summary" in labels
+    markers = [c for c in ax.collections if c.get_label() == "summary"]
+    assert len(markers[0].get_offsets()) == len(needle_trace.events_of("summary"))
     ys = ax.lines[0].get_ydata()
-    assert max(ys) >= needle_trace.events_of("summarization")[0]["tokens_before"]
+    assert max(ys) >= needle_trace.events_of("summary")[0]["tokens_before"]
     matplotlib.pyplot.close(fig)
 
 

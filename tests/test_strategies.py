@@ -84,21 +84,21 @@ def test_each_strategy_records_only_its_own_compaction_events(strategy, needle_r
     kinds = {e["type"] for e in trace.compactions()}
     assert kinds <= set(INFO[strategy].event_types), kinds
     if strategy == "none":
-        assert not kinds and scores["compressed"].value == 0  # the control arm is INVALID for the needle eval
+        assert not kinds and scores["compacted"].value == 0  # the control arm is INVALID for the needle eval
         assert not scores["needle_summarized_away"].value
     else:
-        assert kinds and scores["compressed"].value > 0
+        assert kinds and scores["compacted"].value > 0
         assert all(e["strategy"] == (strategy if strategy != "custom" else "custom") for e in trace.compactions())
         assert all(
             e["tokens_after"] < e["tokens_before"]
             for e in trace.compactions()
-            if e["type"] != "summarization" or e["tokens_before"] is not None
+            if e["type"] != "summary" or e["tokens_before"] is not None
         )
 
 
 def test_a_langchain_summary_is_one_event_not_one_per_call(needle_runs):
     trace, _ = needle_runs["langchain-summarization"]
-    summaries = trace.events_of("summarization")
+    summaries = trace.events_of("summary")
     assert summaries and len(summaries) == len([c for c in trace.summarizer_calls() if not c.get("error")])
     assert all(e["history_path"] is None for e in summaries)  # LangChain's middleware offloads nothing
 

@@ -45,7 +45,7 @@ HEADLINE = [
     ("premature_completion", "stopped early"),
 ]
 MEASURES = [
-    ("compression_events", "summaries"),
+    ("summary_events", "summaries"),
     ("agent_tokens", "agent tokens"),
     ("summarizer_tokens", "summarizer tokens"),
     ("peak_context", "peak context"),
@@ -375,7 +375,7 @@ def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame
 
 def _last_summary(path: Path, row: dict) -> str:
     trace = load_trace(path / row["trace"])
-    events = trace.events_of("summarization")
+    events = trace.events_of("summary")
     if not events:
         return "(no summary)"
     return da.summary_body(trace.message_text(events[-1]["summary_key"]))

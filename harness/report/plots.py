@@ -20,10 +20,12 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 MARKERS = {
-    "summarization": ("v", "tab:red"),
-    "eviction": ("s", "tab:purple"),
-    "arg_truncation": ("D", "tab:orange"),
-    "overflow_recovery": ("X", "black"),
+    "summary": ("v", "tab:red"),
+    "mask": ("o", "tab:green"),
+    "trim": ("<", "tab:brown"),
+    "evict": ("s", "tab:purple"),
+    "truncate-args": ("D", "tab:orange"),
+    "overflow-recovery": ("X", "black"),
 }
 
 
@@ -46,7 +48,7 @@ def draw_curve(
         return
     xs, ys = [], []
     for row in agent.itertuples():
-        if isinstance(row.event, str) and "summarization" in row.event and pd.notna(row.tokens_before):  # type: ignore[arg-type]
+        if isinstance(row.event, str) and "summary" in row.event and pd.notna(row.tokens_before):  # type: ignore[arg-type]
             xs += [row.agent_step, row.agent_step]
             ys += [row.tokens_before, row.tokens_after]
         else:
@@ -57,7 +59,7 @@ def draw_curve(
         hits = agent[agent["event"].fillna("").str.contains(kind)]
         if hits.empty:
             continue
-        y = hits["tokens_before"] if kind == "summarization" else hits["approx_tokens"]
+        y = hits["tokens_before"] if kind == "summary" else hits["approx_tokens"]
         ax.scatter(hits["agent_step"], y, marker=marker, s=36, color=mcolor, zorder=3, label=kind.replace("_", " "))
     turns = agent.groupby("turn")["agent_step"].min()
     for step in turns.iloc[1:]:

@@ -19,7 +19,7 @@ import pandas as pd
 from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.plots import plot_needle_grid, plot_token_curves, save
-from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_outcome
+from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
 from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace
@@ -302,7 +302,7 @@ def _case_table(rows: list[dict]) -> pd.DataFrame:
                 "case": r["case_id"],
                 "trial": r["trial"],
                 "result": result + (": " + ", ".join(keys) if keys else ""),
-                "summaries": r["events"]["summarization"],
+                "summaries": row_events(r).get("summary", 0),
                 "agent calls": r["calls"]["agent"],
                 "peak tokens": r["tokens"]["peak_context"],
                 "agent input tokens": r["tokens"]["agent_input"],

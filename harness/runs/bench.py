@@ -274,7 +274,7 @@ def stress(ledgers: int = 250) -> dict:
     return {
         "agent_calls": len(agent),
         "all_calls": len(trace.calls),
-        "summaries": len(trace.events_of("summarization")),
+        "summaries": len(trace.events_of("summary")),
         "error": trace.error,
         "wall_s": trace.wall_time_s,
         "recorder_share": round(trace.final["recorder_time_s"] / trace.wall_time_s, 4),

@@ -74,7 +74,7 @@ SCENARIOS_FILE = "scenarios.jsonl"  # in a run directory: the scenarios it used 
 
 # Validity keys of rows written before scores had a validity kind (their keys never change).
 LEGACY_VALIDITY_KEYS = (
-    "compressed",
+    "compressed",  # renamed "compacted" when compaction strategies came (old rows keep it)
     "needle_summarized_away",
     "chain_length_reached",
     "evicted",
@@ -187,7 +187,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
         item.update({f"case.{k}": v for k, v in row.get("case", {}).items()})
         item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})
         item.update({f"score.{k}": v for k, v in row["scores"].items()})
-        item.update({f"events.{k}": v for k, v in row["events"].items()})
+        item.update({f"events.{k}": v for k, v in row_events(row).items()})
         item.update({f"tokens.{k}": v for k, v in row["tokens"].items() if k != "counter"})
         item.update({f"calls.{k}": v for k, v in row["calls"].items()})
         flat.append(item)
@@ -208,3 +208,10 @@ def read_cells(path: Path) -> list[dict[str, Any]]:
     for cell, n in earlier.items():
         latest[cell] = {**latest[cell], "earlier_attempts": n}
     return list(latest.values())
+
+
+def row_events(row: dict[str, Any]) -> dict[str, int]:
+    """The row's event counts by schema-2 type; a row written before schema 2 has the old names (`summarization`...)."""
+    from harness.trace.schema import V1_EVENT_TYPES
+
+    return {V1_EVENT_TYPES.get(k, k): v for k, v in (row.get("events") or {}).items()}

@@ -328,7 +328,7 @@ def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -
     width = len(str(total))
     return (
         f"[{done:>{width}}/{total}] {row['case_id']:<22} t{row['trial']} {status:<28} "
-        f"{row['events']['summarization']} summaries, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
+        f"{row['events']['summary']} summaries, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
     )
 
 

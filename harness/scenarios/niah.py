@@ -41,7 +41,7 @@ def check_cells(rows: list[dict], preset: str, *, seed: int = 0, progress: Calla
         trace = run_case(scenario, config, models, seed=seed)
         failed = [s for s in score_case(trace, scenario) if s.kind == VALIDITY and not s.value]
         first_question = min(n.turn for n in scenario.needles)
-        summaries = len([e for e in trace.events_of("summarization") if e["turn"] < first_question])
+        summaries = len([e for e in trace.events_of("summary") if e["turn"] < first_question])
         out.append(
             CellCheck(
                 scenario.id,

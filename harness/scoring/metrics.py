@@ -21,7 +21,7 @@ from harness.trace.schema import Trace
 PRICES_FILE = DATASETS_DIR / "model_prices.yaml"
 RATE_METRICS = ("needle_recovered", "needle_via_history", "goal_preserved", "clarification_requested", "premature_completion")
 VALUE_METRICS = (
-    "compression_events",
+    "summary_events",
     "compaction_events",
     "agent_tokens",
     "summarizer_tokens",
@@ -96,7 +96,7 @@ def cost_usd(trace: Trace) -> float | None:
 
 def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]:
     by_key = {s.key: s.value for s in scores}
-    events = trace.events_of("summarization")
+    events = trace.events_of("summary")
     agent, summ = trace.agent_calls(), trace.summarizer_calls()
     replies = [
         (c.get("response") or {}).get("text") or "" for c in agent if c.get("response") and not c["response"].get("tool_calls")
@@ -111,7 +111,7 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "premature_completion": (not by_key["goal_no_premature_completion"])
         if "goal_no_premature_completion" in by_key
         else None,
-        "compression_events": len(events),
+        "summary_events": len(events),
         "compaction_events": len(trace.compactions()),
         "total_tokens": sum(c["approx_tokens"] for c in agent) + sum(c["approx_tokens"] for c in summ),
         "agent_tokens": sum(c["approx_tokens"] for c in agent),

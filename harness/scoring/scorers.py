@@ -58,20 +58,20 @@ def run_completed(trace: Trace) -> Score:
     return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished")
 
 
-def compressed(trace: Trace, *, before_turn: int | None = None) -> Score:
+def compacted(trace: Trace, *, before_turn: int | None = None) -> Score:
     """At least one compaction event of any strategy (a summary, cleared tool results, a trimmed window), before
     ``before_turn`` if given."""
     events = [e for e in trace.compactions() if before_turn is None or e["turn"] < before_turn]
     where = f" before turn {before_turn}" if before_turn is not None else ""
     if not events:
         return Score(
-            "compressed",
+            "compacted",
             0,
             VALIDITY,
             f"no compaction happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)",
         )
     drops = ", ".join(f"{e['type']} {e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
-    return Score("compressed", len(events), VALIDITY, f"{len(events)} compaction event(s){where} ({drops})")
+    return Score("compacted", len(events), VALIDITY, f"{len(events)} compaction event(s){where} ({drops})")
 
 
 _CLARIFY = re.compile(
@@ -186,26 +186,26 @@ def summaries_ok(trace: Trace) -> Score:
             problems.append(f"{len(failed)} summarizer call(s) failed, last with {err['type']}: {err['message'][:120]}")
         else:
             recovered.append(f"recovered after {len(group)} attempts ({failed[0]['error']['type']})")
-    for event in trace.events_of("summarization"):
+    for event in trace.events_of("summary"):
         for defect in summary_defects(da.summary_body(trace.message_text(event["summary_key"]))):
             problems.append(f"call {event['call_index']}: {defect}")
     if problems:
         return Score("summaries_ok", False, CHECK, "degraded summarization: " + "; ".join(problems[:3]))
-    n = len(trace.events_of("summarization"))
+    n = len(trace.events_of("summary"))
     retried = f"; {len(recovered)} request(s) {', '.join(recovered[:3])}" if recovered else ""
     return Score("summaries_ok", True, CHECK, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed{retried}")
 
 
 # -- needle --------------------------------------------------------------------------------
 def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
-    """Validity (compressed, needle_summarized_away), then needle_correct and needle_via_history.
+    """Validity (compacted, needle_summarized_away), then needle_correct and needle_via_history.
 
     With several needles (each asked in its own turn) every key is scored once, over all of
     them: a check holds only if it holds for every needle, counts are summed, and the
     explanation names the first needle that failed.
     """
     per_needle = [_one_needle_scores(trace, needle) for needle in scenario.needles]
-    scores = [compressed(trace, before_turn=min(n.turn for n in scenario.needles))]
+    scores = [compacted(trace, before_turn=min(n.turn for n in scenario.needles))]
     if len(per_needle) == 1:
         return scores + per_needle[0]
     for key_scores in zip(*per_needle):
@@ -279,7 +279,7 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
             else "not recovered from the history file nor by calling a tool again",
         )
     )
-    in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summarization"))
+    in_summary = any(answer.lower() in trace.message_text(e["summary_key"]).lower() for e in trace.events_of("summary"))
     scores.append(
         Score(
             "needle_in_summary",
@@ -321,7 +321,7 @@ def _via_recall(trace: Trace, turn: int, answer: str, correct: bool) -> Score:
 def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
     """Validity of a chain case: at least ``min_summaries`` summaries before the question."""
     turn = min(n.turn for n in scenario.needles)
-    count = len([e for e in trace.events_of("summarization") if e["turn"] < turn])
+    count = len([e for e in trace.events_of("summary") if e["turn"] < turn])
     ok = count >= scenario.min_summaries
     return Score(
         "chain_length_reached",
@@ -374,7 +374,7 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
             elif premature is None and expected_set - done:
                 premature = (call["index"], len(expected_set - done))
     n_events = len(events_at)
-    scores = [compressed(trace, before_turn=turn + 1)]
+    scores = [compacted(trace, before_turn=turn + 1)]
     if n_events == 0:
         scores.append(
             Score("goal_continued_after_summary", False, CHECK, "no compaction in the task turn, nothing to continue across")
@@ -471,7 +471,7 @@ def _reply(trace: Trace, call_index: int) -> str:
 def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     """A needle in a tool result that was evicted to /large_tool_results/ must come back by paging read_file."""
     needle = scenario.needles[0]
-    evictions = [e for e in trace.events_of("eviction") if e["turn"] < needle.turn]
+    evictions = [e for e in trace.events_of("evict") if e["turn"] < needle.turn]
     fetched = {tc.get("id"): _target(tc) for _, tc in trace.tool_calls() if tc["name"] == "fetch_document"}
     evicted_docs = {fetched.get(e["tool_call_id"]) for e in evictions}
     scores = [
@@ -511,8 +511,8 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
 def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     """The provider rejected a request the approximate counter thought fit; deepagents summarized and retried."""
     overflows = [c for c in trace.agent_calls() if (c.get("error") or {}).get("context_overflow")]
-    recovered = {e["failed_call_index"] for e in trace.events_of("overflow_recovery")}
-    fallback = [e for e in trace.events_of("summarization") if e["cause"] == "overflow"]
+    recovered = {e["failed_call_index"] for e in trace.events_of("overflow-recovery")}
+    fallback = [e for e in trace.events_of("summary") if e["cause"] == "overflow"]
     scores = [
         Score(
             "overflowed",
@@ -584,7 +584,7 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     """
     paths = [f.path for f in scenario.expected_files]
     clipped_at: dict[str, int] = {}
-    for event in trace.events_of("arg_truncation"):
+    for event in trace.events_of("truncate-args"):
         for call_id in event.get("tool_call_ids", []):
             clipped_at.setdefault(call_id, event["call_index"])
     writes: dict[str, list[tuple[dict, dict]]] = {p: [] for p in paths}
@@ -608,7 +608,7 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             needed.append((path, call["index"]))
             if not any(prev_call["index"] < r < call["index"] for r in reads[path]):
                 blind.append((path, call["index"], seen))
-    events = trace.events_of("arg_truncation")
+    events = trace.events_of("truncate-args")
     scores = [
         Score(
             "args_clipped",
@@ -709,7 +709,7 @@ def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> li
     return scores
 
 
-NEEDS_COMPACTION = ("compressed", "needle_summarized_away", "chain_length_reached", "goal_continued_after_summary")
+NEEDS_COMPACTION = ("compacted", "needle_summarized_away", "chain_length_reached", "goal_continued_after_summary")
 """Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
 control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
 with the whole history in view, the reference the other strategies are compared with."""

@@ -56,7 +56,7 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
         step = 0
         for call in tr.calls:
             evs = by_call.get(call["index"], [])
-            summ = next((e for e in evs if e["type"] == "summarization"), None)
+            summ = next((e for e in evs if e["type"] == "summary"), None)
             if call["role"] == "agent":
                 step += 1
             usage = call.get("usage") or {}

@@ -106,8 +106,29 @@ class Recorder:
         self.calls.append(call)
         return call
 
-    def event(self, kind: str, call: dict[str, Any], **data: Any) -> None:
-        self.events.append({"type": kind, "call_index": call["index"], "turn": call["turn"], "strategy": self.strategy, **data})
+    def event(
+        self,
+        kind: str,
+        call: dict[str, Any],
+        *,
+        tokens_before: int | None = None,
+        tokens_after: int | None = None,
+        dropped: dict[str, Any] | None = None,
+        **data: Any,
+    ) -> None:
+        """One compaction event (trace schema 2): type, strategy, where, tokens before and after, what was dropped."""
+        self.events.append(
+            {
+                "type": kind,
+                "strategy": self.strategy,
+                "call_index": call["index"],
+                "turn": call["turn"],
+                "tokens_before": tokens_before,
+                "tokens_after": tokens_after,
+                "dropped": dropped or {},
+                **data,
+            }
+        )
 
     # -- agent calls ------------------------------------------------------------------
     def before_agent_call(self, request: Any) -> dict[str, Any]:
@@ -152,7 +173,7 @@ class Recorder:
             else:
                 before_count = len(before or [])
             self.event(
-                "summarization",
+                "summary",
                 call,
                 tokens_before=before_tokens,
                 tokens_after=total,
@@ -161,9 +182,10 @@ class Recorder:
                 history_path=da.history_path(msgs[0].text),
                 summary_key=entries[0][0],
                 cause="overflow" if overflow else "threshold",
+                dropped={"messages": max(0, before_count - (len(msgs) - 1))},
             )
             if overflow:
-                self.event("overflow_recovery", call, failed_call_index=previous["index"] if previous else None)
+                self.event("overflow-recovery", call, failed_call_index=previous["index"] if previous else None)
         masked = [m.tool_call_id for m in msgs if da.is_masked_tool_result(m) and m.tool_call_id not in self._masked]
         if masked:
             self._masked.update(masked)
@@ -174,6 +196,7 @@ class Recorder:
                 masked_now=sum(da.is_masked_tool_result(m) for m in msgs),
                 tokens_before=before_tokens,
                 tokens_after=total,
+                dropped={"tool_results": masked},
             )
         if before is not None and not new_summary:
             dropped = len(before) - len(msgs)
@@ -186,13 +209,20 @@ class Recorder:
                     tokens_after=total,
                     messages_before=len(before),
                     messages_after=len(msgs),
+                    dropped={"messages": dropped},
                 )
             self._trimmed = max(dropped, 0) if dropped > 0 else self._trimmed
         for msg in msgs:
             evicted = da.eviction_notice(msg)
             if evicted and evicted.tool_call_id not in self._evicted:
                 self._evicted.add(evicted.tool_call_id)
-                self.event("eviction", call, tool_call_id=evicted.tool_call_id, path=evicted.path)
+                self.event(
+                    "evict",
+                    call,
+                    tool_call_id=evicted.tool_call_id,
+                    path=evicted.path,
+                    dropped={"tool_results": [evicted.tool_call_id]},
+                )
         clipped = [
             (key, ids)
             for msg, (key, _) in zip(msgs, entries)
@@ -202,11 +232,12 @@ class Recorder:
             self._truncated.update(k for k, _ in clipped)
             call_ids = [i for _, by_id in clipped for i in by_id]
             self.event(
-                "arg_truncation",
+                "truncate-args",
                 call,
                 messages=len(clipped),
                 args=sum(sum(by_id.values()) for _, by_id in clipped),
                 tool_call_ids=call_ids,
+                dropped={"args": sum(sum(by_id.values()) for _, by_id in clipped), "tool_call_ids": call_ids},
             )
         return call
 

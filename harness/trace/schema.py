@@ -29,10 +29,47 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
 
-SCHEMA_VERSION = 1
-EVENT_TYPES = ("summarization", "mask", "trim", "eviction", "arg_truncation", "overflow_recovery")
-COMPACTION_EVENTS = ("summarization", "mask", "trim")
+SCHEMA_VERSION = 2
+SUPPORTED_VERSIONS = (1, 2)
+
+# One general compaction event: every event has `type`, `strategy`, `call_index`, `turn`, `tokens_before` and
+# `tokens_after` (None where the request alone cannot tell: an eviction or a clipped argument replaced text the
+# model never saw) and `dropped` (what left the request), plus fields of its type.
+SUMMARY, MASK, TRIM = "summary", "mask", "trim"
+EVICT, TRUNCATE_ARGS, OVERFLOW_RECOVERY = "evict", "truncate-args", "overflow-recovery"
+EVENT_TYPES = (SUMMARY, MASK, TRIM, EVICT, TRUNCATE_ARGS, OVERFLOW_RECOVERY)
+COMPACTION_EVENTS = (SUMMARY, MASK, TRIM)
 """Events that shrink what the model is sent, whatever the strategy (a summary, cleared tool results, a window)."""
+V1_EVENT_TYPES = {
+    "summarization": SUMMARY,
+    "eviction": EVICT,
+    "arg_truncation": TRUNCATE_ARGS,
+    "overflow_recovery": OVERFLOW_RECOVERY,
+}
+"""Schema 1's event names (deepagents' mechanisms only), read as schema 2's."""
+
+
+def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema-1 trace as schema 2: events renamed, the strategy (deepagents' summarization, the only one then)
+    and the common fields added. The stored file is never rewritten."""
+    events = []
+    for event in data.get("events", []):
+        new = {**event, "type": V1_EVENT_TYPES.get(event["type"], event["type"]), "strategy": "deepagents-summarization"}
+        new.setdefault("tokens_before", None)
+        new.setdefault("tokens_after", None)
+        new.setdefault("dropped", _dropped_v1(event))
+        events.append(new)
+    return {**data, "events": events, "schema_version": SCHEMA_VERSION, "upgraded_from": 1}
+
+
+def _dropped_v1(event: dict[str, Any]) -> dict[str, Any]:
+    if event["type"] == "summarization":
+        return {"messages": max(0, event.get("messages_before", 0) - event.get("messages_after", 0))}
+    if event["type"] == "eviction":
+        return {"tool_results": [event.get("tool_call_id")]}
+    if event["type"] == "arg_truncation":
+        return {"args": event.get("args", 0), "tool_call_ids": event.get("tool_call_ids", [])}
+    return {}
 
 
 @dataclass
@@ -62,8 +99,10 @@ class Trace:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trace:
         version = data.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise ValueError(f"trace schema_version {version!r} is not supported (expected {SCHEMA_VERSION})")
+        if version not in SUPPORTED_VERSIONS:
+            raise ValueError(f"trace schema_version {version!r} is not supported (this harness reads {SUPPORTED_VERSIONS})")
+        if version == 1:
+            data = upgrade_v1(data)
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 

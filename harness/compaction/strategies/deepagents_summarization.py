@@ -19,7 +19,7 @@ INFO = StrategyInfo(
     "the offloaded history file, paged with read_file",
     "needle_via_history",
     True,
-    ("summarization",),
+    ("summary",),
 )
 
 

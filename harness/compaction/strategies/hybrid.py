@@ -22,7 +22,7 @@ INFO = StrategyInfo(
     "calling the tool again, or the offloaded history file",
     "needle_via_history_or_recall",
     True,
-    ("mask", "summarization"),
+    ("mask", "summary"),
 )
 
 

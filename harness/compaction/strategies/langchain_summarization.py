@@ -20,7 +20,7 @@ INFO = StrategyInfo(
     "none: only what the summary kept",
     None,
     True,
-    ("summarization",),
+    ("summary",),
 )
 
 
