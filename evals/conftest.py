@@ -196,7 +196,9 @@ class EvalSession:
             self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True
         )
         # Its own variant label, so the session report does not pool injected failures with healthy runs.
-        return self.run(scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"))
+        return self.run(
+            scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"), eval_name="faults"
+        )
 
     def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
         """Run ``case`` as eval ``name``'s registry entry says: its preset (on the session's window unless the entry
@@ -221,7 +223,7 @@ class EvalSession:
             agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=suite.hard_limit)
             models = replace(self.models, agent=agent, agent_name=f"reference-agent+limit-{suite.hard_limit}", simulated=True)
             config = replace(config, name=name)
-        return self.run(scenario, models=models, config=config, scorers=suite.scorers)
+        return self.run(scenario, models=models, config=config, scorers=suite.scorers, eval_name=name)
 
     def token_skew(self, traces) -> dict:  # noqa: ANN001
         """Skew tables for ``traces``, also written to the session's run directory."""
@@ -232,7 +234,7 @@ class EvalSession:
             write_skew(result, self.sink.path)
         return result
 
-    def run(self, scenario: Scenario | str, models=None, config=None, scorers: str = "default") -> CaseResult:  # noqa: ANN001
+    def run(self, scenario: Scenario | str, models=None, config=None, scorers: str = "default", eval_name=None) -> CaseResult:  # noqa: ANN001
         if isinstance(scenario, str):
             scenario = _find_case(scenario)
         from harness.agent.runner import offline_skip_reason
@@ -261,7 +263,7 @@ class EvalSession:
                 scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed
             )
         scores = score_case(trace, scenario, scorers)
-        row = self.sink.record(trace, scores, scenario, scorers=scorers)
+        row = self.sink.record(trace, scores, scenario, scorers=scorers, eval_name=eval_name)
         _log_to_langsmith(scenario, row, scores, trace)
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])

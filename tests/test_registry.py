@@ -103,3 +103,27 @@ def test_a_scorer_is_one_registered_function_for_the_kinds_it_scores(monkeypatch
     assert keys[-1] == "agent_calls" and "needle_correct" in keys
     goal = scenarios["goal-ledgers-12"]
     assert "agent_calls" not in {s.key for s in score_case(run_case(goal, cfg, models, seed=0), goal)}
+
+
+def test_rows_name_the_eval_they_ran_as_and_the_report_counts_per_eval(needle_trace, scenarios):
+    """A needle case run by the eviction eval is counted under eviction, not pooled with the needle eval."""
+    from harness.report._document import Document
+    from harness.report.run_report import _pass_rates
+    from harness.runs.results import result_row
+
+    scenario = scenarios[needle_trace.case_id]
+    as_needle = result_row(needle_trace, score_case(needle_trace, scenario), trace_file="t", scenario=scenario)
+    as_eviction = result_row(
+        needle_trace,
+        score_case(needle_trace, scenario, "eviction"),
+        trace_file="t",
+        scenario=scenario,
+        scorers="eviction",
+        eval_name="eviction",
+    )
+    assert (as_needle["eval"], as_eviction["eval"]) == ("needle", "eviction")
+    old = {k: v for k, v in as_needle.items() if k != "eval"}  # a row from before rows named their eval
+    doc = Document("t")
+    _pass_rates(doc, [as_needle, as_eviction, old])
+    headings = [value[1] for kind, value in doc.blocks if kind == "heading" and value[0] == 3]
+    assert headings == ["eviction (1 runs)", "needle (2 runs)"]

@@ -1,6 +1,6 @@
 """Reports for a run directory (``harness run`` / ``pytest evals/``): report.md, report.html, token_curves.png.
 
-The report leads with what a reader decides from: per eval kind, PASS / FAIL / INVALID /
+The report leads with what a reader decides from: per eval (the registry entry each row ran as), PASS / FAIL / INVALID /
 ERROR counts (ERROR: a provider error after every retry, with its cause), then the pass rate of each check over valid runs only, with its n and a Wilson
 95 % interval and the invalid runs excluded (with their reasons); then the failed and
 invalid cases, named; then the per-case table, the needle survival and depth x length
@@ -212,6 +212,11 @@ def _depth_length(rows: list[dict], run_dir: Path, simulated: bool) -> Path | No
     return save(fig, run_dir / "needle_depth_length.png")
 
 
+def _eval_of(row: dict) -> str:
+    """The eval a row ran as (its registry entry); rows written before rows named it: the eval of their kind."""
+    return row.get("eval") or row["kind"]
+
+
 def _pass_rates(doc: Document, rows: list[dict]) -> None:
     doc.heading("Pass rates")
     doc.text(
@@ -219,9 +224,9 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
         "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
         "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes."
     )
-    groups = sorted({(r["kind"], r["variant"]) for r in rows})
+    groups = sorted({(_eval_of(r), r["variant"]) for r in rows})
     for kind, variant in groups:
-        subset = [r for r in rows if r["kind"] == kind and r["variant"] == variant]
+        subset = [r for r in rows if _eval_of(r) == kind and r["variant"] == variant]
         outcomes = [row_outcome(r) for r in subset]
         valid = [r for r, (o, _) in zip(subset, outcomes) if o in VALID]
         reasons = Counter(k for o, keys in outcomes if o == INVALID for k in keys)

@@ -23,9 +23,16 @@ from harness.trace.schema import EVENT_TYPES, Trace
 
 
 def result_row(
-    trace: Trace, scores: list[Score], *, trace_file: str, scenario: Scenario | None = None, scorers: str = "default"
+    trace: Trace,
+    scores: list[Score],
+    *,
+    trace_file: str,
+    scenario: Scenario | None = None,
+    scorers: str = "default",
+    eval_name: str | None = None,
 ) -> dict[str, Any]:
-    """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it)."""
+    """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it);
+    ``eval_name`` the registry entry the case ran as (default: the eval of its kind, as ``harness run`` runs it)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
     result, decided_by = outcome(scores, trace.error)
@@ -35,6 +42,7 @@ def result_row(
         "run_id": trace.run_id,
         "case_id": trace.case_id,
         "kind": trace.kind,
+        "eval": eval_name or trace.kind,
         "trial": trace.trial,
         "seed": trace.seed,
         "variant": trace.config.get("name"),

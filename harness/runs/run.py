@@ -151,7 +151,13 @@ class RunSink:
         return self.run.path
 
     def record(
-        self, trace: Trace, scores: list[Score], scenario: Scenario | None = None, *, scorers: str = "default"
+        self,
+        trace: Trace,
+        scores: list[Score],
+        scenario: Scenario | None = None,
+        *,
+        scorers: str = "default",
+        eval_name: str | None = None,
     ) -> dict[str, Any]:
         """Persist one finished case (trace file, then its results row) and return the row.
 
@@ -169,7 +175,9 @@ class RunSink:
         if scenario is not None and not Path(scenario.source).is_file() and scenario.id not in self._kept:
             self._kept.add(scenario.id)
             append_row(self.run.path / SCENARIOS_FILE, scenario_row(scenario))
-        row = result_row(trace, scores, trace_file=f"traces/{name}.json.gz", scenario=scenario, scorers=scorers)
+        row = result_row(
+            trace, scores, trace_file=f"traces/{name}.json.gz", scenario=scenario, scorers=scorers, eval_name=eval_name
+        )
         append_row(self.run.results_path, row)
         self.run.rows.append(row)
         return row

@@ -39,7 +39,8 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
         if scorers not in SCORER_SETS:
             raise HarnessError(f"{run_dir}: case {old['case_id']!r} was scored by an unknown scorer set {scorers!r}")
         scores = score_case(trace, scenario, scorers)
-        row = {**old, **result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers)}
+        new = result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers, eval_name=old.get("eval"))
+        row = {**old, **new}
         append_row(tmp, row)
         rows.append(row)
     tmp.replace(out)

@@ -1,0 +1,126 @@
+"""``harness generate``, ``variants``: the data the harness runs on."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.cli.options import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    _number_list,
+)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from harness.scenarios.generate import generate
+
+    if args.what == "needle":
+        return _generate_needle(args)
+    out = args.out or "datasets"
+    for name, n in generate(out, seed=args.seed).items():
+        print(f"wrote {Path(out) / name}: {n} scenarios")
+    return EXIT_OK
+
+
+def _needle_grid_options(args: argparse.Namespace) -> tuple[list[int], list[float]]:
+    from harness.errors import ConfigError
+    from harness.scenarios.generate import niah_depths, niah_lengths
+
+    if not args.out or not args.out.endswith(".jsonl"):
+        raise ConfigError("--out: harness generate needle writes one scenario file; give a path ending in .jsonl")
+    ranged = (args.length_min, args.length_max, args.length_steps)
+    if args.lengths and any(v is not None for v in ranged):
+        raise ConfigError("--lengths and --length-min/--length-max/--length-steps are alternatives: give one")
+    if args.lengths:
+        lengths = _number_list(args.lengths, "--lengths", int)
+    elif all(v is not None for v in ranged):
+        try:
+            lengths = niah_lengths(*ranged)
+        except ValueError as exc:
+            raise ConfigError(f"--length-min/--length-max/--length-steps: {exc}") from None
+    else:
+        raise ConfigError("give --lengths, or all of --length-min, --length-max and --length-steps")
+    for n in lengths:
+        if not 1_000 <= n <= 1_000_000:
+            raise ConfigError(f"--lengths: {n} is out of range (1000 to 1000000 tokens)")
+    if args.depths and args.depth_steps is not None:
+        raise ConfigError("--depths and --depth-steps are alternatives: give one")
+    if args.depths:
+        depths = _number_list(args.depths, "--depths", float)
+    elif args.depth_steps is not None:
+        if args.depth_steps < 1:
+            raise ConfigError(f"--depth-steps must be at least 1, got {args.depth_steps}")
+        depths = niah_depths(args.depth_steps, args.depth_spacing)
+    else:
+        raise ConfigError("give --depths or --depth-steps")
+    for d in depths:
+        if not 0 <= d <= 1:
+            raise ConfigError(f"--depths: {d} is outside [0, 1]")
+    if not 1 <= args.needles <= 20:
+        raise ConfigError(f"--needles must be 1 to 20, got {args.needles}")
+    if not 0 <= args.distractors <= 20:
+        raise ConfigError(f"--distractors must be 0 to 20, got {args.distractors}")
+    return list(dict.fromkeys(lengths)), list(dict.fromkeys(depths))
+
+
+def _generate_needle(args: argparse.Namespace) -> int:
+
+    from harness.compaction.variants import make_config
+    from harness.scenarios.generate import niah_grid
+    from harness.scenarios.niah import check_cells
+
+    lengths, depths = _needle_grid_options(args)
+    if not args.no_check:
+        make_config(args.check)  # an unknown preset fails here, before any work
+    rows = niah_grid(lengths, depths, args.seed, needles=args.needles, distractors=args.distractors)
+    print(f"needle grid: {len(lengths)} length(s) x {len(depths)} depth(s) = {len(rows)} cells")
+    if not args.no_check:
+        checks = check_cells(rows, args.check, progress=lambda line: None)
+        bad = [c for c in checks if not c.valid]
+        print(f"checked under {args.check} (one offline run per cell): {len(rows) - len(bad)} valid, {len(bad)} cannot be valid")
+        for c in bad:
+            print(
+                f"  INVALID {c.case_id} (length {c.length}, depth {c.depth:g}, {c.summaries} summaries before the question): "
+                + "; ".join(r.split(":")[0] for r in c.reasons)
+            )
+        if bad:
+            print(
+                "  these cells will be reported INVALID under that preset (counted in no rate): use longer haystacks, "
+                "shallower depths or a lower trigger to make them valid"
+            )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(out)
+    print(f"wrote {out}: {len(rows)} scenarios (run them: harness run --datasets {out} --variant {args.check})")
+    return EXIT_OK
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    from harness.compaction.config import PRESETS
+    from harness.compaction.variants import load_variant, resolve_config, variant_names
+    from harness.errors import HarnessError
+
+    print("threshold presets:")
+    for preset in PRESETS.values():
+        print(f"  {preset.label()}")
+    print("summary-prompt variants (datasets/variants/*.md, applied on the default preset):")
+    broken = 0
+    for name in variant_names():
+        try:
+            variant = load_variant(name)
+            resolve_config(name)  # front matter and prompt are valid on the default preset
+        except HarnessError as exc:
+            broken += 1
+            print(f"  {name:<20} BROKEN: {exc}")
+            continue
+        print(f"  {name:<20} {variant.description}")
+    if broken:
+        print(f"{broken} variant file(s) cannot be used until fixed", file=sys.stderr)
+    return EXIT_BAD_INPUT if broken else EXIT_OK

@@ -1,0 +1,108 @@
+"""``harness run``, ``score``, ``report``, ``tokens``: run directories."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.cli.options import (
+    EXIT_ERROR,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_SKIPPED,
+    endpoints_from_args,
+)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from harness.compaction.variants import make_config
+    from harness.errors import ConfigError
+    from harness.report.run_report import write_report
+    from harness.runs.run import run_suite
+    from harness.scenarios.schema import load_scenarios, select
+
+    if args.trials < 1:
+        raise ConfigError(f"--trials must be at least 1, got {args.trials}")
+    config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window, strategy=args.strategy)
+    scenarios = select(
+        load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit
+    )
+    if not scenarios:
+        hint = (
+            "; truncation cases are not in the default files: add --datasets datasets/mechanisms/truncation.jsonl"
+            if args.kind == "truncation" and not args.datasets
+            else ""
+        )
+        raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)" + hint)
+    from harness.agent.models import summary_model_for
+
+    summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
+    agent_endpoint, summary_endpoint = endpoints_from_args(args)
+    run = run_suite(
+        scenarios,
+        config,
+        agent_model=args.model,
+        summary_model=summary_model,
+        seed=args.seed,
+        trials=args.trials,
+        out_dir=args.out,
+        run_id=args.run_id,
+        command="harness " + " ".join(sys.argv[1:]),
+        agent_endpoint=agent_endpoint,
+        summary_endpoint=summary_endpoint,
+        concurrency=args.concurrency,
+        case_budget_s=args.case_budget,
+        processes=args.processes,
+    )
+    report = write_report(run.path, args.tokens)
+    from harness.runs.results import is_error, outcome_line
+
+    skipped = f"; {len(run.skipped)} case(s) SKIPPED ({run.skipped[0]['reason']})" if run.skipped else ""
+    print(f"{outcome_line(run.rows)}{skipped}. Report: {report}")
+    if run.skipped and not run.rows:
+        return EXIT_SKIPPED
+    if any(is_error(r) for r in run.rows):
+        print(
+            "exit 4: some cases ended in a provider error (ERROR); they count in no rate. See the report's Errors section.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from harness.runs.results import outcome_line, row_outcome
+    from harness.scoring.rescore import rescore
+    from harness.scoring.scorers import PASS
+
+    rows = rescore(Path(args.run_dir), args.datasets)
+    failed = [r for r in rows if row_outcome(r)[0] != PASS]
+    print(f"re-scored {len(rows)} trace(s) into {Path(args.run_dir) / 'rescored.jsonl'}: {outcome_line(rows)}")
+    return EXIT_FAILED if args.strict and failed else EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from harness.errors import HarnessError
+    from harness.report.run_report import write_report
+
+    if not any((Path(args.run_dir) / name).exists() for name in ("meta.json", "validity.json")):
+        raise HarnessError(f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)")
+    print(write_report(args.run_dir, args.tokens))
+    return EXIT_OK
+
+
+def cmd_tokens(args: argparse.Namespace) -> int:
+    from harness.analysis.token_skew import skew, write_skew
+    from harness.errors import HarnessError
+    from harness.runs.results import read_rows
+    from harness.trace.schema import load_trace
+
+    path = Path(args.run_dir)
+    if not (path / "results.jsonl").exists():
+        raise HarnessError(f"{path}: not a run directory (no results.jsonl)")
+    result = skew(load_trace(path / r["trace"]) for r in read_rows(path / "results.jsonl"))
+    print(f"exact counts from: {result['source']}")
+    print(result["types"].to_markdown(index=False))
+    print(f"{len(result['late'])} call(s) passed the window before the trigger fired; report: {write_skew(result, path)}")
+    return EXIT_OK
