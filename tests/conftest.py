@@ -38,3 +38,21 @@ def needle_trace(scenarios, config, models):
 @pytest.fixture(scope="session")
 def goal_trace(scenarios, config, models):
     return run_case(scenarios["goal-ledgers-12"], config, models)
+
+
+@pytest.fixture
+def captured(monkeypatch):
+    """Every middleware list handed to langchain's create_agent: subagents first, the main agent last."""
+    import deepagents.graph
+    import deepagents.middleware.subagents
+
+    stacks = []
+    for module in (deepagents.graph, deepagents.middleware.subagents):
+        real = module.create_agent
+
+        def spy(*args, _real=real, **kwargs):
+            stacks.append(list(kwargs.get("middleware", [])))
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(module, "create_agent", spy)
+    return stacks

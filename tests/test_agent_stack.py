@@ -1,28 +1,10 @@
 """The agent under test is the real create_deep_agent with our summarization in its stack, once."""
 
-import deepagents.graph
-import deepagents.middleware.subagents
-import pytest
 from deepagents.middleware import SummarizationMiddleware
 
 from harness.agent.build import build_agent
 from harness.compaction.variants import make_config
 from harness.reference import ReferenceAgentModel
-
-
-@pytest.fixture
-def captured(monkeypatch):
-    """Every middleware list handed to langchain's create_agent: subagents first, the main agent last."""
-    stacks = []
-    for module in (deepagents.graph, deepagents.middleware.subagents):
-        real = module.create_agent
-
-        def spy(*args, _real=real, **kwargs):
-            stacks.append(list(kwargs.get("middleware", [])))
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(module, "create_agent", spy)
-    return stacks
 
 
 def summarizers(stack):

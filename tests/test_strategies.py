@@ -1,8 +1,6 @@
 """Compaction strategies: each builds released middleware into the real deep agent, records its own events, and
 leaves a fact where its recovery check looks for it."""
 
-import deepagents.graph
-import deepagents.middleware.subagents
 import pytest
 from deepagents.middleware import SummarizationMiddleware as DeepAgentsSummarization
 from langchain.agents.middleware import ContextEditingMiddleware
@@ -39,20 +37,6 @@ def needle_runs():
         trace = run_case(scenario, cfg, choose_models(None, None, window=cfg.window, seed=0), seed=0)
         out[strategy] = (trace, scores_by_key(score_case(trace, scenario)))
     return out
-
-
-@pytest.fixture
-def captured(monkeypatch):
-    stacks = []
-    for module in (deepagents.graph, deepagents.middleware.subagents):
-        real = module.create_agent
-
-        def spy(*args, _real=real, **kwargs):
-            stacks.append(list(kwargs.get("middleware", [])))
-            return _real(*args, **kwargs)
-
-        monkeypatch.setattr(module, "create_agent", spy)
-    return stacks
 
 
 EXPECTED_SLOT = {
