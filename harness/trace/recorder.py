@@ -211,7 +211,8 @@ class Recorder:
                     messages_after=len(msgs),
                     dropped={"messages": dropped},
                 )
-            self._trimmed = max(dropped, 0) if dropped > 0 else self._trimmed
+            if dropped > 0:  # the window's current reach: a trim event only when it moves further
+                self._trimmed = dropped
         for msg in msgs:
             evicted = da.eviction_notice(msg)
             if evicted and evicted.tool_call_id not in self._evicted:
