@@ -40,7 +40,7 @@ _EXPORTS = {
     "select": "scenarios.schema",
     "Score": "scoring.scorers",
     "score_case": "scoring.scorers",
-    "run_suite": "runs.run",
+    "run_cases": "runs.run",
     "cells_frame": "analysis.compare",
     "compare": "analysis.compare",
     "pass_at_k": "analysis.compare",

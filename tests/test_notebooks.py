@@ -20,11 +20,11 @@ def test_notebook_is_committed_without_outputs(path):
 @pytest.fixture(scope="module")
 def offline_results(tmp_path_factory):
     """A small offline run and a small offline experiment, as the notebooks' inputs."""
-    from harness import load_scenarios, load_spec, make_config, run_experiment, run_suite, select
+    from harness import load_scenarios, load_spec, make_config, run_cases, run_experiment, select
 
     tmp = tmp_path_factory.mktemp("nb")
     cases = select(load_scenarios(), ids=["needle-h24k-d000", "goal-ledgers-12"])
-    run = run_suite(cases, make_config("forced-20"), out_dir=tmp, progress=lambda _: None)
+    run = run_cases(cases, make_config("forced-20"), out_dir=tmp, progress=lambda _: None)
     spec = tmp / "small.yaml"
     spec.write_text(
         "name: small\nvariants: [deepagents-default, minimal]\nthresholds: [20%]\n"

@@ -19,7 +19,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.compaction.variants import make_config
     from harness.errors import ConfigError
     from harness.report.run_report import write_report
-    from harness.runs.run import run_suite
+    from harness.runs.run import run_cases
     from harness.scenarios.schema import load_scenarios, select
 
     if args.trials < 1:
@@ -39,7 +39,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
     agent_endpoint, summary_endpoint = endpoints_from_args(args)
-    run = run_suite(
+    run = run_cases(
         scenarios,
         config,
         agent_model=args.model,

@@ -165,7 +165,7 @@ def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, laten
 
     from harness.agent.models import Endpoint
     from harness.compaction.variants import make_config
-    from harness.runs.run import run_suite
+    from harness.runs.run import run_cases
     from harness.scenarios.schema import load_scenarios, select
 
     server = subprocess.Popen(
@@ -186,7 +186,7 @@ def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, laten
             _post(url, "/admin/reset")
             trials = max(1, math.ceil(4 * n / len(cases)))  # four waves of cases: the tail, with fewer in flight, stays short
             with tempfile.TemporaryDirectory() as tmp:
-                run = run_suite(
+                run = run_cases(
                     cases,
                     config,
                     agent_model="openai:reference-agent",

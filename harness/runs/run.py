@@ -195,7 +195,7 @@ class RunSink:
         return self.run
 
 
-def run_suite(
+def run_cases(
     scenarios: Sequence[Scenario],
     config: CompactionConfig,
     *,
