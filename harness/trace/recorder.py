@@ -39,6 +39,10 @@ class Recorder:
         self._summaries_seen: set[str] = set()
         self._masked: set[str] = set()
         self._trimmed = 0
+        from harness.compaction.strategies.registry import INFO  # local: the strategies import their middleware
+
+        info = INFO.get(strategy)
+        self._may_trim = info is None or "trim" in info.event_types  # else the state's size is read only when needed
         self.calls: list[dict[str, Any]] = []
         self.events: list[dict[str, Any]] = []
         self.messages: dict[str, dict[str, Any]] = {}
@@ -159,7 +163,9 @@ class Recorder:
             self._summaries_seen.add(head_key)
         state_messages = list(state.get("messages", []))
         rewritten = bool(state_messages) and state_messages[0] is msgs[0] and summary_head
-        before = None if rewritten else da.effective_messages(state)
+        masked = [m.tool_call_id for m in msgs if da.is_masked_tool_result(m) and m.tool_call_id not in self._masked]
+        # The conversation the request came from (deepagents' rebuild of the state): read only when an event needs it.
+        before = None if rewritten or not (new_summary or masked or self._may_trim) else da.effective_messages(state)
         before_tokens = overhead + sum(self._entry(m)[1] for m in before) if before is not None else None
         if new_summary:
             previous = self._last_agent_call(exclude=call)
@@ -186,7 +192,6 @@ class Recorder:
             )
             if overflow:
                 self.event("overflow-recovery", call, failed_call_index=previous["index"] if previous else None)
-        masked = [m.tool_call_id for m in msgs if da.is_masked_tool_result(m) and m.tool_call_id not in self._masked]
         if masked:
             self._masked.update(masked)
             self.event(
