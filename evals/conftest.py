@@ -142,14 +142,14 @@ class CaseResult:
         """Assert one validity score or check, failing with its explanation."""
         score = self.scores.get(key)
         assert score is not None, f"{self.scenario.id}: no score {key!r}"
-        label = "INVALID (the case did not test what it claims)" if score.kind == VALIDITY else "failed"
+        label = "INVALID (the case did not test what it claims)" if score.role == VALIDITY else "failed"
         assert score.value, f"{self.scenario.id}: {key} {label}: {score.explanation}"
 
     def require_eval(self, name: str) -> None:
         """Assert everything eval ``name`` asserts (its ``required`` in ``harness.suites.registry``, the list the
         validity matrix proves): its validity scores first, then its checks, in order."""
         required = SUITES[name].required_for(self.strategy)
-        for key in sorted(required, key=lambda k: self.scores[k].kind != VALIDITY if k in self.scores else False):
+        for key in sorted(required, key=lambda k: self.scores[k].role != VALIDITY if k in self.scores else False):
             self.require(key)
 
 

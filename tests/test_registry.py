@@ -74,7 +74,7 @@ def test_validity_fields_are_the_validity_scores_the_scorers_produce(tmp_path):
         scenario = scenarios.get(case) or generated_case(case)
         config = make_config(suite.preset or "forced-20")
         trace = run_case(scenario, config, choose_models(None, None, window=config.window, seed=0), seed=0)
-        kinds = {s.key: s.kind for s in score_case(trace, scenario, suite.scorers)}
+        kinds = {s.key: s.role for s in score_case(trace, scenario, suite.scorers)}
         missing = [k for k in suite.required if k not in kinds]
         assert not missing, f"{suite.name}: asserts {missing}, which its scorer set does not produce"
         assert {k for k in suite.required if kinds[k] == VALIDITY} == set(suite.validity), suite.name

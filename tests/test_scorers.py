@@ -37,13 +37,13 @@ class ClaimsEverythingDone(ReferenceSummarizerModel):
 # -- healthy ------------------------------------------------------------------------------
 def test_healthy_needle_trace_passes_every_hard_score(needle_trace, scenarios):
     scores = scored(needle_trace, scenarios[needle_trace.case_id])
-    assert {k for k, s in scores.items() if s.kind in GATING and not s.value} == set()
+    assert {k for k, s in scores.items() if s.role in GATING and not s.value} == set()
     assert scores["history_pages_read"].value >= 1 and scores["needle_in_summary"].value is False
 
 
 def test_healthy_goal_trace_passes_every_hard_score(goal_trace, scenarios):
     scores = scored(goal_trace, scenarios[goal_trace.case_id])
-    assert {k for k, s in scores.items() if s.kind in GATING and not s.value} == set()
+    assert {k for k, s in scores.items() if s.role in GATING and not s.value} == set()
     assert scores["goal_steps_completed"].value == 1.0 and scores["goal_repeated_steps"].value == 0
 
 
@@ -246,7 +246,7 @@ def eviction_trace(scenarios):
 
 def test_healthy_eviction_trace_passes(eviction_trace, scenarios):
     scores = scores_by_key(score_case(eviction_trace, scenarios["needle-h24k-d025"], "eviction"))
-    assert all(s.value for s in scores.values() if s.kind in GATING), {k: s.explanation for k, s in scores.items()}
+    assert all(s.value for s in scores.values() if s.role in GATING), {k: s.explanation for k, s in scores.items()}
     assert scores["eviction_pages_read"].value >= 1
 
 
@@ -277,7 +277,7 @@ def overflow_trace(scenarios):
 
 def test_healthy_overflow_trace_passes(overflow_trace, scenarios):
     scores = scores_by_key(score_case(overflow_trace, scenarios["goal-ledgers-24"], "overflow"))
-    assert all(s.value for s in scores.values() if s.kind in GATING), {k: s.explanation for k, s in scores.items() if not s.value}
+    assert all(s.value for s in scores.values() if s.role in GATING), {k: s.explanation for k, s in scores.items() if not s.value}
     assert scores["overflowed"].value >= 1
 
 
@@ -378,7 +378,7 @@ def truncation_trace(scenarios):
 
 def test_healthy_truncation_trace_passes(truncation_trace, scenarios):
     scores = scored(truncation_trace, scenarios["truncation-report-06"])
-    assert all(s.value for s in scores.values() if s.kind in GATING), {k: s.explanation for k, s in scores.items()}
+    assert all(s.value for s in scores.values() if s.role in GATING), {k: s.explanation for k, s in scores.items()}
     assert scores["args_clipped"].value >= 1 and scores["reread_chars"].value > 0
 
 
@@ -438,7 +438,7 @@ def test_an_unreadable_report_stops_the_agent_and_fails(scenarios):
 def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_when_trusting(scenarios):
     scenario = scenarios["truncation-edits-06"]
     healthy = scored(run_report(scenario), scenario)
-    assert all(s.value for s in healthy.values() if s.kind in GATING), {k: s.explanation for k, s in healthy.items()}
+    assert all(s.value for s in healthy.values() if s.role in GATING), {k: s.explanation for k, s in healthy.items()}
     trusting = scored(run_report(scenario, trusts_clipped_args=True), scenario)
     # Its anchor is the clipped text, which is not in the file: the edit fails again and again
     # (failed edits change nothing, so they are not rewrites that needed a read).
@@ -463,11 +463,11 @@ def test_every_validity_key_is_scored_as_validity_and_makes_the_case_invalid(
         score_case(truncation_trace, scenarios["truncation-report-06"]),
         score_case(delegated, scenario, "subagent"),
     ]
-    validity = {s.key for scores in scored_sets for s in scores if s.kind == VALIDITY}
+    validity = {s.key for scores in scored_sets for s in scores if s.role == VALIDITY}
     # the fallback for old rows names the same keys (old rows say "compressed" for what is now "compacted")
     assert validity == {"compacted" if k == "compressed" else k for k in LEGACY_VALIDITY_KEYS}
     for scores in scored_sets:
-        for key in {s.key for s in scores if s.kind == VALIDITY}:
+        for key in {s.key for s in scores if s.role == VALIDITY}:
             broken = [dataclasses.replace(s, value=False) if s.key == key else s for s in scores]
             assert outcome(broken) == (INVALID, [key]), key
 

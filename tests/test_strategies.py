@@ -149,7 +149,7 @@ def test_only_the_strategys_own_recovery_check_can_fail_a_case(needle_runs):
         "hybrid": "needle_via_history_or_recall",
     }
     for strategy, (_, scores) in needle_runs.items():
-        kinds = {k: scores[k].kind for k in ("needle_via_history", "needle_via_recall", "needle_via_history_or_recall")}
+        kinds = {k: scores[k].role for k in ("needle_via_history", "needle_via_recall", "needle_via_history_or_recall")}
         own = checks.get(strategy)
         assert kinds == {k: CHECK if k == own else MEASURE for k in kinds}, (strategy, kinds)
 

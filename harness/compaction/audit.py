@@ -121,8 +121,8 @@ def _profile_names(provider: str) -> list[str]:
 
 
 def _size_text(size: ContextSize, window: int | None) -> str:
-    tokens = size.tokens(window) if window is not None or size.kind != "fraction" else None
-    if size.kind == "messages":
+    tokens = size.tokens(window) if window is not None or size.unit != "fraction" else None
+    if size.unit == "messages":
         return f"{int(size.value)} messages"
     if tokens is None:
         return f"{size} (unresolvable: no window)"
@@ -221,7 +221,7 @@ def audit(
         triggers = [ContextSize.parse(defaults["trigger"])]
         keep_size = ContextSize.parse(defaults["keep"])
 
-    uses_fraction = any(t.kind == "fraction" for t in triggers) or keep_size.kind == "fraction"
+    uses_fraction = any(t.unit == "fraction" for t in triggers) or keep_size.unit == "fraction"
     if uses_fraction and effective_window is None:
         findings.append(
             Finding(
@@ -254,7 +254,7 @@ def audit(
         else:
             real = int(limits[spec]["max_input_tokens"])
             if profile_window > real:
-                trig_tokens = [t.tokens(effective_window) for t in triggers if t.kind == "fraction"]
+                trig_tokens = [t.tokens(effective_window) for t in triggers if t.unit == "fraction"]
                 beyond = [t for t in trig_tokens if t is not None and t > real]
                 findings.append(
                     Finding(
@@ -300,7 +300,7 @@ def audit(
     window_for_checks = effective_window if effective_window and effective_window > 0 else None
     resolved: list[int] = []
     for t in triggers:
-        n = t.tokens(window_for_checks) if t.kind != "messages" else None
+        n = t.tokens(window_for_checks) if t.unit != "messages" else None
         if n is not None:
             resolved.append(n)
     low = min(resolved) if resolved else None
@@ -326,7 +326,7 @@ def audit(
             )
     keep_tokens = (
         keep_size.tokens(window_for_checks)
-        if keep_size.kind == "tokens" or (keep_size.kind == "fraction" and window_for_checks)
+        if keep_size.unit == "tokens" or (keep_size.unit == "fraction" and window_for_checks)
         else None
     )
     if keep_tokens is not None and low is not None and keep_tokens >= low:

@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.errors import ConfigError
 
-CONTEXT_KINDS = ("fraction", "tokens", "messages")
+SIZE_UNITS = ("fraction", "tokens", "messages")
 
 DEFAULT_WINDOW = 64_000
 """Declared context window (max input tokens) for forced-compaction presets.
@@ -36,19 +36,19 @@ OVERHEAD_MARGIN = 2.0
 
 @dataclass(frozen=True)
 class ContextSize:
-    kind: str
+    unit: str  # fraction, tokens or messages
     value: float
 
     def __post_init__(self) -> None:
-        if self.kind not in CONTEXT_KINDS:
-            raise ConfigError(f"unknown context-size kind {self.kind!r}; use one of {', '.join(CONTEXT_KINDS)}")
+        if self.unit not in SIZE_UNITS:
+            raise ConfigError(f"unknown context-size unit {self.unit!r}; use one of {', '.join(SIZE_UNITS)}")
         if isinstance(self.value, bool):
-            raise ConfigError(f"{self.kind} value must be a number, got {self.value!r}")
-        if self.kind == "fraction":
+            raise ConfigError(f"{self.unit} value must be a number, got {self.value!r}")
+        if self.unit == "fraction":
             if not 0 < float(self.value) <= 1:
                 raise ConfigError(f"fraction must be in (0, 1], got {self.value!r}")
         elif int(self.value) != self.value or self.value <= 0:
-            raise ConfigError(f"{self.kind} must be a positive integer, got {self.value!r}")
+            raise ConfigError(f"{self.unit} must be a positive integer, got {self.value!r}")
 
     @classmethod
     def parse(cls, text: str | tuple | list | ContextSize) -> ContextSize:
@@ -57,32 +57,32 @@ class ContextSize:
             return text
         if isinstance(text, (tuple, list)):
             if len(text) != 2:
-                raise ConfigError(f"context size must be (kind, value), got {text!r}")
-            kind, value = text
-            return cls(str(kind), _number(value, str(text)))
+                raise ConfigError(f"context size must be (unit, value), got {text!r}")
+            unit, value = text
+            return cls(str(unit), _number(value, str(text)))
         raw = str(text).strip()
         if raw.endswith("%"):
             return cls("fraction", _number(raw[:-1], raw) / 100)
         if ":" not in raw:
             raise ConfigError(f"cannot read context size {raw!r}: write fraction:0.2, 20%, tokens:6000 or messages:20")
-        kind, _, value = raw.partition(":")
-        return cls(kind.strip(), _number(value.strip(), raw))
+        unit, _, value = raw.partition(":")
+        return cls(unit.strip(), _number(value.strip(), raw))
 
     def as_tuple(self) -> tuple[str, float | int]:
-        return (self.kind, float(self.value) if self.kind == "fraction" else int(self.value))
+        return (self.unit, float(self.value) if self.unit == "fraction" else int(self.value))
 
     def tokens(self, window: int | None) -> int | None:
         """This size in tokens for a declared window (None for a message count, or a fraction of no window)."""
-        if self.kind == "fraction":
+        if self.unit == "fraction":
             return int(window * float(self.value)) if window is not None else None
-        if self.kind == "tokens":
+        if self.unit == "tokens":
             return int(self.value)
         return None
 
     def __str__(self) -> str:
-        if self.kind == "fraction":
+        if self.unit == "fraction":
             return f"{float(self.value) * 100:g}%"
-        return f"{self.kind}:{int(self.value)}"
+        return f"{self.unit}:{int(self.value)}"
 
 
 def _number(value: Any, context: str) -> float:

@@ -63,13 +63,13 @@ class Cell:
 
 def default_keep(threshold: Threshold) -> ContextSize:
     """A quarter of the lowest trigger, the shipped presets' rule."""
-    for kind in ("fraction", "tokens", "messages"):
-        sizes = [s for s in threshold.sizes if s.kind == kind]
+    for unit in ("fraction", "tokens", "messages"):
+        sizes = [s for s in threshold.sizes if s.unit == unit]
         if sizes:
             low = min(float(s.value) for s in sizes)
-            if kind == "fraction":
+            if unit == "fraction":
                 return ContextSize("fraction", round(low / 4, 6))
-            return ContextSize(kind, max(2, int(low // 4)))
+            return ContextSize(unit, max(2, int(low // 4)))
     raise ConfigError("a threshold needs at least one size")
 
 

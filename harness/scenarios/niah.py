@@ -39,7 +39,7 @@ def check_cells(rows: list[dict], preset: str, *, seed: int = 0, progress: Calla
     for i, row in enumerate(rows, start=1):
         scenario = _scenario(row, "harness generate needle")
         trace = run_case(scenario, config, models, seed=seed)
-        failed = [s for s in score_case(trace, scenario) if s.kind == VALIDITY and not s.value]
+        failed = [s for s in score_case(trace, scenario) if s.role == VALIDITY and not s.value]
         first_question = min(n.turn for n in scenario.needles)
         summaries = len([e for e in trace.events_of("summary") if e["turn"] < first_question])
         out.append(

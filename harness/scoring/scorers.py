@@ -1,7 +1,7 @@
 """Scorers: ``(trace, scenario) -> [Score]``, read from the trace alone.
 
 A score's key is also its LangSmith feedback key and its column in results; keys are
-stable and never renamed. Each score has one of three kinds:
+stable and never renamed. Each score has one of three roles:
 
 - ``validity``: did the case test what it claims? (something was compacted, the needle
   was out of view, the file's argument was clipped, ...). A case that fails one is
@@ -37,13 +37,13 @@ GATING = (VALIDITY, CHECK)
 class Score:
     key: str
     value: float | int | bool | None
-    kind: str  # VALIDITY, CHECK or MEASURE
+    role: str  # VALIDITY, CHECK or MEASURE
     explanation: str
 
     @property
     def passed(self) -> bool | None:
         """For a validity score or a check: did it hold? None for a measurement."""
-        return bool(self.value) if self.kind in GATING else None
+        return bool(self.value) if self.role in GATING else None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -211,17 +211,17 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     for key_scores in zip(*per_needle):
         first = key_scores[0]
         values = [s.value for s in key_scores]
-        if first.kind == MEASURE and not all(isinstance(v, bool) for v in values):
+        if first.role == MEASURE and not all(isinstance(v, bool) for v in values):
             value = sum(values)
         else:
-            value = all(values) if first.kind != MEASURE else any(values)
+            value = all(values) if first.role != MEASURE else any(values)
         bad = next((i for i, s in enumerate(key_scores) if not s.value), None)
         why = (
             f"all {len(values)} needles: {first.explanation}"
             if bad is None
             else f"needle {bad + 1} of {len(values)}: {key_scores[bad].explanation}"
         )
-        scores.append(Score(first.key, value, first.kind, why))
+        scores.append(Score(first.key, value, first.role, why))
     return scores
 
 
@@ -262,7 +262,7 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
         why = f"read {len(reads)} page(s) of the history file but none contained the needle"
     else:
         why = "never called read_file on the history file the summary named"
-    scores.append(Score("needle_via_history", bool(found) and correct, _recovery_kind(trace, "needle_via_history"), why))
+    scores.append(Score("needle_via_history", bool(found) and correct, _recovery_role(trace, "needle_via_history"), why))
     scores.append(Score("history_pages_read", len(reads), MEASURE, f"read_file calls on the history file in turn {turn}"))
     recall = _via_recall(trace, turn, answer, correct)
     scores.append(recall)
@@ -271,7 +271,7 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
         Score(
             "needle_via_history_or_recall",
             via_history or bool(recall.value),
-            _recovery_kind(trace, "needle_via_history_or_recall"),
+            _recovery_role(trace, "needle_via_history_or_recall"),
             "recovered from the history file"
             if via_history
             else "recovered by calling a cleared tool again"
@@ -291,7 +291,7 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     return scores
 
 
-def _recovery_kind(trace: Trace, key: str) -> str:
+def _recovery_role(trace: Trace, key: str) -> str:
     """CHECK for the recovery check of the trace's strategy (its ``INFO.recovery_check``), MEASURE for the others: a
     recovery path the strategy does not have never fails a case."""
     from harness.compaction.strategies.registry import INFO
@@ -315,7 +315,7 @@ def _via_recall(trace: Trace, turn: int, answer: str, correct: bool) -> Score:
         why = f"{len(again)} earlier call(s) made again, none returned the needle"
     else:
         why = "no earlier tool call was made again"
-    return Score("needle_via_recall", bool(found) and correct, _recovery_kind(trace, "needle_via_recall"), why)
+    return Score("needle_via_recall", bool(found) and correct, _recovery_role(trace, "needle_via_recall"), why)
 
 
 def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
@@ -738,10 +738,10 @@ def outcome(scores: list[Score], error: dict[str, Any] | None = None) -> tuple[s
         from harness.agent.live import error_cause
 
         return ERROR, [error_cause(error)]
-    failed = [s for s in scores if s.kind in GATING and not s.value]
+    failed = [s for s in scores if s.role in GATING and not s.value]
     if any(s.key == "run_completed" for s in failed):
-        return FAIL, [s.key for s in failed if s.kind == CHECK]
-    invalid = [s.key for s in failed if s.kind == VALIDITY]
+        return FAIL, [s.key for s in failed if s.role == CHECK]
+    invalid = [s.key for s in failed if s.role == VALIDITY]
     if invalid:
         return INVALID, invalid
     return (FAIL, [s.key for s in failed]) if failed else (PASS, [])

@@ -70,6 +70,6 @@ class SlidingWindowMiddleware(AgentMiddleware):
 def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
-    keep_messages = int(config.keep.value) if config.keep.kind == "messages" else None
+    keep_messages = int(config.keep.value) if config.keep.unit == "messages" else None
     middleware = SlidingWindowMiddleware(config.trigger_tokens() or 0, config.keep.tokens(config.window), keep_messages)
     return StrategyStack(slot=VacatedSummarizationSlot(), inner=[middleware])
