@@ -383,7 +383,8 @@ def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
 
     cfg = eval_session.config.to_dict()
     return {
-        "variant": cfg["name"],
+        "arm": cfg["name"],
+        "strategy": cfg.get("strategy"),
         "trigger": cfg["trigger"],
         "keep": cfg["keep"],
         "window": cfg["window"],

@@ -27,10 +27,10 @@ def test_holm_adjustment():
 
 def test_pass_at_k_and_pass_hat_k_estimators():
     rows = [
-        {"threshold": "20%", "variant": "v", "case_id": "a", "trial": t, "passed": ok}
+        {"threshold": "20%", "arm": "v", "case_id": "a", "trial": t, "passed": ok}
         for t, ok in enumerate([True, False, False, True])
     ]
-    rows += [{"threshold": "20%", "variant": "v", "case_id": "b", "trial": t, "passed": True} for t in range(4)]
+    rows += [{"threshold": "20%", "arm": "v", "case_id": "b", "trial": t, "passed": True} for t in range(4)]
     table = pass_at_k(pd.DataFrame(rows)).set_index("k")
     # case a: n=4, c=2 -> pass@2 = 1 - C(2,2)/C(4,2) = 5/6; pass^2 = C(2,2)/C(4,2) = 1/6. case b: 1 and 1.
     assert table.loc[2, "pass@k"] == pytest.approx((5 / 6 + 1) / 2)
@@ -41,27 +41,27 @@ def test_pass_at_k_and_pass_hat_k_estimators():
 def _frame(p_base, p_other, n=40, seed=1):
     rng = np.random.default_rng(seed)
     rows = []
-    for variant, p in (("base", p_base), ("other", p_other)):
+    for arm, p in (("base", p_base), ("other", p_other)):
         for case in range(n):
             ok = bool(rng.random() < p)
             rows.append(
                 {
                     "threshold": "20%",
-                    "variant": variant,
+                    "arm": arm,
                     "case_id": f"c{case}",
                     "trial": 0,
                     "passed": ok,
-                    "agent_tokens": 1000 + (0 if variant == "base" else 150) + rng.normal(0, 20),
+                    "agent_tokens": 1000 + (0 if arm == "base" else 150) + rng.normal(0, 20),
                 }
             )
     return pd.DataFrame(rows)
 
 
-def test_a_clearly_degraded_variant_is_significant_and_an_equal_one_is_not():
-    bad = compare(_frame(0.95, 0.3), "base", ["passed", "agent_tokens"]).set_index(["variant", "metric"])
+def test_a_clearly_degraded_arm_is_significant_and_an_equal_one_is_not():
+    bad = compare(_frame(0.95, 0.3), "base", ["passed", "agent_tokens"]).set_index(["arm", "metric"])
     assert bad.loc[("other", "passed"), "significant"] and bad.loc[("other", "passed"), "diff"] < 0
     assert bad.loc[("other", "agent_tokens"), "significant"] and bad.loc[("other", "agent_tokens"), "diff"] > 100
-    same = compare(_frame(0.9, 0.9, seed=2), "base", ["passed"]).set_index(["variant", "metric"])
+    same = compare(_frame(0.9, 0.9, seed=2), "base", ["passed"]).set_index(["arm", "metric"])
     assert not same.loc[("other", "passed"), "significant"]
 
 

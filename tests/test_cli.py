@@ -24,7 +24,7 @@ def test_run_writes_results_traces_chart_and_report(run_dir):
     rows = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
     assert sorted(r["case_id"] for r in rows) == ["goal-ledgers-12", "needle-h24k-d000"]
     for row in rows:
-        assert row["simulated"] and row["agent_model"] == "reference-agent" and row["variant"] == "forced-20"
+        assert row["simulated"] and row["agent_model"] == "reference-agent" and row["arm"] == "forced-20"
         assert row["events"]["summary"] >= 1 and row["tokens"]["peak_context"] > 0 and row["wall_time_s"] > 0
         assert all(row["passed"].values()), row["explanations"]
         assert row["answers"][0].startswith("TASK COMPLETE")

@@ -96,7 +96,20 @@ def test_cells_are_written_as_they_finish_and_a_rerun_skips_them(tmp_path):
     second = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
     assert second.skipped == 3 and second.ran == 1
     rows = read_cells(second.path / "cells.jsonl")
-    assert len({r["cell_id"] for r in rows}) == 4 and {r["variant"] for r in rows} == {"deepagents-default", "minimal"}
+    assert len({r["cell_id"] for r in rows}) == 4 and {r["arm"] for r in rows} == {"deepagents-default", "minimal"}
+
+
+def test_cells_written_before_arm_existed_are_read_as_arms(tmp_path, capsys):
+    spec = load_spec(spec_file(tmp_path))
+    run = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
+    cells = run.path / "cells.jsonl"
+    old = [json.loads(line) for line in cells.read_text().splitlines()]
+    cells.write_text("".join(json.dumps({("variant" if k == "arm" else k): v for k, v in r.items()}) + "\n" for r in old))
+    assert "arm" not in cells.read_text()
+    assert {r["arm"] for r in read_cells(cells)} == {"deepagents-default", "minimal"}
+    assert run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None).skipped == 4
+    assert main(["report", str(run.path)]) == EXIT_OK
+    assert "minimal" in (run.path / "report.md").read_text()
 
 
 def test_a_torn_last_line_from_a_kill_is_dropped_and_rerun(tmp_path):
@@ -142,12 +155,12 @@ def test_experiment_cli_report_and_compare(tmp_path, capsys):
     exp = tmp_path / "out" / "grid"
     assert main(["report", str(exp)]) == EXIT_OK
     report = (exp / "report.md").read_text()
-    assert "Variants against the baseline" in report and "deepagents-default (baseline)" in report and "p=" in report
+    assert "Arms against the baseline" in report and "deepagents-default (baseline)" in report and "p=" in report
     html = (exp / "report.html").read_text()
     assert html.startswith("<!doctype html>") and "data:image/png;base64," in html and "<img" in html
-    assert (exp / "variant_bars.png").exists() and (exp / "needle_heatmap.png").exists()
+    assert (exp / "arm_bars.png").exists() and (exp / "needle_heatmap.png").exists()
     capsys.readouterr()
-    assert main(["compare", str(exp), str(exp), "--variant-a", "deepagents-default", "--variant-b", "minimal"]) == EXIT_OK
+    assert main(["compare", str(exp), str(exp), "--arm-a", "deepagents-default", "--arm-b", "minimal"]) == EXIT_OK
     out = capsys.readouterr().out
     assert "| 20%" in out and "goal_preserved" in out and "-100 pts" in out
     assert main(["experiment", "run", str(tmp_path / "missing.yaml")]) == EXIT_BAD_INPUT

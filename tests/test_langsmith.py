@@ -32,7 +32,7 @@ def test_offline_export_runs_locally_without_waiting_on_the_network(experiment, 
     for exp in summary["experiments"]:
         assert exp["runs"] == 4  # 2 cases x 2 trials
         assert {"needle_correct", "goal_preserved", "compacted"} <= set(exp["feedback_means"])
-    minimal = next(e for e in summary["experiments"] if e["variant"] == "minimal")
+    minimal = next(e for e in summary["experiments"] if e["arm"] == "minimal")
     assert minimal["feedback_means"]["goal_preserved"] == 0.0
     assert json.loads((experiment / "langsmith.json").read_text())["dataset"].startswith("compaction-harness-")
 
@@ -52,7 +52,8 @@ def test_upload_path_sends_dataset_experiments_runs_and_feedback(experiment):
         meta = session["extra"]["metadata"]
         assert session["reference_dataset_id"] == dataset_id
         assert {
-            "variant",
+            "arm",
+            "strategy",
             "trigger",
             "keep",
             "window",
@@ -62,7 +63,7 @@ def test_upload_path_sends_dataset_experiments_runs_and_feedback(experiment):
             "git_commit",
             "dataset_hash",
         } <= set(meta)
-        assert meta["variant"] in ("deepagents-default", "minimal") and meta["trigger"] in ("20%", "25%")
+        assert meta["arm"] in ("deepagents-default", "minimal") and meta["trigger"] in ("20%", "25%")
     names = {sess["name"] for sess in rec.sessions.values()}
     targets = [
         r

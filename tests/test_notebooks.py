@@ -51,7 +51,7 @@ def test_notebook_code_runs_on_small_offline_results(path, offline_results, monk
     if path.name == "token_curves.ipynb":
         assert len(ns["results"]) == 2 and not ns["summaries"].empty and ns["fig"].axes
     elif path.name == "compare_variants.ipynb":
-        assert set(ns["table"]["variant"]) == {"deepagents-default", "minimal"} and not ns["harness"].pass_at_k(ns["cells"]).empty
+        assert set(ns["table"]["arm"]) == {"deepagents-default", "minimal"} and not ns["harness"].pass_at_k(ns["cells"]).empty
         assert ns["fig"].axes and ns["curve_fig"].axes
     else:
         raise AssertionError(f"add checks for {path.name}")

@@ -81,9 +81,9 @@ def test_old_rows_without_an_outcome_are_labelled_from_the_stable_validity_keys(
 
 
 # -- experiment statistics over valid cells ---------------------------------------------------------
-def _cell(variant, case, outcome, recovered, tokens, trial=0):
+def _cell(arm, case, outcome, recovered, tokens, trial=0):
     return {
-        "variant": variant,
+        "arm": arm,
         "threshold": "20%",
         "case_id": case,
         "kind": "needle",
@@ -101,15 +101,15 @@ def test_compare_and_pass_at_k_exclude_invalid_cells_and_say_how_many():
     rows += [_cell("base", f"x{i}", INVALID, True, 50) for i in range(6)]  # "recovered" while invalid: must not count
     rows += [_cell("other", f"c{i}", FAIL if i < 2 else PASS, i >= 2, 120) for i in range(4)]
     frame = cells_frame(rows)
-    table = compare(frame, "base", ["passed", "needle_recovered", "agent_tokens"]).set_index(["variant", "metric"])
+    table = compare(frame, "base", ["passed", "needle_recovered", "agent_tokens"]).set_index(["arm", "metric"])
     base = table.loc[("base", "needle_recovered")]
     assert base["n"] == 4 and base["excluded"] == 6 and base["mean"] == 1.0
     assert table.loc[("base", "agent_tokens"), "mean"] == 100  # the invalid cells' 50s are not in the mean
     assert format_cell(base.to_dict()).endswith("n=4 (6 invalid excluded)")
     assert table.loc[("other", "passed"), "n_pairs"] == 4  # pairs only where both sides are valid
-    cover = coverage(frame).set_index("variant")
+    cover = coverage(frame).set_index("arm")
     assert cover.loc["base", "INVALID"] == 6 and cover.loc["base", "invalid because"] == "compacted (6)"
-    pk = pass_at_k(frame).set_index("variant")
+    pk = pass_at_k(frame).set_index("arm")
     assert pk.loc["base", "cases"] == 4
 
 
@@ -132,7 +132,7 @@ def test_the_needle_grid_colours_valid_runs_only_and_hatches_invalid_squares():
 
 
 # -- nothing is overwritten; harness score re-scores any run directory ------------------------------
-def test_traces_are_keyed_by_scorers_variant_case_and_trial_and_never_overwritten(tmp_path, scenarios, needle_trace):
+def test_traces_are_keyed_by_scorers_arm_case_and_trial_and_never_overwritten(tmp_path, scenarios, needle_trace):
     from dataclasses import replace
 
     from harness.scenarios.generate import delegation_scenario

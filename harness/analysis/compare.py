@@ -1,13 +1,13 @@
-"""Statistics for comparing variants: intervals, paired tests against a baseline, pass@k.
+"""Statistics for comparing arms: intervals, paired tests against a baseline, pass@k.
 
 - A rate (a yes/no metric) is reported as its mean with a Wilson 95 % interval; any
   other metric with a percentile-bootstrap 95 % interval of the mean.
-- A variant is compared with the baseline on paired units: the same case, threshold
+- An arm is compared with the baseline on paired units: the same case, threshold
   and trial. Rates use an exact McNemar test on the discordant pairs; other metrics a
   sign-flip permutation test on the paired differences (exact up to 16 pairs, else
   20,000 seeded random flips with p = (b + 1) / (m + 1), never 0). Both are checked
   against scipy.stats (binomtest, permutation_test) in the tests. The difference's interval is a paired bootstrap. p values
-  are Holm-adjusted across the variants compared for one metric and threshold, and
+  are Holm-adjusted across the arms compared for one metric and threshold, and
   "significant" means adjusted p < 0.05.
 - pass@k (at least one of k trials passes) and pass^k (all k pass) use the unbiased
   estimators over n trials per case, averaged over cases.
@@ -45,7 +45,7 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
         result, reasons = row_outcome(row)
         valid = result in VALID
         item = {
-            "variant": row.get("variant"),
+            "arm": row.get("arm"),
             "strategy": row.get("strategy", "deepagents-summarization"),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],
@@ -136,15 +136,15 @@ def valid_only(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def coverage(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (threshold, variant): runs, PASS, FAIL, INVALID, ERROR and why: what every rate covers and what it leaves out."""
+    """Per (threshold, arm): runs, PASS, FAIL, INVALID, ERROR and why: what every rate covers and what it leaves out."""
     records = []
-    for (threshold, variant), rows in frame.groupby(["threshold", "variant"], sort=False):
+    for (threshold, arm), rows in frame.groupby(["threshold", "arm"], sort=False):
         outcomes = rows["outcome"] if "outcome" in rows else pd.Series(["PASS"] * len(rows))
         reasons = pd.Series([k for r in rows.get("invalid_reasons", pd.Series(dtype=str)) for k in str(r).split(",") if k])
         records.append(
             {
                 "threshold": threshold,
-                "variant": variant,
+                "arm": arm,
                 "runs": len(rows),
                 "PASS": int((outcomes == PASS).sum()),
                 "FAIL": int((outcomes == FAIL).sum()),
@@ -162,7 +162,7 @@ def coverage(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Per (threshold, variant, metric): n, mean and interval over valid runs, and the paired difference from the baseline.
+    """Per (threshold, arm, metric): n, mean and interval over valid runs, and the paired difference from the baseline.
 
     Invalid and errored runs count in no figure: ``n`` is the valid runs with a value, ``excluded`` the runs left
     out, of which ``errors`` ended in ERROR (a provider error) and the rest were INVALID.
@@ -172,35 +172,35 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
     records = []
     for threshold, all_t in frame.groupby("threshold", sort=True):
         by_t = valid_only(all_t)
-        excluded = all_t.groupby("variant").size().sub(by_t.groupby("variant").size(), fill_value=0)
-        errors = all_t[all_t["outcome"] == ERROR].groupby("variant").size() if "outcome" in all_t else pd.Series(dtype=int)
-        base_rows = by_t[by_t["variant"] == baseline].set_index(UNIT)
+        excluded = all_t.groupby("arm").size().sub(by_t.groupby("arm").size(), fill_value=0)
+        errors = all_t[all_t["outcome"] == ERROR].groupby("arm").size() if "outcome" in all_t else pd.Series(dtype=int)
+        base_rows = by_t[by_t["arm"] == baseline].set_index(UNIT)
         for metric in metrics:
             rate = metric == "passed" or is_rate(frame[metric])
             block = []
-            for variant in dict.fromkeys(all_t["variant"]):
-                rows = by_t[by_t["variant"] == variant]
+            for arm in dict.fromkeys(all_t["arm"]):
+                rows = by_t[by_t["arm"] == arm]
                 values = rows[metric].dropna()
                 mean, low, high = mean_interval(values.astype(float).tolist(), rate, rng)
                 rec = {
                     "threshold": threshold,
-                    "variant": variant,
+                    "arm": arm,
                     "metric": metric,
                     "rate": rate,
                     "n": int(values.size),
-                    "excluded": int(excluded.get(variant, 0)),
-                    "errors": int(errors.get(variant, 0)),
+                    "excluded": int(excluded.get(arm, 0)),
+                    "errors": int(errors.get(arm, 0)),
                     "mean": mean,
                     "low": low,
                     "high": high,
-                    "baseline": variant == baseline,
+                    "baseline": arm == baseline,
                     "diff": math.nan,
                     "diff_low": math.nan,
                     "diff_high": math.nan,
                     "n_pairs": 0,
                     "p": math.nan,
                 }
-                if variant != baseline and not base_rows.empty:
+                if arm != baseline and not base_rows.empty:
                     paired = rows.set_index(UNIT)[[metric]].join(base_rows[[metric]], rsuffix="_base", how="inner").dropna()
                     if len(paired):
                         a = paired[f"{metric}_base"].to_numpy(dtype=float)
@@ -230,11 +230,11 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
 
 
 def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
-    """pass@k and pass^k per (threshold, variant) for k = 1..trials, averaged over cases."""
+    """pass@k and pass^k per (threshold, arm) for k = 1..trials, averaged over cases."""
     records = []
-    totals = frame.groupby(["threshold", "variant"]).size()
-    for (threshold, variant), rows in valid_only(frame).groupby(["threshold", "variant"], sort=True):
-        excluded = int(totals.get((threshold, variant), len(rows)) - len(rows))
+    totals = frame.groupby(["threshold", "arm"]).size()
+    for (threshold, arm), rows in valid_only(frame).groupby(["threshold", "arm"], sort=True):
+        excluded = int(totals.get((threshold, arm), len(rows)) - len(rows))
         per_case = rows.dropna(subset=[metric]).groupby("case_id")[metric].agg(["sum", "count"])
         if per_case.empty:
             continue
@@ -245,7 +245,7 @@ def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
             records.append(
                 {
                     "threshold": threshold,
-                    "variant": variant,
+                    "arm": arm,
                     "k": k,
                     "pass@k": float(np.mean(at)),
                     "pass^k": float(np.mean(hat)),

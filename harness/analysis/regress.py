@@ -1,7 +1,7 @@
 """Comparing two result sets: ``harness compare A B`` and the nightly gate ``harness regress``.
 
 A result set is a run directory (results.jsonl) or an experiment directory
-(cells.jsonl). Cells are paired on (variant, threshold, case, trial).
+(cells.jsonl). Cells are paired on (arm, threshold, case, trial).
 
 The regression gate compares the current results with a committed baseline file, a
 JSON snapshot of per-cell outcomes. Only cells valid on both sides are paired (an invalid
@@ -65,35 +65,35 @@ def load_rows(path: str | Path) -> tuple[str, list[dict[str, Any]]]:
     raise HarnessError(f"{path}: neither a run directory (results.jsonl) nor an experiment directory (cells.jsonl)")
 
 
-def _pick(frame: pd.DataFrame, variant: str | None, source: str) -> pd.DataFrame:
-    if variant is None:
-        variants = list(dict.fromkeys(frame["variant"]))
-        if len(variants) > 1:
-            raise HarnessError(f"{source} holds variants {', '.join(variants)}: choose one with --variant-a/--variant-b")
+def _pick(frame: pd.DataFrame, arm: str | None, source: str) -> pd.DataFrame:
+    if arm is None:
+        arms = list(dict.fromkeys(frame["arm"]))
+        if len(arms) > 1:
+            raise HarnessError(f"{source} holds arms {', '.join(arms)}: choose one with --arm-a/--arm-b")
         return frame
-    picked = frame[frame["variant"] == variant]
+    picked = frame[frame["arm"] == arm]
     if picked.empty:
-        raise HarnessError(f"{source} has no variant {variant!r}; it has {', '.join(dict.fromkeys(frame['variant']))}")
+        raise HarnessError(f"{source} has no arm {arm!r}; it has {', '.join(dict.fromkeys(frame['arm']))}")
     return picked
 
 
-def compare_sets(a: str | Path, b: str | Path, *, variant_a: str | None = None, variant_b: str | None = None) -> pd.DataFrame:
+def compare_sets(a: str | Path, b: str | Path, *, arm_a: str | None = None, arm_b: str | None = None) -> pd.DataFrame:
     """Side-by-side table: each metric for A and B (mean [interval] n) and B - A paired on case and trial."""
     name_a, rows_a = load_rows(a)
     name_b, rows_b = load_rows(b)
-    fa = _pick(cells_frame(rows_a), variant_a, str(a))
-    fb = _pick(cells_frame(rows_b), variant_b, str(b))
+    fa = _pick(cells_frame(rows_a), arm_a, str(a))
+    fb = _pick(cells_frame(rows_b), arm_b, str(b))
     label_a, label_b = f"A: {name_a}", f"B: {name_b}"
     if set(fa["threshold"]) != set(fb["threshold"]):
         if fa["threshold"].nunique() > 1 or fb["threshold"].nunique() > 1:
             raise HarnessError("A and B use different thresholds; compare single-threshold results or matching grids")
         pair_label = f"{fa['threshold'].iloc[0]} vs {fb['threshold'].iloc[0]}"
         fa, fb = fa.assign(threshold=pair_label), fb.assign(threshold=pair_label)
-    frame = pd.concat([fa.assign(variant=label_a), fb.assign(variant=label_b)], ignore_index=True)
+    frame = pd.concat([fa.assign(arm=label_a), fb.assign(arm=label_b)], ignore_index=True)
     table = compare(frame, label_a, ["passed", *RATE_METRICS, *VALUE_METRICS])
     out = []
     for (threshold, metric), grp in table.groupby(["threshold", "metric"], sort=False):
-        recs = {r["variant"]: r for r in grp.to_dict("records")}
+        recs = {r["arm"]: r for r in grp.to_dict("records")}
         if label_a not in recs or label_b not in recs or (recs[label_a]["n"] == 0 and recs[label_b]["n"] == 0):
             continue
         out.append(
@@ -112,7 +112,7 @@ def compare_sets(a: str | Path, b: str | Path, *, variant_a: str | None = None, 
 def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
     frame = cells_frame(rows)
     keep = [
-        "variant",
+        "arm",
         "threshold",
         "case_id",
         "kind",
@@ -147,7 +147,8 @@ def load_baseline(path: str | Path) -> pd.DataFrame:
     data = json.loads(path.read_text(encoding="utf-8"))
     if data.get("schema") != BASELINE_SCHEMA:
         raise HarnessError(f"{path}: baseline schema {data.get('schema')!r} is not {BASELINE_SCHEMA}")
-    return pd.DataFrame(data["cells"])
+    # Baselines written before the ``arm`` field named it ``variant``.
+    return pd.DataFrame(data["cells"]).rename(columns={"variant": "arm"})
 
 
 def regress(
@@ -159,20 +160,20 @@ def regress(
     base = load_baseline(baseline_file)
     notes = []
     records = []
-    for (variant, threshold), base_part in base.groupby(["variant", "threshold"], sort=True):
-        cur_part = now[(now["variant"] == variant) & (now["threshold"] == threshold)]
+    for (arm, threshold), base_part in base.groupby(["arm", "threshold"], sort=True):
+        cur_part = now[(now["arm"] == arm) & (now["threshold"] == threshold)]
         if cur_part.empty:
-            notes.append(f"{variant} at {threshold}: in the baseline, not in {name} (not gated)")
+            notes.append(f"{arm} at {threshold}: in the baseline, not in {name} (not gated)")
             continue
-        frame = pd.concat([base_part.assign(variant="baseline"), cur_part.assign(variant="current")], ignore_index=True)
+        frame = pd.concat([base_part.assign(arm="baseline"), cur_part.assign(arm="current")], ignore_index=True)
         table = compare(frame, "baseline", [m for m in metrics if m in frame.columns])
-        for rec in table[table["variant"] == "current"].to_dict("records"):
+        for rec in table[table["arm"] == "current"].to_dict("records"):
             if rec["n_pairs"] == 0:
                 continue
-            base_rec = table[(table["variant"] == "baseline") & (table["metric"] == rec["metric"])].iloc[0]
+            base_rec = table[(table["arm"] == "baseline") & (table["metric"] == rec["metric"])].iloc[0]
             records.append(
                 {
-                    "variant": variant,
+                    "arm": arm,
                     "threshold": threshold,
                     "metric": rec["metric"],
                     "baseline": format_cell(base_rec.to_dict()),
@@ -194,7 +195,7 @@ def regress(
     gates["p_adj"] = gates["p_adj"].map(lambda p: f"{p:.3g}")
     gates = gates.drop(columns=["p"])
     missing = len(base) - len(
-        now.merge(base[["variant", "threshold", "case_id", "trial"]], on=["variant", "threshold", "case_id", "trial"])
+        now.merge(base[["arm", "threshold", "case_id", "trial"]], on=["arm", "threshold", "case_id", "trial"])
     )
     if missing:
         notes.append(f"{missing} baseline cell(s) have no counterpart in {name}")

@@ -56,7 +56,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     from harness.analysis.regress import compare_sets
 
-    table = compare_sets(args.a, args.b, variant_a=args.variant_a, variant_b=args.variant_b)
+    table = compare_sets(args.a, args.b, arm_a=args.arm_a, arm_b=args.arm_b)
     print(table.to_markdown(index=False))
     print("\nB - A: paired differences (rates in points; McNemar or sign-flip p; * p < 0.05).")
     return EXIT_OK
@@ -83,7 +83,7 @@ def cmd_regress(args: argparse.Namespace) -> int:
         "no significant regression"
         if ok
         else f"REGRESSION on {len(flagged)} gate(s): "
-        + ", ".join(f"{r.metric} ({r.variant} at {r.threshold})" for r in flagged.itertuples())
+        + ", ".join(f"{r.metric} ({r.arm} at {r.threshold})" for r in flagged.itertuples())
     )
     from harness.analysis.regress import error_gate
 

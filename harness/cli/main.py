@@ -98,8 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_ = sub.add_parser("compare", help="print two runs or experiments side by side (paired on case and trial)")
     cmp_.add_argument("a", help="run or experiment directory (the reference)")
     cmp_.add_argument("b", help="run or experiment directory")
-    cmp_.add_argument("--variant-a", help="the variant to take from A when it holds several")
-    cmp_.add_argument("--variant-b", help="the variant to take from B when it holds several")
+    cmp_.add_argument("--arm-a", "--variant-a", dest="arm_a", help="the arm (configuration) to take from A when it holds several")
+    cmp_.add_argument("--arm-b", "--variant-b", dest="arm_b", help="the arm (configuration) to take from B when it holds several")
 
     reg = sub.add_parser(
         "regress",
@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("variants", help="list the threshold presets and the summary-prompt variants")
 
-    exp = sub.add_parser("experiment", help="run or merge an experiment grid (scenarios x variants x thresholds x trials)")
+    exp = sub.add_parser("experiment", help="run or merge an experiment grid (scenarios x arms x thresholds x trials)")
     exp_sub = exp.add_subparsers(dest="experiment_command", required=True)
     exp_run = exp_sub.add_parser(
         "run",
@@ -217,7 +217,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="skip the LangSmith experiments (by default: local through the SDK, uploaded when LANGSMITH_API_KEY is set)",
     )
     exp_ls = exp_sub.add_parser(
-        "langsmith", help="make one LangSmith experiment per variant x threshold from an experiment directory"
+        "langsmith", help="make one LangSmith experiment per arm x threshold from an experiment directory"
     )
     exp_ls.add_argument("path", help="experiment directory")
     exp_ls.add_argument(

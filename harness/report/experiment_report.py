@@ -1,12 +1,12 @@
 """The report of an experiment directory: report.md and a self-contained report.html.
 
-- per threshold, the variant table: each metric as mean [95 % interval] n, and the
+- per threshold, the arm table: each metric as mean [95 % interval] n, and the
   paired difference from the baseline with its interval and Holm-adjusted p (* when
   significant);
 - pass@k and pass^k over trials;
-- bar charts with error bars; token curves of each variant overlaid on the same case;
+- bar charts with error bars; token curves of each arm overlaid on the same case;
   a heatmap of needle recovery over needle depth x number of summaries before the
-  question; and, for the best and worst variants, their summaries of a case where one
+  question; and, for the best and worst arms, their summaries of a case where one
   passed and the other failed, side by side.
 """
 
@@ -81,8 +81,8 @@ def write_experiment_report(path: Path) -> Path:
     doc.bullets(
         [
             f"{spec.get('description') or 'no description'}",
-            f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per variant / agent model'}`",
-            f"variants: {', '.join(meta['variants'])}; baseline: **{baseline}**",
+            f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per arm / agent model'}`",
+            f"arms: {', '.join(meta.get('arms') or meta['variants'])}; baseline: **{baseline}**",
             f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
             f"cells: {len(rows)} finished of {meta['planned_cells']} planned",
             "datasets: " + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
@@ -104,12 +104,12 @@ def write_experiment_report(path: Path) -> Path:
         "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes."
     )
     doc.table(coverage(frame))
-    doc.heading("Variants against the baseline")
+    doc.heading("Arms against the baseline")
     doc.text(
         "Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "
         "invalid runs were excluded. Differences are paired on the "
         "same case, threshold and trial: rates in percentage points with an exact McNemar test, other metrics with a "
-        "sign-flip permutation test; p is Holm-adjusted across variants; * marks p < 0.05."
+        "sign-flip permutation test; p is Holm-adjusted across arms; * marks p < 0.05."
     )
     for threshold in sorted(frame["threshold"].unique()):
         part = comparison[comparison["threshold"] == threshold]
@@ -132,10 +132,10 @@ def write_experiment_report(path: Path) -> Path:
     if bars is None:
         doc.text("No valid runs yet (every finished cell is INVALID or ERROR): nothing to chart.")
     else:
-        doc.image(save(bars, path / "variant_bars.png"), "variant metrics with 95% intervals")
-    curves = _variant_curves(path, rows, meta)
+        doc.image(save(bars, path / "arm_bars.png"), "arm metrics with 95% intervals")
+    curves = _arm_curves(path, rows, meta)
     if curves is not None:
-        doc.image(save(curves, path / "variant_token_curves.png"), "token curves per variant")
+        doc.image(save(curves, path / "arm_token_curves.png"), "token curves per arm")
     simulated = any(r.get("simulated") for r in rows)
     heat = _heatmap(frame, "summaries", simulated)
     if heat is not None:
@@ -151,7 +151,7 @@ def write_experiment_report(path: Path) -> Path:
     _best_worst(doc, path, rows, frame)
     doc.heading("Every metric")
     long = comparison.assign(value=comparison.apply(format_cell, axis=1), vs_baseline=comparison.apply(format_diff, axis=1))
-    doc.table(long[["threshold", "metric", "variant", "value", "vs_baseline"]])
+    doc.table(long[["threshold", "metric", "arm", "value", "vs_baseline"]])
     md, _ = doc.write(path)
     return md
 
@@ -174,7 +174,7 @@ def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame
         part = comparison[comparison["threshold"] == threshold]
         rows = []
         for arm, strategy in strategies.items():
-            mine = part[part["variant"] == arm]
+            mine = part[part["arm"] == arm]
             if mine.empty:
                 continue
             cells = {m: mine[mine["metric"] == m].to_dict("records") for m, _ in STRATEGY_HEADLINE + STRATEGY_MEASURES}
@@ -209,15 +209,15 @@ def _slug(text: str) -> str:
 def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: bool):  # noqa: ANN202
     """One point per strategy: x tokens per task (or cost in USD when every arm has a price), y task success, each with
     its 95 % interval."""
-    costs = part[part["metric"] == "cost_usd"].set_index("variant")
+    costs = part[part["metric"] == "cost_usd"].set_index("arm")
     use_cost = (
         not costs.empty
         and all(costs.get("n", pd.Series(dtype=float)).reindex(list(strategies)).fillna(0) > 0)
         and (costs["mean"].reindex(list(strategies)).fillna(0) > 0).all()
     )
     x_metric = "cost_usd" if use_cost else "total_tokens"
-    xs = part[part["metric"] == x_metric].set_index("variant")
-    ys = part[part["metric"] == "passed"].set_index("variant")
+    xs = part[part["metric"] == x_metric].set_index("arm")
+    ys = part[part["metric"] == "passed"].set_index("arm")
     x_n, y_n = xs["n"].astype(float).to_dict(), ys["n"].astype(float).to_dict()
     arms = [a for a in strategies if x_n.get(a, 0) > 0 and y_n.get(a, 0) > 0]
     if not arms:
@@ -259,9 +259,7 @@ def _wide(part: pd.DataFrame, metrics: list[tuple[str, str]], fmt, suffix: str =
         label = dict(metrics).get(rec["metric"])
         if label is None:
             continue
-        table.setdefault(rec["variant"], {"variant": rec["variant"] + (" (baseline)" if rec["baseline"] else "")})[
-            label + suffix
-        ] = fmt(rec)
+        table.setdefault(rec["arm"], {"arm": rec["arm"] + (" (baseline)" if rec["baseline"] else "")})[label + suffix] = fmt(rec)
     return pd.DataFrame(list(table.values()))
 
 
@@ -273,27 +271,27 @@ def _bars(comparison: pd.DataFrame):  # noqa: ANN202
     thresholds = sorted(comparison["threshold"].unique())
     for ax, metric in zip(axes[0], metrics):
         sub = comparison[comparison["metric"] == metric]
-        variants = list(dict.fromkeys(sub["variant"]))
+        arms = list(dict.fromkeys(sub["arm"]))
         width = 0.8 / len(thresholds)
         for j, threshold in enumerate(thresholds):
-            rows = sub[sub["threshold"] == threshold].set_index("variant").reindex(variants)
-            x = np.arange(len(variants)) + j * width
+            rows = sub[sub["threshold"] == threshold].set_index("arm").reindex(arms)
+            x = np.arange(len(arms)) + j * width
             means = rows["mean"].to_numpy(dtype=float)
             err = np.vstack([means - rows["low"].to_numpy(dtype=float), rows["high"].to_numpy(dtype=float) - means])
             ax.bar(x, means, width, yerr=np.clip(np.nan_to_num(err), 0, None), capsize=3, label=threshold)
-        ax.set_xticks(np.arange(len(variants)) + width * (len(thresholds) - 1) / 2)
-        ax.set_xticklabels(variants, rotation=35, ha="right", fontsize=8)
+        ax.set_xticks(np.arange(len(arms)) + width * (len(thresholds) - 1) / 2)
+        ax.set_xticklabels(arms, rotation=35, ha="right", fontsize=8)
         ax.set_title(metric.replace("_", " "), fontsize=9)
         if sub["rate"].iloc[0]:
             ax.set_ylim(0, 1.05)
     axes[0][0].legend(title="threshold", fontsize=7, title_fontsize=7)
-    fig.suptitle("Per-variant means with 95 % intervals", fontsize=10)
+    fig.suptitle("Per-arm means with 95 % intervals", fontsize=10)
     fig.tight_layout()
     return fig
 
 
-def _variant_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
-    """The largest needle and goal case at the first threshold, trial 0: one curve per variant."""
+def _arm_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
+    """The largest needle and goal case at the first threshold, trial 0: one curve per arm."""
     first = meta["thresholds"][0]
     picks = []
     for kind in ("needle", "goal"):
@@ -305,21 +303,21 @@ def _variant_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
         return None
     fig, axes = plt.subplots(1, len(picks), figsize=(7 * len(picks), 4), squeeze=False)
     for ax, (case_id, case_rows) in zip(axes[0], picks):
-        for r in sorted(case_rows, key=lambda r: r["variant"]):
+        for r in sorted(case_rows, key=lambda r: r["arm"]):
             frame = calls_frame([load_trace(path / r["trace"])])
-            draw_curve(ax, frame, label=r["variant"], color=None, show_trigger=r is case_rows[0])
+            draw_curve(ax, frame, label=r["arm"], color=None, show_trigger=r is case_rows[0])
         dedupe_legend(ax, fontsize=7)
         ax.set_title(f"{case_id} at {first}, trial 0", fontsize=9)
         ax.set_xlabel("agent call")
         ax.set_ylabel("tokens in request (approx.)")
         ax.grid(alpha=0.3)
-    fig.suptitle("Token curves per variant (same case, same threshold)", fontsize=10)
+    fig.suptitle("Token curves per arm (same case, same threshold)", fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
-    """Needle recovery over depth x ``y`` (summaries before the question, or haystack tokens), one panel per variant."""
+    """Needle recovery over depth x ``y`` (summaries before the question, or haystack tokens), one panel per arm."""
     needles = frame[frame["kind"].isin(["needle", "chain"]) & frame["needle_depth"].notna()]
     if y == "summaries":
         needles = needles[needles["summaries_before_question"].notna()]
@@ -330,7 +328,7 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
             needles,
             x="needle_depth",
             y="summaries",
-            panel="variant",
+            panel="arm",
             y_label="summaries before question (8 = 8+)",
             title="Needle recovered by depth and number of summaries (valid runs only; hatched: only invalid runs; white: no runs)",
             simulated=simulated,
@@ -343,7 +341,7 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
         needles,
         x="needle_depth",
         y="haystack_tokens",
-        panel="variant",
+        panel="arm",
         y_label="haystack (tokens)",
         title="Needle recovered by depth and context length (valid runs only; hatched: only invalid runs; white: no runs)",
         simulated=simulated,
@@ -352,18 +350,18 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
 
 
 def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame) -> None:
-    rates = valid_only(frame).groupby("variant")["passed"].mean().dropna().sort_values()
+    rates = valid_only(frame).groupby("arm")["passed"].mean().dropna().sort_values()
     if len(rates) < 2 or math.isclose(rates.iloc[0], rates.iloc[-1]):
         return
     worst, best = rates.index[0], rates.index[-1]
-    by_unit = {(r["variant"], r["case_id"], r.get("threshold"), r["trial"]): r for r in rows}
+    by_unit = {(r["arm"], r["case_id"], r.get("threshold"), r["trial"]): r for r in rows}
     for r in rows:
-        if r["variant"] != best or row_outcome(r)[0] != PASS:
+        if r["arm"] != best or row_outcome(r)[0] != PASS:
             continue
         other = by_unit.get((worst, r["case_id"], r.get("threshold"), r["trial"]))
         if other is None or row_outcome(other)[0] != FAIL:
             continue
-        doc.heading("Best and worst variant on the same case")
+        doc.heading("Best and worst arm on the same case")
         failed = row_outcome(other)[1]
         doc.text(
             f"**{best}** (pass rate {rates[best]:.0%}) passed `{r['case_id']}` at {r.get('threshold')}, trial {r['trial']}; "

@@ -180,14 +180,14 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
 
 
 def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
-    """One row per needle/chain case run: depth, haystack tokens, recovered, valid, variant."""
+    """One row per needle/chain case run: depth, haystack tokens, recovered, valid, arm."""
     points = [
         {
             "needle_depth": (r.get("case") or {}).get("needle_depth"),
             "haystack_tokens": (r.get("case") or {}).get("haystack_tokens"),
             "needle_recovered": bool(r["scores"]["needle_correct"]),
             "valid": is_valid(r),
-            "variant": r.get("variant"),
+            "arm": r.get("arm"),
         }
         for r in rows
         if r["kind"] in ("needle", "chain") and "needle_correct" in r["scores"]
@@ -224,13 +224,13 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
         "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
         "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes."
     )
-    groups = sorted({(_eval_of(r), r["variant"]) for r in rows})
-    for kind, variant in groups:
-        subset = [r for r in rows if _eval_of(r) == kind and r["variant"] == variant]
+    groups = sorted({(_eval_of(r), r["arm"]) for r in rows})
+    for eval_name, arm in groups:
+        subset = [r for r in rows if _eval_of(r) == eval_name and r["arm"] == arm]
         outcomes = [row_outcome(r) for r in subset]
         valid = [r for r, (o, _) in zip(subset, outcomes) if o in VALID]
         reasons = Counter(k for o, keys in outcomes if o == INVALID for k in keys)
-        label = kind if len({v for _, v in groups}) == 1 else f"{kind}, {variant}"
+        label = eval_name if len({a for _, a in groups}) == 1 else f"{eval_name}, {arm}"
         doc.heading(f"{label} ({len(subset)} runs)", level=3)
         counts = Counter(o for o, _ in outcomes)
         excluded = (
@@ -282,7 +282,7 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
         doc.text("Every case passed every check.")
         return
     doc.heading("Failed, invalid or errored cases")
-    several = len({r["variant"] for r in rows}) > 1
+    several = len({r["arm"] for r in rows}) > 1
 
     def why(r: dict, o: str, keys: list[str]) -> str:
         if o == ERROR:
@@ -292,7 +292,7 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
 
     doc.bullets(
         [
-            f"**{r['case_id']}**" + (f" [{r['variant']}]" if several else "") + f" (trial {r['trial']}) {o}: " + why(r, o, keys)
+            f"**{r['case_id']}**" + (f" [{r['arm']}]" if several else "") + f" (trial {r['trial']}) {o}: " + why(r, o, keys)
             for r, o, keys in bad
         ]
     )

@@ -47,14 +47,14 @@ DEFAULT_EXPERIMENTS_DIR = Path("reports") / "experiments"
 
 @dataclass(frozen=True)
 class Cell:
-    variant: str
+    arm: str
     threshold: str
     case_id: str
     trial: int
 
     @property
     def id(self) -> str:
-        return f"{self.variant}|{self.threshold}|{self.case_id}|t{self.trial}"
+        return f"{self.arm}|{self.threshold}|{self.case_id}|t{self.trial}"
 
     @property
     def file_stem(self) -> str:
@@ -178,7 +178,7 @@ def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
 def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
     spec: ExperimentSpec = _WORKER["spec"]
     scenario = _WORKER["scenarios"][cell.case_id]
-    config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
+    config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
     seed = spec.seed + cell.trial
     agent_endpoint, summary_endpoint = spec.endpoints()
     models = choose_models(
@@ -209,7 +209,7 @@ def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], d
     """The cell's row (scored) and its trace; the settings fingerprint is computed from the config the trace ran with."""
     spec: ExperimentSpec = _WORKER["spec"]
     scenario = _WORKER["scenarios"][cell.case_id]
-    config = cell_config(spec, cell.variant, _WORKER["thresholds"][cell.threshold])
+    config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
     scores = score_case(trace, scenario)
     stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
     row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
@@ -249,17 +249,17 @@ def run_experiment(
     unless ``retry_errors`` is False; their earlier rows and traces are kept."""
     scenarios = spec_scenarios(spec)
     overhead = None
-    for variant in spec.arms():  # validate every config and model before writing anything
+    for arm in spec.arms():  # validate every config and model before writing anything
         for threshold in spec.thresholds:
             try:
-                config = cell_config(spec, variant, threshold)
+                config = cell_config(spec, arm, threshold)
             except ConfigError as exc:
-                raise ConfigError(f"{spec.path}: variant {variant} at threshold {threshold.label}: {exc}") from None
+                raise ConfigError(f"{spec.path}: arm {arm} at threshold {threshold.label}: {exc}") from None
             overhead = overhead if overhead is not None else fixed_overhead_tokens(config, scenarios)
             error = config.overhead_error(overhead)
             if error:
-                raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with variant {variant}: {error}")
-            summary_key = "summary_model" if config.summary_model is None else f"variant {variant}: summary_model"
+                raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with arm {arm}: {error}")
+            summary_key = "summary_model" if config.summary_model is None else f"arm {arm}: summary_model"
             agent_endpoint, summary_endpoint = spec.endpoints()
             choose_models(
                 spec.model,
@@ -346,7 +346,7 @@ def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict])
         old = done.get(cell.id)
         if old is None:
             continue
-        config = cell_config(spec, cell.variant, next(t for t in spec.thresholds if t.label == cell.threshold))
+        config = cell_config(spec, cell.arm, next(t for t in spec.thresholds if t.label == cell.threshold))
         expected = config_sha(
             config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, _result_settings(spec)
         )
@@ -370,7 +370,7 @@ def _write_meta(
         "spec": spec.raw,
         "spec_fingerprint": spec.fingerprint(),
         "baseline": spec.baseline,
-        "variants": list(spec.arms()),  # the compared arms (variants, or variant x strategy)
+        "arms": list(spec.arms()),  # the compared configurations (variants, or variant@strategy)
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
         "not_applicable": not_applicable(spec, scenarios),
         "thresholds": [t.label for t in spec.thresholds],
@@ -402,7 +402,7 @@ def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     return (
         f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
-        f"{row['variant']} {row['threshold']} {row['case_id']} t{row['trial']} {status}"
+        f"{row['arm']} {row['threshold']} {row['case_id']} t{row['trial']} {status}"
     )
 
 

@@ -1,9 +1,9 @@
 """LangSmith experiments from an experiment directory, through the real SDK.
 
-Each variant x threshold becomes one LangSmith experiment over the same examples (one
+Each arm x threshold becomes one LangSmith experiment over the same examples (one
 example per case). The agent runs are already done, so the target replays each cell's
 stored outputs (answers, scores, metrics) and one evaluator turns every score into
-feedback under its stable key. Metadata: variant, trigger, keep, window, model,
+feedback under its stable key. Metadata: arm, trigger, keep, window, model,
 summarizer model, harness version, git commit, dataset hash.
 
 Without LANGSMITH_API_KEY the same code runs with uploads off against a client whose
@@ -55,7 +55,7 @@ def _reference(scenario: Scenario | None) -> dict[str, Any]:
 def export_experiment(
     path: str | Path, *, client: Any = None, upload: bool | None = None, progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
-    """One LangSmith experiment per variant x threshold. With an upload, LangSmith is asked first and every request
+    """One LangSmith experiment per arm x threshold. With an upload, LangSmith is asked first and every request
     is bounded (`harness.runs.langsmith_session`): when it does not answer, or fails midway, the export runs locally
     instead, says so, and langsmith.json records what was not uploaded. It never raises for LangSmith's sake."""
     path = Path(path)
@@ -135,9 +135,9 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
 
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for row in rows:
-        groups[(row["variant"], row.get("threshold", "-"))].append(row)
+        groups[(row["arm"], row.get("threshold", "-"))].append(row)
     experiments = []
-    for (variant, threshold), group in sorted(groups.items()):
+    for (arm, threshold), group in sorted(groups.items()):
         by_case: dict[str, list[dict]] = defaultdict(list)
         for row in sorted(group, key=lambda r: r["trial"]):
             by_case[row["case_id"]].append(row)
@@ -161,7 +161,8 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
 
         config = group[0]["config"]
         metadata = {
-            "variant": variant,
+            "arm": arm,
+            "strategy": config.get("strategy", "deepagents-summarization"),
             "trigger": threshold,
             "keep": config.get("keep"),
             "window": config.get("window"),
@@ -179,7 +180,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
             target,
             data=[examples[c] for c in sorted(by_case)],
             evaluators=[feedback],
-            experiment_prefix=f"{meta['experiment']}-{variant}-{threshold}",
+            experiment_prefix=f"{meta['experiment']}-{arm}-{threshold}",
             metadata=metadata,
             client=client,
             upload_results=upload,
@@ -190,10 +191,10 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
         feedback_cols = [c for c in frame.columns if c.startswith("feedback.")]
         experiments.append(
             {
-                "variant": variant,
+                "arm": arm,
                 "threshold": threshold,
                 "experiment": results.experiment_name,
-                "prefix": f"{meta['experiment']}-{variant}-{threshold}",
+                "prefix": f"{meta['experiment']}-{arm}-{threshold}",
                 "runs": len(frame),
                 "feedback_means": {c[len("feedback.") :]: round(float(frame[c].mean()), 4) for c in feedback_cols},
             }

@@ -45,7 +45,7 @@ def result_row(
         "eval": eval_name or trace.kind,
         "trial": trace.trial,
         "seed": trace.seed,
-        "variant": trace.config.get("name"),
+        "arm": trace.config.get("name"),  # the compared configuration: a variant, or variant@strategy in a grid
         "strategy": trace.config.get("strategy", "deepagents-summarization"),
         "config": trace.config,
         "agent_model": trace.agent_model,
@@ -154,7 +154,7 @@ def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
+            rows.append(_current(json.loads(line)))
             good.append(line if line.endswith("\n") else line + "\n")
         except json.JSONDecodeError:
             if i != len(lines) - 1:
@@ -162,6 +162,13 @@ def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]
             if repair:
                 path.write_text("".join(good), encoding="utf-8")
     return rows
+
+
+def _current(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as this version writes it: rows written before the ``arm`` field named it ``variant``."""
+    if "variant" in row and "arm" not in row:
+        row = {("arm" if k == "variant" else k): v for k, v in row.items()}
+    return row
 
 
 def read_results(path: str | Path) -> pd.DataFrame:

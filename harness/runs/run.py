@@ -40,9 +40,9 @@ from harness.trace.schema import Trace
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
 
 
-def trace_file_name(scorers: str, variant: str, case_id: str, trial: int) -> str:
-    """``<scorers>.<variant>.<case>.t<trial>``, safe as a file name."""
-    return re.sub(r"[^A-Za-z0-9_.+\-]", "_", f"{scorers}.{variant}.{case_id}.t{trial}")
+def trace_file_name(scorers: str, arm: str, case_id: str, trial: int) -> str:
+    """``<scorers>.<arm>.<case>.t<trial>``, safe as a file name."""
+    return re.sub(r"[^A-Za-z0-9_.+\-]", "_", f"{scorers}.{arm}.{case_id}.t{trial}")
 
 
 @dataclass
@@ -58,8 +58,8 @@ class RunDir:
         return self.path / "results.jsonl"
 
 
-def new_run_id(variant: str) -> str:
-    return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{variant}-{uuid.uuid4().hex[:6]}"
+def new_run_id(arm: str) -> str:
+    return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{arm}-{uuid.uuid4().hex[:6]}"
 
 
 def git_commit() -> str | None:
@@ -161,7 +161,7 @@ class RunSink:
     ) -> dict[str, Any]:
         """Persist one finished case (trace file, then its results row) and return the row.
 
-        The trace file is named by scorer set, variant, case and trial, and never overwrites
+        The trace file is named by scorer set, arm (config name), case and trial, and never overwrites
         another: a second run under the same names gets a numbered suffix. A scenario that
         is not in a dataset file (generated in memory) is kept in the run's scenarios.jsonl,
         so ``harness score`` can score the run again.

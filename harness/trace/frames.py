@@ -12,7 +12,7 @@ CALL_COLUMNS = [
     "run_id",
     "case_id",
     "kind",
-    "variant",
+    "arm",
     "trial",
     "call_index",
     "agent_step",
@@ -65,7 +65,7 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
                     "run_id": tr.run_id,
                     "case_id": tr.case_id,
                     "kind": tr.kind,
-                    "variant": tr.config.get("name"),
+                    "arm": tr.config.get("name"),
                     "trial": tr.trial,
                     "call_index": call["index"],
                     "agent_step": step if call["role"] == "agent" else None,
@@ -89,5 +89,5 @@ def events_frame(traces: Iterable[Trace]) -> pd.DataFrame:
     rows = []
     for tr in traces:
         for ev in tr.events:
-            rows.append({"run_id": tr.run_id, "case_id": tr.case_id, "variant": tr.config.get("name"), "trial": tr.trial, **ev})
+            rows.append({"run_id": tr.run_id, "case_id": tr.case_id, "arm": tr.config.get("name"), "trial": tr.trial, **ev})
     return pd.DataFrame(rows)
