@@ -193,3 +193,66 @@ def test_regress_flags_a_degraded_variant_and_passes_a_rerun(tmp_path, capsys):
 
 def test_regress_needs_a_baseline_file(tmp_path, capsys):
     assert main(["regress", str(tmp_path), "--baseline", str(tmp_path / "none.json")]) == EXIT_BAD_INPUT
+
+
+def _gate_row(eval_name, kind, case, trial, scores, *, arm="a", strategy="deepagents-summarization"):
+    failed = [k for k, v in scores.items() if not v]
+    return {
+        "arm": arm,
+        "threshold": "20%",
+        "eval": eval_name,
+        "kind": kind,
+        "strategy": strategy,
+        "case_id": case,
+        "trial": trial,
+        "outcome": "FAIL" if failed else "PASS",
+        "outcome_keys": failed,
+        "scores": scores,
+        "simulated": True,
+        "metrics": {},
+    }
+
+
+def _write_cells(path, rows):
+    path.mkdir(parents=True)
+    (path / "cells.jsonl").write_text("".join(json.dumps({**r, "cell_id": f"{r['case_id']}|t{r['trial']}"}) + "\n" for r in rows))
+    return path
+
+
+def test_the_gate_tests_what_the_registry_names_for_each_eval(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from harness.analysis import regress as gate
+    from harness.suites.registry import SUITES
+
+    # An eval the old fixed gate list never knew: its entry alone makes its check gated.
+    mine = replace(SUITES["faults"], name="mine", gated=("my_check",))
+    monkeypatch.setattr(gate, "SUITES", {**SUITES, "mine": mine})
+    cases = [(f"c{i}", t) for i in range(6) for t in range(2)]
+    base = [_gate_row("mine", "goal", c, t, {"run_completed": True, "my_check": True}) for c, t in cases]
+    worse = [_gate_row("mine", "goal", c, t, {"run_completed": True, "my_check": False}) for c, t in cases]
+    gate.write_baseline(base, "base", tmp_path / "baseline.json")
+    stored = json.loads((tmp_path / "baseline.json").read_text())
+    assert stored["schema"] == 2 and stored["cells"][0]["eval"] == "mine" and stored["cells"][0]["checks"] == {"my_check": True}
+    ok, table, _ = gate.regress(_write_cells(tmp_path / "worse", worse), tmp_path / "baseline.json")
+    flagged = table[table["verdict"] == "REGRESSION"]
+    assert not ok and set(flagged["metric"]) == {"passed", "my_check"} and set(flagged["eval"]) == {"mine"}
+    ok, table, _ = gate.regress(_write_cells(tmp_path / "same", base), tmp_path / "baseline.json")
+    assert ok and set(table["metric"]) == {"passed", "my_check"}
+
+
+def test_the_gate_maps_the_recovery_check_to_the_strategy_and_reads_schema_1(tmp_path):
+    from harness.analysis import regress as gate
+
+    needle = {"run_completed": True, "needle_correct": True, "needle_via_history": False, "needle_via_recall": True}
+    row = _gate_row("needle", "needle", "n0", 0, needle, strategy="observation-masking")
+    assert gate.gate_cells([row])[0]["checks"] == {"needle_correct": True, "needle_via_recall": True}
+    window = _gate_row("needle", "needle", "n0", 0, needle, strategy="sliding-window")
+    assert gate.gate_cells([window])[0]["checks"] == {"needle_correct": True}
+    old = {"variant": "v", "threshold": "20%", "case_id": "n0", "kind": "needle", "trial": 0, "outcome": "PASS", "valid": True}
+    (tmp_path / "v1.json").write_text(json.dumps({"schema": 1, "cells": [{**old, "needle_recovered": True, "needle_via_history": True}]}))
+    cell = gate.load_baseline(tmp_path / "v1.json")[0]
+    assert cell["arm"] == "v" and cell["eval"] == "needle" and cell["checks"] == {"needle_correct": True, "needle_via_history": True}
+    (tmp_path / "v9.json").write_text(json.dumps({"schema": 9, "cells": []}))
+    with pytest.raises(HarnessError, match="v9.json: baseline schema 9"):
+        gate.load_baseline(tmp_path / "v9.json")

@@ -61,6 +61,14 @@ def test_every_fault_is_caught_by_some_eval_and_every_named_fault_exists():
             assert check not in suite.validity, f"{suite.name}: {fault} must be caught by a check, not a validity score"
 
 
+def test_the_gated_checks_are_checks_the_eval_asserts():
+    for suite in SUITES.values():
+        for key in suite.gated:
+            assert key in suite.required and key not in suite.validity, f"{suite.name}: gated {key} is not one of its checks"
+    # every eval whose checks go beyond the shared ones gates at least one of them
+    assert all(s.gated for s in SUITES.values() if set(s.required) - set(s.validity) - {"run_completed", "structure_ok"})
+
+
 def test_validity_fields_are_the_validity_scores_the_scorers_produce(tmp_path):
     """``validity`` in each entry agrees with the scorers' own kinds, read from a real scored run."""
     from harness.agent.models import choose_models

@@ -4,11 +4,13 @@ A result set is a run directory (results.jsonl) or an experiment directory
 (cells.jsonl). Cells are paired on (arm, threshold, case, trial).
 
 The regression gate compares the current results with a committed baseline file, a
-JSON snapshot of per-cell outcomes. Only cells valid on both sides are paired (an invalid
-cell counts in no rate). Gated metrics are rates where higher is better; a
-gate fails only for a drop that is significant after Holm adjustment across every gate
-tested (exact McNemar on the paired cells). ``--update`` rewrites the baseline from the
-current results.
+JSON snapshot of per-cell outcomes. What is gated comes from the eval registry
+(``suites/registry.py``): per eval, arm and threshold, the eval's pass rate and each of its
+``gated`` checks under the arm's strategy (``EvalSuite.gated_for``), so a new eval is gated
+by its entry alone. Only cells valid on both sides are paired (an invalid cell counts in
+no rate). A gate fails only for a drop that is significant after Holm adjustment across
+every gate tested (exact McNemar on the paired cells). ``--update`` rewrites the baseline
+from the current results.
 
 A cell that ended in ERROR (a provider error) is not valid, so it is never paired and can
 never read as a regression; instead the gate fails on its own when the share of ERROR
@@ -29,8 +31,8 @@ from harness import __version__
 from harness.analysis.compare import ALPHA, cells_frame, compare, format_cell, format_diff, holm
 from harness.errors import HarnessError
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
+from harness.suites.registry import SUITES
 
-GATED = ("passed", "needle_recovered", "needle_via_history", "goal_preserved")
 MAX_ERROR_RATE = 0.05
 
 
@@ -50,7 +52,7 @@ def error_gate(rows: list[dict[str, Any]], max_error_rate: float = MAX_ERROR_RAT
     )
 
 
-BASELINE_SCHEMA = 1
+BASELINE_SCHEMA = 2  # 2: cells name their eval and carry its gated checks; 1 (variant, fixed rates) still loads
 
 
 def load_rows(path: str | Path) -> tuple[str, list[dict[str, Any]]]:
@@ -109,27 +111,46 @@ def compare_sets(a: str | Path, b: str | Path, *, arm_a: str | None = None, arm_
 
 
 # -- the regression gate -------------------------------------------------------------------
-def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
+_CELL_KEYS = ("arm", "threshold", "eval", "strategy", "case_id", "kind", "trial", "outcome", "valid", "passed")
+_V1_CHECKS = {
+    "needle_correct": "needle_recovered",
+    "needle_via_history": "needle_via_history",
+    "goal_preserved": "goal_preserved",
+}
+
+
+def gate_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per cell: its ids, outcome, the eval it ran as, and ``checks``, the eval's gated checks under the
+    cell's strategy (``EvalSuite.gated_for``), None on a cell that is not valid; then the metrics, for people."""
     frame = cells_frame(rows)
-    keep = [
-        "arm",
-        "threshold",
-        "case_id",
-        "kind",
-        "trial",
-        "outcome",
-        "valid",
-        "passed",
-        *[m for m in (*RATE_METRICS, *VALUE_METRICS) if m in frame.columns],
-    ]
-    records = json.loads(frame[keep].to_json(orient="records"))
+    records = json.loads(frame.to_json(orient="records"))
+    out = []
+    for row, cell in zip(rows, records):
+        name = row.get("eval") or row["kind"]
+        suite = SUITES.get(name)
+        keys = suite.gated_for(cell["strategy"]) if suite else ()
+        scores = row.get("scores") or {}
+        out.append(
+            {
+                **{k: (name if k == "eval" else cell.get(k)) for k in _CELL_KEYS},
+                "checks": {k: (bool(scores[k]) if cell["valid"] else None) for k in keys if k in scores},
+                **{m: cell[m] for m in (*RATE_METRICS, *VALUE_METRICS) if m in cell},
+            }
+        )
+    return out
+
+
+def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
     return {
         "schema": BASELINE_SCHEMA,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "source": source,
         "harness_version": __version__,
-        "simulated": bool(frame["simulated"].any()),
-        "cells": records,
+        "simulated": any(bool(r.get("simulated")) for r in rows),
+        # sorted, so a rewritten baseline differs from the old one only where a cell did
+        "cells": sorted(
+            gate_cells(rows), key=lambda c: tuple(str(c[k]) for k in ("eval", "arm", "threshold", "case_id", "trial"))
+        ),
     }
 
 
@@ -140,39 +161,69 @@ def write_baseline(rows: list[dict[str, Any]], source: str, path: str | Path) ->
     return path
 
 
-def load_baseline(path: str | Path) -> pd.DataFrame:
+def _from_schema_1(cell: dict[str, Any]) -> dict[str, Any]:
+    """A schema-1 cell (``variant``; the gated rates as metrics) as schema 2 has it: the eval is the case's kind, and
+    its gated checks are the ones schema 1 kept (needle recovered, through the history file, goal preserved)."""
+    cell = {("arm" if k == "variant" else k): v for k, v in cell.items()}
+    suite = SUITES.get(cell["kind"])
+    keys = suite.gated_for("deepagents-summarization") if suite else ()
+    cell.setdefault("eval", cell["kind"])
+    cell.setdefault("strategy", "deepagents-summarization")
+    cell["checks"] = {k: cell.get(_V1_CHECKS[k]) for k in keys if k in _V1_CHECKS and cell.get(_V1_CHECKS[k]) is not None}
+    return cell
+
+
+def load_baseline(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise HarnessError(f"{path}: no baseline file; create it with --update")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("schema") != BASELINE_SCHEMA:
-        raise HarnessError(f"{path}: baseline schema {data.get('schema')!r} is not {BASELINE_SCHEMA}")
-    # Baselines written before the ``arm`` field named it ``variant``.
-    return pd.DataFrame(data["cells"]).rename(columns={"variant": "arm"})
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise HarnessError(f"{path}: not a baseline file (invalid JSON: {exc})") from None
+    schema = data.get("schema") if isinstance(data, dict) else None
+    if schema not in (1, BASELINE_SCHEMA) or not isinstance(data.get("cells"), list):
+        raise HarnessError(f"{path}: baseline schema {schema!r} is not {BASELINE_SCHEMA}; rewrite it with --update")
+    return [_from_schema_1(c) for c in data["cells"]] if schema == 1 else data["cells"]
 
 
-def regress(
-    current: str | Path, baseline_file: str | Path, *, metrics: tuple[str, ...] = GATED
-) -> tuple[bool, pd.DataFrame, list[str]]:
-    """(passed, gate table, notes). passed is False only for a significant drop on a gated metric."""
+def _gate_frame(cells: list[dict[str, Any]], keys: list[str]) -> pd.DataFrame:
+    """The cells with one column per gated check."""
+    frame = pd.DataFrame([{k: c.get(k) for k in _CELL_KEYS} for c in cells])
+    for key in keys:
+        frame[key] = [(c.get("checks") or {}).get(key) for c in cells]
+    return frame
+
+
+def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.DataFrame, list[str]]:
+    """(passed, gate table, notes). passed is False only for a significant drop on a gated metric: per eval of the
+    registry (``suites/registry.py``), arm and threshold, the eval's pass rate and each of its gated checks."""
     name, rows = load_rows(current)
-    now = cells_frame(rows)
+    now = gate_cells(rows)
     base = load_baseline(baseline_file)
     notes = []
     records = []
-    for (arm, threshold), base_part in base.groupby(["arm", "threshold"], sort=True):
-        cur_part = now[(now["arm"] == arm) & (now["threshold"] == threshold)]
-        if cur_part.empty:
-            notes.append(f"{arm} at {threshold}: in the baseline, not in {name} (not gated)")
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for cell in base:
+        groups.setdefault((cell["eval"], cell["arm"], cell["threshold"]), []).append(cell)
+    for (eval_name, arm, threshold), base_part in sorted(groups.items()):
+        cur_part = [c for c in now if (c["eval"], c["arm"], c["threshold"]) == (eval_name, arm, threshold)]
+        if not cur_part:
+            notes.append(f"{eval_name} eval, {arm} at {threshold}: in the baseline, not in {name} (not gated)")
             continue
-        frame = pd.concat([base_part.assign(arm="baseline"), cur_part.assign(arm="current")], ignore_index=True)
-        table = compare(frame, "baseline", [m for m in metrics if m in frame.columns])
+        keys = list(dict.fromkeys(k for c in base_part + cur_part for k in (c.get("checks") or {})))
+        frame = pd.concat(
+            [_gate_frame(base_part, keys).assign(arm="baseline"), _gate_frame(cur_part, keys).assign(arm="current")],
+            ignore_index=True,
+        )
+        table = compare(frame, "baseline", ["passed", *keys])
         for rec in table[table["arm"] == "current"].to_dict("records"):
             if rec["n_pairs"] == 0:
                 continue
             base_rec = table[(table["arm"] == "baseline") & (table["metric"] == rec["metric"])].iloc[0]
             records.append(
                 {
+                    "eval": eval_name,
                     "arm": arm,
                     "threshold": threshold,
                     "metric": rec["metric"],
@@ -194,9 +245,9 @@ def regress(
     gates["diff"] = gates["diff"].map(lambda d: f"{d * 100:+.1f} pts" if not math.isnan(d) else "n/a")
     gates["p_adj"] = gates["p_adj"].map(lambda p: f"{p:.3g}")
     gates = gates.drop(columns=["p"])
-    missing = len(base) - len(
-        now.merge(base[["arm", "threshold", "case_id", "trial"]], on=["arm", "threshold", "case_id", "trial"])
-    )
+    unit = ("eval", "arm", "threshold", "case_id", "trial")
+    current_units = {tuple(c[k] for k in unit) for c in now}
+    missing = sum(1 for c in base if tuple(c[k] for k in unit) not in current_units)
     if missing:
         notes.append(f"{missing} baseline cell(s) have no counterpart in {name}")
     return not (gates["verdict"] == "REGRESSION").any(), gates, notes

@@ -10,6 +10,8 @@ an eval is reads this table:
   through ``CaseResult.require_eval``;
 - ``harness validity`` (``suites/validity.py``) runs ``matrix_cases`` healthy and under each
   fault in ``faults``, and checks that the named check is what fails;
+- the nightly gate (``analysis/regress.py``) holds each eval's pass rate and its ``gated`` checks to the
+  baseline;
 - the validity report, ``harness bench``'s suite list and the marker test read it too.
 
 Data only: this module imports nothing that runs an agent, so a report can read it.
@@ -48,6 +50,7 @@ class EvalSuite:
     scorers: str = "default"  # the scorer set (scoring.scorers.SCORER_SETS)
     strategies: tuple[str, ...] | str = ALL_STRATEGIES
     faults: Mapping[str, str] = field(default_factory=dict)  # seeded fault -> the check that must catch it
+    gated: tuple[str, ...] = ()  # the checks the nightly gate holds to the baseline, beside the eval's pass rate
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
     vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
 
@@ -55,18 +58,11 @@ class EvalSuite:
         """``required`` under ``strategy``: the history-file recovery check becomes the strategy's own recovery
         check (re-calling a cleared tool under masking), and is dropped where the strategy leaves no way back
         (a sliding window, LangChain's summary): there the answer itself is all that can be asked."""
-        if strategy == "none":  # the control arm: nothing is compacted by design, so those keys are measures there
-            from harness.scoring.scorers import NEEDS_COMPACTION
+        return _under_strategy(self.required, strategy)
 
-            return tuple(k for k in self.required if k not in NEEDS_COMPACTION and k != "needle_via_history")
-        if "needle_via_history" not in self.required or strategy == "deepagents-summarization":
-            return self.required
-        from harness.compaction.strategies.registry import INFO
-
-        check = INFO[strategy].recovery_check
-        if check is None:  # no way back under this strategy: only the answer itself is asked for
-            return tuple(k for k in self.required if k != "needle_via_history")
-        return tuple(check if k == "needle_via_history" else k for k in self.required)
+    def gated_for(self, strategy: str) -> tuple[str, ...]:
+        """``gated`` under ``strategy``, mapped as ``required_for`` maps it (a custom strategy keeps the keys)."""
+        return _under_strategy(self.gated, strategy)
 
     def applies_to(self, strategy: str) -> bool:
         return self.strategies == ALL_STRATEGIES or strategy in self.strategies
@@ -78,6 +74,23 @@ class EvalSuite:
             f"the {self.name} eval applies to {', '.join(self.strategies)}, not {strategy}: "
             f"it tests a mechanism that strategy does not have"
         )
+
+
+def _under_strategy(keys: tuple[str, ...], strategy: str) -> tuple[str, ...]:
+    if strategy == "none":  # the control arm: nothing is compacted by design, so those keys are measures there
+        from harness.scoring.scorers import NEEDS_COMPACTION
+
+        return tuple(k for k in keys if k not in NEEDS_COMPACTION and k != "needle_via_history")
+    if "needle_via_history" not in keys or strategy == "deepagents-summarization":
+        return keys
+    from harness.compaction.strategies.registry import INFO
+
+    info = INFO.get(strategy)
+    if info is None:  # a strategy this version does not know (an old row's): keep the keys as written
+        return keys
+    if info.recovery_check is None:  # no way back under this strategy: only the answer itself is asked for
+        return tuple(k for k in keys if k != "needle_via_history")
+    return tuple(info.recovery_check if k == "needle_via_history" else k for k in keys)
 
 
 DROPPED = {"tool-result-dropped": "structure_ok"}
@@ -94,6 +107,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 kind="needle",
                 matrix_cases=("needle-h24k-d000", "needle-h32k-d025"),
                 faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
+                gated=("needle_correct", "needle_via_history"),
             ),
             EvalSuite(
                 "goal",
@@ -103,6 +117,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 kind="goal",
                 matrix_cases=("goal-ledgers-12", "goal-ledgers-16"),
                 faults={"task-dropped": "goal_no_clarification", "false-completion": "goal_no_premature_completion", **DROPPED},
+                gated=("goal_preserved",),
             ),
             EvalSuite(
                 "chain",
@@ -120,6 +135,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 matrix_cases=("chain-s2-d000", "chain-s4-d025"),
                 strategies=SUMMARIZING_OR_CONTROL,
                 faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
+                gated=("needle_correct", "needle_via_history"),
             ),
             EvalSuite(
                 "eviction",
@@ -132,6 +148,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 scorers="eviction",
                 strategies=DEEPAGENTS,
                 faults={"eviction-unreadable": "needle_via_eviction_file", **DROPPED},
+                gated=("needle_correct", "needle_via_eviction_file"),
             ),
             EvalSuite(
                 "truncation",
@@ -153,6 +170,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 vary_documents=True,
                 faults={"clipped-args-trusted": "file_intact", "written-file-unreadable": "file_intact", **DROPPED},
+                gated=("file_intact",),
             ),
             EvalSuite(
                 "overflow",
@@ -166,6 +184,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 hard_limit=36_000,
                 faults={"overflow-unrecognized": "overflow_recovered", **DROPPED},
+                gated=("overflow_recovered",),
             ),
             EvalSuite(
                 "subagent",
@@ -177,6 +196,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 scorers="subagent",
                 strategies=DEEPAGENTS,
                 faults={"subagent-result-lost": "subagent_results_returned", **DROPPED},
+                gated=("subagent_results_returned",),
             ),
             EvalSuite(
                 "faults",
@@ -187,6 +207,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 matrix_cases=("goal-ledgers-12",),
                 strategies=DEEPAGENTS,
                 faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
+                gated=("summaries_ok",),
             ),
             EvalSuite(
                 "tokens",
