@@ -124,3 +124,50 @@ def cmd_variants(args: argparse.Namespace) -> int:
     if broken:
         print(f"{broken} variant file(s) cannot be used until fixed", file=sys.stderr)
     return EXIT_BAD_INPUT if broken else EXIT_OK
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """This group's subcommands: generate, variants."""
+    gen = sub.add_parser(
+        "generate",
+        help="regenerate the shipped scenario files, or write a needle-in-a-haystack grid",
+        description="`harness generate` rewrites the shipped scenario files in --out (a directory). "
+        "`harness generate needle --lengths 4000,8000 --depths 0,0.5,1 --out FILE.jsonl` writes a "
+        "Kamradt-style grid of haystack length x needle depth, after checking which cells can be "
+        "valid under --check PRESET.",
+    )
+    gen.add_argument(
+        "what",
+        nargs="?",
+        choices=["shipped", "needle"],
+        default="shipped",
+        help="shipped (default): the files in datasets/; needle: a NIAH grid file",
+    )
+    gen.add_argument("--out", default=None, help="shipped: the directory (default datasets); needle: the .jsonl file to write")
+    gen.add_argument("--seed", type=int, default=7, help="generator seed (default 7, the shipped files')")
+    niah = gen.add_argument_group("needle grid (harness generate needle)")
+    niah.add_argument("--lengths", help="haystack lengths in tokens, comma-separated (e.g. 4000,8000,16000,32000)")
+    niah.add_argument("--length-min", type=int, help="smallest haystack (tokens), with --length-max and --length-steps")
+    niah.add_argument("--length-max", type=int, help="largest haystack (tokens)")
+    niah.add_argument("--length-steps", type=int, help="number of lengths from min to max, evenly spaced")
+    niah.add_argument("--depths", help="needle depths in [0, 1], comma-separated (e.g. 0,0.25,0.5,0.75,1)")
+    niah.add_argument("--depth-steps", type=int, help="number of depths from 0 to 1 (instead of --depths)")
+    niah.add_argument(
+        "--depth-spacing",
+        choices=["linear", "sigmoid"],
+        default="linear",
+        help="spacing of --depth-steps: linear, or sigmoid (denser near 0 and 1, as Kamradt's tester)",
+    )
+    niah.add_argument("--needles", type=int, default=1, help="needles per haystack, from the depth to the end (default 1)")
+    niah.add_argument("--distractors", type=int, default=1, help="look-alike facts per haystack (default 1)")
+    niah.add_argument(
+        "--check",
+        default="forced-20",
+        metavar="PRESET",
+        help="run each cell once offline under this preset and say which cannot be valid (default forced-20)",
+    )
+    niah.add_argument("--no-check", action="store_true", help="write without the validity check")
+    gen.set_defaults(handler=cmd_generate)
+
+    variants = sub.add_parser("variants", help="list the threshold presets and the summary-prompt variants")
+    variants.set_defaults(handler=cmd_variants)

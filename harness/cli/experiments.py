@@ -91,3 +91,68 @@ def cmd_regress(args: argparse.Namespace) -> int:
     if too_many_errors:
         print(too_many_errors)
     return EXIT_FAILED if not ok else EXIT_ERROR if too_many_errors else EXIT_OK
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """This group's subcommands: experiment, compare, regress."""
+    exp = sub.add_parser("experiment", help="run or merge an experiment grid (scenarios x arms x thresholds x trials)")
+    exp_sub = exp.add_subparsers(dest="experiment_command", required=True)
+    exp_run = exp_sub.add_parser(
+        "run",
+        help="run a YAML experiment spec; finished cells are skipped on rerun",
+        description="Run the grid of a spec, writing each finished cell at once to "
+        "reports/experiments/<name>/cells.jsonl (traces in traces/). Rerun to resume.",
+    )
+    exp_run.add_argument("spec", help="the experiment YAML, e.g. datasets/experiments/prompt-comparison.yaml")
+    exp_run.add_argument("--out", default="reports/experiments", help="parent directory (default reports/experiments)")
+    exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
+    exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
+    exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
+    exp_run.add_argument(
+        "--no-retry-errors",
+        action="store_true",
+        help="keep cells that ended in ERROR (a provider error) instead of running them again on resume",
+    )
+    exp_run.add_argument(
+        "--no-langsmith",
+        action="store_true",
+        help="skip the LangSmith experiments (by default: local through the SDK, uploaded when LANGSMITH_API_KEY is set)",
+    )
+    exp_ls = exp_sub.add_parser(
+        "langsmith", help="make one LangSmith experiment per arm x threshold from an experiment directory"
+    )
+    exp_ls.add_argument("path", help="experiment directory")
+    exp_ls.add_argument(
+        "--upload", action=argparse.BooleanOptionalAction, default=None, help="upload (default: when LANGSMITH_API_KEY is set)"
+    )
+    exp_merge = exp_sub.add_parser("merge", help="join shard directories into one experiment directory")
+    exp_merge.add_argument("out", help="the merged experiment directory")
+    exp_merge.add_argument("parts", nargs="+", help="shard (or experiment) directories")
+    exp.set_defaults(handler=cmd_experiment)
+
+    cmp_ = sub.add_parser("compare", help="print two runs or experiments side by side (paired on case and trial)")
+    cmp_.add_argument("a", help="run or experiment directory (the reference)")
+    cmp_.add_argument("b", help="run or experiment directory")
+    cmp_.add_argument("--arm-a", "--variant-a", dest="arm_a", help="the arm (configuration) to take from A when it holds several")
+    cmp_.add_argument("--arm-b", "--variant-b", dest="arm_b", help="the arm (configuration) to take from B when it holds several")
+    cmp_.set_defaults(handler=cmd_compare)
+
+    reg = sub.add_parser(
+        "regress",
+        help="gate: exit 1 on a significant drop against a committed baseline",
+        description="Compare a run or experiment with a baseline file, cell by cell. Exits 1 only when a "
+        "gated rate drops significantly (exact McNemar, Holm-adjusted across all gates): per eval, arm and "
+        "threshold, the eval's pass rate and the checks its registry entry lists as gated.",
+    )
+    reg.add_argument("results", help="run or experiment directory to check")
+    reg.add_argument("--baseline", required=True, help="baseline JSON file, e.g. datasets/baselines/nightly.json")
+    reg.add_argument("--update", action="store_true", help="rewrite the baseline from these results instead of checking")
+    reg.add_argument(
+        "--max-error-rate",
+        type=float,
+        default=0.05,
+        metavar="SHARE",
+        help="exit 4 when more than this share of cells ended in ERROR (provider errors; default 0.05). "
+        "ERROR cells are never read as regressions",
+    )
+    reg.set_defaults(handler=cmd_regress)

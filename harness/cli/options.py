@@ -7,7 +7,7 @@ import argparse
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2, 3, 4
 
 
-def _add_config_options(p: argparse.ArgumentParser) -> None:
+def add_config_options(p: argparse.ArgumentParser) -> None:
     from harness.compaction.config import DEFAULT_PRESET, PRESETS
 
     g = p.add_argument_group("compaction config")
@@ -98,7 +98,7 @@ def endpoints_from_args(args: argparse.Namespace) -> tuple:
     return with_run_limits((agent, summary), max_rps=getattr(args, "max_rps", None), max_tpm=getattr(args, "max_tpm", None))
 
 
-def _add_selection_options(p: argparse.ArgumentParser) -> None:
+def add_selection_options(p: argparse.ArgumentParser) -> None:
     s = p.add_argument_group("scenarios")
     s.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario JSONL files (default: datasets/*.jsonl)")
     s.add_argument(

@@ -11,6 +11,8 @@ from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_SKIPPED,
+    add_config_options,
+    add_selection_options,
     endpoints_from_args,
 )
 
@@ -106,3 +108,70 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     print(result["types"].to_markdown(index=False))
     print(f"{len(result['late'])} call(s) passed the window before the trigger fired; report: {write_skew(result, path)}")
     return EXIT_OK
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """This group's subcommands: run, score, report, tokens."""
+    run = sub.add_parser(
+        "run",
+        help="run scenarios offline (default) or live, write reports/runs/<run-id>/",
+        description="Run the shipped scenarios through the real deepagents agent with compaction forced, "
+        "score every case, and write results.jsonl, traces/, token_curves.png and report.md.",
+    )
+    add_config_options(run)
+    add_selection_options(run)
+    run.add_argument("--seed", type=int, default=0, help="seed of the reference summarizer's loss (trial t uses seed+t)")
+    run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
+    run.add_argument("--out", default="reports/runs", help="parent directory of run directories (default reports/runs)")
+    run.add_argument("--run-id", help="name of the run directory (default: time, variant and a random suffix)")
+    run.add_argument(
+        "--tokens",
+        choices=["approx", "provider", "both"],
+        help="token curves in the report: approx, or with the provider-reported usage (default: both when reported)",
+    )
+    run.add_argument(
+        "--concurrency",
+        type=int,
+        default=1,
+        metavar="N",
+        help="cases in flight at once, on one asyncio event loop (default 1). Live cases are I/O bound: "
+        "dozens fit on 2 cores; offline cases are CPU bound and gain nothing",
+    )
+    run.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="P",
+        help="live only: spread the --concurrency cases over P processes, each with its own event loop "
+        "(for fast local servers, where one loop's CPU is the limit; default 1)",
+    )
+    run.add_argument(
+        "--case-budget",
+        type=float,
+        default=900.0,
+        metavar="SECONDS",
+        help="a live case's total time, retries and waits included; past it the case ends in ERROR (default 900)",
+    )
+    run.set_defaults(handler=cmd_run)
+
+    score = sub.add_parser("score", help="re-score the stored traces of a run with the current scorers (no agent re-run)")
+    score.add_argument("run_dir")
+    score.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default datasets/*.jsonl)")
+    score.add_argument("--strict", action="store_true", help="exit 1 if any hard check fails")
+    score.set_defaults(handler=cmd_score)
+
+    report = sub.add_parser("report", help="(re)write report.md and report.html for a run, experiment or validity directory")
+    report.add_argument("run_dir")
+    report.add_argument(
+        "--tokens",
+        choices=["approx", "provider", "both"],
+        help="token curves: deepagents' approximate count, plus the provider-reported usage (both/provider); "
+        "default both when a provider reported usage, else approx",
+    )
+    report.set_defaults(handler=cmd_report)
+
+    tok = sub.add_parser(
+        "tokens", help="approximate vs exact token counts per call for a run directory (worst ratio per content type)"
+    )
+    tok.add_argument("run_dir")
+    tok.set_defaults(handler=cmd_tokens)

@@ -53,3 +53,38 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     run_bench(repeats=args.repeats, time_pytest_suites=not args.skip_pytest)
     return EXIT_OK
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """This group's subcommands: serve, bench."""
+    srv = sub.add_parser(
+        "serve",
+        help="serve the reference models as an OpenAI-compatible endpoint, with injected faults",
+        description="Serve /v1/chat/completions and /v1/models on loopback, answering agent requests (with tools) "
+        "with the reference agent and summary requests with the reference summarizer, so a live "
+        "setup (--model openai:reference-agent --base-url http://127.0.0.1:8765/v1) can be "
+        "rehearsed with no key. Faults: --fault MODE[:COUNT][@agent|@summary], or POST /admin/faults "
+        "at run time; GET /admin/stats; POST /admin/reset. Results are labelled simulated.",
+    )
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
+    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    srv.add_argument("--latency", type=float, default=0.0, metavar="SECONDS", help="delay before every answer (default 0)")
+    srv.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="MODE[:COUNT][@SCOPE]",
+        help="inject a fault: MODE one of 429, 500, 503, stall, context, malformed, empty, auth; COUNT requests "
+        "(default 1, * for all); SCOPE agent or summary (default both). Repeatable",
+    )
+    srv.add_argument("--seed", type=int, default=0, help="reference summarizer seed when a request sends none (default 0)")
+    srv.add_argument("--max-model-len", type=int, help="context length reported by /v1/models (as vLLM does)")
+    srv.add_argument("--no-usage", action="store_true", help="answer without usage (as some servers do)")
+    srv.add_argument("--max-requests", type=int, help="stop after this many chat requests")
+    srv.add_argument("--max-seconds", type=float, default=3600.0, help="stop after this many seconds (default 3600)")
+    srv.set_defaults(handler=cmd_serve)
+
+    bench = sub.add_parser("bench", help="measure suite wall time and recorder overhead; print a README table")
+    bench.add_argument("--repeats", type=int, default=10, help="paired runs per case for the overhead ratio (default 10)")
+    bench.add_argument("--skip-pytest", action="store_true", help="do not time `pytest evals/ -m needle`")
+    bench.set_defaults(handler=cmd_bench)
