@@ -250,9 +250,13 @@ def test_the_gate_maps_the_recovery_check_to_the_strategy_and_reads_schema_1(tmp
     window = _gate_row("needle", "needle", "n0", 0, needle, strategy="sliding-window")
     assert gate.gate_cells([window])[0]["checks"] == {"needle_correct": True}
     old = {"variant": "v", "threshold": "20%", "case_id": "n0", "kind": "needle", "trial": 0, "outcome": "PASS", "valid": True}
-    (tmp_path / "v1.json").write_text(json.dumps({"schema": 1, "cells": [{**old, "needle_recovered": True, "needle_via_history": True}]}))
+    (tmp_path / "v1.json").write_text(
+        json.dumps({"schema": 1, "cells": [{**old, "needle_recovered": True, "needle_via_history": True}]})
+    )
     cell = gate.load_baseline(tmp_path / "v1.json")[0]
-    assert cell["arm"] == "v" and cell["eval"] == "needle" and cell["checks"] == {"needle_correct": True, "needle_via_history": True}
+    assert (
+        cell["arm"] == "v" and cell["eval"] == "needle" and cell["checks"] == {"needle_correct": True, "needle_via_history": True}
+    )
     (tmp_path / "v9.json").write_text(json.dumps({"schema": 9, "cells": []}))
     with pytest.raises(HarnessError, match="v9.json: baseline schema 9"):
         gate.load_baseline(tmp_path / "v9.json")

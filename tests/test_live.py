@@ -608,3 +608,41 @@ def test_a_token_budget_makes_requests_wait_for_their_tokens(server, scenarios):
     trace = run_case(scenarios[CASE], config, models)
     assert trace.error is None and budget.waited_s > 1.0, budget.waited_s
     assert models.endpoints["agent"]["settings"]["max_tpm"] == tpm
+
+
+def test_the_shipped_strategies_spec_runs_live_and_agrees_with_offline_cell_by_cell(tmp_path):
+    """datasets/experiments/strategies.yaml with `model: openai:...` and a base_url is the live comparison; through
+    `harness serve` (usage off, as in the test above) every strategy's cell scores as it does offline."""
+    import yaml
+
+    from harness.runs.grid import run_experiment
+    from harness.runs.results import read_cells
+    from harness.runs.spec import load_spec
+
+    shipped = yaml.safe_load((ROOT / "datasets" / "experiments" / "strategies.yaml").read_text())
+    shipped["scenarios"] = {**shipped["scenarios"], "cases": ["needle-h24k-d010", "goal-ledgers-12"]}
+    offline = tmp_path / "offline.yaml"
+    offline.write_text(yaml.safe_dump(shipped))
+    with serving(usage=False, max_seconds=600) as srv:
+        live = tmp_path / "live.yaml"
+        live.write_text(
+            yaml.safe_dump(
+                {
+                    **shipped,
+                    "model": "openai:reference-agent",
+                    "summary_model": "openai:reference-summarizer",
+                    "base_url": srv.url,
+                    "model_kwargs": SETTINGS,
+                }
+            )
+        )
+        served = run_experiment(load_spec(live), out_dir=tmp_path / "live", progress=lambda _: None)
+        assert srv.state.stats()["requests"].get("agent", 0) > 0 and srv.state.stats()["requests"].get("summary", 0) > 0
+    local = run_experiment(load_spec(offline), out_dir=tmp_path / "offline", progress=lambda _: None)
+    a = {r["cell_id"]: r for r in read_cells(local.path / "cells.jsonl")}
+    b = {r["cell_id"]: r for r in read_cells(served.path / "cells.jsonl")}
+    assert set(a) == set(b) and len(a) == 12  # six strategies x two cases
+    assert {r["strategy"] for r in b.values()} == set(shipped["strategies"])
+    assert {r["agent_model"] for r in b.values()} == {"openai:reference-agent"}
+    for cell, row in a.items():
+        assert (row["outcome"], row["scores"]) == (b[cell]["outcome"], b[cell]["scores"]), cell
