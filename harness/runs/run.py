@@ -32,7 +32,7 @@ from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_
 from harness.compaction.config import CompactionConfig
 from harness.compaction.preflight import fixed_overhead_tokens
 from harness.errors import ConfigError
-from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_outcome
+from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
 from harness.scoring.scorers import PASS, Score, score_case
 from harness.trace.schema import Trace
@@ -334,9 +334,11 @@ def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     eta = elapsed / done * (total - done)
     width = len(str(total))
+    # every strategy's events (summary, mask, trim, ...), not only summaries: a masking run is not "0 summaries"
+    events = ", ".join(f"{kind} x{n}" for kind, n in row_events(row).items() if n) or "no compaction"
     return (
         f"[{done:>{width}}/{total}] {row['case_id']:<22} t{row['trial']} {status:<28} "
-        f"{row['events']['summary']} summaries, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
+        f"{events}, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
     )
 
 
