@@ -23,6 +23,13 @@ def test_pyproject_markers_are_the_registry_entries_and_nothing_else():
     assert _markers() == expected
 
 
+def test_the_readme_marker_table_lists_every_eval_and_nothing_else():
+    text = (ROOT / "README.md").read_text()
+    table = text[text.index("| marker | what it checks |") :].split("\n\n", 1)[0]
+    rows = [line.split("|")[1].strip().strip("`") for line in table.splitlines()[2:]]
+    assert rows == [*SUITES, "validity"], "README's marker table is out of step with suites/registry.py"
+
+
 def test_every_eval_has_one_test_module_marked_with_its_name_that_asserts_its_entry():
     for name in SUITES:
         module = ROOT / "evals" / f"test_{name}.py"
