@@ -239,6 +239,10 @@ def test_the_gate_tests_what_the_registry_names_for_each_eval(tmp_path, monkeypa
     assert not ok and set(flagged["metric"]) == {"passed", "my_check"} and set(flagged["eval"]) == {"mine"}
     ok, table, _ = gate.regress(_write_cells(tmp_path / "same", base), tmp_path / "baseline.json")
     assert ok and set(table["metric"]) == {"passed", "my_check"}
+    # a gated check the current rows no longer score is named, not silently skipped
+    unscored = [_gate_row("mine", "goal", c, t, {"run_completed": True}) for c, t in cases]
+    ok, table, notes = gate.regress(_write_cells(tmp_path / "unscored", unscored), tmp_path / "baseline.json")
+    assert set(table["metric"]) == {"passed"} and any("my_check has no paired valid cells" in n for n in notes)
 
 
 def test_the_gate_maps_the_recovery_check_to_the_strategy_and_reads_schema_1(tmp_path):

@@ -218,7 +218,8 @@ def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.Da
         )
         table = compare(frame, "baseline", ["passed", *keys])
         for rec in table[table["arm"] == "current"].to_dict("records"):
-            if rec["n_pairs"] == 0:
+            if rec["n_pairs"] == 0:  # e.g. a check the current rows no longer score, or no cell valid on both sides
+                notes.append(f"{eval_name} eval, {arm} at {threshold}: {rec['metric']} has no paired valid cells (not gated)")
                 continue
             base_rec = table[(table["arm"] == "baseline") & (table["metric"] == rec["metric"])].iloc[0]
             records.append(
