@@ -119,6 +119,20 @@ _V1_CHECKS = {
 }
 
 
+def _gated(eval_name: str, strategy: str) -> tuple[str, ...]:
+    """The checks the gate holds for an eval under a strategy (none for an eval this version does not know)."""
+    suite = SUITES.get(eval_name)
+    return suite.gated_for(strategy) if suite else ()
+
+
+def _by_group(cells: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """Cells by (eval, arm, threshold): what one set of gates compares."""
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for cell in cells:
+        groups.setdefault((cell["eval"], cell["arm"], cell["threshold"]), []).append(cell)
+    return groups
+
+
 def gate_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One record per cell: its ids, outcome, the eval it ran as, and ``checks``, the eval's gated checks under the
     cell's strategy (``EvalSuite.gated_for``), None on a cell that is not valid; then the metrics, for people."""
@@ -127,8 +141,7 @@ def gate_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for row, cell in zip(rows, records):
         name = row.get("eval") or row["kind"]
-        suite = SUITES.get(name)
-        keys = suite.gated_for(cell["strategy"]) if suite else ()
+        keys = _gated(name, cell["strategy"])
         scores = row.get("scores") or {}
         out.append(
             {
@@ -165,8 +178,7 @@ def _from_schema_1(cell: dict[str, Any]) -> dict[str, Any]:
     """A schema-1 cell (``variant``; the gated rates as metrics) as schema 2 has it: the eval is the case's kind, and
     its gated checks are the ones schema 1 kept (needle recovered, through the history file, goal preserved)."""
     cell = {("arm" if k == "variant" else k): v for k, v in cell.items()}
-    suite = SUITES.get(cell["kind"])
-    keys = suite.gated_for("deepagents-summarization") if suite else ()
+    keys = _gated(cell["kind"], "deepagents-summarization")
     cell.setdefault("eval", cell["kind"])
     cell.setdefault("strategy", "deepagents-summarization")
     cell["checks"] = {k: cell.get(_V1_CHECKS[k]) for k in keys if k in _V1_CHECKS and cell.get(_V1_CHECKS[k]) is not None}
@@ -203,11 +215,9 @@ def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.Da
     base = load_baseline(baseline_file)
     notes = []
     records = []
-    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-    for cell in base:
-        groups.setdefault((cell["eval"], cell["arm"], cell["threshold"]), []).append(cell)
-    for (eval_name, arm, threshold), base_part in sorted(groups.items()):
-        cur_part = [c for c in now if (c["eval"], c["arm"], c["threshold"]) == (eval_name, arm, threshold)]
+    now_groups = _by_group(now)
+    for (eval_name, arm, threshold), base_part in sorted(_by_group(base).items()):
+        cur_part = now_groups.get((eval_name, arm, threshold), [])
         if not cur_part:
             notes.append(f"{eval_name} eval, {arm} at {threshold}: in the baseline, not in {name} (not gated)")
             continue
