@@ -56,8 +56,17 @@ test-live: install-dev
 bench: install
 	$(BIN)/harness bench $(ARGS)
 
-# Re-pin every dependency (needs network to PyPI). Commit both files.
+# Re-pin after a change to pyproject.toml's dependencies (needs network to PyPI). Pins already in a lock are kept
+# (uv prefers the pins of the file it compiles into); a lock whose content would not change is left untouched, so
+# `make` does not reinstall .venv. Commit both files.
 lock:
 	$(BIN)/python -m pip install --quiet uv
-	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet -o requirements.lock
-	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --quiet -c requirements.lock -o requirements-dev.lock
+	@cp requirements.lock requirements.lock.new
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --quiet --custom-compile-command "make lock" -o requirements.lock.new
+	@cmp -s requirements.lock.new requirements.lock && echo "requirements.lock unchanged" || echo "requirements.lock updated"
+	@cmp -s requirements.lock.new requirements.lock && rm requirements.lock.new || mv requirements.lock.new requirements.lock
+	@cp requirements-dev.lock requirements-dev.lock.new
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --quiet --custom-compile-command "make lock" \
+		-c requirements.lock -o requirements-dev.lock.new
+	@cmp -s requirements-dev.lock.new requirements-dev.lock && echo "requirements-dev.lock unchanged" || echo "requirements-dev.lock updated"
+	@cmp -s requirements-dev.lock.new requirements-dev.lock && rm requirements-dev.lock.new || mv requirements-dev.lock.new requirements-dev.lock
