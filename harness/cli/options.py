@@ -100,7 +100,12 @@ def endpoints_from_args(args: argparse.Namespace) -> tuple:
 
 def add_selection_options(p: argparse.ArgumentParser) -> None:
     s = p.add_argument_group("scenarios")
-    s.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario JSONL files (default: datasets/*.jsonl)")
+    s.add_argument(
+        "--datasets",
+        nargs="+",
+        metavar="FILE",
+        help="scenario JSONL files (default: the shipped datasets/needle.jsonl, goal.jsonl and chain.jsonl)",
+    )
     s.add_argument(
         "--kind",
         choices=["needle", "goal", "chain", "truncation", "all"],

@@ -156,7 +156,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     score = sub.add_parser("score", help="re-score the stored traces of a run with the current scorers (no agent re-run)")
     score.add_argument("run_dir")
-    score.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default datasets/*.jsonl)")
+    score.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default: the shipped ones)")
     score.add_argument("--strict", action="store_true", help="exit 1 if any hard check fails")
     score.set_defaults(handler=cmd_score)
 

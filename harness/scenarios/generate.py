@@ -30,6 +30,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from harness.scenarios.schema import DEFAULT_FILES, MECHANISM_FILES
 from harness.task_format import FINDING_PREFIX, Step, needle_sentence, render_question, render_task
 
 NEEDLE_SIZES = (24_000, 32_000, 40_000, 48_000)
@@ -431,11 +432,13 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
     reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
     grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
+    needle_file, goal_file, chain_file = DEFAULT_FILES
+    (truncation_file,) = MECHANISM_FILES
     files = (
-        ("needle.jsonl", needles),
-        ("goal.jsonl", goals),
-        ("chain.jsonl", chains),
-        ("mechanisms/truncation.jsonl", reports),
+        (needle_file, needles),
+        (goal_file, goals),
+        (chain_file, chains),
+        (truncation_file, reports),
         ("niah/grid.jsonl", grid),
     )
     (out / "mechanisms").mkdir(exist_ok=True)

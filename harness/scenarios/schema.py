@@ -1,4 +1,4 @@
-"""Scenarios: eval cases as data rows in ``datasets/*.jsonl``, loaded with HF `datasets`.
+"""Scenarios: eval cases as data rows in JSONL files under ``datasets/``, loaded with HF `datasets`.
 
 The schema is documented in ``datasets/README.md``. Each line is validated before the
 file is handed to `datasets.load_dataset("json", ...)`; a malformed row raises
@@ -23,6 +23,11 @@ KINDS = ("needle", "goal", "chain", "truncation")
 DATASETS_DIR = _DATASETS_DIR
 # Mechanism cases that need their own preset (e.g. `truncation`): not part of a default run.
 MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
+# The scenario files a default run reads: the shipped ones `harness generate` writes, named, never a glob of
+# datasets/, so a file a user writes there (a needle grid from `harness generate needle`) joins a run only when
+# it is named with --datasets.
+DEFAULT_FILES = ("needle.jsonl", "goal.jsonl", "chain.jsonl")
+MECHANISM_FILES = ("mechanisms/truncation.jsonl",)
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 
 
@@ -233,10 +238,8 @@ def _load_hf(path: Path):  # noqa: ANN202
 
 
 def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
-    """Validate and load scenario files (default: every ``datasets/*.jsonl``)."""
-    files = [Path(p) for p in paths] if paths else sorted(DATASETS_DIR.glob("*.jsonl"))
-    if not files:
-        raise DatasetError(str(DATASETS_DIR), None, None, "no *.jsonl scenario files found")
+    """Validate and load scenario files (default: the shipped ones, ``DEFAULT_FILES``)."""
+    files = [Path(p) for p in paths] if paths else default_scenario_files()
     scenarios: list[Scenario] = []
     seen: dict[str, str] = {}
     for path in files:
@@ -254,9 +257,14 @@ def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
     return scenarios
 
 
+def default_scenario_files() -> list[Path]:
+    """The shipped scenario files a default run reads (``DEFAULT_FILES``)."""
+    return [DATASETS_DIR / name for name in DEFAULT_FILES]
+
+
 def all_scenario_files() -> list[Path]:
-    """The default scenario files plus the mechanism cases under datasets/mechanisms/."""
-    return [*sorted(DATASETS_DIR.glob("*.jsonl")), *sorted(MECHANISMS_DIR.glob("*.jsonl"))]
+    """The default scenario files plus the shipped mechanism cases (``MECHANISM_FILES``)."""
+    return [*default_scenario_files(), *(DATASETS_DIR / name for name in MECHANISM_FILES)]
 
 
 def _scenario(row: dict[str, Any], source: str) -> Scenario:
