@@ -5,6 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 PYTEST = $(BIN)/python -m pytest
+# Tests run on both cores; `loadgroup` keeps the validity matrix (one module fixture) on one worker instead of
+# computing it once per worker. `make test XDIST=` runs in one process.
+XDIST ?= -n 2 --dist loadgroup
 
 .PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock
 
@@ -27,7 +30,7 @@ run: install
 
 # Everything CI runs: lint and types, then every test tier (unit, offline evals, validity matrix, live).
 test: lint typecheck
-	$(PYTEST) $(ARGS)
+	$(PYTEST) $(XDIST) $(ARGS)
 
 lint: install-dev
 	$(BIN)/ruff check harness tests evals
@@ -42,16 +45,16 @@ typecheck: install-dev
 
 # The tiers, one at a time (CI runs them as parallel jobs).
 test-unit: install-dev
-	$(PYTEST) tests -m "not live" $(ARGS)
+	$(PYTEST) $(XDIST) tests -m "not live" $(ARGS)
 
 test-evals: install-dev
-	$(PYTEST) evals -m "not validity" $(ARGS)
+	$(PYTEST) $(XDIST) evals -m "not validity" $(ARGS)
 
 test-validity: install-dev
-	$(PYTEST) evals -m validity $(ARGS)
+	$(PYTEST) $(XDIST) evals -m validity $(ARGS)
 
 test-live: install-dev
-	$(PYTEST) tests -m live $(ARGS)
+	$(PYTEST) $(XDIST) tests -m live $(ARGS)
 
 bench: install
 	$(BIN)/harness bench $(ARGS)

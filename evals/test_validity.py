@@ -1,4 +1,4 @@
-"""Eval validity: every eval catches each seeded fault its registry entry names, by the check it names,, and never on a healthy run.
+"""Eval validity: every eval catches each seeded fault its registry entry names, by the check it names, and never on a healthy run.
 
 The matrix runs once per session (about three minutes offline: 8 evals x 12 faults, 130 healthy runs) and is written to
 reports/runs/<time>-validity/ with a report showing the detection matrix (eval x fault).
@@ -12,12 +12,24 @@ from harness.suites.faults import SEEDED_FAULTS
 from harness.suites.registry import matrix_suites
 from harness.suites.validity import run_validity, write_validity
 
-pytestmark = pytest.mark.validity
+# One worker computes the matrix (with `--dist loadgroup`, as CI runs): it is a module fixture, so every xdist worker
+# given one of these tests would otherwise run the whole matrix again.
+pytestmark = [pytest.mark.validity, pytest.mark.xdist_group("validity")]
 GUARDED = [(s.name, f, check) for s in matrix_suites() for f, check in s.faults.items()]
 
 
 @pytest.fixture(scope="module")
 def validity(pytestconfig):
+    live = [
+        f"{o} {v}"
+        for o in ("--model", "--summary-model", "--base-url")
+        if (v := pytestconfig.getoption(o)) not in (None, "reference")
+    ]
+    if live:
+        pytest.skip(
+            f"the validity matrix proves the evals with the offline reference models; it does not use {', '.join(live)}: "
+            "run `pytest evals/ -m validity` without them"
+        )
     result = run_validity(seeds=10, progress=lambda _: None)
     runs_dir = pytestconfig.getoption("--runs-dir")
     write_validity(result, f"{runs_dir}/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-validity")

@@ -21,6 +21,7 @@ from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.plots import plot_needle_grid, plot_token_curves, save
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
+from harness.suites.registry import SUITES
 from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace
 
@@ -217,6 +218,12 @@ def _eval_of(row: dict) -> str:
     return row.get("eval") or row["kind"]
 
 
+def _injects_faults(eval_name: str) -> bool:
+    """Every run of this eval has a fault injected (the faults eval): FAIL is the fault detected, what it expects."""
+    suite = SUITES.get(eval_name)
+    return suite is not None and suite.injects_faults
+
+
 def _pass_rates(doc: Document, rows: list[dict]) -> None:
     doc.heading("Pass rates")
     doc.text(
@@ -245,6 +252,14 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
             f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID, {counts[ERROR]} ERROR: "
             f"rates over the {len(valid)} valid runs{excluded}."
         )
+        if _injects_faults(eval_name):
+            detected = wilson(counts[FAIL], len(valid))
+            doc.text(
+                f"Every run of this eval has a fault injected, so **FAIL is what it expects**: the fault was detected by "
+                f"its checks. A PASS is a fault that went unnoticed. Detected: {counts[FAIL]} of {len(valid)} valid runs "
+                f"({_pct(detected.value)}, 95 % interval {_interval(detected)}); missed: {counts[PASS]}."
+            )
+            continue
         validity = set(subset[0].get("validity", LEGACY_VALIDITY_KEYS))
         keys = [k for k in dict.fromkeys(k for r in subset for k in r["passed"]) if k not in validity]
         all_checks = wilson(counts[PASS], len(valid))
@@ -276,15 +291,25 @@ def _interval(rate) -> str:  # noqa: ANN001
 
 
 def _problem_cases(doc: Document, rows: list[dict]) -> None:
-    bad = [(r, *row_outcome(r)) for r in rows]
-    bad = [(r, o, keys) for r, o, keys in bad if o != PASS]
+    outcomes = [(r, *row_outcome(r)) for r in rows]
+    detected = [r for r, o, _ in outcomes if o == FAIL and _injects_faults(_eval_of(r))]
+    bad = [
+        (r, o, keys)
+        for r, o, keys in outcomes
+        if (o == PASS and _injects_faults(_eval_of(r))) or (o != PASS and not (o == FAIL and _injects_faults(_eval_of(r))))
+    ]
+    if detected:
+        evals = ", ".join(sorted({_eval_of(r) for r in detected}))
+        doc.text(f"{len(detected)} runs of {evals} FAILED as that eval expects: each had a fault injected and it was detected.")
     if not bad:
-        doc.text("Every case passed every check.")
+        doc.text("Every case passed every check." if not detected else "No other case failed, was invalid or errored.")
         return
-    doc.heading("Failed, invalid or errored cases")
+    doc.heading("Failed, invalid or errored cases (and faults that went unnoticed)")
     several = len({r["arm"] for r in rows}) > 1
 
     def why(r: dict, o: str, keys: list[str]) -> str:
+        if o == PASS:
+            return "the injected fault was not detected by any check"
         if o == ERROR:
             err = r.get("error") or {}
             return f"{', '.join(keys)}: {err.get('message', '')[:300]}"
@@ -300,11 +325,15 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
 
 def _case_table(rows: list[dict]) -> pd.DataFrame:
     table = []
+    several = len({r["arm"] for r in rows}) > 1
     for r in rows:
         result, keys = row_outcome(r)
+        if _injects_faults(_eval_of(r)):
+            result = {FAIL: "FAIL (fault detected, as expected)", PASS: "PASS (fault missed)"}.get(result, result)
         table.append(
             {
                 "case": r["case_id"],
+                **({"arm": r["arm"]} if several else {}),
                 "trial": r["trial"],
                 "result": result + (": " + ", ".join(keys) if keys else ""),
                 "summaries": row_events(r).get("summary", 0),

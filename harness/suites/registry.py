@@ -53,6 +53,7 @@ class EvalSuite:
     gated: tuple[str, ...] = ()  # the checks the nightly gate holds to the baseline, beside the eval's pass rate
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
     vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
+    injects_faults: bool = False  # every run has a fault injected: a FAIL is the fault detected, which the eval expects
 
     def required_for(self, strategy: str) -> tuple[str, ...]:
         """``required`` under ``strategy``: the history-file recovery check becomes the strategy's own recovery
@@ -208,6 +209,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
                 gated=("summaries_ok",),
+                injects_faults=True,
             ),
             EvalSuite(
                 "tokens",

@@ -1,0 +1,44 @@
+"""`pytest evals/` the way people run it: in a fresh process, from the repository root, as the README shows."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_pytest(*args: str, tmp_path: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and not k.endswith("_API_KEY")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "evals/", "-q", "-rs", "-p", "no:cacheprovider", "--runs-dir", str(tmp_path), *args],
+        cwd=ROOT,
+        env={**base, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_a_live_model_without_its_key_skips_every_eval_and_the_validity_matrix_too(tmp_path):
+    """No key: nothing runs. The validity matrix, which proves the evals with the offline models and ignores --model,
+    used to run for minutes after every eval had been skipped."""
+    done = run_pytest("--model", "openai:gpt-5.2", tmp_path=tmp_path)
+    summary = done.stdout.strip().splitlines()[-1]
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "skipped" in summary and "passed" not in summary and "failed" not in summary, summary
+    assert "the validity matrix proves the evals with the offline reference models" in done.stdout
+    assert "OPENAI_API_KEY" in done.stdout  # the evals say which key is missing
+
+
+def test_a_green_faults_run_says_that_fail_is_what_the_faults_eval_expects(tmp_path):
+    done = run_pytest("-m", "faults", "-k", "goal-ledgers-12 and empty", tmp_path=tmp_path)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-2000:]
+    (report,) = tmp_path.glob("*/report.md")
+    text = report.read_text()
+    assert "FAIL is what it expects" in text and "Detected: 1 of 1 valid runs" in text
+    assert "FAIL (fault detected, as expected)" in text
+    assert "Failed, invalid or errored cases" not in text  # an expected detection is not listed as a problem
+    assert "1 runs of faults FAILED as that eval expects" in text
