@@ -238,11 +238,67 @@ def test_the_gate_tests_what_the_registry_names_for_each_eval(tmp_path, monkeypa
     flagged = table[table["verdict"] == "REGRESSION"]
     assert not ok and set(flagged["metric"]) == {"passed", "my_check"} and set(flagged["eval"]) == {"mine"}
     ok, table, _ = gate.regress(_write_cells(tmp_path / "same", base), tmp_path / "baseline.json")
-    assert ok and set(table["metric"]) == {"passed", "my_check"}
+    assert ok and set(table["metric"]) == {"case_valid", "passed", "my_check"}
     # a gated check the current rows no longer score is named, not silently skipped
     unscored = [_gate_row("mine", "goal", c, t, {"run_completed": True}) for c, t in cases]
     ok, table, notes = gate.regress(_write_cells(tmp_path / "unscored", unscored), tmp_path / "baseline.json")
-    assert set(table["metric"]) == {"passed"} and any("my_check has no paired valid cells" in n for n in notes)
+    assert set(table["metric"]) == {"case_valid", "passed"} and any("my_check has no paired valid cells" in n for n in notes)
+
+
+def _gate_baseline(tmp_path, cases):
+    from harness.analysis import regress as gate
+
+    base = [_gate_row("goal", "goal", c, t, {"run_completed": True, "goal_preserved": True}) for c, t in cases]
+    gate.write_baseline(base, "base", tmp_path / "baseline.json")
+    return base
+
+
+def test_a_partial_grid_fails_the_gate_unless_allowed(tmp_path, capsys):
+    """A lost shard or a shrunken spec used to keep the night green ("N baseline cells have no counterpart")."""
+    cases = [(f"c{i}", t) for i in range(8) for t in range(2)]
+    base = _gate_baseline(tmp_path, cases)
+    partial = _write_cells(tmp_path / "partial", base[: len(base) // 2])
+    baseline = str(tmp_path / "baseline.json")
+    assert main(["regress", str(partial), "--baseline", baseline]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert "INCOMPLETE: 8 of 16 baseline cells have no result in partial (goal eval, a at 20%: 8)" in out
+    assert "no significant regression" not in out
+    assert main(["regress", str(partial), "--baseline", baseline, "--allow-partial"]) == EXIT_OK
+    assert "8 of 16 baseline cells have no result in partial (--allow-partial: not gated)" in capsys.readouterr().out
+    assert main(["regress", str(_write_cells(tmp_path / "whole", base)), "--baseline", baseline]) == EXIT_OK
+
+
+def test_cases_that_stopped_testing_what_they_claim_are_a_regression(tmp_path, capsys):
+    """Compaction no longer happens: every case INVALID. Nothing pairs on the checks, so only validity can say it."""
+    cases = [(f"c{i}", t) for i in range(6) for t in range(2)]
+    _gate_baseline(tmp_path, cases)
+    invalid = [
+        {**_gate_row("goal", "goal", c, t, {"run_completed": True, "compacted": False}), "outcome": "INVALID"} for c, t in cases
+    ]
+    for row in invalid:
+        row["outcome_keys"], row["validity"] = ["compacted"], ["compacted"]
+    assert main(["regress", str(_write_cells(tmp_path / "invalid", invalid)), "--baseline", str(tmp_path / "baseline.json")]) == (
+        EXIT_FAILED
+    )
+    out = capsys.readouterr().out
+    assert "REGRESSION on 1 gate(s): case_valid (goal eval, a at 20%)" in out
+
+
+def test_an_all_error_grid_exits_4_not_2(tmp_path, capsys):
+    cases = [(f"c{i}", 0) for i in range(4)]
+    _gate_baseline(tmp_path, cases)
+    errored = [
+        {
+            **_gate_row("goal", "goal", c, t, {}),
+            "outcome": "ERROR",
+            "outcome_keys": ["agent: HTTP 503"],
+            "error": {"message": "x"},
+        }
+        for c, t in cases
+    ]
+    assert main(["regress", str(_write_cells(tmp_path / "down", errored)), "--baseline", str(tmp_path / "baseline.json")]) == 4
+    out = capsys.readouterr().out
+    assert "ERROR RATE 4/4 cells" in out and "REGRESSION" not in out.replace("Not a regression", "")
 
 
 def test_the_gate_maps_the_recovery_check_to_the_strategy_and_reads_schema_1(tmp_path):

@@ -207,9 +207,43 @@ def _gate_frame(cells: list[dict[str, Any]], keys: list[str]) -> pd.DataFrame:
     return frame
 
 
-def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.DataFrame, list[str]]:
-    """(passed, gate table, notes). passed is False only for a significant drop on a gated metric: per eval of the
-    registry (``suites/registry.py``), arm and threshold, the eval's pass rate and each of its gated checks."""
+VALIDITY_METRIC = "case_valid"  # the share of cells that tested what they claim (non-ERROR cells of both sides)
+_UNIT = ("eval", "arm", "threshold", "case_id", "trial")
+
+
+def _validity_frame(cells: list[dict[str, Any]]) -> pd.DataFrame:
+    """The non-ERROR cells with their validity as a metric: every one of them counts, so a night where compaction
+    stopped happening (cases INVALID) shows as a drop instead of leaving nothing to pair."""
+    kept = [c for c in cells if c.get("outcome") != "ERROR"]
+    frame = _gate_frame(kept, [])
+    return frame.assign(**{VALIDITY_METRIC: frame["valid"].astype(bool) if len(frame) else []}, valid=True)
+
+
+def missing_cells(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> list[tuple]:
+    """The baseline's cells (eval, arm, threshold, case, trial) that have no result in the current set."""
+    current_units = {tuple(c[k] for k in _UNIT) for c in now}
+    return [u for u in (tuple(c[k] for k in _UNIT) for c in base) if u not in current_units]
+
+
+def incomplete_message(missing: list[tuple], total: int, name: str) -> str:
+    """What a partial grid lacks, by eval, arm and threshold: a lost shard or a shrunken spec reads as such."""
+    groups: dict[tuple, int] = {}
+    for eval_name, arm, threshold, *_ in missing:
+        groups[(eval_name, arm, threshold)] = groups.get((eval_name, arm, threshold), 0) + 1
+    listed = "; ".join(f"{e} eval, {a} at {t}: {n}" for (e, a, t), n in sorted(groups.items())[:8])
+    more = f"; and {len(groups) - 8} more groups" if len(groups) > 8 else ""
+    return (
+        f"INCOMPLETE: {len(missing)} of {total} baseline cells have no result in {name} ({listed}{more}). A lost shard "
+        "or a shrunken spec is not a pass: rerun the missing cells, or gate on what is there with --allow-partial."
+    )
+
+
+def regress(
+    current: str | Path, baseline_file: str | Path, *, allow_partial: bool = False
+) -> tuple[bool, pd.DataFrame, list[str]]:
+    """(passed, gate table, notes). passed is False for a significant drop on a gated metric, per eval of the
+    registry (``suites/registry.py``), arm and threshold: the eval's pass rate, each of its gated checks, and the share
+    of cells that tested what they claim; and, unless ``allow_partial``, when a baseline cell has no result."""
     name, rows = load_rows(current)
     now = gate_cells(rows)
     base = load_baseline(baseline_file)
@@ -226,7 +260,13 @@ def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.Da
             [_gate_frame(base_part, keys).assign(arm="baseline"), _gate_frame(cur_part, keys).assign(arm="current")],
             ignore_index=True,
         )
-        table = compare(frame, "baseline", ["passed", *keys])
+        validity = pd.concat(
+            [_validity_frame(base_part).assign(arm="baseline"), _validity_frame(cur_part).assign(arm="current")],
+            ignore_index=True,
+        )
+        table = pd.concat(
+            [compare(validity, "baseline", [VALIDITY_METRIC]), compare(frame, "baseline", ["passed", *keys])], ignore_index=True
+        )
         for rec in table[table["arm"] == "current"].to_dict("records"):
             if rec["n_pairs"] == 0:  # e.g. a check the current rows no longer score, or no cell valid on both sides
                 notes.append(f"{eval_name} eval, {arm} at {threshold}: {rec['metric']} has no paired valid cells (not gated)")
@@ -245,9 +285,7 @@ def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.Da
                     "n_pairs": rec["n_pairs"],
                 }
             )
-    gates = pd.DataFrame(records)
-    if gates.empty:
-        raise HarnessError(f"{name} shares no paired cells with the baseline {baseline_file}")
+    gates = pd.DataFrame(records, columns=["eval", "arm", "threshold", "metric", "baseline", "current", "diff", "p", "n_pairs"])
     gates["p_adj"] = holm(gates["p"].fillna(1.0).tolist())
     gates["verdict"] = [
         "REGRESSION" if d < 0 and p < ALPHA else ("improved" if d > 0 and p < ALPHA else "ok")
@@ -256,9 +294,12 @@ def regress(current: str | Path, baseline_file: str | Path) -> tuple[bool, pd.Da
     gates["diff"] = gates["diff"].map(lambda d: f"{d * 100:+.1f} pts" if not math.isnan(d) else "n/a")
     gates["p_adj"] = gates["p_adj"].map(lambda p: f"{p:.3g}")
     gates = gates.drop(columns=["p"])
-    unit = ("eval", "arm", "threshold", "case_id", "trial")
-    current_units = {tuple(c[k] for k in unit) for c in now}
-    missing = sum(1 for c in base if tuple(c[k] for k in unit) not in current_units)
+    missing = missing_cells(base, now)
+    incomplete = bool(missing) and not allow_partial
     if missing:
-        notes.append(f"{missing} baseline cell(s) have no counterpart in {name}")
-    return not (gates["verdict"] == "REGRESSION").any(), gates, notes
+        notes.append(
+            incomplete_message(missing, len(base), name)
+            if incomplete
+            else f"{len(missing)} of {len(base)} baseline cells have no result in {name} (--allow-partial: not gated)"
+        )
+    return not incomplete and not (gates["verdict"] == "REGRESSION").any(), gates, notes

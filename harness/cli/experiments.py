@@ -63,7 +63,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_regress(args: argparse.Namespace) -> int:
-    from harness.analysis.regress import load_rows, regress, write_baseline
+    from harness.analysis.regress import error_gate, load_rows, regress, write_baseline
 
     if args.update:
         name, rows = load_rows(args.results)
@@ -74,23 +74,27 @@ def cmd_regress(args: argparse.Namespace) -> int:
         from harness.errors import ConfigError
 
         raise ConfigError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}")
-    ok, gates, notes = regress(args.results, args.baseline)
-    print(gates.to_markdown(index=False))
+    # An outage first: its cells pair with nothing, and what is left is too little to vouch for (exit 4, not a verdict).
+    too_many_errors = error_gate(load_rows(args.results)[1], args.max_error_rate)
+    ok, gates, notes = regress(args.results, args.baseline, allow_partial=args.allow_partial)
+    if not gates.empty:
+        print(gates.to_markdown(index=False))
     for note in notes:
         print(f"note: {note}")
     flagged = gates[gates["verdict"] == "REGRESSION"]
-    print(
-        "no significant regression"
-        if ok
-        else f"REGRESSION on {len(flagged)} gate(s): "
-        + ", ".join(f"{r.metric} ({r.arm} at {r.threshold})" for r in flagged.itertuples())
-    )
-    from harness.analysis.regress import error_gate
-
-    too_many_errors = error_gate(load_rows(args.results)[1], args.max_error_rate)
     if too_many_errors:
         print(too_many_errors)
-    return EXIT_FAILED if not ok else EXIT_ERROR if too_many_errors else EXIT_OK
+        return EXIT_ERROR
+    if not flagged.empty:
+        print(
+            f"REGRESSION on {len(flagged)} gate(s): "
+            + ", ".join(f"{r.metric} ({r.eval} eval, {r.arm} at {r.threshold})" for r in flagged.itertuples())
+        )
+    if ok:
+        print("no significant regression" if not gates.empty else "nothing to gate: no cell pairs with the baseline")
+    elif flagged.empty:
+        print("the gate fails: the grid is incomplete (see the note above)")
+    return EXIT_OK if ok else EXIT_FAILED
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -139,10 +143,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     reg = sub.add_parser(
         "regress",
-        help="gate: exit 1 on a significant drop against a committed baseline",
-        description="Compare a run or experiment with a baseline file, cell by cell. Exits 1 only when a "
+        help="gate: exit 1 on a significant drop against a committed baseline, or on a grid missing baseline cells",
+        description="Compare a run or experiment with a baseline file, cell by cell. Exits 1 when a "
         "gated rate drops significantly (exact McNemar, Holm-adjusted across all gates): per eval, arm and "
-        "threshold, the eval's pass rate and the checks its registry entry lists as gated.",
+        "threshold, the eval's pass rate, the checks its registry entry lists as gated and the share of cells "
+        "valid (a case that stopped testing what it claims is a drop); and when a baseline cell has no result "
+        "(a lost shard, a shrunken spec) unless --allow-partial. Exits 4 when too many cells ended in ERROR.",
     )
     reg.add_argument("results", help="run or experiment directory to check")
     reg.add_argument("--baseline", required=True, help="baseline JSON file, e.g. datasets/baselines/nightly.json")
@@ -154,5 +160,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="SHARE",
         help="exit 4 when more than this share of cells ended in ERROR (provider errors; default 0.05). "
         "ERROR cells are never read as regressions",
+    )
+    reg.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="gate on the cells present even when some baseline cells have no result (default: that fails the gate)",
     )
     reg.set_defaults(handler=cmd_regress)
