@@ -2,7 +2,8 @@
 
 Options (all optional): --model, --summary-model, --base-url, --summary-base-url,
 --model-kwargs, --summary-model-kwargs (repeatable KEY=VALUE), --variant, --trigger
-(repeatable), --keep, --window, --seed, --runs-dir. Without --model the offline reference
+(repeatable), --keep, --window, --seed, --runs-dir, and the live limits --case-budget,
+--max-rps, --max-tpm (as for `harness run`). Without --model the offline reference
 models run.
 
 A case that ends in a provider error after every retry (outcome ERROR) is reported by
@@ -88,6 +89,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--summary-base-url", default=None, help="the summarizer's endpoint (default: --base-url)")
     g.addoption("--model-kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
     g.addoption("--summary-model-kwargs", action="append", default=None, help="KEY=VALUE for the summarizer; repeatable")
+    from harness.cli.options import LIMIT_OPTIONS
+
+    for flag, kwargs in LIMIT_OPTIONS:  # --case-budget, --max-rps, --max-tpm: as for `harness run`
+        g.addoption(flag, **kwargs)
     g.addoption(
         "--langsmith-traces",
         default="summary",
@@ -172,8 +177,15 @@ class EvalSession:
                 summary_base_url=opt("--summary-base-url"),
                 model_kwargs=opt("--model-kwargs"),
                 summary_model_kwargs=opt("--summary-model-kwargs"),
+                max_rps=opt("--max-rps"),
+                max_tpm=opt("--max-tpm"),
             )
         )
+        from harness.agent.runner import DEFAULT_CASE_BUDGET_S
+
+        self.case_budget_s = opt("--case-budget") if opt("--case-budget") is not None else DEFAULT_CASE_BUDGET_S
+        if not self.case_budget_s > 0:
+            raise HarnessError(f"--case-budget must be positive, got {self.case_budget_s:g}")
         self.models = choose_models(
             self.agent_model,
             self.summary_model,
@@ -260,7 +272,12 @@ class EvalSession:
                 )
         with _quiet():
             trace = run_case_for(
-                scenario, config or self.config, models or self.models, run_id=self.sink.run.run_id, seed=self.seed
+                scenario,
+                config or self.config,
+                models or self.models,
+                run_id=self.sink.run.run_id,
+                seed=self.seed,
+                budget_s=self.case_budget_s,
             )
         scores = score_case(trace, scenario, scorers)
         row = self.sink.record(trace, scores, scenario, scorers=scorers, eval_name=eval_name)

@@ -81,6 +81,23 @@ def test_or_combined_and_deerflow_thresholds(tmp_path):
     assert len(plan_cells(spec, spec_scenarios(spec))) == 2 * 2
 
 
+@pytest.mark.parametrize(("key", "value"), [("case_budget", 0), ("max_rps", -1), ("max_tpm", "fast"), ("max_rps", True)])
+def test_a_bad_live_limit_in_a_spec_names_the_file_and_key(tmp_path, key, value):
+    path = tmp_path / "s.yaml"
+    path.write_text(f"variants: [deepagents-default]\nthresholds: [20%]\n{key}: {json.dumps(value)}\n")
+    with pytest.raises(ConfigError, match=f"s.yaml: {key}: must be a positive number"):
+        load_spec(path)
+
+
+def test_live_limits_in_a_spec_never_change_its_fingerprint(tmp_path):
+    plain, limited = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    plain.write_text("variants: [deepagents-default]\nthresholds: [20%]\n")
+    limited.write_text("variants: [deepagents-default]\nthresholds: [20%]\ncase_budget: 60\nmax_rps: 2\nmax_tpm: 90000\n")
+    spec = load_spec(limited)
+    assert (spec.case_budget, spec.max_rps, spec.max_tpm) == (60.0, 2.0, 90000.0)
+    assert spec.fingerprint() == load_spec(plain).fingerprint()  # a resumed grid may be given other limits
+
+
 def test_shard_syntax():
     assert parse_shard("1/3") == (1, 3) and parse_shard(None) == (0, 1)
     for bad in ("3/3", "a/b", "2"):

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from harness.cli.options import (
     EXIT_ERROR,
     EXIT_FAILED,
     EXIT_OK,
+    add_limit_options,
 )
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from harness.errors import ConfigError
     from harness.report.run_report import write_report
     from harness.runs.grid import merge_experiments, parse_shard, run_experiment
@@ -22,11 +26,19 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.experiment_command == "merge":
         out = merge_experiments(args.out, args.parts)
         print(f"merged {len(args.parts)} part(s) into {out}")
+        missing = json.loads((out / "meta.json").read_text(encoding="utf-8")).get("missing_shards")
+        if missing:
+            print(f"warning: shard(s) {', '.join(missing)} missing: their cells have no result, so the gate will fail")
         return EXIT_OK
     if args.experiment_command == "langsmith":
         export_experiment(args.path, upload=args.upload)
         return EXIT_OK
     spec = load_spec(args.spec)
+    limits = {"case_budget": args.case_budget, "max_rps": args.max_rps, "max_tpm": args.max_tpm}
+    for key, value in limits.items():
+        if value is not None and not value > 0:
+            raise ConfigError(f"--{key.replace('_', '-')} must be positive, got {value:g}")
+    spec = replace(spec, **{k: v for k, v in limits.items() if v is not None})  # the command line wins over the spec
     shard = parse_shard(args.shard)
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
@@ -117,6 +129,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="keep cells that ended in ERROR (a provider error) instead of running them again on resume",
     )
+    add_limit_options(exp_run)
     exp_run.add_argument(
         "--no-langsmith",
         action="store_true",

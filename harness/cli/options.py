@@ -65,20 +65,47 @@ def _add_endpoint_options(m: argparse._ArgumentGroup) -> None:
         metavar="KEY=VALUE",
         help="the same for the summarizer (default: the agent's when both use the same endpoint)",
     )
-    m.add_argument(
-        "--max-tpm",
-        type=float,
-        metavar="N",
-        help="at most N input tokens per minute across every case of the run, agent and summarizer together "
-        "(approximate counts, checked before each request)",
-    )
-    m.add_argument(
+
+
+LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
+    (
+        "--case-budget",
+        {
+            "type": float,
+            "default": None,
+            "metavar": "SECONDS",
+            "help": "a live case's total time, retries and waits included; past it the case ends in ERROR "
+            "(default 900; an experiment spec's case_budget)",
+        },
+    ),
+    (
         "--max-rps",
-        type=float,
-        metavar="N",
-        help="at most N model requests per second across every case of the run, agent and summarizer together "
-        "(LangChain's InMemoryRateLimiter, shared)",
-    )
+        {
+            "type": float,
+            "default": None,
+            "metavar": "N",
+            "help": "at most N model requests per second across every case of the run, agent and summarizer together "
+            "(LangChain's InMemoryRateLimiter, shared; a spec's max_rps)",
+        },
+    ),
+    (
+        "--max-tpm",
+        {
+            "type": float,
+            "default": None,
+            "metavar": "N",
+            "help": "at most N input tokens per minute across every case of the run, agent and summarizer together "
+            "(approximate counts, checked before each request; a spec's max_tpm)",
+        },
+    ),
+)
+"""The bounds of a live run, the same for `harness run`, `harness experiment run` and `pytest evals/`."""
+
+
+def add_limit_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("live limits")
+    for flag, kwargs in LIMIT_OPTIONS:
+        g.add_argument(flag, **kwargs)
 
 
 def endpoints_from_args(args: argparse.Namespace) -> tuple:

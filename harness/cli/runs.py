@@ -12,12 +12,14 @@ from harness.cli.options import (
     EXIT_OK,
     EXIT_SKIPPED,
     add_config_options,
+    add_limit_options,
     add_selection_options,
     endpoints_from_args,
 )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from harness.agent.runner import DEFAULT_CASE_BUDGET_S
     from harness.compaction.variants import make_config
     from harness.errors import ConfigError
     from harness.report.run_report import write_report
@@ -54,7 +56,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         agent_endpoint=agent_endpoint,
         summary_endpoint=summary_endpoint,
         concurrency=args.concurrency,
-        case_budget_s=args.case_budget,
+        case_budget_s=args.case_budget if args.case_budget is not None else DEFAULT_CASE_BUDGET_S,
         processes=args.processes,
     )
     report = write_report(run.path, args.tokens)
@@ -145,13 +147,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="live only: spread the --concurrency cases over P processes, each with its own event loop "
         "(for fast local servers, where one loop's CPU is the limit; default 1)",
     )
-    run.add_argument(
-        "--case-budget",
-        type=float,
-        default=900.0,
-        metavar="SECONDS",
-        help="a live case's total time, retries and waits included; past it the case ends in ERROR (default 900)",
-    )
+    add_limit_options(run)
     run.set_defaults(handler=cmd_run)
 
     score = sub.add_parser("score", help="re-score the stored traces of a run with the current scorers (no agent re-run)")

@@ -29,7 +29,7 @@ from typing import Any
 
 from harness import __version__
 from harness.agent.models import choose_models, is_reference
-from harness.agent.runner import arun_case, run_async, run_case
+from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.preflight import fixed_overhead_tokens
 from harness.compaction.variants import parse_strategy, resolve_config
@@ -169,8 +169,17 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
 _WORKER: dict[str, Any] = {}
 
 
+def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
+    """The spec's (agent, summarizer) endpoints with the grid's shared limits (``max_rps``, ``max_tpm``): one rate
+    limiter and one token bucket for every cell of the run, as `harness run` has."""
+    from harness.agent.models import with_run_limits
+
+    return with_run_limits(spec.endpoints(), max_rps=spec.max_rps, max_tpm=spec.max_tpm)
+
+
 def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
     _WORKER["spec"] = spec
+    _WORKER["endpoints"] = run_endpoints(spec)
     _WORKER["scenarios"] = {s.id: s for s in scenarios}
     _WORKER["thresholds"] = {t.label: t for t in spec.thresholds}
 
@@ -180,7 +189,7 @@ def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
     scenario = _WORKER["scenarios"][cell.case_id]
     config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
     seed = spec.seed + cell.trial
-    agent_endpoint, summary_endpoint = spec.endpoints()
+    agent_endpoint, summary_endpoint = _WORKER["endpoints"]
     models = choose_models(
         spec.model,
         cell_summary_model(spec, config),
@@ -201,7 +210,9 @@ def _run_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, A
 async def _arun_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
     """One live cell on the event loop: I/O bound, so many run at once in one process."""
     scenario, config, models, seed = _cell_inputs(cell)
-    trace = await arun_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed)
+    spec: ExperimentSpec = _WORKER["spec"]
+    budget = spec.case_budget if spec.case_budget is not None else DEFAULT_CASE_BUDGET_S
+    trace = await arun_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed, budget_s=budget)
     return _cell_row(cell, attempt, trace)
 
 
@@ -379,8 +390,9 @@ def _write_meta(
         "model": spec.model or "reference",
         "summary_model": spec.summary_model,
         "endpoints": {
-            role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints()) if e.base_url or e.model_kwargs
+            role: e.describe() for role, e in zip(("agent", "summarizer"), run_endpoints(spec)) if e.base_url or e.model_kwargs
         },
+        "limits": {"case_budget_s": spec.case_budget, "max_rps": spec.max_rps, "max_tpm": spec.max_tpm},
         "shard": list(shard),
         "planned_cells": planned,
         "skipped": skipped or [],
@@ -407,6 +419,16 @@ def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
 
 
 # -- merging shards ------------------------------------------------------------------------
+def missing_shards(metas: Sequence[dict[str, Any]]) -> list[str]:
+    """The shards of an n-way split that none of ``metas`` is ("2of4"): a lost CI artifact, named at the merge."""
+    shards = [tuple(m["shard"]) for m in metas if m.get("shard")]
+    counts = {n for _, n in shards}
+    if len(counts) != 1:
+        return []
+    (n,) = counts
+    return [f"{i}of{n}" for i in range(n) if (i, n) not in shards]
+
+
 def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
     """Join shard directories (or whole experiment directories) into ``out``."""
     out = Path(out)
@@ -438,6 +460,7 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
         **metas[0],
         "shard": None,
         "merged_from": [str(p) for p in parts],
+        "missing_shards": missing_shards(metas),
         "planned_cells": sum(m["planned_cells"] for m in metas),
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }

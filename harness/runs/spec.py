@@ -26,6 +26,9 @@
     model_kwargs: {temperature: 0, timeout: 60, max_retries: 4}   # init_chat_model arguments
     summary_base_url: ...              # default: base_url
     summary_model_kwargs: {...}        # default: model_kwargs when the summarizer shares the endpoint
+    case_budget: 900                   # live: a cell's total seconds, retries and waits included (default 900)
+    max_rps: 2                         # live: model requests per second across the grid, both models (LangChain's limiter)
+    max_tpm: 200000                    # live: input tokens per minute across the grid (approximate counts)
 
 With a ``strategies`` axis, each (variant, strategy) pair is one arm of the comparison,
 labelled by the strategy when there is one variant and ``variant@strategy`` otherwise;
@@ -70,6 +73,9 @@ _KEYS = {
     "summary_base_url",
     "model_kwargs",
     "summary_model_kwargs",
+    "case_budget",
+    "max_rps",
+    "max_tpm",
 }
 _SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
 
@@ -109,6 +115,9 @@ class ExperimentSpec:
     model_kwargs: dict[str, Any] = field(default_factory=dict)
     summary_model_kwargs: dict[str, Any] | None = None
     strategies: tuple[str, ...] = ()  # empty: no strategy axis (each variant's own strategy)
+    case_budget: float | None = None  # live bounds (None: the run's default, or none); they never change a result
+    max_rps: float | None = None
+    max_tpm: float | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def arms(self) -> dict[str, tuple[str, str | None]]:
@@ -150,6 +159,9 @@ class ExperimentSpec:
                 "base_url",
                 "summary_base_url",
                 "model_kwargs",
+                "case_budget",
+                "max_rps",
+                "max_tpm",
             )
         }
         if kwargs:
@@ -186,6 +198,15 @@ def _positive_int(data: dict, key: str, path: str, default: int | None) -> int |
     if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
         raise _fail(path, key, f"must be a {'non-negative' if key == 'seed' else 'positive'} integer, got {value!r}")
     return value
+
+
+def _positive_number(data: dict, key: str, path: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise _fail(path, key, f"must be a positive number, got {value!r}")
+    return float(value)
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:
@@ -309,5 +330,8 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         model_kwargs=kwargs["model_kwargs"] or {},
         summary_model_kwargs=kwargs["summary_model_kwargs"],
         strategies=tuple(strategies),
+        case_budget=_positive_number(data, "case_budget", where),
+        max_rps=_positive_number(data, "max_rps", where),
+        max_tpm=_positive_number(data, "max_tpm", where),
         raw=data,
     )

@@ -1,0 +1,83 @@
+"""The nightly workflow's own steps, read from .github/workflows/nightly.yml and run in order on a small grid.
+
+Each `.venv/bin/harness ...` line of the grid and merge-and-gate jobs runs as written (shards, merge, report,
+LangSmith, gate), with the artifacts passed between jobs the way upload/download-artifact does. The spec and the
+baseline are a small stand-in for datasets/experiments/nightly.yaml and datasets/baselines/nightly.json, written
+where the steps look for them.
+"""
+
+from __future__ import annotations
+
+import glob
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness.cli.main import EXIT_FAILED, EXIT_OK, main
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "nightly.yml").read_text())
+SMALL_SPEC = """name: nightly
+variants: [deepagents-default, minimal]
+baseline: deepagents-default
+thresholds: [20%]
+scenarios:
+  cases: [needle-h24k-d000, goal-ledgers-12]
+trials: 1
+"""
+
+
+def _harness_steps(job: str) -> list[str]:
+    """The job's `run:` lines that call the harness."""
+    runs = [step["run"] for step in WORKFLOW["jobs"][job]["steps"] if "run" in step]
+    return [line for line in runs if line.startswith(".venv/bin/harness ")]
+
+
+def _run(line: str, **matrix) -> int:
+    for key, value in matrix.items():
+        line = line.replace(f"${{{{ matrix.{key} }}}}", str(value))
+    argv = []
+    for word in shlex.split(line)[1:]:
+        argv += sorted(glob.glob(word)) if "*" in word else [word]  # the shell's glob
+    return main(argv)
+
+
+@pytest.fixture
+def nightly(tmp_path, monkeypatch):
+    """A checkout-like directory with the small spec and a baseline made from one unsharded run of it."""
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "datasets" / "experiments" / "nightly.yaml"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(SMALL_SPEC)
+    assert main(["experiment", "run", str(spec), "--out", "base", "--no-langsmith"]) == EXIT_OK
+    assert main(["regress", "base/nightly", "--baseline", "datasets/baselines/nightly.json", "--update"]) == EXIT_OK
+    shards = WORKFLOW["jobs"]["grid"]["strategy"]["matrix"]["shard"]
+    (grid_step,) = _harness_steps("grid")
+    for shard in shards:  # each grid job, then its upload-artifact as the merge job's download-artifact lays it out
+        assert _run(grid_step, shard=shard) == EXIT_OK
+        upload = next(s for s in WORKFLOW["jobs"]["grid"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+        name = upload["with"]["name"].replace("${{ matrix.shard }}", str(shard))
+        shutil.copytree(upload["with"]["path"].replace("${{ matrix.shard }}", str(shard)), tmp_path / "shards" / name)
+    return tmp_path
+
+
+def test_the_nightly_steps_run_as_written_and_the_gate_passes_a_whole_grid(nightly, capsys):
+    capsys.readouterr()
+    for line in _harness_steps("merge-and-gate"):
+        assert _run(line) == EXIT_OK, line
+    out = capsys.readouterr().out
+    assert "no significant regression" in out and "INCOMPLETE" not in out
+    assert (nightly / "reports" / "experiments" / "nightly" / "report.html").exists()
+
+
+def test_a_lost_shard_artifact_fails_the_night(nightly, capsys):
+    shutil.rmtree(sorted((nightly / "shards").iterdir())[-1])  # one grid job's artifact never arrived
+    steps = _harness_steps("merge-and-gate")
+    capsys.readouterr()
+    codes = [_run(line) for line in steps]
+    out = capsys.readouterr().out
+    assert codes[:-1] == [EXIT_OK] * (len(steps) - 1) and codes[-1] == EXIT_FAILED, codes
+    assert "shard(s) 3of4 missing" in out and "INCOMPLETE: 1 of 4 baseline cells have no result in nightly" in out
