@@ -169,5 +169,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     niah.add_argument("--no-check", action="store_true", help="write without the validity check")
     gen.set_defaults(handler=cmd_generate)
 
-    variants = sub.add_parser("variants", help="list the threshold presets and the summary-prompt variants")
+    variants = sub.add_parser(
+        "variants",
+        help="list the threshold presets and the summary-prompt variants",
+        description="List the threshold presets (trigger, keep, window) and the summary-prompt variants in "
+        "datasets/variants/ with what each sets; a variant file that does not load is listed as BROKEN with its "
+        "error (exit 2).",
+    )
     variants.set_defaults(handler=cmd_variants)

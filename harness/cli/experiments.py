@@ -111,7 +111,12 @@ def cmd_regress(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """This group's subcommands: experiment, compare, regress."""
-    exp = sub.add_parser("experiment", help="run or merge an experiment grid (scenarios x arms x thresholds x trials)")
+    exp = sub.add_parser(
+        "experiment",
+        help="run or merge an experiment grid (scenarios x arms x thresholds x trials)",
+        description="Experiment grids from YAML specs (datasets/experiments/): `run` a spec (resumable, shardable), "
+        "`merge` shard directories, make the `langsmith` experiments of a finished directory.",
+    )
     exp_sub = exp.add_subparsers(dest="experiment_command", required=True)
     exp_run = exp_sub.add_parser(
         "run",
@@ -136,18 +141,33 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="skip the LangSmith experiments (by default: local through the SDK, uploaded when LANGSMITH_API_KEY is set)",
     )
     exp_ls = exp_sub.add_parser(
-        "langsmith", help="make one LangSmith experiment per arm x threshold from an experiment directory"
+        "langsmith",
+        help="make one LangSmith experiment per arm x threshold from an experiment directory",
+        description="Replay the stored cells of an experiment directory through langsmith.evaluate: one experiment "
+        "per arm x threshold over the same examples, every score as feedback. Uploads when LANGSMITH_API_KEY is set "
+        "(bounded: see the README), runs locally otherwise; writes langsmith.json.",
     )
     exp_ls.add_argument("path", help="experiment directory")
     exp_ls.add_argument(
         "--upload", action=argparse.BooleanOptionalAction, default=None, help="upload (default: when LANGSMITH_API_KEY is set)"
     )
-    exp_merge = exp_sub.add_parser("merge", help="join shard directories into one experiment directory")
+    exp_merge = exp_sub.add_parser(
+        "merge",
+        help="join shard directories into one experiment directory",
+        description="Join the shard directories of one spec (`experiment run --shard i/n`) into OUT, copying cells "
+        "and traces once each; names any shard of the split that was not given.",
+    )
     exp_merge.add_argument("out", help="the merged experiment directory")
     exp_merge.add_argument("parts", nargs="+", help="shard (or experiment) directories")
     exp.set_defaults(handler=cmd_experiment)
 
-    cmp_ = sub.add_parser("compare", help="print two runs or experiments side by side (paired on case and trial)")
+    cmp_ = sub.add_parser(
+        "compare",
+        help="print two runs or experiments side by side (paired on case and trial)",
+        description="Print every metric of A and B (mean, 95 % interval, n over valid cells) and B - A paired on "
+        "case, threshold and trial, with an exact McNemar or sign-flip p. A directory holding several arms needs "
+        "--arm-a / --arm-b.",
+    )
     cmp_.add_argument("a", help="run or experiment directory (the reference)")
     cmp_.add_argument("b", help="run or experiment directory")
     cmp_.add_argument("--arm-a", "--variant-a", dest="arm_a", help="the arm (configuration) to take from A when it holds several")

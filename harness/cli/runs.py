@@ -28,6 +28,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {args.trials}")
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError(f"--limit must be at least 1, got {args.limit} (leave it out to run every selected case)")
     config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window, strategy=args.strategy)
     scenarios = select(
         load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit
@@ -150,13 +152,25 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     add_limit_options(run)
     run.set_defaults(handler=cmd_run)
 
-    score = sub.add_parser("score", help="re-score the stored traces of a run with the current scorers (no agent re-run)")
+    score = sub.add_parser(
+        "score",
+        help="re-score the stored traces of a run with the current scorers (no agent re-run)",
+        description="Score the traces of RUN_DIR again with today's scorers, each row with the scorer set that made "
+        "it, and write rescored.jsonl beside the untouched results.jsonl. Cases generated in memory come from the "
+        "run's scenarios.jsonl; others from --datasets (default: the shipped files).",
+    )
     score.add_argument("run_dir")
     score.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default: the shipped ones)")
     score.add_argument("--strict", action="store_true", help="exit 1 if any hard check fails")
     score.set_defaults(handler=cmd_score)
 
-    report = sub.add_parser("report", help="(re)write report.md and report.html for a run, experiment or validity directory")
+    report = sub.add_parser(
+        "report",
+        help="(re)write report.md and report.html for a run, experiment or validity directory",
+        description="Write report.md, a self-contained report.html and the charts for a run directory "
+        "(results.jsonl), an experiment directory (cells.jsonl) or a validity directory (validity.json), from "
+        "what is stored there: nothing is run again.",
+    )
     report.add_argument("run_dir")
     report.add_argument(
         "--tokens",
@@ -167,7 +181,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     report.set_defaults(handler=cmd_report)
 
     tok = sub.add_parser(
-        "tokens", help="approximate vs exact token counts per call for a run directory (worst ratio per content type)"
+        "tokens",
+        help="approximate vs exact token counts per call for a run directory (worst ratio per content type)",
+        description="Compare deepagents' approximate token count (what its trigger reads) with an exact one for every "
+        "call of a run: the provider's reported usage for live runs, else a cached tiktoken encoding, else a "
+        "calibrated simulated tokenizer (always named). Prints the worst ratio per content type and the calls whose "
+        "true size passed the window before the trigger fired.",
     )
     tok.add_argument("run_dir")
     tok.set_defaults(handler=cmd_tokens)

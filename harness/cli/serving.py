@@ -84,7 +84,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     srv.add_argument("--max-seconds", type=float, default=3600.0, help="stop after this many seconds (default 3600)")
     srv.set_defaults(handler=cmd_serve)
 
-    bench = sub.add_parser("bench", help="measure suite wall time and recorder overhead; print a README table")
+    bench = sub.add_parser(
+        "bench",
+        help="measure suite wall time and recorder overhead; print a README table",
+        description="Measure what the README's Performance table reports: wall time of the offline eval suites, the "
+        "recorder's overhead (paired runs), grid throughput with 1 and 2 workers, a 500-call stress run, and live "
+        "throughput against a harness serve it starts. About 8 minutes; writes reports/bench/ and prints the table.",
+    )
     bench.add_argument("--repeats", type=int, default=10, help="paired runs per case for the overhead ratio (default 10)")
     bench.add_argument("--skip-pytest", action="store_true", help="do not time `pytest evals/ -m needle`")
     bench.set_defaults(handler=cmd_bench)
