@@ -63,6 +63,13 @@ def test_the_run_report_rates_count_valid_runs_only_and_name_the_excluded(mixed_
     assert "**chain-s1-d000** (trial 0) INVALID" in report and "FAILED" not in report
 
 
+def test_a_simulated_run_report_says_it_is_not_priced_and_prints_no_cost(mixed_run):
+    """The reference models are listed at 0.0: a simulated run prints no '$0.0000' and no cost column."""
+    report = write_run_report(mixed_run).read_text()
+    assert "- cost: not priced (simulated" in report
+    assert "$" not in report and "cost $" not in report and "cost at list prices" not in report
+
+
 def test_old_rows_without_an_outcome_are_labelled_from_the_stable_validity_keys():
     for key in (
         "compressed",  # rows written before compaction strategies

@@ -46,6 +46,7 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
         valid = result in VALID
         item = {
             "arm": row.get("arm"),
+            "eval": row.get("eval") or row["kind"],
             "strategy": row.get("strategy", "deepagents-summarization"),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],
@@ -61,8 +62,26 @@ def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "haystack_tokens": (row.get("case") or {}).get("haystack_tokens"),
         }
         item.update(row.get("metrics", {}))
+        if not is_priced(row):
+            item["cost_usd"] = None  # a simulated run is not priced (see is_priced)
         out.append(item)
     return pd.DataFrame(out)
+
+
+def is_priced(row: Mapping[str, Any]) -> bool:
+    """Whether a run's cost means anything: not when it is simulated (a reference model, offline or served by
+    ``harness serve``, played a part). Those bill nothing, so their 0.0 list price is no cost, and beside a live model
+    it would price the run as if half of it were free."""
+    return not row.get("simulated")
+
+
+def covered_kinds(frame: pd.DataFrame, metric: str) -> list[str]:
+    """The case kinds a metric is measured on (where any run has a value; ``passed`` covers every kind): an INVALID
+    or ERROR run of one of these kinds is a run the metric's figure left out, one of another kind is not."""
+    if "kind" not in frame.columns:
+        return []
+    rows = frame if metric == "passed" or metric not in frame.columns else frame[frame[metric].notna()]
+    return sorted(set(rows["kind"].dropna()))
 
 
 def _threshold_label(config: dict) -> str:
@@ -135,16 +154,18 @@ def valid_only(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["valid"].astype(bool)] if "valid" in frame.columns else frame
 
 
-def coverage(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (threshold, arm): runs, PASS, FAIL, INVALID, ERROR and why: what every rate covers and what it leaves out."""
+def coverage(frame: pd.DataFrame, arms: Sequence[str] = (), thresholds: Sequence[str] = ()) -> pd.DataFrame:
+    """Per (arm, threshold, eval): runs, PASS, FAIL, INVALID, ERROR and why: what every rate covers and what it leaves
+    out. Sorted by arm (in the order of ``arms``, e.g. baseline first, then the rest as they appear), threshold (in
+    the order of ``thresholds``, else sorted) and eval (sorted)."""
+    keys = ["arm", "threshold", *(["eval"] if "eval" in frame.columns else [])]
     records = []
-    for (threshold, arm), rows in frame.groupby(["threshold", "arm"], sort=False):
+    for group, rows in frame.groupby(keys, sort=False):
         outcomes = rows["outcome"] if "outcome" in rows else pd.Series(["PASS"] * len(rows))
         reasons = pd.Series([k for r in rows.get("invalid_reasons", pd.Series(dtype=str)) for k in str(r).split(",") if k])
         records.append(
             {
-                "threshold": threshold,
-                "arm": arm,
+                **dict(zip(keys, group)),
                 "runs": len(rows),
                 "PASS": int((outcomes == PASS).sum()),
                 "FAIL": int((outcomes == FAIL).sum()),
@@ -158,6 +179,9 @@ def coverage(frame: pd.DataFrame) -> pd.DataFrame:
                 or "-",
             }
         )
+    arm_rank = {a: i for i, a in enumerate(dict.fromkeys([*arms, *frame["arm"]]))}
+    threshold_rank = {t: i for i, t in enumerate(dict.fromkeys([*thresholds, *sorted(frame["threshold"].unique())]))}
+    records.sort(key=lambda r: (arm_rank[r["arm"]], threshold_rank[r["threshold"]], str(r.get("eval", ""))))
     return pd.DataFrame(records)
 
 
@@ -165,17 +189,22 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
     """Per (threshold, arm, metric): n, mean and interval over valid runs, and the paired difference from the baseline.
 
     Invalid and errored runs count in no figure: ``n`` is the valid runs with a value, ``excluded`` the runs left
-    out, of which ``errors`` ended in ERROR (a provider error) and the rest were INVALID.
+    out that the figure would have counted (of the case kinds the metric is measured on, ``covered_kinds``: a goal
+    case left out is not excluded from a needle rate), of which ``errors`` ended in ERROR (a provider error) and the
+    rest were INVALID. ``n_differ`` is how many pairs differ from the baseline at all.
     """
     metrics = [m for m in (metrics or ("passed", *RATE_METRICS, *VALUE_METRICS)) if m in frame.columns]
+    kinds = {m: covered_kinds(frame, m) for m in metrics}
     rng = np.random.default_rng(SEED)
     records = []
     for threshold, all_t in frame.groupby("threshold", sort=True):
         by_t = valid_only(all_t)
-        excluded = all_t.groupby("arm").size().sub(by_t.groupby("arm").size(), fill_value=0)
-        errors = all_t[all_t["outcome"] == ERROR].groupby("arm").size() if "outcome" in all_t else pd.Series(dtype=int)
+        left_out = all_t[~all_t["valid"].astype(bool)] if "valid" in all_t.columns else all_t.iloc[:0]
         base_rows = by_t[by_t["arm"] == baseline].set_index(UNIT)
         for metric in metrics:
+            mine = left_out[left_out["kind"].isin(kinds[metric])] if "kind" in left_out.columns else left_out
+            excluded = mine.groupby("arm").size()
+            errors = mine[mine["outcome"] == ERROR].groupby("arm").size() if "outcome" in mine else pd.Series(dtype=int)
             rate = metric == "passed" or is_rate(frame[metric])
             block = []
             for arm in dict.fromkeys(all_t["arm"]):
@@ -198,6 +227,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                     "diff_low": math.nan,
                     "diff_high": math.nan,
                     "n_pairs": 0,
+                    "n_differ": 0,
                     "p": math.nan,
                 }
                 if arm != baseline and not base_rows.empty:
@@ -216,6 +246,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                             diff_low=float(np.percentile(boots, 2.5)),
                             diff_high=float(np.percentile(boots, 97.5)),
                             n_pairs=int(d.size),
+                            n_differ=int(np.count_nonzero(d)),
                             p=mcnemar_exact(a.astype(bool), b.astype(bool)) if rate else sign_flip_p(d, rng),
                         )
                 block.append(rec)
@@ -279,10 +310,14 @@ def _num(x: float, signed: bool = False) -> str:
 
 
 def format_diff(rec: Mapping[Any, Any]) -> str:
+    """'-66.7 pts [-83.3, -50] p=9.54e-06 * (n=30)': the paired difference from the baseline, its interval, the
+    Holm-adjusted p (* when significant) and the pairs; 'no pair differs (n=30)' when every pair is equal."""
     if rec["baseline"]:
         return "baseline"
     if rec["n_pairs"] == 0:
         return "no pairs"
+    if rec.get("n_differ") == 0:
+        return f"no pair differs (n={rec['n_pairs']})"
     scale, unit = (100, " pts") if rec["rate"] else (1, "")
     star = " *" if rec["significant"] else ""
     d, lo, hi = (_num(rec[k] * scale, signed=True) for k in ("diff", "diff_low", "diff_high"))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from harness.analysis.compare import is_priced
 from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.plots import plot_needle_grid, plot_token_curves, save
@@ -83,8 +84,10 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
             + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"])
         )
-    costs = [r.get("metrics", {}).get("cost_usd") for r in rows]
-    if rows and not simulated:
+    costs = [r.get("metrics", {}).get("cost_usd") if is_priced(r) else None for r in rows]
+    if rows and not any(is_priced(r) for r in rows):
+        doc.bullets(["cost: not priced (simulated: the offline reference models bill nothing)"])
+    elif rows:
         from harness.scoring.metrics import price_table
 
         priced = [c for c in costs if c is not None]
@@ -344,7 +347,7 @@ def _case_table(rows: list[dict]) -> pd.DataFrame:
                 **({"provider input tokens": r["tokens"].get("provider_input")} if r["tokens"].get("provider_input") else {}),
                 **(
                     {"cost $": r["metrics"]["cost_usd"]}
-                    if not r.get("simulated") and r.get("metrics", {}).get("cost_usd") is not None
+                    if is_priced(r) and r.get("metrics", {}).get("cost_usd") is not None
                     else {}
                 ),
                 "wall s": r["wall_time_s"],
