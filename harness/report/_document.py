@@ -1,8 +1,9 @@
 """A tiny document model so each report is written once and rendered as Markdown and HTML.
 
 Blocks: headings, paragraphs (Markdown-ish inline text), notes (callouts), tables
-(pandas frames), images (PNG files beside the report; embedded as data URIs in HTML so
-the HTML file stands alone) and side-by-side preformatted texts.
+(pandas frames; in HTML a wide one scrolls sideways instead of widening the page), images (PNG files
+beside the report; embedded as data URIs in HTML so the HTML file stands alone, shown at the page's width with
+their own aspect ratio) and side-by-side preformatted texts.
 """
 
 from __future__ import annotations
@@ -79,7 +80,8 @@ class Document:
             elif kind == "bullets":
                 body.append("<ul>" + "".join(f"<li>{_inline(i)}</li>" for i in value) + "</ul>")
             elif kind == "table":
-                body.append(value.to_html(index=False, border=0, classes="t", escape=True) if len(value) else "<p>(no rows)</p>")
+                table = value.to_html(index=False, border=0, classes="t", escape=True)
+                body.append(f"<div class='wide'>{table}</div>" if len(value) else "<p>(no rows)</p>")
             elif kind == "image":
                 path, alt = value
                 if path.exists():
@@ -125,7 +127,8 @@ body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px
 table.t {{ border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0 1.5rem; }}
 table.t th, table.t td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; }}
 table.t th {{ background: #f4f4f4; }}
-img {{ max-width: 100%; margin: 0.5rem 0 1.5rem; }}
+img {{ display: block; width: 100%; height: auto; margin: 0.5rem 0 1.5rem; }}
+.wide {{ overflow-x: auto; }}
 .note {{ background: #fff6e0; border-left: 4px solid #e0a800; padding: 0.6rem 1rem; margin: 1rem 0; }}
 table.pair {{ width: 100%; table-layout: fixed; border-collapse: collapse; }}
 table.pair td {{ vertical-align: top; border: 1px solid #ddd; }}

@@ -1,13 +1,21 @@
 """The report of an experiment directory: report.md and a self-contained report.html.
 
+- first, the verdict: one line per arm, where it is worse or better than the baseline (per key check and per
+  threshold, the paired difference, its interval, Holm-adjusted p and n, as the tables below print them), what is
+  not significant or equal on every pair, and the INVALID and ERROR runs not counted, by eval;
+- the setup (cost: at list prices, or "not priced" for a simulated run, never a 0.0 figure);
+- what the figures cover: runs, PASS, FAIL, INVALID and ERROR per arm, threshold and eval, and the case kinds each
+  figure is measured on (its "(N invalid excluded)" counts runs of those kinds only);
 - per threshold, the arm table: each metric as mean [95 % interval] n, and the
   paired difference from the baseline with its interval and Holm-adjusted p (* when
   significant);
 - pass@k and pass^k over trials;
 - bar charts with error bars; token curves of each arm overlaid on the same case;
   a heatmap of needle recovery over needle depth x number of summaries before the
-  question; and, for the best and worst arms, their summaries of a case where one
+  question; and, for the best and worst arms that write summaries, their summaries of a case where one
   passed and the other failed, side by side.
+
+Arms are in the spec's order with the baseline first, thresholds in the spec's order.
 """
 
 from __future__ import annotations
@@ -25,12 +33,23 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from harness.agent import _deepagents_adapter as da  # noqa: E402
-from harness.analysis.compare import cells_frame, compare, coverage, format_cell, format_diff, pass_at_k, valid_only  # noqa: E402
+from harness.analysis.compare import (  # noqa: E402
+    cells_frame,
+    compare,
+    coverage,
+    covered_kinds,
+    format_cell,
+    format_diff,
+    is_priced,
+    pass_at_k,
+    valid_only,
+)
 from harness.report._document import SIMULATED_NOTE, Document  # noqa: E402
 from harness.report.plots import dedupe_legend, draw_curve, plot_needle_grid, save  # noqa: E402
-from harness.runs.results import (
-    read_cells,  # noqa: E402
-    row_outcome,  # noqa: E402
+from harness.runs.results import (  # noqa: E402
+    read_cells,
+    row_events,
+    row_outcome,
 )
 from harness.scoring.scorers import FAIL, PASS  # noqa: E402
 from harness.trace.frames import calls_frame  # noqa: E402
@@ -74,44 +93,59 @@ def load_experiment(path: str | Path) -> tuple[dict, list[dict], pd.DataFrame]:
 def write_experiment_report(path: Path) -> Path:
     meta, rows, frame = load_experiment(path)
     baseline = meta["baseline"]
+    arms = list(dict.fromkeys([baseline, *(meta.get("arms") or meta["variants"]), *(r["arm"] for r in rows)]))
+    thresholds = list(dict.fromkeys([*meta["thresholds"], *sorted({str(r.get("threshold")) for r in rows})]))
     doc = Document(f"Experiment {meta['experiment']}")
-    if any(r.get("simulated") for r in rows):
+    simulated = any(r.get("simulated") for r in rows)
+    if simulated:
         doc.note(SIMULATED_NOTE)
     spec = meta.get("spec", {})
-    doc.bullets(
-        [
-            f"{spec.get('description') or 'no description'}",
-            f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per arm / agent model'}`",
-            f"arms: {', '.join(meta.get('arms') or meta['variants'])}; baseline: **{baseline}**",
-            f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
-            f"cells: {len(rows)} finished of {meta['planned_cells']} planned",
-            "datasets: " + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
-            f"harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
-        ]
-    )
+    setup = [
+        f"{spec.get('description') or 'no description'}",
+        f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per arm / agent model'}`",
+        f"arms: {', '.join(meta.get('arms') or meta['variants'])}; baseline: **{baseline}**",
+        f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
+        f"cells: {len(rows)} finished of {meta['planned_cells']} planned",
+        "datasets: " + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
+        f"harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
+    ]
     if frame.empty:
+        doc.bullets(setup)
         doc.text("No finished cells yet.")
         md, _ = doc.write(path)
         return md
-    comparison = compare(frame, baseline, list(dict.fromkeys(m for m, _ in HEADLINE + MEASURES + STRATEGY_MEASURES)))
+    measured = compare(frame, baseline, list(dict.fromkeys(m for m, _ in HEADLINE + MEASURES + STRATEGY_MEASURES)))
+    comparison, unmeasured = _measured_only(_in_order(measured, arms, thresholds))
+    _verdict(doc, comparison, frame, baseline, arms, thresholds)
+    doc.heading("Setup")
+    doc.bullets([*setup, _cost_line(comparison, rows)])
     if meta.get("strategies"):
-        _strategy_section(doc, path, meta, frame, comparison)
+        _strategy_section(doc, path, meta, frame, comparison, thresholds)
     doc.heading("What the figures cover")
     doc.text(
         "Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
         "view, too few summaries for a chain case...) or ERROR (a provider error after every retry: it measured nothing; "
         "`harness experiment run` runs it again on resume). Every rate, interval, test and chart below counts valid runs "
-        "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes."
+        "only (PASS + FAIL); invalid and errored runs are listed here with their reasons and never counted as successes. "
+        "Sorted by arm (baseline first, then the spec's order), threshold (the spec's order) and eval."
     )
-    doc.table(coverage(frame))
+    doc.table(coverage(frame, arms, thresholds))
+    doc.text(
+        "Each figure is measured on the case kinds below; '(N invalid excluded)' beside a figure counts the INVALID "
+        "(and ERROR) runs of those kinds only, the runs that figure would otherwise have counted."
+    )
+    doc.table(_figure_coverage(frame, comparison))
+    if unmeasured:
+        doc.text("Not shown, since no valid run has a value: " + "; ".join(unmeasured) + ".")
     doc.heading("Arms against the baseline")
     doc.text(
         "Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "
-        "invalid runs were excluded. Differences are paired on the "
+        "invalid runs of the kinds it covers were excluded. Differences are paired on the "
         "same case, threshold and trial: rates in percentage points with an exact McNemar test, other metrics with a "
-        "sign-flip permutation test; p is Holm-adjusted across arms; * marks p < 0.05."
+        "sign-flip permutation test; p is Holm-adjusted across arms; * marks p < 0.05; 'no pair differs' when every "
+        "pair is equal."
     )
-    for threshold in sorted(frame["threshold"].unique()):
+    for threshold in _present(thresholds, comparison):
         part = comparison[comparison["threshold"] == threshold]
         doc.heading(f"Threshold {threshold}", level=3)
         doc.table(_wide(part, HEADLINE, format_cell))
@@ -125,6 +159,7 @@ def write_experiment_report(path: Path) -> Path:
             "Valid runs only. A case passes a trial when every check passes. pass@k: at least one of k trials passes; pass^k: all "
             "k pass (unbiased estimators over the trials run, averaged over cases)."
         )
+        pk = _in_order(pk, arms, thresholds)
         shown = pk.assign(**{"pass@k": pk["pass@k"].map("{:.0%}".format), "pass^k": pk["pass^k"].map("{:.0%}".format)})
         doc.table(shown)
     doc.heading("Charts")
@@ -136,7 +171,6 @@ def write_experiment_report(path: Path) -> Path:
     curves = _arm_curves(path, rows, meta)
     if curves is not None:
         doc.image(save(curves, path / "arm_token_curves.png"), "token curves per arm")
-    simulated = any(r.get("simulated") for r in rows)
     heat = _heatmap(frame, "summaries", simulated)
     if heat is not None:
         doc.text(
@@ -148,7 +182,7 @@ def write_experiment_report(path: Path) -> Path:
     if grid is not None:
         doc.text("Needle recovery by needle depth (x) and context length (y), Kamradt style, valid runs only.")
         doc.image(save(grid, path / "needle_depth_length.png"), "needle recovery by depth and context length")
-    _best_worst(doc, path, rows, frame)
+    _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")
     long = comparison.assign(value=comparison.apply(format_cell, axis=1), vs_baseline=comparison.apply(format_diff, axis=1))
     doc.table(long[["threshold", "metric", "arm", "value", "vs_baseline"]])
@@ -156,7 +190,151 @@ def write_experiment_report(path: Path) -> Path:
     return md
 
 
-def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame, comparison: pd.DataFrame) -> None:
+def _in_order(table: pd.DataFrame, arms: list[str], thresholds: list[str]) -> pd.DataFrame:
+    """Rows by threshold (the spec's order), metric (as compared), then arm (baseline first, then the spec's order)."""
+    rank_a = {a: i for i, a in enumerate(dict.fromkeys([*arms, *table["arm"]]))}
+    rank_t = {t: i for i, t in enumerate(dict.fromkeys([*thresholds, *sorted(table["threshold"].unique())]))}
+    keys = pd.DataFrame({"t": table["threshold"].map(rank_t), "a": table["arm"].map(rank_a)})
+    if "metric" in table.columns:
+        rank_m = {m: i for i, m in enumerate(dict.fromkeys(table["metric"]))}
+        keys.insert(1, "m", table["metric"].map(rank_m))
+    order = keys.sort_values(list(keys.columns), kind="stable").index
+    return table.loc[order].reset_index(drop=True)
+
+
+def _present(thresholds: list[str], table: pd.DataFrame) -> list[str]:
+    return [t for t in thresholds if t in set(table["threshold"])]
+
+
+def _measured_only(comparison: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """Drop the metrics no valid run has a value for (cost of a simulated run, a goal rate with no goal cases): a
+    figure of n=0 everywhere answers nothing. Returns the rest and what was dropped, with why."""
+    n = comparison.groupby("metric", sort=False)["n"].sum()
+    empty = [m for m in n.index if n[m] == 0]
+    labels = dict(HEADLINE + MEASURES + STRATEGY_MEASURES)
+    notes = [
+        f"{labels.get(m, m)} ({'not priced: see Setup' if m == 'cost_usd' else 'not measured in any valid run'})" for m in empty
+    ]
+    return comparison[~comparison["metric"].isin(empty)].reset_index(drop=True), notes
+
+
+def _cost_line(comparison: pd.DataFrame, rows: list[dict]) -> str:
+    if "cost_usd" in set(comparison["metric"]):
+        from harness.scoring.metrics import price_table
+
+        return (
+            f"cost: USD at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}), "
+            "in the tables as 'cost USD'"
+        )
+    if rows and not any(is_priced(r) for r in rows):
+        return "cost: not priced (simulated: the offline reference models bill nothing)"
+    return "cost: not priced (no price for these models in datasets/model_prices.yaml)"
+
+
+def _figure_coverage(frame: pd.DataFrame, comparison: pd.DataFrame) -> pd.DataFrame:
+    labels = dict(HEADLINE + MEASURES + STRATEGY_MEASURES)
+    every = covered_kinds(frame, "passed")
+    out = []
+    for metric in dict.fromkeys(comparison["metric"]):
+        kinds = covered_kinds(frame, metric)
+        out.append({"figure": labels.get(metric, metric), "metric": metric, "measured on": _kinds_text(kinds, every)})
+    return pd.DataFrame(out)
+
+
+def _kinds_text(kinds: list[str], every: list[str], short: bool = False) -> str:
+    if kinds == every:
+        return "every case" if short else f"every case ({', '.join(every)})"
+    return ", ".join(kinds) + " cases"
+
+
+# What the verdict reads: the key checks (higher is better) and what they cost (lower is better).
+VERDICT = [
+    ("passed", "all checks", True),
+    ("needle_recovered", "needle recovered", True),
+    ("goal_preserved", "goal preserved", True),
+    ("clarification_requested", "asked to clarify", False),
+    ("premature_completion", "stopped early", False),
+]
+
+
+def _verdict(
+    doc: Document, comparison: pd.DataFrame, frame: pd.DataFrame, baseline: str, arms: list[str], thresholds: list[str]
+) -> None:
+    """One line per arm: where it is worse or better than the baseline (significant after Holm), where it is not, and
+    what was not counted; every figure is a record of ``comparison``, printed by ``format_diff`` as in the tables."""
+    metrics = set(comparison["metric"])
+    cost = ("cost_usd", "cost USD per task", False) if "cost_usd" in metrics else ("total_tokens", "tokens per task", False)
+    read = [v for v in [*VERDICT, cost] if v[0] in metrics]
+    every = covered_kinds(frame, "passed")
+    doc.heading("Verdict")
+    doc.text(
+        f"Each arm against the baseline **{baseline}**, read from the tables below: paired on case, threshold and trial "
+        "over valid runs, difference [95 % interval], Holm-adjusted p and the number of pairs; a difference is named "
+        "when p < 0.05. Read: "
+        + ", ".join(f"{label} ({_kinds_text(covered_kinds(frame, m), every, short=True)})" for m, label, _ in read)
+        + "."
+    )
+    lines = []
+    for arm in [a for a in arms if a in set(comparison["arm"])]:
+        left_out = _not_counted(frame[frame["arm"] == arm])
+        if arm == baseline:
+            valid = int(frame[(frame["arm"] == arm)]["valid"].astype(bool).sum())
+            lines.append(f"**{arm}** is the baseline: {valid} valid runs of {int((frame['arm'] == arm).sum())}; {left_out}.")
+            continue
+        worse: list[str] = []
+        better: list[str] = []
+        same: list[str] = []
+        equal: list[str] = []
+        unpaired: list[str] = []
+        for metric, label, higher_is_better in read:
+            recs = comparison[(comparison["arm"] == arm) & (comparison["metric"] == metric)].to_dict("records")
+            for rec in recs:
+                where = f" at {rec['threshold']}" if len(recs) > 1 else ""
+                if rec["n_pairs"] == 0:
+                    unpaired.append(f"{label}{where}")
+                elif rec["n_differ"] == 0:
+                    equal.append(f"{label}{where} (n={rec['n_pairs']})")
+                elif rec["significant"]:
+                    good = (rec["diff"] > 0) == higher_is_better
+                    (better if good else worse).append(f"{label}{where} {format_diff(rec)}")
+                else:
+                    same.append(f"{label}{where} {format_diff(rec)}")
+        parts = [] if worse or better else ["**No significant difference** from the baseline"]
+        if worse:
+            parts.append("**Worse** on " + "; ".join(worse))
+        if better:
+            parts.append("**Better** on " + "; ".join(better))
+        if same:
+            parts.append("Not significant: " + "; ".join(same))
+        if equal:
+            parts.append("Equal on every pair: " + ", ".join(equal))
+        if unpaired:
+            parts.append("Not comparable (no paired valid runs): " + ", ".join(unpaired))
+        parts.append(left_out[0].upper() + left_out[1:])
+        lines.append(f"**{arm}**: " + ". ".join(parts) + ".")
+    doc.bullets(lines)
+
+
+def _not_counted(rows: pd.DataFrame) -> str:
+    """'not counted: chain 8 INVALID (chain_length_reached 8), goal 1 ERROR (timeout 1)', or 'nothing left out'."""
+    bad = rows[~rows["valid"].astype(bool)]
+    if bad.empty:
+        return "no run left out (0 INVALID, 0 ERROR)"
+    parts = []
+    for eval_name, runs in bad.groupby("eval", sort=True):
+        for outcome, column in (("INVALID", "invalid_reasons"), ("ERROR", "error_cause")):
+            mine = runs[runs["outcome"] == outcome]
+            if mine.empty:
+                continue
+            reasons = pd.Series([k for r in mine[column] for k in str(r).split(",") if k]).value_counts()
+            why = ", ".join(f"{k} {n}" for k, n in reasons.items())
+            parts.append(f"{eval_name} {len(mine)} {outcome}" + (f" ({why})" if why else ""))
+    return "not counted: " + "; ".join(parts)
+
+
+def _strategy_section(
+    doc: Document, path: Path, meta: dict, frame: pd.DataFrame, comparison: pd.DataFrame, thresholds: list[str]
+) -> None:
     """One row per strategy: success, goal, needle, tokens, peak context, cost, compaction events, where a lost fact
     comes back from; the difference from the baseline arm; and a cost-vs-success chart."""
     from harness.compaction.strategies.registry import INFO
@@ -170,18 +348,21 @@ def _strategy_section(doc: Document, path: Path, meta: dict, frame: pd.DataFrame
         "show what the task achieves and costs with the whole history in view. Where the recovery path is 'none', "
         "a fact compacted away cannot come back: a needle answered there was kept by the summary or still in view."
     )
-    for threshold in sorted(frame["threshold"].unique()):
+    shown = [(m, label) for m, label in STRATEGY_HEADLINE + STRATEGY_MEASURES if m in set(comparison["metric"])]
+    ordered = [a for a in dict.fromkeys(comparison["arm"]) if a in strategies]
+    for threshold in _present(thresholds, comparison):
         part = comparison[comparison["threshold"] == threshold]
         rows = []
-        for arm, strategy in strategies.items():
+        for arm in ordered:
+            strategy = strategies[arm]
             mine = part[part["arm"] == arm]
             if mine.empty:
                 continue
-            cells = {m: mine[mine["metric"] == m].to_dict("records") for m, _ in STRATEGY_HEADLINE + STRATEGY_MEASURES}
+            cells = {m: mine[mine["metric"] == m].to_dict("records") for m, _ in shown}
             row = {"arm": arm, "strategy": strategy, "recovery path": INFO[_strategy_name(strategy)].recovery}
-            for metric, label in STRATEGY_HEADLINE + STRATEGY_MEASURES:
+            for metric, label in shown:
                 row[label] = format_cell(cells[metric][0]) if cells[metric] else "-"
-            row["task success vs baseline"] = format_diff(cells["passed"][0]) if cells["passed"] else "-"
+            row["task success vs baseline"] = format_diff(cells["passed"][0]) if cells.get("passed") else "-"
             rows.append(row)
         if len(frame["threshold"].unique()) > 1:
             doc.heading(f"Threshold {threshold}", level=3)
@@ -349,26 +530,41 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
     )
 
 
-def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame) -> None:
-    rates = valid_only(frame).groupby("arm")["passed"].mean().dropna().sort_values()
-    if len(rates) < 2 or math.isclose(rates.iloc[0], rates.iloc[-1]):
+def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame, arms: list[str]) -> None:
+    """The best and worst arm that write summaries (by pass rate over valid runs; ties in the spec's order), side by
+    side on a case one passed and the other failed with a summary on both sides; one line saying why when none."""
+    doc.heading("Best and worst arm on the same case")
+    summarizing = [a for a in arms if any(row_events(r).get("summary", 0) for r in rows if r["arm"] == a)]
+    without = [a for a in arms if a not in summarizing and a in set(frame["arm"])]
+    skipped = f" ({', '.join(without)} wrote no summary)" if without else ""
+    rates = valid_only(frame[frame["arm"].isin(summarizing)]).groupby("arm")["passed"].mean().dropna()
+    if len(rates) < 2:
+        doc.text(f"No side-by-side summaries: fewer than two arms have valid runs with summaries{skipped}.")
         return
-    worst, best = rates.index[0], rates.index[-1]
+    ranked = sorted(rates.index, key=lambda a: (-rates[a], arms.index(a)))
+    best, worst = ranked[0], ranked[-1]
+    if math.isclose(rates[best], rates[worst]):
+        doc.text(f"No side-by-side summaries: every arm with summaries passed {rates[best]:.0%} of its valid runs{skipped}.")
+        return
     by_unit = {(r["arm"], r["case_id"], r.get("threshold"), r["trial"]): r for r in rows}
     for r in rows:
-        if r["arm"] != best or row_outcome(r)[0] != PASS:
+        if r["arm"] != best or row_outcome(r)[0] != PASS or not row_events(r).get("summary", 0):
             continue
         other = by_unit.get((worst, r["case_id"], r.get("threshold"), r["trial"]))
-        if other is None or row_outcome(other)[0] != FAIL:
+        if other is None or row_outcome(other)[0] != FAIL or not row_events(other).get("summary", 0):
             continue
-        doc.heading("Best and worst arm on the same case")
         failed = row_outcome(other)[1]
         doc.text(
             f"**{best}** (pass rate {rates[best]:.0%}) passed `{r['case_id']}` at {r.get('threshold')}, trial {r['trial']}; "
-            f"**{worst}** ({rates[worst]:.0%}) failed it: " + "; ".join(f"`{k}`: {other['explanations'][k]}" for k in failed)
+            f"**{worst}** ({rates[worst]:.0%}) failed it: "
+            + "; ".join(f"`{k}`: {other['explanations'][k]}" for k in failed)
+            + f". Arms with summaries only{skipped}."
         )
         doc.side_by_side(f"{best}: last summary", _last_summary(path, r), f"{worst}: last summary", _last_summary(path, other))
         return
+    doc.text(
+        f"No side-by-side summaries: no case that **{best}** passed and **{worst}** failed with a summary on both sides{skipped}."
+    )
 
 
 def _last_summary(path: Path, row: dict) -> str:
