@@ -148,7 +148,11 @@ def test_validity_command_writes_and_prints_the_matrix(tmp_path, monkeypatch, ca
         (["--summary-model", "foo:bar"], "--summary-model 'foo:bar': unknown provider 'foo'"),
         (["--keep", "tokens:-5"], "--keep 'tokens:-5': tokens must be a positive integer"),
         (["--trigger", "tokens:3000", "--keep", "tokens:5000"], "--trigger / --keep: config 'forced-20+custom': keep"),
-        (["--window", "500"], "--window: config"),
+        (["--window", "500"], "--window must be at least 1000 tokens, got 500"),
+        (["--window", "0"], "--window must be at least 1000 tokens, got 0"),  # 0 was read as "not given"
+        (["--limit", "0"], "--limit must be at least 1, got 0"),  # 0 meant "no limit" and ran every case
+        (["--datasets", str(ROOT / "datasets")], "datasets: is a directory; give its .jsonl files"),
+        (["--base-url", "http://127.0.0.1:9/v1", "--max-rps", "2"], "--base-url and --max-rps apply to a live model"),
         (["--trigger", "tokens:2000", "--keep", "tokens:500"], "at or below the fixed per-call overhead"),
         (["--run-id", "smoke"], "--run-id smoke:"),
     ],
@@ -203,3 +207,104 @@ def test_a_broken_variant_file_is_listed_as_broken_beside_the_others(monkeypatch
     out = capsys.readouterr().out
     assert "zz-broken            BROKEN:" in out and "{messages}" in out
     assert "minimal" in out and "structured" in out  # the others are still listed
+
+
+def _files_under(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+@pytest.mark.parametrize("run_id", ["../../escape", "/tmp/abs-escape", "..", ".hidden", "a/b"])
+def test_a_run_id_is_a_directory_name_never_a_path_out_of_out(tmp_path, run_id, capsys):
+    out = tmp_path / "a" / "b"
+    assert main(["run", "--run-id", run_id, "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"--run-id {run_id!r}: a directory name, not a path" in err and "Traceback" not in err
+    assert _files_under(tmp_path) == [] and not Path("/tmp/abs-escape").exists()
+
+
+def test_an_experiment_name_is_a_directory_name_never_a_path(tmp_path, capsys):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("name: ../../escape\nvariants: [forced-20]\nthresholds: [20%]\nscenarios: {limit: 1}\n")
+    out = tmp_path / "a" / "b"
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{spec}: name: '../../escape': a directory name, not a path" in err and "Traceback" not in err
+    assert _files_under(tmp_path) == ["spec.yaml"]
+
+
+@pytest.fixture
+def unreadable(monkeypatch):
+    """Make ``path`` unreadable: chmod 000, and, where that binds nothing (root), the same PermissionError raised by
+    Path.open for it (Path.read_text opens through it)."""
+    import os
+
+    blocked: set[str] = set()
+    real_open = Path.open
+
+    def guarded_open(self, *args, **kwargs):
+        if str(self) in blocked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    def block(path: Path) -> Path:
+        path.chmod(0)
+        if os.geteuid() == 0:
+            blocked.add(str(path))
+            monkeypatch.setattr(Path, "open", guarded_open)
+        return path
+
+    return block
+
+
+def test_unreadable_dataset_and_variant_files_are_named_not_tracebacks(tmp_path, unreadable, capsys):
+    out = tmp_path / "runs"
+    dataset = tmp_path / "cases.jsonl"
+    dataset.write_bytes((ROOT / "datasets" / "goal.jsonl").open("rb").readline())
+    unreadable(dataset)
+    assert main(["run", "--datasets", str(dataset), "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{dataset}: cannot be read (Permission denied)" in err and "Traceback" not in err
+
+    variant = tmp_path / "mine.md"
+    variant.write_text((ROOT / "datasets" / "variants" / "minimal.md").read_text())
+    unreadable(variant)
+    assert main(["run", "--variant", str(variant), "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{variant}: cannot be read (Permission denied)" in err and "Traceback" not in err
+
+    as_dir = tmp_path / "dir.md"  # a directory where a file is expected: IsADirectoryError was a traceback
+    as_dir.mkdir()
+    assert main(["run", "--variant", str(as_dir), "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{as_dir}: cannot be read" in err and "Traceback" not in err
+
+    latin = tmp_path / "latin.md"
+    latin.write_bytes("---\ndescription: caf\xe9\n---\nSummarize {messages}\n".encode("latin-1"))
+    assert main(["run", "--variant", str(latin), "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{latin}: not UTF-8 text (byte 0xe9" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_out_pointing_at_a_file_is_named_for_run_and_experiment(tmp_path, capsys):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me\n")
+    for out in (afile, afile / "below"):
+        assert main(["run", "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert f"--out {out}: {afile} is a file, not a directory" in err and "Traceback" not in err
+        smoke = str(ROOT / "datasets" / "experiments" / "smoke.yaml")
+        assert main(["experiment", "run", smoke, "--out", str(out), "--max-cells", "1", "--no-langsmith"]) == EXIT_BAD_INPUT
+        err = capsys.readouterr().err
+        assert f"--out {out}: {afile} is a file, not a directory" in err and "Traceback" not in err
+    assert afile.read_text() == "keep me\n" and _files_under(tmp_path) == ["afile"]
+
+
+def test_a_spec_with_an_endpoint_and_no_live_model_says_so_in_the_specs_words(tmp_path, capsys):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("base_url: http://127.0.0.1:9/v1\nvariants: [forced-20]\nthresholds: [20%]\nscenarios: {limit: 1}\n")
+    assert main(["experiment", "run", str(spec), "--out", str(tmp_path / "out"), "--no-langsmith"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    # was: "base-url, --model-kwargs, --max-rps and --max-tpm apply to a live /x/spec.yaml: model (provider:name)"
+    assert f"{spec}: base_url applies to a live model (provider:name), but with no model the agent is" in err
+    assert "--" not in err.split("HTTP:")[0] and "Traceback" not in err and _files_under(tmp_path) == ["spec.yaml"]

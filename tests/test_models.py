@@ -79,5 +79,5 @@ def test_a_bad_base_url_or_an_unknown_model_kwarg_is_a_config_error(monkeypatch)
 
 
 def test_endpoint_settings_without_a_live_model_are_refused_not_ignored():
-    with pytest.raises(ConfigError, match="apply to a live --model"):
+    with pytest.raises(ConfigError, match="--model-kwargs applies to a live model.*with no --model"):
         choose_models(None, None, window=32000, agent_endpoint=Endpoint(None, {"temperature": 0}))

@@ -96,6 +96,19 @@ def test_invalid_json_names_the_line(tmp_path, good_rows):
         load_scenarios([path])
 
 
+def test_invalid_json_reads_as_one_sentence(tmp_path, good_rows):
+    path = write(tmp_path, [good_rows[0], '{"id": "abc'])  # the newline ends the string: "Invalid control character at"
+    with pytest.raises(DatasetError) as err:
+        load_scenarios([path])
+    assert str(err.value) == f"{path}: row 2: invalid JSON (Invalid control character at), column 12"  # not "at at column"
+
+
+def test_a_directory_is_named_as_one_with_what_to_give_instead(tmp_path):
+    with pytest.raises(DatasetError) as err:
+        load_scenarios([tmp_path])
+    assert str(err.value) == f"{tmp_path}: is a directory; give its .jsonl files (e.g. {tmp_path / '*.jsonl'})"
+
+
 def test_duplicate_ids_across_files_are_rejected(tmp_path, good_rows):
     a = write(tmp_path, [good_rows[0]], "a.jsonl")
     b = write(tmp_path, [good_rows[0]], "b.jsonl")

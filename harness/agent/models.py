@@ -193,6 +193,34 @@ def _live(spec: str, window: int, option: str, endpoint: Endpoint) -> BaseChatMo
     return model
 
 
+def _endpoint_without_live_model(spec: str | None, endpoint: Endpoint, option: str) -> str:
+    """Why endpoint settings given with the in-process reference agent are refused, in the words of where they
+    came from: command-line options (``option`` is ``--model``) or a spec's keys (``option`` is ``PATH: model``)."""
+    cli = option.startswith("--")
+    where, model_key = ("", option) if cli else (option.rpartition(": ")[0] + ": ", option.rpartition(": ")[2])
+    given = [
+        name
+        for name, is_set in (
+            ("--base-url" if cli else "base_url", endpoint.base_url),
+            ("--model-kwargs" if cli else "model_kwargs", {k for k in endpoint.model_kwargs if k != "rate_limiter"}),
+            ("--max-rps" if cli else "max_rps", "rate_limiter" in endpoint.model_kwargs),
+            ("--max-tpm" if cli else "max_tpm", endpoint.token_budget),
+        )
+        if is_set
+    ]
+    model = f"{model_key} {spec!r}" if spec else f"no {model_key}"
+    example = (
+        "--model openai:reference-agent --base-url http://127.0.0.1:8765/v1"
+        if cli
+        else "model: openai:reference-agent with base_url: http://127.0.0.1:8765/v1"
+    )
+    return (
+        f"{where}{' and '.join(given)} appl{'ies' if len(given) == 1 else 'y'} to a live model (provider:name), but with "
+        f"{model} the agent is the in-process reference model, which takes none. To run the reference models over "
+        f"HTTP: harness serve, then {example}"
+    )
+
+
 def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
     """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
     if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
@@ -225,11 +253,7 @@ def choose_models(
     agent_endpoint = agent_endpoint or Endpoint()
     summary_endpoint = summary_endpoint or agent_endpoint
     if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs or agent_endpoint.token_budget):
-        raise ConfigError(
-            f"{options[0].replace('model', 'base-url')}, --model-kwargs, --max-rps and --max-tpm apply to a live {options[0]} "
-            "(provider:name); the in-process reference models take none. To run the reference models over HTTP: "
-            "harness serve, then --model openai:reference-agent --base-url http://127.0.0.1:8765/v1"
-        )
+        raise ConfigError(_endpoint_without_live_model(agent_spec, agent_endpoint, options[0]))
     endpoints: dict[str, Any] = {}
     if is_reference(agent_spec):
         agent: BaseChatModel = ReferenceAgentModel(profile={"max_input_tokens": window})

@@ -131,7 +131,8 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
         "--datasets",
         nargs="+",
         metavar="FILE",
-        help="scenario JSONL files (default: the shipped datasets/needle.jsonl, goal.jsonl and chain.jsonl)",
+        help="scenario JSONL files (default: the shipped datasets/needle.jsonl, goal.jsonl and chain.jsonl); "
+        "a directory is refused: name its files, e.g. DIR/*.jsonl",
     )
     s.add_argument(
         "--kind",

@@ -25,6 +25,9 @@ DEFAULT_WINDOW = 64_000
 Big enough that a 10 % trigger (6,400 tokens) sits well above the fixed cost of the
 default deep-agent tool schemas (about 2,700 approximate tokens)."""
 
+MIN_WINDOW = 1000
+"""The smallest declared window a config accepts (tokens): below it the fixed per-call overhead alone fills it."""
+
 DEEPAGENTS_EVICTION_TOKENS = 20_000
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
@@ -156,8 +159,10 @@ class CompactionConfig:
             raise ConfigError(f"config {self.name!r}: mask_keep must be a non-negative integer, got {self.mask_keep!r}")
         if not self.trigger:
             raise ConfigError(f"config {self.name!r}: at least one trigger is required")
-        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < 1000:
-            raise ConfigError(f"config {self.name!r}: window must be an integer of at least 1000 tokens, got {self.window!r}")
+        if isinstance(self.window, bool) or not isinstance(self.window, int) or self.window < MIN_WINDOW:
+            raise ConfigError(
+                f"config {self.name!r}: window must be an integer of at least {MIN_WINDOW} tokens, got {self.window!r}"
+            )
         if self.eviction_tokens <= 0:
             raise ConfigError(f"config {self.name!r}: eviction_tokens must be positive, got {self.eviction_tokens!r}")
         if self.trim_tokens_to_summarize is not None and self.trim_tokens_to_summarize <= 0:

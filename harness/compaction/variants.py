@@ -35,6 +35,7 @@ import yaml
 from harness._paths import DATASETS_DIR
 from harness.compaction.config import (
     DEFAULT_PRESET,
+    MIN_WINDOW,
     PRESETS,
     ArgTruncation,
     CompactionConfig,
@@ -169,7 +170,15 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
     name = path.stem
     if name in _seen:
         raise ConfigError(f"{path}: include cycle through {' -> '.join((*_seen, name))}")
-    data, body = _split_front_matter(path.read_text(encoding="utf-8"), str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); a variant file is UTF-8"
+        ) from None
+    except OSError as exc:  # a directory, no permission, an I/O error: named against the file, not a traceback
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    data, body = _split_front_matter(text, str(path))
     unknown = set(data) - _KEYS
     if unknown:
         raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}; known keys: {', '.join(sorted(_KEYS))}")
@@ -226,13 +235,17 @@ def make_config(
             window = int(window)
         except (TypeError, ValueError):
             raise ConfigError(f"--window must be an integer number of tokens, got {window!r}") from None
+        if window < MIN_WINDOW:
+            raise ConfigError(f"--window must be at least {MIN_WINDOW} tokens, got {window}")
     sizes = []
     for option, text in [*(("--trigger", t) for t in trigger or ()), *((("--keep", keep),) if keep else ())]:
         try:
             sizes.append(ContextSize.parse(text))
         except ConfigError as exc:
             raise ConfigError(f"{option} {text!r}: {exc}") from None
-    given = [o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window), ("--strategy", strategy)) if v]
+    given = [
+        o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window), ("--strategy", strategy)) if v is not None
+    ]
     name, custom = parse_strategy(strategy)
     try:
         return base.with_overrides(

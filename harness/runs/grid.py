@@ -35,7 +35,7 @@ from harness.compaction.preflight import fixed_overhead_tokens
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
 from harness.runs.results import append_row, read_cells, result_row, row_outcome
-from harness.runs.run import dataset_hashes, git_commit
+from harness.runs.run import dataset_hashes, git_commit, make_output_dir
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.scenarios.schema import Scenario, load_scenarios, select
 from harness.scoring.scorers import ERROR, PASS, score_case
@@ -291,7 +291,7 @@ def run_experiment(
             progress(f"skipped {item['case_id']}: {item['reason']}")
     cells = plan_cells(spec, scenarios)[shard[0] :: shard[1]]
     path = experiment_dir(spec, out_dir, shard)
-    (path / "traces").mkdir(parents=True, exist_ok=True)
+    make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
     cells_file = path / "cells.jsonl"
     current = {r["cell_id"]: r for r in read_cells(cells_file)}
     _check_reuse(spec, cells, current)

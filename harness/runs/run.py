@@ -59,7 +59,33 @@ class RunDir:
 
 
 def new_run_id(arm: str) -> str:
-    return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{arm}-{uuid.uuid4().hex[:6]}"
+    safe_arm = re.sub(r"[^A-Za-z0-9_.+\-]", "_", arm)  # a variant file's name may hold anything
+    return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{safe_arm}-{uuid.uuid4().hex[:6]}"
+
+
+_DIR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+\-]{0,199}")
+
+
+def check_dir_name(name: str, what: str) -> None:
+    """``name`` becomes one directory inside an output directory (a run id, an experiment name): one plain path
+    component, so it cannot climb out (``../x``), go elsewhere (``/tmp/x``) or hide (``.x``)."""
+    if not _DIR_NAME.fullmatch(name):
+        raise ConfigError(
+            f"{what} {name!r}: a directory name, not a path: letters, digits and . _ + - (starting with a letter or "
+            "digit, at most 200 characters)"
+        )
+
+
+def make_output_dir(path: Path, out_dir: str | Path, option: str, *, exist_ok: bool = False) -> None:
+    """Create ``path`` (inside ``out_dir``) or raise ConfigError naming ``option``: ``out_dir`` or a directory on
+    the way is a file, or cannot be created."""
+    for parent in (path, *path.parents):
+        if parent.exists() and not parent.is_dir():
+            raise ConfigError(f"{option} {out_dir}: {parent} is a file, not a directory")
+    try:
+        path.mkdir(parents=True, exist_ok=exist_ok)
+    except OSError as exc:
+        raise ConfigError(f"{option} {out_dir}: cannot create {path} ({exc.strerror or exc})") from None
 
 
 def git_commit() -> str | None:
@@ -100,7 +126,10 @@ class RunSink:
         progress: Callable[[str], None] = print,
         agent_endpoint: Endpoint | None = None,
         summary_endpoint: Endpoint | None = None,
+        out_option: str = "--out",
     ) -> None:
+        if run_id is not None:
+            check_dir_name(run_id, "--run-id")
         # fail fast: bad spec, missing key, bad endpoint settings
         checked = choose_models(
             agent_model,
@@ -123,7 +152,7 @@ class RunSink:
             raise ConfigError(
                 f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)"
             )
-        (self.run.path / "traces").mkdir(parents=True, exist_ok=False)
+        make_output_dir(self.run.path / "traces", out_dir, out_option)
         self.meta: dict[str, Any] = {
             "run_id": run_id,
             "command": command or " ".join(["harness", *sys.argv[1:]]),

@@ -287,6 +287,13 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     for key in ("model", "summary_model", "name", "description"):
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise _fail(where, key, f"must be a string, got {type(data[key]).__name__}")
+    if data.get("name"):  # the experiment's directory under --out: a name, never a path out of it
+        from harness.runs.run import check_dir_name
+
+        try:
+            check_dir_name(data["name"], "name")
+        except ConfigError as exc:
+            raise _fail(where, "name", str(exc).removeprefix("name ")) from None
     from harness.agent.models import check_base_url, parse_model_kwargs
 
     for key in ("base_url", "summary_base_url"):

@@ -196,8 +196,17 @@ def _type_name(typ: type | tuple[type, ...]) -> str:
 
 # -- loading ----------------------------------------------------------------------------
 def _raw_rows(path: Path) -> list[tuple[int, dict]]:
+    if path.is_dir():
+        raise DatasetError(str(path), None, None, f"is a directory; give its .jsonl files (e.g. {path / '*.jsonl'})")
     if not path.is_file():
         raise DatasetError(str(path), None, None, "no such file")
+    try:
+        return _read_rows(path)
+    except OSError as exc:  # unreadable (permissions, an I/O error): named against the file, not a traceback
+        raise DatasetError(str(path), None, None, f"cannot be read ({exc.strerror or exc})") from None
+
+
+def _read_rows(path: Path) -> list[tuple[int, dict]]:
     rows = []
     with path.open("rb") as fh:
         for line_no, raw in enumerate(fh, start=1):
@@ -216,7 +225,8 @@ def _raw_rows(path: Path) -> list[tuple[int, dict]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise DatasetError(str(path), line_no, None, f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+                # json's own messages may end in "at" ("Unterminated string starting at"): the column stands apart
+                raise DatasetError(str(path), line_no, None, f"invalid JSON ({exc.msg}), column {exc.colno}") from None
             validate_row(row, str(path), line_no)
             rows.append((line_no, row))
     if not rows:
@@ -315,4 +325,4 @@ def select(
         import fnmatch
 
         out = [s for s in out if any(fnmatch.fnmatch(s.id, pattern) for pattern in ids)]
-    return out[:limit] if limit else out
+    return out[:limit] if limit is not None else out
