@@ -28,3 +28,8 @@ class DatasetError(HarnessError):
 
 class LiveModelUnavailable(HarnessError):
     """A live provider model was requested but cannot be used here (no key, no package)."""
+
+
+class EndpointUnreachable(HarnessError):
+    """Nothing answers at a live model's base URL: found before the run, so no case spends its retries on it.
+    The CLI exits 4 (an ERROR, not bad input)."""

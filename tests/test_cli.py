@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, build_parser, main
+from harness.cli.main import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, build_parser, main
 from harness.runs.results import read_results
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -308,3 +308,29 @@ def test_a_spec_with_an_endpoint_and_no_live_model_says_so_in_the_specs_words(tm
     # was: "base-url, --model-kwargs, --max-rps and --max-tpm apply to a live /x/spec.yaml: model (provider:name)"
     assert f"{spec}: base_url applies to a live model (provider:name), but with no model the agent is" in err
     assert "--" not in err.split("HTTP:")[0] and "Traceback" not in err and _files_under(tmp_path) == ["spec.yaml"]
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:  # a port just freed: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_nothing_listening_at_the_base_url_stops_before_any_case_with_exit_4(tmp_path, capsys):
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    live = ["--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer"]
+    assert main(["run", *live, "--base-url", url, "--cases", "needle-h24k-d000", "--out", str(tmp_path / "runs")]) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert f"error: nothing answers at {url} (ConnectionRefusedError" in err and "No case was run" in err
+    assert "Traceback" not in err and _files_under(tmp_path) == []  # no run directory, no ERROR rows after 21 s each
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        f"model: openai:reference-agent\nsummary_model: openai:reference-summarizer\nbase_url: {url}\n"
+        "variants: [forced-20]\nthresholds: [20%]\nscenarios: {cases: [needle-h24k-d000]}\n"
+    )
+    assert main(["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"]) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert f"error: nothing answers at {url} (ConnectionRefusedError" in err and "Traceback" not in err
+    assert _files_under(tmp_path) == ["spec.yaml"]

@@ -656,3 +656,60 @@ def test_the_shipped_strategies_spec_runs_live_and_agrees_with_offline_cell_by_c
     assert {r["agent_model"] for r in b.values()} == {"openai:reference-agent"}
     for cell, row in a.items():
         assert (row["outcome"], row["scores"]) == (b[cell]["outcome"], b[cell]["scores"]), cell
+
+
+def _run_with_a_429(server, tmp_path, run_id, *, scope, retry_after, budget, count=1):
+    """`harness run` (in process) on CASE with ``count`` 429s of ``scope`` carrying ``retry_after``; (exit code, row,
+    stats)."""
+    from harness.cli.main import main
+
+    server.state.reset()
+    server.add_fault(Fault("429", count=count, scope=scope, retry_after=retry_after))
+    live = ["--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer", "--base-url", server.url]
+    argv = [*live, "--model-kwargs", "max_retries=2", "--cases", CASE, "--case-budget", str(budget)]
+    code = main(["run", *argv, "--out", str(tmp_path), "--run-id", run_id])
+    (row,) = _rows(tmp_path / run_id)
+    return code, row, server.state.stats()
+
+
+@pytest.mark.parametrize("scope", ["agent", "summary"])
+def test_a_retry_after_above_the_sdks_cap_is_waited_out_when_it_fits_the_case_budget(server, tmp_path, monkeypatch, scope):
+    """The OpenAI SDK does not retry a 429 whose Retry-After is above its cap (MAX_RETRY_AFTER_DELAY, 120 s): the case
+    ended in ERROR at once though its budget had room. The cap is scaled down to 1 s here so that a 2 s Retry-After is
+    above it (a real one would cost this test two minutes); the harness reads the same constant the SDK does. Three
+    in a row: deepagents' own 3 attempts at a summary would otherwise ride out one."""
+    from openai import _base_client
+
+    monkeypatch.setattr(_base_client, "MAX_RETRY_AFTER_DELAY", 1)
+    code, row, stats = _run_with_a_429(server, tmp_path, scope, scope=scope, retry_after=2, budget=60, count=3)
+    assert stats["faults_injected"] == {f"429@{scope}": 3}
+    assert code == 0 and row["outcome"] == "PASS", row.get("outcome_keys")
+
+
+def test_a_retry_after_that_does_not_fit_the_case_budget_is_not_waited_and_says_so(server, tmp_path):
+    """With the SDK's real cap: a 300 s Retry-After (above 120 s) and a 100 s case budget."""
+    import re
+
+    code, row, stats = _run_with_a_429(server, tmp_path, "late", scope="agent", retry_after=300, budget=100)
+    assert stats["faults_injected"] == {"429@agent": 1} and code == 4 and row["outcome"] == "ERROR"
+    (cause,) = row["outcome_keys"]
+    assert re.fullmatch(
+        r"agent: HTTP 429 RateLimitError \(Retry-After 300 s exceeds the remaining case budget (9\d|100) s; not waited\)", cause
+    ), cause
+
+
+def test_the_preflight_goes_on_for_any_http_answer_and_stops_on_silence(server):
+    import socket
+
+    from harness.agent.models import check_endpoints_answer
+    from harness.errors import EndpointUnreachable
+
+    check_endpoints_answer(Endpoint(server.url))  # 200
+    check_endpoints_answer(Endpoint(server.url.removesuffix("/v1") + "/nowhere"))  # a 404 is an answer: something listens
+    with socket.socket() as silent:  # takes connections into its backlog and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        with pytest.raises(EndpointUnreachable) as info:
+            check_endpoints_answer(Endpoint(url), timeout=0.5)
+    assert str(info.value).startswith(f"nothing answers at {url} (TimeoutError")

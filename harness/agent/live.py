@@ -16,11 +16,20 @@ and LangChain's (see `harness.agent.models`); two things none of them do are her
   path already uses that test.
 - `classify_error`: a run that ended in a provider error (after every retry) is an ERROR,
   not a failed eval. This decides which exceptions those are and which model raised it.
+- `retry_after_wait`: the OpenAI SDK honours a 429's Retry-After only up to its cap
+  (``MAX_RETRY_AFTER_DELAY``, 120 s in the installed release); above it, it does not retry at
+  all and the case would end at once. Such a wait is waited out when it fits the case's
+  remaining budget (`CASE_DEADLINE`, set by `arun_case`), by `RetryAfterWait` (agent
+  requests) and by `SummaryOverflowTranslation` (summary requests); otherwise the ERROR's
+  cause says "Retry-After N s exceeds the remaining case budget M s; not waited".
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 import traceback
+from contextvars import ContextVar
 from typing import Any
 
 from langchain_core.exceptions import ContextOverflowError
@@ -30,6 +39,84 @@ from langchain_core.outputs import ChatResult
 
 from harness.agent import _deepagents_adapter as da
 from harness.redact import redact
+
+CASE_DEADLINE: ContextVar[float | None] = ContextVar("harness_case_deadline", default=None)
+"""`time.monotonic()` by which the running case must end (its --case-budget), set by `arun_case` for the case's own
+task; None outside a budgeted case."""
+
+
+class RetryAfterNotWaited(Exception):
+    """A 429 asked for a wait the provider client would not make and the case has no time for; the 429 is its cause."""
+
+
+def _client_retry_after(exc: BaseException) -> tuple[float, float] | None:
+    """(the Retry-After seconds, the client's cap) of a 429 the provider client gave up on because its Retry-After is
+    above that cap; None for anything else. Only the OpenAI SDK has such a cap (Anthropic's waits any Retry-After).
+    The header is read with the SDK's own parser (retry-after-ms, seconds or an HTTP date) and compared with the
+    SDK's own constant, so this waits exactly when the SDK refused to."""
+    try:
+        from openai import RateLimitError
+        from openai import _base_client as sdk
+    except ImportError:  # pragma: no cover - openai is a dependency
+        return None
+    parse = getattr(sdk.BaseClient, "_parse_retry_after_header", None)
+    cap = getattr(sdk, "MAX_RETRY_AFTER_DELAY", None)
+    for e in _chain(exc):
+        if isinstance(e, RateLimitError) and parse is not None and cap is not None:
+            seconds = parse(None, e.response.headers)  # a method that does not read self
+            if seconds is not None and seconds > cap:
+                return float(seconds), float(cap)
+    return None
+
+
+def retry_after_wait(exc: BaseException) -> float | None:
+    """Seconds to wait before sending the request again when ``exc`` is a 429 whose Retry-After is above the provider
+    client's cap and fits the case's remaining budget; None when ``exc`` is not such a 429 (raise it as it is).
+    Raises `RetryAfterNotWaited` (from ``exc``) when the wait does not fit, naming both durations."""
+    found = _client_retry_after(exc)
+    if found is None:
+        return None
+    seconds, cap = found
+    deadline = CASE_DEADLINE.get()
+    if deadline is None:
+        raise RetryAfterNotWaited(
+            f"Retry-After {seconds:.0f} s is above the provider client's {cap:.0f} s cap and no case budget bounds a wait; "
+            "not waited"
+        ) from exc
+    left = deadline - time.monotonic()
+    if seconds >= left:
+        raise RetryAfterNotWaited(
+            f"Retry-After {seconds:.0f} s exceeds the remaining case budget {max(left, 0):.0f} s; not waited"
+        ) from exc
+    return seconds
+
+
+def retry_after_middleware() -> Any:
+    """An agent middleware that waits out a long Retry-After (`retry_after_wait`) and sends the request again."""
+    from langchain.agents.middleware import AgentMiddleware
+
+    class RetryAfterWait(AgentMiddleware):
+        def wrap_model_call(self, request, handler):  # noqa: ANN001, ANN202
+            while True:
+                try:
+                    return handler(request)
+                except Exception as exc:
+                    wait = retry_after_wait(exc)
+                    if wait is None:
+                        raise
+                time.sleep(wait)
+
+        async def awrap_model_call(self, request, handler):  # noqa: ANN001, ANN202
+            while True:
+                try:
+                    return await handler(request)
+                except Exception as exc:
+                    wait = retry_after_wait(exc)
+                    if wait is None:
+                        raise
+                await asyncio.sleep(wait)
+
+    return RetryAfterWait()
 
 
 class TokenBudget:
@@ -140,28 +227,36 @@ class SummaryOverflowTranslation(BaseChatModel):
     def _generate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        if self.token_budget is not None:
-            self.token_budget.acquire(self._size(messages))
-        try:
-            return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
-        except Exception as exc:
-            translated = self._translate(exc)
-            if translated is exc:
-                raise
-            raise translated from exc
+        while True:
+            if self.token_budget is not None:
+                self.token_budget.acquire(self._size(messages))
+            try:
+                return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+            except Exception as exc:
+                wait = retry_after_wait(exc)  # a long Retry-After that fits the case budget: wait, send again
+                if wait is None:
+                    translated = self._translate(exc)
+                    if translated is exc:
+                        raise
+                    raise translated from exc
+            time.sleep(wait)
 
     async def _agenerate(
         self, messages: list[BaseMessage], stop: list[str] | None = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        if self.token_budget is not None:
-            await self.token_budget.aacquire(self._size(messages))
-        try:
-            return await self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
-        except Exception as exc:
-            translated = self._translate(exc)
-            if translated is exc:
-                raise
-            raise translated from exc
+        while True:
+            if self.token_budget is not None:
+                await self.token_budget.aacquire(self._size(messages))
+            try:
+                return await self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+            except Exception as exc:
+                wait = retry_after_wait(exc)
+                if wait is None:
+                    translated = self._translate(exc)
+                    if translated is exc:
+                        raise
+                    raise translated from exc
+            await asyncio.sleep(wait)
 
 
 _PROVIDER_MODULES = (
@@ -245,6 +340,9 @@ def classify_error(exc: BaseException) -> dict[str, Any]:
         "model": model,
         "message": redact(str(root))[:500],
     }
+    not_waited = next((e for e in chain if isinstance(e, RetryAfterNotWaited)), None)
+    if not_waited is not None:
+        out["provider_error"]["note"] = str(not_waited)
     return out
 
 
@@ -267,9 +365,12 @@ def agent_retry_middleware() -> Any:
 
 
 def error_cause(error: dict[str, Any] | None) -> str:
-    """One line for reports: ``agent: HTTP 503 InternalServerError`` or ``summarizer: APITimeoutError``."""
+    """One line for reports: ``agent: HTTP 503 InternalServerError`` or ``summarizer: APITimeoutError``, with a note
+    when there is one (``agent: HTTP 429 RateLimitError (Retry-After 300 s exceeds the remaining case budget 80 s; not
+    waited)``)."""
     if not error or "provider_error" not in error:
         return ""
     p = error["provider_error"]
     status = f"HTTP {p['status']} " if p.get("status") else ""
-    return f"{p['model']}: {status}{p['type']}"
+    note = f" ({p['note']})" if p.get("note") else ""
+    return f"{p['model']}: {status}{p['type']}{note}"

@@ -28,7 +28,7 @@ from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
-from harness.errors import ConfigError, LiveModelUnavailable
+from harness.errors import ConfigError, EndpointUnreachable, LiveModelUnavailable
 from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
 
 REFERENCE = "reference"
@@ -125,6 +125,35 @@ def parse_model_kwargs(items: list[str] | None, option: str) -> dict[str, Any]:
         if key in out and (not isinstance(out[key], (int, float)) or isinstance(out[key], bool) or out[key] < 0):
             raise ConfigError(f"{option} {key}={out[key]!r}: must be a non-negative number")
     return out
+
+
+PREFLIGHT_TIMEOUT_S = 5.0
+
+
+def check_endpoints_answer(*endpoints: Endpoint | None, timeout: float = PREFLIGHT_TIMEOUT_S) -> None:
+    """Before a live run: one bounded request (``GET {base_url}/models``, no key sent) to each distinct base URL.
+    Any HTTP answer, even 401 or 404, means a server listens; a refused connection, an unknown host or no answer
+    within ``timeout`` raises `EndpointUnreachable`, so a run against a stopped server stops at once instead of
+    spending every case's retries (about 21 s each) to report ERROR on all of them."""
+    import urllib.error
+    import urllib.request
+
+    for url in dict.fromkeys(e.base_url for e in endpoints if e is not None and e.base_url):
+        shown = Endpoint(url).describe()["endpoint"]  # no credentials a URL may carry
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/models", timeout=timeout):
+                pass
+        except urllib.error.HTTPError:
+            continue  # an HTTP status: something answers
+        except (OSError, ValueError) as exc:  # URLError (refused, unknown host), TimeoutError, a bad URL
+            from harness.redact import redact
+
+            reason = getattr(exc, "reason", None) or exc  # URLError wraps the socket's error
+            raise EndpointUnreachable(
+                f"nothing answers at {shown} ({type(reason).__name__}: {redact(str(reason))[:200]}; waited at most "
+                f"{timeout:g} s); "
+                "start the server or correct the base URL. No case was run"
+            ) from None
 
 
 def check_base_url(url: str | None, option: str) -> None:

@@ -19,7 +19,7 @@ from langchain_core.messages import HumanMessage
 
 from harness.agent import _deepagents_adapter as da
 from harness.agent.build import build_agent
-from harness.agent.live import agent_retry_middleware, classify_error
+from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import ModelChoice
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
@@ -67,7 +67,8 @@ class _Case:
         # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
         stable = [da.stable_session_middleware()] if models.simulated else []
         # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
-        retry = [agent_retry_middleware()] if "agent" in models.endpoints else []
+        # A Retry-After above the SDK's cap is waited out when it fits the case budget (`live.retry_after_wait`).
+        retry = [agent_retry_middleware(), retry_after_middleware()] if "agent" in models.endpoints else []
         if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
             retry.append(models.token_budget.middleware())
         self.built = build_agent(
@@ -197,6 +198,8 @@ async def arun_case(
     )
 
     async def loop() -> None:
+        if budget_s is not None:  # this task's own context: a Retry-After wait must fit what is left of it
+            CASE_DEADLINE.set(time.monotonic() + budget_s)
         for turn, payload in case.turns():
             try:
                 case.answered(await case.graph.ainvoke(payload, case.thread))

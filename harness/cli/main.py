@@ -6,7 +6,7 @@ checks (audit, validity), data (generate, variants), serving (serve, bench).
 Exit codes: 0 done; 1 a check failed (``score --strict``, ``regress``) or audit
 warnings; 2 bad input (dataset, config, variant, model spec), with a message naming what and where; 3 skipped (a live
 model whose provider key is not set); 4 a case ended in ERROR (a provider error after
-every retry: counted in no rate, re-run on resume).
+every retry: counted in no rate, re-run on resume), or nothing answered at a --base-url before the run.
 """
 
 from __future__ import annotations
@@ -49,13 +49,16 @@ def main(argv: list[str] | None = None) -> int:
 
     redact_process_output()  # no key reaches the terminal, whoever prints it
     args = build_parser().parse_args(argv)
-    from harness.errors import HarnessError, LiveModelUnavailable
+    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
 
     try:
         return args.handler(args)
     except LiveModelUnavailable as exc:
         print(f"skipped: {exc}", file=sys.stderr)
         return EXIT_SKIPPED
+    except EndpointUnreachable as exc:  # a provider problem found before the run: ERROR's exit code, not bad input
+        print(f"error: {redact(str(exc))}", file=sys.stderr)
+        return EXIT_ERROR
     except HarnessError as exc:
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.agent.models import choose_models, is_reference
+from harness.agent.models import check_endpoints_answer, choose_models, is_reference
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.preflight import fixed_overhead_tokens
@@ -260,6 +260,7 @@ def run_experiment(
     unless ``retry_errors`` is False; their earlier rows and traces are kept."""
     scenarios = spec_scenarios(spec)
     overhead = None
+    live: list[Any] = []  # the endpoints of live models, asked once before the run whether anything answers
     for arm in spec.arms():  # validate every config and model before writing anything
         for threshold in spec.thresholds:
             try:
@@ -272,7 +273,7 @@ def run_experiment(
                 raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with arm {arm}: {error}")
             summary_key = "summary_model" if config.summary_model is None else f"arm {arm}: summary_model"
             agent_endpoint, summary_endpoint = spec.endpoints()
-            choose_models(
+            checked = choose_models(
                 spec.model,
                 cell_summary_model(spec, config),
                 window=config.window,
@@ -281,6 +282,8 @@ def run_experiment(
                 agent_endpoint=agent_endpoint,
                 summary_endpoint=summary_endpoint,
             )
+            live += [e for role, e in (("agent", agent_endpoint), ("summarizer", summary_endpoint)) if role in checked.endpoints]
+    check_endpoints_answer(*live)
     skipped = []
     if not _is_live(spec):  # offline, prose tasks the reference agent cannot follow are skipped with the reason
         from harness.reference.policy import cannot_follow

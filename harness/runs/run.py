@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.agent.models import Endpoint, ModelChoice, choose_models
+from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_async, run_case
 from harness.compaction.config import CompactionConfig
 from harness.compaction.preflight import fixed_overhead_tokens
@@ -143,6 +143,11 @@ class RunSink:
         error = config.overhead_error(overhead)
         if error:
             raise ConfigError(error)
+        # a live model's server answers at all, or the run stops here (exit 4) before any case spends its retries
+        check_endpoints_answer(
+            agent_endpoint if "agent" in checked.endpoints else None,
+            (summary_endpoint or agent_endpoint) if "summarizer" in checked.endpoints else None,
+        )
         warnings = [w for w in [config.overhead_warning(overhead)] if w]
         for w in warnings:
             progress(f"warning: {w}")
