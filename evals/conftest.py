@@ -41,7 +41,7 @@ from harness.agent.models import choose_models, summary_model_for  # noqa: E402
 from harness.agent.runner import run_case_for  # noqa: E402
 from harness.compaction.config import DEFAULT_PRESET
 from harness.compaction.variants import make_config
-from harness.errors import HarnessError, LiveModelUnavailable  # noqa: E402
+from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable  # noqa: E402
 from harness.runs.run import RunSink  # noqa: E402
 from harness.scenarios.generate import generated_case  # noqa: E402
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
@@ -194,6 +194,10 @@ class EvalSession:
             agent_endpoint=self.endpoints[0],
             summary_endpoint=self.endpoints[1],
         )
+        if self.models.endpoints:  # once, before any case: a server that is not there stops the session (exit 4)
+            from harness.agent.models import check_endpoints_answer
+
+            check_endpoints_answer(*self.endpoints)
         self.runs_dir = opt("--runs-dir")
         self.sink: RunSink | None = None
 
@@ -387,6 +391,10 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
         _SESSION = EvalSession(pytestconfig)
     except LiveModelUnavailable as exc:
         pytest.skip(str(exc))
+    except EndpointUnreachable as exc:  # a provider problem, found before any case: ERROR's exit code, as the CLI's
+        from harness.cli.options import EXIT_ERROR
+
+        pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
     return _SESSION
