@@ -1,10 +1,12 @@
 """Secrets never leave the process: one function scrubs every text the harness writes or prints.
 
 Redacted: the value of every environment variable whose name ends in ``_API_KEY``,
-``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` (or is ``LANGSMITH_API_KEY``-like), Authorization
-and x-api-key header values, and anything shaped like a provider key (``sk-...``,
-``lsv2_...``, ``sk-ant-...``, ``AIza...``, ``gsk_...``, ``xai-...``), wherever it appears:
-provider error bodies that echo the key, exception text, tracebacks, reports.
+``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` (or is ``LANGSMITH_API_KEY``-like), the value after
+Authorization, x-api-key, api_key and Bearer when it is shaped like a credential (a
+digit, inner capitals or 24+ characters: help text that names ``LANGSMITH_API_KEY:`` keeps
+its words), and anything shaped like a provider key (``sk-...``, ``lsv2_...``,
+``sk-ant-...``, ``AIza...``, ``gsk_...``, ``xai-...``), wherever it appears: provider error
+bodies that echo the key, exception text, tracebacks, reports. Names are never masked.
 """
 
 from __future__ import annotations
@@ -14,15 +16,19 @@ import re
 
 MASK = "[REDACTED]"
 _SECRET_ENV = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD|_KEY)$")
+# A name, then its value: the value is masked when it is shaped like a secret (`_secret_shaped`), so prose that names
+# a key ("with LANGSMITH_API_KEY: upload a trace") keeps its words.
+_NAMED = [
+    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?(?:bearer\s+|basic\s+)?)([^\s'\",}]+)"),
+    re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)([^\s'\",}]+)"),
+    re.compile(r"(?i)(api[_-]?key['\"]?\s*[:=]\s*['\"]?)([^\s'\",}]{6,})"),
+    re.compile(r"(?i)(bearer\s+)([A-Za-z0-9_\-.=]{8,})"),
+]
 _PATTERNS = [
-    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*['\"]?)(bearer\s+)?[^\s'\",}]+"),
-    re.compile(r"(?i)(x-api-key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]+"),
-    re.compile(r"(?i)(api[_-]?key['\"]?\s*[:=]\s*['\"]?)[^\s'\",}]{6,}"),
     re.compile(r"()\b(?:sk|rk)-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"()\blsv2_[A-Za-z0-9_]{8,}"),
     re.compile(r"()\bAIza[A-Za-z0-9_\-]{20,}"),
     re.compile(r"()\b(?:gsk|xai|fw|pplx)[_-][A-Za-z0-9_\-]{12,}"),
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9_\-.=]{8,}"),
 ]
 _MIN_SECRET_LEN = 6  # shorter env values ("1", "true") are settings, not secrets
 
@@ -33,12 +39,20 @@ def secret_values() -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
+def _secret_shaped(value: str) -> bool:
+    """A value that reads as a credential, not a word: a digit in it, upper case after its first letter, or 24
+    characters or more. "upload", "the", "none" are words; "hunter2hunter2", "dXNlcjpwYXNz", "sk-..." are not."""
+    return any(c.isdigit() for c in value) or any(c.isupper() for c in value[1:]) or len(value) >= 24
+
+
 def redact(text: str) -> str:
-    """``text`` with every secret replaced by ``[REDACTED]``."""
+    """``text`` with every secret replaced by ``[REDACTED]``: values, never the names that precede them."""
     if not text:
         return text
     for value in secret_values():
         text = text.replace(value, MASK)
+    for named in _NAMED:
+        text = named.sub(lambda m: m.group(1) + MASK if _secret_shaped(m.group(2)) and m.group(2) != MASK else m.group(0), text)
     for pattern in _PATTERNS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + MASK, text)
     return text

@@ -61,6 +61,45 @@ def test_redact_masks_keys_from_the_environment_headers_and_key_shapes(monkeypat
     assert "Incorrect API key provided" in clean  # the message stays readable
 
 
+def test_names_of_secrets_are_kept_their_values_are_masked(monkeypatch):
+    """The redactor rewrote help text: "with LANGSMITH_API_KEY: [REDACTED] a compact trace summary"."""
+    for name in KEYS:
+        monkeypatch.delenv(name, raising=False)  # only the shapes decide here, not known values
+    prose = [
+        "with LANGSMITH_API_KEY: upload a compact trace summary per case (default) or every model call (full)",
+        "api_key: required, read from the environment",
+        "Authorization: the header a provider reads",
+        "Bearer authentication is what the endpoint expects",
+    ]
+    for text in prose:
+        assert redact(text) == text
+    secrets = {
+        "LANGSMITH_API_KEY: lsv2_pt_0123456789abcdef_live": "lsv2_pt_",
+        "OPENAI_API_KEY=sk-proj-abcdefghij0123": "sk-proj",
+        "api_key: hunter2hunter2": "hunter2",
+        "{'api_key': 'AbCdEfGhIjKl'}": "AbCdEf",
+        "Authorization: Basic dXNlcjpwYXNz": "dXNlcjpwYXNz",
+        "authorization=Bearer abc.def-ghi-123456": "abc.def",
+        "x-api-key: abcdefghijklmnopqrstuvwxyz": "abcdefghijklmnop",
+    }
+    for text, piece in secrets.items():
+        clean = redact(text)
+        assert piece not in clean and "[REDACTED]" in clean, clean
+
+
+def test_help_text_reaches_the_terminal_unredacted():
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "evals/", "--help", "-p", "no:cacheprovider"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0 and "with LANGSMITH_API_KEY: upload a compact trace summary" in out.stdout, out.stdout[-3000:]
+    assert "[REDACTED]" not in out.stdout
+
+
 def test_a_provider_that_echoes_the_key_leaks_nothing_anywhere(tmp_path):
     with serving() as server:
         server.add_fault(Fault("auth", count=None, scope="agent", after=3))
