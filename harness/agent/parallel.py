@@ -8,11 +8,13 @@ dealt round-robin to P worker processes (spawned: a fresh interpreter, no inheri
 threads), each running N / P of them at once with `arun_case`. Finished traces come back
 through a queue; the parent is the only writer and records them in plan order, as the
 one-process path does. ``--max-rps`` and ``--max-tpm`` limits are split evenly between the processes.
+Workers end with the parent, even one killed with ``kill -9`` (`end_with_parent`).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import queue as queue_module
 import traceback
 from collections.abc import Callable
@@ -25,6 +27,24 @@ from harness.scenarios.schema import Scenario
 from harness.trace.schema import Trace
 
 POLL_S = 5.0  # how often the parent checks that its workers are alive while it waits for a case
+PARENT_POLL_S = 0.5  # how often a worker checks that its parent is alive
+
+
+def end_with_parent(parent_pid: int) -> None:
+    """In a worker process: end it as soon as ``parent_pid`` is no longer its parent (the parent died, even by
+    ``kill -9``, and the worker was handed to init). A daemon thread polls ``os.getppid()``, which works on every
+    POSIX system and for forked and spawned workers alike; Linux's PR_SET_PDEATHSIG is not used because it fires when
+    the *thread* that started the worker ends, not the process. Used as the initializer of every worker pool
+    (`run_in_processes` here, `harness.runs.grid`'s process pool)."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)  # no cleanup to wait for: the parent, the only writer, is gone
+
+    threading.Thread(target=watch, name="harness-end-with-parent", daemon=True).start()
 
 
 def _without_limiter(endpoint: Endpoint) -> tuple[Endpoint, float | None, float | None]:
@@ -46,9 +66,12 @@ def _worker(
     rps: float | None,
     tpm: float | None,
     out: Any,
+    parent_pid: int,
 ) -> None:
     """Run ``chunk`` (index, scenario, trial, seed) on this process's event loop; put (index, trace dict) as each finishes."""
     import asyncio
+
+    end_with_parent(parent_pid)
 
     from harness.agent.models import choose_models
     from harness.agent.runner import arun_case, run_async
@@ -125,6 +148,7 @@ def run_in_processes(
                 rps / processes if rps else None,
                 tpm / processes if tpm else None,
                 out,
+                os.getpid(),
             ),
         )
         for w, chunk in enumerate(chunks)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -29,6 +30,7 @@ from typing import Any
 
 from harness import __version__
 from harness.agent.models import check_endpoints_answer, choose_models, is_reference
+from harness.agent.parallel import end_with_parent
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.preflight import fixed_overhead_tokens
@@ -324,7 +326,8 @@ def run_experiment(
         for cell in todo:
             finish(*_run_cell(cell, attempts.get(cell.id, 1)))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # the workers end with this process, even when it is killed (kill -9 left them running, orphaned)
+        with ProcessPoolExecutor(max_workers=workers, initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
             pending: set[Future] = set()
             queue = list(todo)
             while queue or pending:
