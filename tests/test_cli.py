@@ -213,13 +213,15 @@ def _files_under(root: Path) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
 
 
-@pytest.mark.parametrize("run_id", ["../../escape", "/tmp/abs-escape", "..", ".hidden", "a/b"])
+@pytest.mark.parametrize("run_id", ["../../escape", "ABSOLUTE", "..", ".hidden", "a/b"])
 def test_a_run_id_is_a_directory_name_never_a_path_out_of_out(tmp_path, run_id, capsys):
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"  # where an absolute --run-id would have written
+    run_id = str(outside) if run_id == "ABSOLUTE" else run_id
     out = tmp_path / "a" / "b"
     assert main(["run", "--run-id", run_id, "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert f"--run-id {run_id!r}: a directory name, not a path" in err and "Traceback" not in err
-    assert _files_under(tmp_path) == [] and not Path("/tmp/abs-escape").exists()
+    assert _files_under(tmp_path) == [] and not outside.exists()
 
 
 def test_an_experiment_name_is_a_directory_name_never_a_path(tmp_path, capsys):
