@@ -20,6 +20,7 @@ class Recorder:
         self.runs: dict[str, dict] = {}
         self.feedback: list[dict] = []
         self.received_bytes = 0
+        self.seen = 0  # connections' requests read, answered or not
         self.lock = threading.Lock()
 
 
@@ -27,7 +28,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
-def make_handler(rec: Recorder, hang: threading.Event | None = None):
+def make_handler(rec: Recorder, hang: threading.Event | None = None, fail_after: int | None = None):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):  # quiet
             pass
@@ -35,6 +36,12 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
         def handle_one_request(self):
             if hang is not None:  # an endpoint that accepts connections and never answers (until shutdown)
                 hang.wait(600)
+                return
+            with rec.lock:
+                rec.seen += 1
+                down = fail_after is not None and rec.seen > fail_after
+            if down:  # LangSmith went down midway: the connection closes without an answer
+                self.close_connection = True
                 return
             super().handle_one_request()
 
@@ -88,7 +95,9 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
                 return self._send(rec.datasets.get(ds_id, {}), 200 if ds_id in rec.datasets else 404)
             if path.endswith("/examples"):
                 ds = (query.get("dataset") or [None])[0]
-                return self._send(rec.examples.get(ds, []))
+                found = [e for e in rec.examples.get(ds, []) if not query.get("id") or e["id"] in query["id"]]
+                offset, limit = int((query.get("offset") or [0])[0]), int((query.get("limit") or [100])[0])
+                return self._send(found[offset : offset + limit])
             if path.endswith("/sessions"):
                 names = query.get("name", [])
                 return self._send([s for s in rec.sessions.values() if not names or s["name"] in names])
@@ -164,12 +173,13 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None):
 
 
 class FakeLangSmith:
-    """``hang=True``: an endpoint that accepts connections and never answers."""
+    """``hang=True``: an endpoint that accepts connections and never answers. ``fail_after=N``: answers N requests,
+    then closes every connection without an answer (LangSmith going down midway)."""
 
-    def __init__(self, hang: bool = False) -> None:
+    def __init__(self, hang: bool = False, fail_after: int | None = None) -> None:
         self.recorder = Recorder()
         self._hang = threading.Event() if hang else None
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self.recorder, self._hang))
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self.recorder, self._hang, fail_after))
         self.server.daemon_threads = True
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 

@@ -12,6 +12,7 @@ every retry: counted in no rate, re-run on resume), or nothing answered at a --b
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from harness.cli import checks, data, experiments, runs, serving
@@ -48,7 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     from harness.redact import redact, redact_process_output
 
     redact_process_output()  # no key reaches the terminal, whoever prints it
+    os.environ.setdefault("TQDM_DISABLE", "1")  # tqdm's own switch: no third-party bars (the LangSmith SDK's evaluate)
     args = build_parser().parse_args(argv)
+    if args.command in ("run", "validity") or (args.command == "experiment" and args.experiment_command == "run"):
+        from harness.runs.langsmith_session import bound_tracing
+
+        bound_tracing()  # LANGSMITH_TRACING=true: one preflight, then every upload bounded; never a wait at exit
     from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
 
     try:

@@ -2,34 +2,66 @@
 
 Each arm x threshold becomes one LangSmith experiment over the same examples (one
 example per case). The agent runs are already done, so the target replays each cell's
-stored outputs (answers, scores, metrics) and one evaluator turns every score into
-feedback under its stable key. Metadata: arm, trigger, keep, window, model,
-summarizer model, harness version, git commit, dataset hash.
+stored outputs (answers, scores, metrics) and one evaluator turns the scores into
+feedback. Metadata: arm, trigger, keep, window, model, summarizer model, harness version,
+git commit, dataset hash.
+
+What keys what:
+
+- **The dataset** is named after the scenario files the experiment read and their
+  content hashes (``compaction-harness-goal<sha>-needle<sha>``): experiments over the
+  same files land in the same dataset, and LangSmith compares them there.
+- **An example's id** is a uuid5 of the dataset name, the case id and a hash of the
+  example's content (inputs and reference outputs). Every export lists which of its
+  examples the dataset already holds and creates the missing ones, so every run
+  references an example that exists, whichever subset of cases an earlier export
+  uploaded. A case whose content changed gets a new id, never the old example.
+
+Feedback means what the local report means: ``outcome`` (PASS, FAIL, INVALID or ERROR, a
+category with no score) for every run; the validity scores for every run that did not end
+in ERROR; ``passed`` (1 when every check held) and every check and measurement only for
+valid runs (PASS or FAIL). LangSmith's feedback columns average a key over the runs that
+carry it, so its ``passed`` column is the local pass rate over valid runs, never diluted
+by an INVALID or errored run (`FEEDBACK_COVERAGE`, also written to ``langsmith.json``).
 
 Without LANGSMITH_API_KEY the same code runs with uploads off against a client whose
-endpoint is a closed local port, so nothing waits on the network, and a summary of the
-local results goes to ``langsmith.json``. With a key, the examples are uploaded once
-(dataset named after the scenario files' hashes), each experiment is uploaded, and the
-comparison link is printed.
+endpoint is a closed local port, so nothing waits on the network; the experiments are
+named ``<experiment>-<arm>-<threshold>`` and a summary of them goes to ``langsmith.json``.
+With a key, uploads share the process's one bounded LangSmith client
+(`harness.runs.langsmith_session.connect`), LangSmith appends a short suffix to each
+experiment's name to keep it unique, and the comparison link is printed. The SDK's own
+console output (a beta warning about ``upload_results``, a start line, progress bars) is
+kept off the console; the CLI sets ``TQDM_DISABLE``, tqdm's documented switch.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
 import json
 import os
 import uuid
-from collections import defaultdict
-from collections.abc import Callable
+import warnings
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness import __version__
 from harness.report.experiment_report import load_experiment
+from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, row_outcome
 from harness.scenarios.schema import Scenario, load_scenarios
+from harness.scoring.scorers import ERROR, PASS
 
 _NAMESPACE = uuid.UUID("6f1c0f43-1d2b-4c8e-9a57-3f0c2a7e5b10")
 OFFLINE_URL = "http://127.0.0.1:9"  # discard port: refused at once, never waited on
+FEEDBACK_COVERAGE = {
+    "outcome": "every run: PASS, FAIL, INVALID or ERROR, a category (no score, nothing averaged)",
+    "validity scores (the row's `validity` keys, e.g. compacted)": "every run that did not end in ERROR",
+    "passed, every check and every measurement": "valid runs only (PASS or FAIL), as the local report counts them",
+}
 
 
 def offline_client():  # noqa: ANN201
@@ -52,6 +84,32 @@ def _reference(scenario: Scenario | None) -> dict[str, Any]:
     return {"expected_steps": [f"{s.tool} {s.target}".strip() for s in scenario.expected_steps]}
 
 
+def example_record(dataset_name: str, scenario: Scenario | None, case_id: str, kind: str) -> dict[str, Any]:
+    """A case's example: its id is keyed by the dataset, the case and the example's content (see the module doc)."""
+    inputs, outputs = _example_inputs(scenario, case_id, kind), _reference(scenario)
+    content = hashlib.sha256(json.dumps([inputs, outputs], sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return {
+        "id": uuid.uuid5(_NAMESPACE, f"{dataset_name}:{case_id}:{content}"),
+        "inputs": inputs,
+        "outputs": outputs,
+        "metadata": {"case_id": case_id, "content_sha": content},
+    }
+
+
+def feedback_for(row_outputs: dict[str, Any]) -> list[dict[str, Any]]:
+    """The feedback of one replayed run (`FEEDBACK_COVERAGE`): what LangSmith averages is what the local report counts."""
+    outcome = row_outputs["outcome"]
+    validity = set(row_outputs["validity"])
+    numeric = {k: float(v) for k, v in row_outputs["scores"].items() if isinstance(v, (bool, int, float))}
+    results: list[dict[str, Any]] = [{"key": "outcome", "value": outcome}]
+    if outcome != ERROR:
+        results += [{"key": k, "score": v} for k, v in numeric.items() if k in validity]
+    if outcome in VALID:
+        results.append({"key": "passed", "score": float(outcome == PASS)})
+        results += [{"key": k, "score": v} for k, v in numeric.items() if k not in validity]
+    return results
+
+
 def export_experiment(
     path: str | Path, *, client: Any = None, upload: bool | None = None, progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
@@ -64,12 +122,13 @@ def export_experiment(
         return _export(path, client or offline_client(), False, progress)
     session = None
     if client is None:
-        from harness.runs.langsmith_session import bounded_client, preflight
+        from harness.runs.langsmith_session import connect
 
-        client, session = bounded_client()
-        problem = preflight(client)
-        if problem:
-            return _upload_failed(path, problem, session, progress)
+        ls = connect()
+        session = ls.session
+        if ls.problem:
+            return _upload_failed(path, ls.problem, session, progress)
+        client = ls.client
     try:
         summary = _export(path, client, True, progress)
     except Exception as exc:  # noqa: BLE001
@@ -78,8 +137,15 @@ def export_experiment(
         return _upload_failed(path, f"upload failed midway: {type(exc).__name__}: {redact(str(exc))[:160]}", session, progress)
     if session is not None:
         summary["requests"] = session.stats()
-        (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+        if session.open:  # the SDK logs a failed feedback or run upload and goes on: the breaker knows
+            summary["upload_incomplete"] = f"stopped after {session.why_open()}; {session.refused} request(s) not sent"
+            progress(f"warning: LangSmith: the upload is incomplete: {summary['upload_incomplete']}")
+        _write(path, summary)
     return summary
+
+
+def _write(path: Path, summary: dict[str, Any]) -> None:
+    (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
 
 
 def _upload_failed(path: Path, problem: str, session: Any, progress: Callable[[str], None]) -> dict[str, Any]:
@@ -88,8 +154,55 @@ def _upload_failed(path: Path, problem: str, session: Any, progress: Callable[[s
     summary["upload_failed"] = problem
     if session is not None:
         summary["requests"] = session.stats()
-    (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    _write(path, summary)
     return summary
+
+
+@contextlib.contextmanager
+def _sdk_quiet() -> Iterator[None]:
+    """The SDK's console chatter off: its beta warning for ``upload_results`` and the start line it prints (with a
+    literal ``%s``: the SDK passes print() a logging-style format). Our own lines say what happened."""
+    from langsmith._internal._beta_decorator import LangSmithBetaWarning
+
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore", LangSmithBetaWarning)
+        yield
+
+
+def _stale_files(meta: dict[str, Any], scenarios: list[Scenario]) -> set[str]:
+    """Scenario files whose content changed since the experiment ran (their cases' current text is not what ran)."""
+    from harness.runs.run import dataset_hashes
+
+    recorded = meta.get("datasets") or {}
+    return {name for name, sha in dataset_hashes(scenarios).items() if name in recorded and recorded[name] != sha}
+
+
+def _upload_examples(client: Any, dataset_name: str, records: list[dict[str, Any]]) -> tuple[Any, dict[str, int]]:
+    """The dataset (made when new) and the examples it lacks (made now): every run will reference one that exists."""
+    if client.has_dataset(dataset_name=dataset_name):
+        dataset_id = client.read_dataset(dataset_name=dataset_name).id
+    else:
+        dataset_id = client.create_dataset(dataset_name, description="Compaction harness scenarios (one example per case).").id
+    wanted = [r["id"] for r in records]
+    present: set[str] = set()
+    for start in range(0, len(wanted), 50):  # a bounded query string per request
+        present |= {str(e.id) for e in client.list_examples(dataset_id=dataset_id, example_ids=wanted[start : start + 50])}
+    missing = [r for r in records if str(r["id"]) not in present]
+    if missing:
+        client.create_examples(dataset_id=dataset_id, examples=missing)
+    return dataset_id, {"examples": len(records), "created": len(missing), "already_there": len(records) - len(missing)}
+
+
+def _feedback_summary(frame: Any) -> tuple[dict[str, float | None], dict[str, int]]:
+    """Each numeric feedback key's mean and n over the runs that carry it, as LangSmith averages its columns."""
+    means: dict[str, float | None] = {}
+    counts: dict[str, int] = {}
+    for column in [c for c in frame.columns if c.startswith("feedback.") and c != "feedback.outcome"]:
+        values = frame[column].dropna()
+        key = column[len("feedback.") :]
+        counts[key] = len(values)
+        means[key] = round(float(values.astype(float).mean()), 4) if len(values) else None
+    return means, counts
 
 
 def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], None]) -> dict[str, Any]:
@@ -99,38 +212,27 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
     meta, rows, _ = load_experiment(path)
     scenarios = {s.id: s for s in load_scenarios(meta["spec"].get("scenarios", {}).get("datasets") or None)}
     data_hash = "-".join(f"{k.split('.')[0]}{v}" for k, v in sorted(meta["datasets"].items()))
+    dataset_name = f"compaction-harness-{data_hash}"
     cases = sorted({(r["case_id"], r["kind"]) for r in rows})
-    example_ids = {case: uuid.uuid5(_NAMESPACE, f"{data_hash}:{case}") for case, _ in cases}
+    stale = _stale_files(meta, [scenarios[c] for c, _ in cases if c in scenarios])
+    if stale:
+        progress(
+            f"warning: {', '.join(sorted(stale))} changed since the experiment ran: their cases' examples carry only "
+            "the case id and kind, not today's text"
+        )
+    content = {c: None if c not in scenarios or Path(scenarios[c].source).name in stale else scenarios[c] for c, _ in cases}
+    records = {c: example_record(dataset_name, content[c], c, k) for c, k in cases}
 
     dataset_id: Any = uuid.UUID(int=0)
-    dataset_name = f"compaction-harness-{data_hash}"
+    example_counts = {"examples": len(records), "created": 0, "already_there": 0}
     if upload:
-        if client.has_dataset(dataset_name=dataset_name):
-            dataset_id = client.read_dataset(dataset_name=dataset_name).id
-        else:
-            dataset = client.create_dataset(dataset_name, description="Compaction harness scenarios (one example per case).")
-            dataset_id = dataset.id
-            client.create_examples(
-                dataset_id=dataset_id,
-                examples=[
-                    {
-                        "id": example_ids[c],
-                        "inputs": _example_inputs(scenarios.get(c), c, k),
-                        "outputs": _reference(scenarios.get(c)),
-                    }
-                    for c, k in cases
-                ],
-            )
+        dataset_id, example_counts = _upload_examples(client, dataset_name, list(records.values()))
     now = datetime.now(UTC)
     examples = {
         c: Example(
-            id=example_ids[c],
-            dataset_id=dataset_id,
-            inputs=_example_inputs(scenarios.get(c), c, k),
-            outputs=_reference(scenarios.get(c)),
-            created_at=now,
+            id=r["id"], dataset_id=dataset_id, inputs=r["inputs"], outputs=r["outputs"], metadata=r["metadata"], created_at=now
         )
-        for c, k in cases
+        for c, r in records.items()
     }
 
     groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
@@ -143,10 +245,13 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
             by_case[row["case_id"]].append(row)
         trials = min(len(v) for v in by_case.values())
         queue = {case: list(v[:trials]) for case, v in by_case.items()}
+        replayed = [r for v in queue.values() for r in v]
 
         def target(inputs: dict, _queue=queue) -> dict:
             row = _queue[inputs["case_id"]].pop(0)
             return {
+                "outcome": row_outcome(row)[0],
+                "validity": list(row.get("validity", LEGACY_VALIDITY_KEYS)),
                 "answers": row["answers"],
                 "error": row["error"],
                 "scores": row["scores"],
@@ -156,10 +261,10 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
             }
 
         def feedback(run, example) -> dict:  # noqa: ANN001
-            scores = (run.outputs or {}).get("scores", {})
-            return {"results": [{"key": k, "score": float(v)} for k, v in scores.items() if isinstance(v, (bool, int, float))]}
+            return {"results": feedback_for(run.outputs or {})}
 
         config = group[0]["config"]
+        name = f"{meta['experiment']}-{arm}-{threshold}"
         metadata = {
             "arm": arm,
             "strategy": config.get("strategy", "deepagents-summarization"),
@@ -176,38 +281,54 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
             "dataset_hash": data_hash,
             "harness_experiment": meta["experiment"],
         }
-        results = evaluate(
-            target,
-            data=[examples[c] for c in sorted(by_case)],
-            evaluators=[feedback],
-            experiment_prefix=f"{meta['experiment']}-{arm}-{threshold}",
-            metadata=metadata,
-            client=client,
-            upload_results=upload,
-            num_repetitions=trials,
-            max_concurrency=0,
-        )
+        with _sdk_quiet():
+            results = evaluate(
+                target,
+                data=[examples[c] for c in sorted(by_case)],
+                evaluators=[feedback],
+                experiment_prefix=name,
+                description=f"harness experiment {meta['experiment']}: arm {arm} at threshold {threshold}, {trials} trial(s)",
+                metadata=metadata,
+                client=client,
+                upload_results=upload,
+                num_repetitions=trials,
+                max_concurrency=0,
+            )
         frame = results.to_pandas()
-        feedback_cols = [c for c in frame.columns if c.startswith("feedback.")]
+        means, counts = _feedback_summary(frame)
+        outcomes = Counter(row_outcome(r)[0] for r in replayed)
+        # Offline the SDK names its local run afresh at every step (a random adjective-noun): the name is ours.
+        experiment_name = results.experiment_name if upload else name
         experiments.append(
             {
                 "arm": arm,
                 "threshold": threshold,
-                "experiment": results.experiment_name,
-                "prefix": f"{meta['experiment']}-{arm}-{threshold}",
+                "experiment": experiment_name,
+                "prefix": name,
                 "runs": len(frame),
-                "feedback_means": {c[len("feedback.") :]: round(float(frame[c].mean()), 4) for c in feedback_cols},
+                "outcomes": {k: outcomes[k] for k in sorted(outcomes)},
+                "valid_runs": sum(outcomes[k] for k in VALID),
+                "feedback_means": means,
+                "feedback_n": counts,
             }
         )
         progress(
-            f"langsmith: {results.experiment_name}: {len(frame)} runs, {len(feedback_cols)} feedback keys"
-            + ("" if upload else " (local, not uploaded)")
+            f"langsmith: {experiment_name}: {len(frame)} runs ({', '.join(f'{n} {k}' for k, n in sorted(outcomes.items()))}), "
+            f"{len(counts) + 1} feedback keys" + ("" if upload else " (local, not uploaded)")
         )
-    summary: dict[str, Any] = {"uploaded": upload, "dataset": dataset_name, "experiments": experiments}
+    summary: dict[str, Any] = {
+        "uploaded": upload,
+        "dataset": dataset_name,
+        "examples": example_counts,
+        "feedback_averaged_over": FEEDBACK_COVERAGE,
+        "experiments": experiments,
+    }
+    if stale:
+        summary["changed_scenario_files"] = sorted(stale)
     if upload:
         summary["comparison_url"] = _comparison_url(client, dataset_id, [str(e["experiment"]) for e in experiments])
         progress(f"langsmith: compare the experiments at {summary['comparison_url']}")
-    (path / "langsmith.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    _write(path, summary)
     return summary
 
 
@@ -218,4 +339,4 @@ def _comparison_url(client: Any, dataset_id: Any, names: list[str]) -> str:
         base = getattr(dataset, "url", None) or f"{client._host_url}/datasets/{dataset_id}"  # noqa: SLF001
         return f"{base}/compare?selectedSessions={','.join(ids)}"
     except Exception as exc:  # noqa: BLE001 - the link is a convenience; the upload already happened
-        return f"(could not build the link: {exc})"
+        return f"(could not build the link: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''})"
