@@ -347,3 +347,23 @@ def test_langsmith_going_down_midway_ends_the_export_at_once(mixed, monkeypatch)
     # A hang guard: measured 4 s. Before, the breaker raised a ConnectionError, which the SDK retries with growing
     # sleeps (create_feedback: 10 attempts), and the export had not finished after 10 minutes.
     assert elapsed < 60
+
+
+def test_cases_of_a_scenario_file_changed_since_the_run_carry_no_text_from_today(mixed, tmp_path):
+    import shutil
+
+    copy = tmp_path / "mixed"
+    shutil.copytree(mixed, copy)
+    meta = json.loads((copy / "meta.json").read_text())
+    meta["datasets"]["goal.jsonl"] = "0" * 12  # as if goal.jsonl had been edited after the run
+    (copy / "meta.json").write_text(json.dumps(meta))
+    printed: list[str] = []
+    with FakeLangSmith() as fake:
+        client = Client(api_url=fake.url, api_key="test-key", auto_batch_tracing=False)
+        summary = export_experiment(copy, client=client, upload=True, progress=printed.append)
+        examples = [e for exs in fake.recorder.examples.values() for e in exs]
+    assert summary["changed_scenario_files"] == ["goal.jsonl"] and any("goal.jsonl changed" in line for line in printed)
+    goal = [e for e in examples if e["inputs"]["kind"] == "goal"]
+    needle = [e for e in examples if e["inputs"]["kind"] == "needle"]
+    assert goal and all(set(e["inputs"]) == {"case_id", "kind"} and not e["outputs"] for e in goal)
+    assert needle and all("task" in e["inputs"] for e in needle)
