@@ -281,3 +281,26 @@ def test_a_real_grid_shows_the_summaries_of_summarizing_arms_only(tmp_path):
     assert "**deepagents-summarization** (pass rate" in section and "**langchain-summarization**" in section
     assert "observation-masking: last summary" not in section and "(no summary)" not in section
     assert "(observation-masking wrote no summary)" in section
+
+
+def test_an_experiment_whose_every_cell_errored_still_gets_a_report(tmp_path, monkeypatch):
+    """An outage: every cell ERROR. The report says what happened instead of crashing (found by the secrets test)."""
+    rows = [
+        _row(arm, "20%", case, "needle", ERROR, keys=["agent: HTTP 401 AuthenticationError"])
+        for arm in ARMS
+        for case in NEEDLES[:2]
+    ]
+    (tmp_path / "cells.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    meta = {"experiment": "down", "baseline": "base", "arms": ARMS, "thresholds": ["20%"], "trials": 1, "seed": 0}
+    extra = {
+        "model": "reference",
+        "planned_cells": len(rows),
+        "spec": {},
+        "datasets": {},
+        "harness_version": "t",
+        "git_commit": None,
+    }
+    (tmp_path / "meta.json").write_text(json.dumps({**meta, **extra}))
+    monkeypatch.setattr(er, "_arm_curves", lambda *a: None)
+    report = er.write_experiment_report(tmp_path).read_text()
+    assert "No metric has a value" in report and "ERROR" in report

@@ -171,21 +171,24 @@ def write_experiment_report(path: Path) -> Path:
     curves = _arm_curves(path, rows, meta)
     if curves is not None:
         doc.image(save(curves, path / "arm_token_curves.png"), "token curves per arm")
-    heat = _heatmap(frame, "summaries", simulated)
+    heat = _heatmap(frame, "summaries", simulated, served_over_http(meta))
     if heat is not None:
         doc.text(
             "Needle recovery by needle depth (x) and number of summaries before the question (y), valid runs only; each "
             "square shows recovered/n over every threshold and trial; grey hatched squares had only invalid runs."
         )
         doc.image(save(heat, path / "needle_heatmap.png"), "needle recovery heatmap")
-    grid = _heatmap(frame, "haystack_tokens", simulated)
+    grid = _heatmap(frame, "haystack_tokens", simulated, served_over_http(meta))
     if grid is not None:
         doc.text("Needle recovery by needle depth (x) and context length (y), Kamradt style, valid runs only.")
         doc.image(save(grid, path / "needle_depth_length.png"), "needle recovery by depth and context length")
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")
-    long = comparison.assign(value=comparison.apply(format_cell, axis=1), vs_baseline=comparison.apply(format_diff, axis=1))
-    doc.table(long[["threshold", "metric", "arm", "value", "vs_baseline"]])
+    if comparison.empty:  # every cell ERROR (an outage) or none finished: nothing measured, and no crash saying so
+        doc.text("No metric has a value: no cell finished valid (see What the figures cover).")
+    else:
+        long = comparison.assign(value=comparison.apply(format_cell, axis=1), vs_baseline=comparison.apply(format_diff, axis=1))
+        doc.table(long[["threshold", "metric", "arm", "value", "vs_baseline"]])
     md, _ = doc.write(path)
     return md
 
