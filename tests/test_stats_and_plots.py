@@ -1,7 +1,5 @@
 import math
 
-import matplotlib
-
 from harness.analysis.stats import wilson
 from harness.report.plots import plot_token_curves
 from harness.trace.frames import calls_frame
@@ -24,7 +22,6 @@ def test_token_curve_marks_every_summarization(needle_trace):
     assert len(markers[0].get_offsets()) == len(needle_trace.events_of("summary"))
     ys = ax.lines[0].get_ydata()
     assert max(ys) >= needle_trace.events_of("summary")[0]["tokens_before"]
-    matplotlib.pyplot.close(fig)
 
 
 def test_small_multiples_one_panel_per_case(needle_trace, goal_trace):
@@ -32,4 +29,3 @@ def test_small_multiples_one_panel_per_case(needle_trace, goal_trace):
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible()]
     assert titles == sorted([needle_trace.case_id, goal_trace.case_id])
     assert "simulated" in fig._suptitle.get_text()
-    matplotlib.pyplot.close(fig)

@@ -26,14 +26,11 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from harness.agent import _deepagents_adapter as da  # noqa: E402
-from harness.analysis.compare import (  # noqa: E402
+from harness.agent import _deepagents_adapter as da
+from harness.analysis.compare import (
     cells_frame,
     compare,
     coverage,
@@ -44,16 +41,24 @@ from harness.analysis.compare import (  # noqa: E402
     pass_at_k,
     valid_only,
 )
-from harness.report._document import SIMULATED_NOTE, Document  # noqa: E402
-from harness.report.plots import dedupe_legend, draw_curve, plot_needle_grid, save  # noqa: E402
-from harness.runs.results import (  # noqa: E402
+from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.plots import (
+    PAGE_WIDTH_IN,
+    overlay_curves,
+    plot_needle_grid,
+    save,
+    served_over_http,
+    source_label,
+    subplots,
+)
+from harness.runs.results import (
     read_cells,
     row_events,
     row_outcome,
 )
-from harness.scoring.scorers import FAIL, PASS  # noqa: E402
-from harness.trace.frames import calls_frame  # noqa: E402
-from harness.trace.schema import load_trace  # noqa: E402
+from harness.scoring.scorers import FAIL, PASS
+from harness.trace.frames import calls_frame
+from harness.trace.schema import load_trace
 
 HEADLINE = [
     ("passed", "all checks"),
@@ -370,7 +375,7 @@ def _strategy_section(
         if len(frame["threshold"].unique()) > 1:
             doc.heading(f"Threshold {threshold}", level=3)
         doc.table(pd.DataFrame(rows))
-        fig = _cost_vs_success(part, strategies, any(frame["simulated"].fillna(False)))
+        fig = _cost_vs_success(part, strategies, source_label(any(frame["simulated"].fillna(False)), served_over_http(meta)))
         if fig is not None:
             name = f"strategy_cost_success{'' if len(frame['threshold'].unique()) == 1 else '_' + _slug(threshold)}.png"
             doc.image(save(fig, path / name), f"cost vs task success per strategy, threshold {threshold}")
@@ -390,7 +395,7 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text)
 
 
-def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: bool):  # noqa: ANN202
+def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], source: str):  # noqa: ANN202
     """One point per strategy: x tokens per task (or cost in USD when every arm has a price), y task success, each with
     its 95 % interval."""
     costs = part[part["metric"] == "cost_usd"].set_index("arm")
@@ -406,10 +411,10 @@ def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: 
     arms = [a for a in strategies if x_n.get(a, 0) > 0 and y_n.get(a, 0) > 0]
     if not arms:
         return None
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = subplots(figsize=(7, 4.5))
     for i, arm in enumerate(arms):
         x, y = xs.loc[arm], ys.loc[arm]
-        color = plt.cm.tab10(i % 10)
+        color = matplotlib.colormaps["tab10"](i % 10)
 
         def span(rec, scale=1.0):  # noqa: ANN001, ANN202 - interval arms, never negative (rounding at 0 % or 100 %)
             return [[max(0.0, (rec["mean"] - rec["low"]) * scale)], [max(0.0, (rec["high"] - rec["mean"]) * scale)]]
@@ -430,7 +435,7 @@ def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], simulated: 
     ax.set_xlabel("cost per task, USD" if use_cost else "approximate input tokens per task (agent + summarizer)")
     ax.set_ylabel("task success, % of valid runs")
     ax.set_ylim(-5, 105)
-    ax.set_title("Cost vs success per strategy" + (" (simulated)" if simulated else ""))
+    ax.set_title("Cost vs success per strategy" + (f" ({source})" if source else ""))
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     fig.tight_layout()
@@ -451,7 +456,7 @@ def _bars(comparison: pd.DataFrame):  # noqa: ANN202
     metrics = [m for m in BAR_METRICS if m in set(comparison["metric"]) and comparison[comparison["metric"] == m]["n"].sum() > 0]
     if not metrics:
         return None
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.3 * len(metrics), 3.6), squeeze=False)
+    fig, axes = subplots(1, len(metrics), figsize=(3.3 * len(metrics), 3.6), squeeze=False)
     thresholds = sorted(comparison["threshold"].unique())
     for ax, metric in zip(axes[0], metrics):
         sub = comparison[comparison["metric"] == metric]
@@ -485,22 +490,20 @@ def _arm_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
             picks.append((target, [r for r in cands if r["case_id"] == target]))
     if not picks:
         return None
-    fig, axes = plt.subplots(1, len(picks), figsize=(7 * len(picks), 4), squeeze=False)
-    for ax, (case_id, case_rows) in zip(axes[0], picks):
-        for r in sorted(case_rows, key=lambda r: r["arm"]):
-            frame = calls_frame([load_trace(path / r["trace"])])
-            draw_curve(ax, frame, label=r["arm"], color=None, show_trigger=r is case_rows[0])
-        dedupe_legend(ax, fontsize=7)
+    fig, axes = subplots(len(picks), 1, figsize=(PAGE_WIDTH_IN, 4 * len(picks)), squeeze=False, layout="constrained")
+    for ax, (case_id, case_rows) in zip(axes[:, 0], picks):
+        ordered = sorted(case_rows, key=lambda r: r["arm"])
+        overlay_curves(ax, [(r["arm"], calls_frame([load_trace(path / r["trace"])])) for r in ordered])
         ax.set_title(f"{case_id} at {first}, trial 0", fontsize=9)
         ax.set_xlabel("agent call")
         ax.set_ylabel("tokens in request (approx.)")
         ax.grid(alpha=0.3)
-    fig.suptitle("Token curves per arm (same case, same threshold)", fontsize=10)
-    fig.tight_layout()
+    source = source_label(any(r.get("simulated") for r in rows), served_over_http(meta))
+    fig.suptitle("Token curves per arm (same case, same threshold)" + (f" ({source})" if source else ""), fontsize=10)
     return fig
 
 
-def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
+def _heatmap(frame: pd.DataFrame, y: str, simulated: bool, served: bool):  # noqa: ANN202
     """Needle recovery over depth x ``y`` (summaries before the question, or haystack tokens), one panel per arm."""
     needles = frame[frame["kind"].isin(["needle", "chain"]) & frame["needle_depth"].notna()]
     if y == "summaries":
@@ -516,6 +519,7 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
             y_label="summaries before question (8 = 8+)",
             title="Needle recovered by depth and number of summaries (valid runs only; hatched: only invalid runs; white: no runs)",
             simulated=simulated,
+            served=served,
             y_format=lambda v: f"{v:g}",
         )
     needles = needles[needles["haystack_tokens"].notna()]
@@ -529,6 +533,7 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool):  # noqa: ANN202
         y_label="haystack (tokens)",
         title="Needle recovered by depth and context length (valid runs only; hatched: only invalid runs; white: no runs)",
         simulated=simulated,
+        served=served,
         y_format=lambda v: f"{v / 1000:g}k",
     )
 

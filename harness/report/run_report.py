@@ -15,11 +15,20 @@ from collections import Counter
 from pathlib import Path
 
 import pandas as pd
+from matplotlib.ticker import MaxNLocator
 
 from harness.analysis.compare import is_priced
 from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
-from harness.report.plots import plot_needle_grid, plot_token_curves, save
+from harness.report.plots import (
+    line_style,
+    plot_needle_grid,
+    plot_token_curves,
+    save,
+    served_over_http,
+    source_label,
+    subplots,
+)
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
 from harness.suites.registry import SUITES
@@ -47,16 +56,9 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
     traces = [load_trace(run_dir / r["trace"]) for r in rows]
     simulated = any(r["simulated"] for r in rows)
-    frame = calls_frame(traces)
-    chart = None
-    if not frame.empty:
-        frame["panel"] = frame["case_id"] + (" t" + frame["trial"].astype(str) if frame["trial"].nunique() > 1 else "")
-        has_usage = frame["provider_input_tokens"].notna().any()
-        tokens = tokens or ("both" if has_usage else "approx")
-        fig = plot_token_curves(
-            frame, by="panel", simulated=simulated, title=f"Tokens per agent call: {meta['config_label']}", tokens=tokens
-        )
-        chart = save(fig, run_dir / "token_curves.png")
+    frame = calls_frame(traces).assign(eval=[_eval_of(r) for r, t in zip(rows, traces) for _ in t.calls])
+    tokens = tokens or ("both" if frame["provider_input_tokens"].notna().any() else "approx")
+    charts, drawn = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
     doc = Document(f"Run {meta['run_id']}")
     if simulated:
         served = " (served over HTTP by `harness serve`)" if meta.get("endpoints") else ""
@@ -107,7 +109,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         _problem_cases(doc, rows)
         doc.heading("Cases")
         doc.table(_case_table(rows))
-    survival = _survival(rows, run_dir)
+    survival = _survival(rows, run_dir, source_label(simulated, served_over_http(meta)))
     if survival is not None:
         table, figure = survival
         doc.heading("Needle survival across summaries")
@@ -117,7 +119,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         )
         doc.table(table)
         doc.image(figure, "needle survival by number of summaries")
-    grid = _depth_length(rows, run_dir, simulated)
+    grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
     if grid is not None:
         doc.heading("Needle recovery by depth and context length")
         doc.text(
@@ -125,23 +127,74 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             "returned the needle (k/n); grey hatched squares had only invalid runs, '+m inv.' counts invalid runs left out."
         )
         doc.image(grid, "needle recovery by depth and context length")
-    if chart:
+    if charts:
         doc.heading("Token curves")
         doc.text(
             "Each panel: approximate tokens sent to the agent model at every agent call (the count deepagents' trigger "
-            "compares). Red triangles and vertical drops: summarization (tokens before -> after); dashed line: the trigger; "
-            "dotted line: a new user turn"
+            "compares). Red triangles and vertical drops: summarization (tokens before -> after); other compaction events "
+            "have their own markers, named in the legend; red dashed line: the trigger; dotted grey line: a new user turn"
             + ("; dash-dot line: the input tokens the provider reported for the same calls." if tokens != "approx" else ".")
         )
-        doc.image(chart, "token curves")
+        doc.text(drawn)
+        for path, alt in charts:
+            doc.image(path, alt)
     md, _ = doc.write(run_dir)
     return md
 
 
-def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
-    """(table, chart path) of needle recovery by summaries before the question x depth over valid runs, or None."""
-    import matplotlib.pyplot as plt
+PANELS_PER_CHART = 40  # token_curves.png holds this many panels; more continue in token_curves-2.png, -3 ...
 
+
+def _token_curves(
+    frame: pd.DataFrame, rows: list[dict], traces: list, meta: dict, run_dir: Path, simulated: bool, tokens: str
+) -> tuple[list[tuple[Path, str]], str]:
+    """Every case run's token curve (``frame``: the run's calls, with the eval each ran as), one panel per case (and
+    arm, and eval when one case ran under several), the trials of a case overlaid in its panel; past
+    `PANELS_PER_CHART` panels the chart continues in numbered files. Returns the (chart, alt text) list and a
+    sentence saying what is drawn and where."""
+    for stale in run_dir.glob("token_curves-*.png"):
+        stale.unlink()
+    if frame.empty:
+        return [], ""
+    several_arms = frame["arm"].nunique(dropna=False) > 1
+    several_evals = frame.groupby(["case_id", "arm"], dropna=False)["eval"].nunique().max() > 1
+    frame = frame.assign(
+        panel=frame["case_id"]
+        + (" [" + frame["arm"].astype(str) + "]" if several_arms else "")
+        + (" (" + frame["eval"].astype(str) + ")" if several_evals else "")
+    )
+    panels = sorted(frame["panel"].unique())
+    parts = [panels[i : i + PANELS_PER_CHART] for i in range(0, len(panels), PANELS_PER_CHART)]
+    served = served_over_http(meta)
+    charts = []
+    for k, part in enumerate(parts, 1):
+        title = f"Tokens per agent call: {meta['config_label']}" + (f", part {k} of {len(parts)}" if len(parts) > 1 else "")
+        fig = plot_token_curves(
+            frame[frame["panel"].isin(part)], by="panel", simulated=simulated, served=served, title=title, tokens=tokens
+        )
+        name = "token_curves.png" if k == 1 else f"token_curves-{k}.png"
+        first = (k - 1) * PANELS_PER_CHART + 1
+        alt = "token curves" + (f", panels {first}-{first + len(part) - 1} of {len(panels)}" if len(parts) > 1 else "")
+        charts.append((save(fig, run_dir / name), alt))
+    trials = frame["trial"].nunique() > 1
+    runs = frame.groupby(["run_id", "arm", "case_id", "trial", "eval"], dropna=False).ngroups
+    text = (
+        f"Every case run with a recorded call is drawn: {runs} run(s) in {len(panels)} panel(s), one per case"
+        + (" and arm" if several_arms else "")
+        + (" and eval" if several_evals else "")
+        + ("; the trials of a case overlaid in its panel, one colour and line style per trial" if trials else "")
+        + "."
+    )
+    if len(parts) > 1:
+        text += " The chart continues over " + ", ".join(f"`{p.name}`" for p, _ in charts) + f" ({PANELS_PER_CHART} panels each)."
+    missing = [f"`{r['case_id']}` trial {r['trial']}" for r, t in zip(rows, traces) if not t.calls]
+    if missing:
+        text += f" {len(missing)} case run(s) recorded no model call and have no curve: " + ", ".join(missing) + "."
+    return charts, text
+
+
+def _survival(rows: list[dict], run_dir: Path, source: str):  # noqa: ANN202
+    """(table, chart path) of needle recovery by summaries before the question x depth over valid runs, or None."""
     points = [
         (
             r["metrics"].get("summaries_before_question"),
@@ -163,10 +216,26 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
     )
     grouped = grouped.join(excluded, how="outer").fillna({"n": 0, "invalid (excluded)": 0}).reset_index()
     grouped[["n", "invalid (excluded)"]] = grouped[["n", "invalid (excluded)"]].astype(int)
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for depth, part in grouped[grouped["n"] > 0].groupby("depth", dropna=False):
-        ax.plot(part["summaries"], part["recovered"], marker="o", label=f"recovered, depth {depth:g}")
-        ax.plot(part["summaries"], part["in_summary"], marker="x", ls="--", label=f"quoted in a summary, depth {depth:g}")
+    fig, ax = subplots(figsize=(7, 3.6))
+    depths = list(grouped[grouped["n"] > 0].groupby("depth", dropna=False))
+    for i, (depth, part) in enumerate(depths):
+        # one colour per depth; earlier depths drawn wider and with larger markers, so equal lines stay visible
+        color, _, width = line_style(i, len(depths))
+        size = 9 - 4 * i / max(1, len(depths) - 1)
+        ax.plot(
+            part["summaries"], part["recovered"], marker="o", ms=size, lw=width, color=color, label=f"recovered, depth {depth:g}"
+        )
+        ax.plot(
+            part["summaries"],
+            part["in_summary"],
+            marker="x",
+            ms=size,
+            lw=width,
+            ls="--",
+            color=color,
+            label=f"quoted in a summary, depth {depth:g}",
+        )
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("summaries before the question")
     ax.set_ylabel("share of valid runs")
     ax.set_ylim(-0.05, 1.05)
@@ -174,7 +243,9 @@ def _survival(rows: list[dict], run_dir: Path):  # noqa: ANN202
     if ax.lines:
         ax.legend(fontsize=7, frameon=False)
     ax.set_title(
-        f"valid runs only ({int(grouped['n'].sum())}); {int(grouped['invalid (excluded)'].sum())} invalid excluded", fontsize=8
+        f"valid runs only ({int(grouped['n'].sum())}); {int(grouped['invalid (excluded)'].sum())} invalid excluded"
+        + (f"\n{source}" if source else ""),
+        fontsize=8,
     )
     fig.tight_layout()
     path = save(fig, run_dir / "needle_survival.png")
@@ -200,7 +271,7 @@ def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
     return frame.dropna(subset=["needle_depth", "haystack_tokens"]) if not frame.empty else frame
 
 
-def _depth_length(rows: list[dict], run_dir: Path, simulated: bool) -> Path | None:
+def _depth_length(rows: list[dict], run_dir: Path, simulated: bool, served: bool) -> Path | None:
     frame = needle_grid_frame(rows)
     if frame.empty or frame["haystack_tokens"].nunique() < 2 and frame["needle_depth"].nunique() < 2:
         return None
@@ -210,6 +281,7 @@ def _depth_length(rows: list[dict], run_dir: Path, simulated: bool) -> Path | No
         y="haystack_tokens",
         y_label="haystack (tokens)",
         simulated=simulated,
+        served=served,
         y_format=lambda v: f"{v / 1000:g}k",
         title="Needle recovered by depth x context length (valid runs only; hatched: only invalid runs)",
     )
