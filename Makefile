@@ -9,7 +9,7 @@ PYTEST = $(BIN)/python -m pytest
 # computing it once per worker. `make test XDIST=` runs in one process.
 XDIST ?= -n 2 --dist loadgroup
 
-.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock
+.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,14 @@ test-live: install-dev
 
 bench: install
 	$(BIN)/harness bench $(ARGS)
+
+# The README's image (docs/img/token_curves_example.png): token_curves.png of a real offline run (simulated), four
+# cases under forced-25, two trials each, as `harness run` draws it.
+readme-image: install
+	@out=$$(mktemp -d) && \
+	$(BIN)/harness run --variant forced-25 --cases goal-ledgers-16 goal-ledgers-30 needle-h32k-d025 needle-h48k-d050 \
+		--trials 2 --out $$out --run-id readme-example && \
+	cp $$out/readme-example/token_curves.png docs/img/token_curves_example.png && rm -rf $$out
 
 # Re-pin after a change to pyproject.toml's dependencies (needs network to PyPI). Pins already in a lock are kept
 # (uv prefers the pins of the file it compiles into); a lock whose content would not change is left untouched, so
