@@ -246,7 +246,8 @@ def test_a_difference_where_no_pair_differs_is_said_plainly():
     assert recs.loc[("b", "passed"), "n_differ"] == 0 and "p=" not in format_diff(recs.loc[("b", "total_tokens")])
 
 
-def test_report_html_images_fill_the_page_width_without_distortion(tmp_path):
+def test_report_html_images_fit_the_page_width_without_distortion(tmp_path):
+    """A chart wider than the page shrinks to it (aspect kept); a small one is not blown up (and blurred) to fill it."""
     import matplotlib.pyplot as plt
 
     from harness.report.plots import save
@@ -257,7 +258,8 @@ def test_report_html_images_fill_the_page_width_without_distortion(tmp_path):
     doc.table(pd.DataFrame([{"a": 1}]))
     page = doc.html()
     style = re.search(r"\bimg \{([^}]*)\}", page).group(1)
-    assert "width: 100%" in style and "height: auto" in style and "max-height" not in style
+    assert "max-width: 100%" in style and "height: auto" in style and "max-height" not in style
+    assert not re.search(r"(?<!max-)width: 100%", style)
     img = re.search(r"<img [^>]*>", page).group(0)
     assert "width=" not in img and "height=" not in img  # no fixed box to squash the image into
     assert "<div class='wide'><table" in page

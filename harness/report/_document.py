@@ -127,7 +127,7 @@ body {{ font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 1200px
 table.t {{ border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0 1.5rem; }}
 table.t th, table.t td {{ border-bottom: 1px solid #ddd; padding: 4px 8px; text-align: left; }}
 table.t th {{ background: #f4f4f4; }}
-img {{ display: block; width: 100%; height: auto; margin: 0.5rem 0 1.5rem; }}
+img {{ display: block; max-width: 100%; height: auto; margin: 0.5rem 0 1.5rem; }}
 .wide {{ overflow-x: auto; }}
 .note {{ background: #fff6e0; border-left: 4px solid #e0a800; padding: 0.6rem 1rem; margin: 1rem 0; }}
 table.pair {{ width: 100%; table-layout: fixed; border-collapse: collapse; }}
