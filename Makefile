@@ -5,9 +5,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 PYTEST = $(BIN)/python -m pytest
-# Tests run on both cores; `loadgroup` keeps the validity matrix (one module fixture) on one worker instead of
-# computing it once per worker. `make test XDIST=` runs in one process.
-XDIST ?= -n 2 --dist loadgroup
+# Tests run on both cores (pytest-xdist); `make test XDIST=` runs in one process.
+XDIST ?= -n 2
 
 .PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image
 

@@ -456,3 +456,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
     report = getattr(config, "_harness_report", None)
     if report is not None:
         terminalreporter.write_line(f"harness results: {report.parent} (report.md, token_curves.png, results.jsonl, traces/)")
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The validity matrix first: its groups are the longest work units (tens of seconds per eval), so under
+    pytest-xdist they start at once on every worker instead of trailing behind everything else on one."""
+    items.sort(key=lambda item: item.get_closest_marker("validity") is None)

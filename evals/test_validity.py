@@ -1,25 +1,28 @@
 """Eval validity: every eval catches each seeded fault its registry entry names, by the check it names, and never on a healthy run.
 
-The matrix runs once per session (about three minutes offline: 8 evals x 12 faults, 130 healthy runs) and is written to
-reports/runs/<time>-validity/ with a report showing the detection matrix (eval x fault).
+The matrix (about three minutes offline: 8 evals x 12 faults, 130 healthy runs) is one test per eval, so pytest-xdist
+deals the evals to its workers (tens of seconds each) and no worker computes another's runs again. Each session
+writes the part it computed to reports/runs/<time>-validity[-<worker>]/ with a report showing the detection matrix
+(eval x fault).
 """
 
+import os
 from datetime import UTC, datetime
 
 import pytest
 
 from harness.suites.faults import SEEDED_FAULTS
-from harness.suites.registry import matrix_suites
-from harness.suites.validity import run_validity, write_validity
+from harness.suites.registry import SUITES, matrix_suites
+from harness.suites.validity import ValidityResult, run_validity, write_validity
 
-# One worker computes the matrix (with `--dist loadgroup`, as CI runs): it is a module fixture, so every xdist worker
-# given one of these tests would otherwise run the whole matrix again.
-pytestmark = [pytest.mark.validity, pytest.mark.xdist_group("validity")]
-GUARDED = [(s.name, f, check) for s in matrix_suites() for f, check in s.faults.items()]
+pytestmark = pytest.mark.validity
+SEEDS = 10
+EVALS = [s.name for s in matrix_suites()]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def validity(pytestconfig):
+    """``validity(eval_name)``: that eval's runs, healthy over ten seeds and under each seeded fault."""
     live = [
         f"{o} {v}"
         for o in ("--model", "--summary-model", "--base-url")
@@ -30,26 +33,33 @@ def validity(pytestconfig):
             f"the validity matrix proves the evals with the offline reference models; it does not use {', '.join(live)}: "
             "run `pytest evals/ -m validity` without them"
         )
-    result = run_validity(seeds=10, progress=lambda _: None)
-    runs_dir = pytestconfig.getoption("--runs-dir")
-    write_validity(result, f"{runs_dir}/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-validity")
-    return result
+    computed: dict[str, ValidityResult] = {}
+
+    def of(eval_name: str) -> ValidityResult:
+        computed[eval_name] = run_validity(seeds=SEEDS, evals=[eval_name], progress=lambda _: None)
+        return computed[eval_name]
+
+    yield of
+    if computed:
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        merged = ValidityResult.from_runs([r for result in computed.values() for r in result.runs], SEEDS)
+        write_validity(merged, f"{pytestconfig.getoption('--runs-dir')}/{stamp}-validity{f'-{worker}' if worker else ''}")
 
 
-@pytest.mark.parametrize(("eval_name", "fault", "check"), GUARDED, ids=[f"{e}-{f}" for e, f, _ in GUARDED])
-def test_eval_catches_the_fault_by_the_check_its_entry_names(validity, eval_name, fault, check):
-    runs = [r for r in validity.runs if r["eval"] == eval_name and r["fault"] == fault]
-    assert runs, f"{fault} was never injected into {eval_name}"
-    caught = [r for r in runs if check in r["failed"]]
-    assert caught, (
-        f"{eval_name} did not catch {fault} ({SEEDED_FAULTS[fault].description}) by {check}; "
-        f"failed: {[r['failed'] for r in runs]}"
-    )
-
-
-@pytest.mark.parametrize("eval_name", [s.name for s in matrix_suites()])
-def test_eval_passes_healthy_runs_over_ten_seeds(validity, eval_name):
-    healthy = [r for r in validity.runs if r["eval"] == eval_name and r["fault"] is None]
-    assert len({r["seed"] for r in healthy}) >= 10
-    alarms = [r for r in healthy if r["failed"]]
-    assert not alarms, f"false alarms: {alarms[:2]}"
+@pytest.mark.parametrize("eval_name", EVALS)
+def test_eval_catches_every_fault_its_entry_names_by_that_check_and_passes_healthy_runs(validity, eval_name):
+    runs = validity(eval_name).runs
+    problems = []
+    for fault, check in SUITES[eval_name].faults.items():
+        injected = [r for r in runs if r["fault"] == fault]
+        if not injected:
+            problems.append(f"{fault} was never injected")
+        elif not any(check in r["failed"] for r in injected):
+            failed = [r["failed"] for r in injected]
+            problems.append(f"did not catch {fault} ({SEEDED_FAULTS[fault].description}) by {check}; failed: {failed}")
+    healthy = [r for r in runs if r["fault"] is None]
+    if len({r["seed"] for r in healthy}) < SEEDS:
+        problems.append(f"healthy runs over {len({r['seed'] for r in healthy})} seeds, not {SEEDS}")
+    problems += [f"false alarm on a healthy run: {r}" for r in healthy if r["failed"]][:2]
+    assert not problems, f"{eval_name}: " + "; ".join(problems)
