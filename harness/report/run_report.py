@@ -77,6 +77,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
             f"command: `{meta['command']}`",
             f"wall time: {meta.get('wall_time_s', 'unfinished')} s",
+            *([_cost_line(rows)] if rows else []),
         ]
     )
     for w in meta.get("warnings", []):
@@ -85,24 +86,6 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         doc.note(
             f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
             + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"])
-        )
-    costs = [r.get("metrics", {}).get("cost_usd") if is_priced(r) else None for r in rows]
-    if rows and not any(is_priced(r) for r in rows):
-        doc.bullets(["cost: not priced (simulated: the offline reference models bill nothing)"])
-    elif rows:
-        from harness.scoring.metrics import price_table
-
-        priced = [c for c in costs if c is not None]
-        doc.bullets(
-            [
-                f"cost at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}): "
-                + (
-                    f"${sum(priced):.4f} for {len(priced)} case run(s), ${sum(priced) / len(priced):.4f} per case"
-                    if priced
-                    else "n/a: no price for these models"
-                )
-                + (f"; {len(costs) - len(priced)} case run(s) without a price" if priced and len(priced) < len(costs) else "")
-            ]
         )
     if rows:
         _pass_rates(doc, rows)
@@ -286,6 +269,25 @@ def _depth_length(rows: list[dict], run_dir: Path, simulated: bool, served: bool
         title="Needle recovered by depth x context length (valid runs only; hatched: only invalid runs)",
     )
     return save(fig, run_dir / "needle_depth_length.png")
+
+
+def _cost_line(rows: list[dict]) -> str:
+    """What the run cost at list prices, or why it has no cost (simulated runs bill nothing: never a 0.0 figure)."""
+    if not any(is_priced(r) for r in rows):
+        return "cost: not priced (simulated: the offline reference models bill nothing)"
+    from harness.scoring.metrics import price_table
+
+    costs = [r.get("metrics", {}).get("cost_usd") if is_priced(r) else None for r in rows]
+    priced = [c for c in costs if c is not None]
+    return (
+        f"cost at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}): "
+        + (
+            f"${sum(priced):.4f} for {len(priced)} case run(s), ${sum(priced) / len(priced):.4f} per case"
+            if priced
+            else "n/a: no price for these models"
+        )
+        + (f"; {len(costs) - len(priced)} case run(s) without a price" if priced and len(priced) < len(costs) else "")
+    )
 
 
 def _eval_of(row: dict) -> str:
