@@ -181,11 +181,9 @@ class EvalSession:
                 max_tpm=opt("--max-tpm"),
             )
         )
-        from harness.agent.runner import DEFAULT_CASE_BUDGET_S
+        from harness.agent.runner import case_budget
 
-        self.case_budget_s = opt("--case-budget") if opt("--case-budget") is not None else DEFAULT_CASE_BUDGET_S
-        if not self.case_budget_s > 0:
-            raise HarnessError(f"--case-budget must be positive, got {self.case_budget_s:g}")
+        self.case_budget_s = case_budget(opt("--case-budget"))
         self.models = choose_models(
             self.agent_model,
             self.summary_model,

@@ -179,6 +179,17 @@ def run_case(
 DEFAULT_CASE_BUDGET_S = 900.0  # a live case's total time, retries and waits included
 
 
+def case_budget(value: float | None) -> float:
+    """The case budget a run uses: ``value`` (``--case-budget``, a spec's ``case_budget``), or the default when unset."""
+    if value is None:
+        return DEFAULT_CASE_BUDGET_S
+    if not value > 0:
+        from harness.errors import ConfigError
+
+        raise ConfigError(f"--case-budget must be positive, got {value:g}")
+    return float(value)
+
+
 async def arun_case(
     scenario: Scenario,
     config: CompactionConfig,

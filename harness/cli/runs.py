@@ -19,7 +19,7 @@ from harness.cli.options import (
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.agent.runner import DEFAULT_CASE_BUDGET_S
+    from harness.agent.runner import case_budget
     from harness.compaction.variants import make_config
     from harness.errors import ConfigError
     from harness.report.run_report import write_report
@@ -58,7 +58,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         agent_endpoint=agent_endpoint,
         summary_endpoint=summary_endpoint,
         concurrency=args.concurrency,
-        case_budget_s=args.case_budget if args.case_budget is not None else DEFAULT_CASE_BUDGET_S,
+        case_budget_s=case_budget(args.case_budget),
         processes=args.processes,
     )
     report = write_report(run.path, args.tokens)

@@ -61,7 +61,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     charts, drawn = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
     doc = Document(f"Run {meta['run_id']}")
     if simulated:
-        served = " (served over HTTP by `harness serve`)" if meta.get("endpoints") else ""
+        served = " (served over HTTP by `harness serve`)" if served_over_http(meta) else ""
         doc.note(SIMULATED_NOTE.replace("offline reference models", f"reference models{served}"))
     endpoints = meta.get("endpoints") or {}
     doc.bullets(

@@ -31,7 +31,7 @@ from typing import Any
 from harness import __version__
 from harness.agent.models import check_endpoints_answer, choose_models, is_reference
 from harness.agent.parallel import end_with_parent
-from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, run_async, run_case
+from harness.agent.runner import arun_case, case_budget, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.preflight import fixed_overhead_tokens
 from harness.compaction.variants import parse_strategy, resolve_config
@@ -213,7 +213,7 @@ async def _arun_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict
     """One live cell on the event loop: I/O bound, so many run at once in one process."""
     scenario, config, models, seed = _cell_inputs(cell)
     spec: ExperimentSpec = _WORKER["spec"]
-    budget = spec.case_budget if spec.case_budget is not None else DEFAULT_CASE_BUDGET_S
+    budget = case_budget(spec.case_budget)
     trace = await arun_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed, budget_s=budget)
     return _cell_row(cell, attempt, trace)
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from harness import __version__
 from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models
-from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_async, run_case
+from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, offline_skip_reason, run_async, run_case
 from harness.compaction.config import CompactionConfig
 from harness.compaction.preflight import fixed_overhead_tokens
 from harness.errors import ConfigError
@@ -258,8 +258,8 @@ def run_cases(
         raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
     if processes < 1 or processes > concurrency:
         raise ConfigError(f"--processes must be between 1 and --concurrency ({concurrency}), got {processes}")
-    if case_budget_s is not None and case_budget_s <= 0:
-        raise ConfigError(f"--case-budget must be positive, got {case_budget_s}")
+    if case_budget_s is not None:
+        case_budget(case_budget_s)  # refuses a budget that is not positive
     sink = RunSink(
         scenarios,
         config,
