@@ -8,7 +8,7 @@ PYTEST = $(BIN)/python -m pytest
 # Tests run on both cores (pytest-xdist); `make test XDIST=` runs in one process.
 XDIST ?= -n 2
 
-.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image
+.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image mutation
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,12 +32,12 @@ test: lint typecheck
 	$(PYTEST) $(XDIST) $(ARGS)
 
 lint: install-dev
-	$(BIN)/ruff check harness tests evals
-	$(BIN)/ruff format --check harness tests evals
+	$(BIN)/ruff check harness tests evals tools
+	$(BIN)/ruff format --check harness tests evals tools
 
 format: install-dev
-	$(BIN)/ruff check --fix harness tests evals
-	$(BIN)/ruff format harness tests evals
+	$(BIN)/ruff check --fix harness tests evals tools
+	$(BIN)/ruff format harness tests evals tools
 
 typecheck: install-dev
 	$(BIN)/mypy
@@ -54,6 +54,13 @@ test-validity: install-dev
 
 test-live: install-dev
 	$(PYTEST) $(XDIST) tests -m live $(ARGS)
+
+# Mutation score of the scorers, outcome rules, recorder, statistics, gate, config, strategies, redactor, grid resume
+# and merge, report counts and live error classification ([tool.mutmut] in pyproject.toml). Writes
+# mutants/mutation-report.md (score per module, every survivor's diff); fails under fail_under. `ARGS=--survivors`
+# re-runs only the last run's survivors; `ARGS="scoring/scorers redact"` only those modules.
+mutation: install-dev
+	$(BIN)/python tools/mutation.py run --check $(ARGS)
 
 bench: install
 	$(BIN)/harness bench $(ARGS)

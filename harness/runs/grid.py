@@ -300,9 +300,7 @@ def run_experiment(
     cells_file = path / "cells.jsonl"
     current = {r["cell_id"]: r for r in read_cells(cells_file)}
     _check_reuse(spec, cells, current)
-    done = {k: r for k, r in current.items() if not (retry_errors and row_outcome(r)[0] == ERROR)}
-    attempts = {k: r.get("attempt", 1) + 1 for k, r in current.items() if k not in done}
-    todo = [c for c in cells if c.id not in done][: max_cells if max_cells is not None else None]
+    done, attempts, todo = resume_plan(cells, current, retry_errors=retry_errors, max_cells=max_cells)
     _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
     shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
     workers = max(1, workers or spec.concurrency)
@@ -338,6 +336,19 @@ def run_experiment(
                 for fut in finished:
                     finish(*fut.result())
     return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def resume_plan(
+    cells: Sequence[Cell], current: dict[str, dict[str, Any]], *, retry_errors: bool = True, max_cells: int | None = None
+) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Cell]]:
+    """What a re-run of an experiment does with the rows it finds (``current``: the last row of each cell id).
+    Returns the cells done (kept as they are), the attempt number of each cell run again after an ERROR (its last
+    row's attempt + 1; with ``retry_errors`` False an ERROR row counts as done), and the cells to run, in plan order,
+    at most ``max_cells`` of them."""
+    done = {k: r for k, r in current.items() if not (retry_errors and row_outcome(r)[0] == ERROR)}
+    attempts = {k: r.get("attempt", 1) + 1 for k, r in current.items() if k not in done}
+    todo = [c for c in cells if c.id not in done][: max_cells if max_cells is not None else None]
+    return done, attempts, todo
 
 
 def _is_live(spec: ExperimentSpec) -> bool:

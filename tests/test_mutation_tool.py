@@ -1,0 +1,94 @@
+"""tools/mutation.py, the driver of `make mutation`: the score it prints is the score of what it claims to cover."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("mutation_tool", ROOT / "tools" / "mutation.py")
+assert _spec and _spec.loader
+mutation = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mutation)
+
+SCOPE = {"a": ["pkg.a.*"], "b": ["pkg.b.x_keep_*"]}
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    """A mutants/ directory with mutmut's .meta files; returns a function that writes one file's results."""
+    monkeypatch.setattr(mutation, "MUTANTS", tmp_path / "mutants")
+    monkeypatch.setattr(mutation, "diff", lambda name: f"- {name}")
+    settings = {"scope": SCOPE, "equivalent": {}, "fail_under": 90}
+    monkeypatch.setattr(mutation, "settings", lambda: settings)
+
+    def write(module: str, codes: dict[str, int | None]) -> dict:
+        meta = tmp_path / "mutants" / "pkg" / f"{module}.py.meta"
+        meta.parent.mkdir(parents=True, exist_ok=True)
+        meta.write_text(json.dumps({"exit_code_by_key": codes}))
+        return settings
+
+    return write
+
+
+def _report(check: bool = True) -> tuple[int, dict]:
+    code = mutation.report(check)
+    return code, json.loads((mutation.MUTANTS / "mutation-report.json").read_text())
+
+
+def test_score_is_killed_over_killed_survived_and_untested_in_scope_only(fake):
+    fake("a", {f"pkg.a.x_f__mutmut_{i}": 1 for i in range(9)} | {"pkg.a.x_f__mutmut_9": 0})
+    fake("b", {"pkg.b.x_keep__mutmut_1": 33, "pkg.b.x_keep__mutmut_2": 36, "pkg.b.x_other__mutmut_1": 0})
+    code, summary = _report()
+    assert summary["modules"]["a"]["score"] == pytest.approx(0.9)
+    assert summary["modules"]["b"]["score"] == pytest.approx(0.5)  # a timeout is killed, "no tests" is not
+    assert summary["score"] == pytest.approx(10 / 12)  # x_other is outside the scope: not counted anywhere
+    assert summary["survivors"] == ["pkg.a.x_f__mutmut_9", "pkg.b.x_keep__mutmut_1"]
+    assert code == 1  # under 90 %
+
+
+def test_an_accepted_equivalent_mutant_is_not_counted_and_a_stale_entry_fails_the_check(fake):
+    settings = fake("a", {f"pkg.a.x_f__mutmut_{i}": 1 for i in range(9)} | {"pkg.a.x_f__mutmut_9": 0})
+    settings["equivalent"] = {"pkg.a.x_f__mutmut_9": "same result: sorted twice"}
+    code, summary = _report()
+    assert summary["score"] == 1.0 and summary["survivors"] == [] and code == 0
+    settings["equivalent"]["pkg.a.x_f__mutmut_3"] = "killed now"  # no longer a survivor: the list must be updated
+    code, summary = _report()
+    assert summary["stale_equivalent"] == ["pkg.a.x_f__mutmut_3"] and code == 1
+
+
+def test_unchecked_mutants_make_the_run_incomplete_not_passed(fake):
+    fake("a", {f"pkg.a.x_f__mutmut_{i}": 1 for i in range(10)} | {"pkg.a.x_f__mutmut_10": None})
+    code, summary = _report()
+    assert summary["score"] == 1.0 and code == 1
+    assert "Incomplete" in (mutation.MUTANTS / "mutation-report.md").read_text()
+
+
+def test_the_configured_scope_names_only_functions_that_exist():
+    """A glob of [tool.mutmut.scope] that names no function would silently shrink what the score covers."""
+    import ast
+
+    for module, globs in mutation.scope().items():
+        for glob in globs:
+            if glob.endswith(".*"):  # a whole module
+                path = ROOT / glob[:-2].replace(".", "/")
+                assert path.with_suffix(".py").exists() or path.is_dir(), f"{module}: {glob}"
+                continue
+            dotted, _, name = glob.partition(".x")  # harness.runs.grid, _plan_cells_*
+            source = ROOT / (dotted.replace(".", "/") + ".py")
+            name = name.strip("ǁ*").split("ǁ")[0].removeprefix("_").rstrip("_")
+            tree = ast.parse(source.read_text())
+            names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+            assert name in names, f"[tool.mutmut.scope] {module}: {glob} names nothing in {source.name}"
+
+
+def test_the_nightly_workflow_runs_make_mutation_and_keeps_its_report():
+    job = yaml.safe_load((ROOT / ".github" / "workflows" / "nightly.yml").read_text())["jobs"]["mutation"]
+    runs = [s["run"] for s in job["steps"] if "run" in s]
+    assert "make mutation" in runs
+    (upload,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert upload["if"] == "always()" and "mutants/mutation-report.md" in upload["with"]["path"]
