@@ -238,6 +238,16 @@ def incomplete_message(missing: list[tuple], total: int, name: str) -> str:
     )
 
 
+def gate_verdicts(diffs: list[float], pvalues: list[float | None]) -> tuple[list[float], list[str]]:
+    """Each gated comparison's Holm-adjusted p-value (over all the comparisons of the run: a missing p counts as 1)
+    and its verdict: REGRESSION for a drop, "improved" for a rise, when the adjusted p is under ALPHA; "ok" otherwise."""
+    p_adj = holm([1.0 if p is None or math.isnan(p) else p for p in pvalues])
+    verdicts = [
+        "REGRESSION" if d < 0 and p < ALPHA else ("improved" if d > 0 and p < ALPHA else "ok") for d, p in zip(diffs, p_adj)
+    ]
+    return p_adj, verdicts
+
+
 def regress(
     current: str | Path, baseline_file: str | Path, *, allow_partial: bool = False
 ) -> tuple[bool, pd.DataFrame, list[str]]:
@@ -286,11 +296,7 @@ def regress(
                 }
             )
     gates = pd.DataFrame(records, columns=["eval", "arm", "threshold", "metric", "baseline", "current", "diff", "p", "n_pairs"])
-    gates["p_adj"] = holm(gates["p"].fillna(1.0).tolist())
-    gates["verdict"] = [
-        "REGRESSION" if d < 0 and p < ALPHA else ("improved" if d > 0 and p < ALPHA else "ok")
-        for d, p in zip(gates["diff"], gates["p_adj"])
-    ]
+    gates["p_adj"], gates["verdict"] = gate_verdicts(gates["diff"].tolist(), gates["p"].tolist())
     gates["diff"] = gates["diff"].map(lambda d: f"{d * 100:+.1f} pts" if not math.isnan(d) else "n/a")
     gates["p_adj"] = gates["p_adj"].map(lambda p: f"{p:.3g}")
     gates = gates.drop(columns=["p"])

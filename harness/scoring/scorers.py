@@ -225,6 +225,12 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     return scores
 
 
+def carries_answer(reply: str, answer: str) -> bool:
+    """The reply states ``answer`` as a whole token, case aside: "The code is TANGO-7." carries "tango-7"; "TANGO-71"
+    and "XTANGO-7" do not (a longer code is another code)."""
+    return bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
+
+
 def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     scores: list[Score] = []
     turn = needle.turn
@@ -246,7 +252,7 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
             )
         )
     reply = trace.answer(turn) or ""
-    correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
+    correct = carries_answer(reply, answer)
     scores.append(Score("needle_correct", correct, CHECK, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
     paths = _history_paths_seen(trace, turn)
     reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
@@ -484,7 +490,7 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         )
     ]
     reply = trace.answer(needle.turn) or ""
-    correct = bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(needle.answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
+    correct = carries_answer(reply, needle.answer)
     scores.append(Score("needle_correct", correct, CHECK, f"expected {needle.answer!r}; the agent replied {reply[:160]!r}"))
     paths = {e["path"] for e in evictions}
     reads = [tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc) in paths]
