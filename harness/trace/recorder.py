@@ -162,7 +162,7 @@ class Recorder:
         if head_key is not None:
             self._summaries_seen.add(head_key)
         state_messages = list(state.get("messages", []))
-        rewritten = bool(state_messages) and state_messages[0] is msgs[0] and summary_head
+        rewritten = summary_head and bool(state_messages) and state_messages[0] is msgs[0]  # msgs may be empty
         masked = [m.tool_call_id for m in msgs if da.is_masked_tool_result(m) and m.tool_call_id not in self._masked]
         # The conversation the request came from (deepagents' rebuild of the state): read only when an event needs it.
         before = None if rewritten or not (new_summary or masked or self._may_trim) else da.effective_messages(state)
