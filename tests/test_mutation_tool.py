@@ -92,3 +92,14 @@ def test_the_nightly_workflow_runs_make_mutation_and_keeps_its_report():
     assert "make mutation" in runs
     (upload,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
     assert upload["if"] == "always()" and "mutants/mutation-report.md" in upload["with"]["path"]
+
+
+def test_only_runs_the_given_globs_and_refuses_one_outside_the_scope(monkeypatch):
+    calls: list[list[str]] = []
+    monkeypatch.setattr(mutation, "settings", lambda: {"scope": SCOPE, "equivalent": {}, "fail_under": 90})
+    monkeypatch.setattr(mutation, "_refresh_copies", lambda: None)
+    monkeypatch.setattr(mutation.subprocess, "call", lambda argv, cwd: calls.append(argv) or 0)
+    assert mutation.run([], False, 1, only=["pkg.a.x_f*"]) == 0
+    assert calls[-1][-1] == "pkg.a.x_f*" and calls[-1][-2] == "1"
+    assert mutation.run([], False, 1, only=["pkg.b.x_other*"]) == 2  # outside b's scope (x_keep_* only)
+    assert len(calls) == 1

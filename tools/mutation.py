@@ -12,6 +12,7 @@ this script adds what mutmut does not have:
 
     python tools/mutation.py run [MODULE ...]    # mutmut run over the scope (all modules by default), then report
     python tools/mutation.py run --survivors     # re-run only the mutants that survived last time (after new tests)
+    python tools/mutation.py run --only 'harness.scoring.scorers.x_goal_scores*'   # one function's mutants
     python tools/mutation.py report [--check]    # the report from mutmut's results; --check: exit 1 under fail_under
 """
 
@@ -88,9 +89,16 @@ def results() -> dict[str, str]:
     return out
 
 
-def run(modules: list[str], survivors: bool, max_children: int) -> int:
+def run(modules: list[str], survivors: bool, max_children: int, only: list[str] | None = None) -> int:
+    if only:
+        outside = [g for g in only if module_of(g.rstrip("*"), scope()) is None]
+        if outside:
+            print(f"error: --only {outside[0]!r} names no mutant in [tool.mutmut.scope]", file=sys.stderr)
+            return 2
     _refresh_copies()
-    if survivors:
+    if only:
+        names = list(only)
+    elif survivors:
         names = [n for n, status in results().items() if status in ("survived", "no tests") and module_of(n, scope())]
         if not names:
             print("no survivors to run again")
@@ -209,12 +217,15 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("modules", nargs="*", help="modules of [tool.mutmut.scope] (default: all)")
     p_run.add_argument("--survivors", action="store_true", help="re-run only last run's survivors")
     p_run.add_argument("--max-children", type=int, default=2)
+    p_run.add_argument(
+        "--only", action="append", metavar="GLOB", help="only these mutant-name globs (one function's, while testing it)"
+    )
     p_run.add_argument("--check", action="store_true", help="exit 1 when the score is under fail_under")
     p_report = sub.add_parser("report", help="the report from mutmut's last results")
     p_report.add_argument("--check", action="store_true", help="exit 1 when the score is under fail_under")
     args = parser.parse_args(argv)
     if args.command == "run":
-        code = run(args.modules, args.survivors, args.max_children)
+        code = run(args.modules, args.survivors, args.max_children, args.only)
         if code not in (0, 1):
             return code
     return report(args.check)
