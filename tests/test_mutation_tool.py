@@ -101,5 +101,6 @@ def test_only_runs_the_given_globs_and_refuses_one_outside_the_scope(monkeypatch
     monkeypatch.setattr(mutation.subprocess, "call", lambda argv, cwd: calls.append(argv) or 0)
     assert mutation.run([], False, 1, only=["pkg.a.x_f*"]) == 0
     assert calls[-1][-1] == "pkg.a.x_f*" and calls[-1][-2] == "1"
+    assert mutation.run([], False, 1, only=["pkg.b.x_keep*"]) == 0  # a prefix of the scope's glob is in it
     assert mutation.run([], False, 1, only=["pkg.b.x_other*"]) == 2  # outside b's scope (x_keep_* only)
-    assert len(calls) == 1
+    assert len(calls) == 2

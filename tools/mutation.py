@@ -91,7 +91,7 @@ def results() -> dict[str, str]:
 
 def run(modules: list[str], survivors: bool, max_children: int, only: list[str] | None = None) -> int:
     if only:
-        outside = [g for g in only if module_of(g.rstrip("*"), scope()) is None]
+        outside = [g for g in only if module_of(g.rstrip("*") + "__mutmut_1", scope()) is None]
         if outside:
             print(f"error: --only {outside[0]!r} names no mutant in [tool.mutmut.scope]", file=sys.stderr)
             return 2
