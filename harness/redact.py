@@ -25,10 +25,10 @@ _NAMED = [
     re.compile(r"(?i)(bearer\s+)([A-Za-z0-9_\-.=]{8,})"),
 ]
 _PATTERNS = [
-    re.compile(r"()\b(?:sk|rk)-[A-Za-z0-9_\-]{8,}"),
-    re.compile(r"()\blsv2_[A-Za-z0-9_]{8,}"),
-    re.compile(r"()\bAIza[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"()\b(?:gsk|xai|fw|pplx)[_-][A-Za-z0-9_\-]{12,}"),
+    re.compile(r"\b(?:sk|rk)-[A-Za-z0-9_\-]{8,}"),
+    re.compile(r"\blsv2_[A-Za-z0-9_]{8,}"),
+    re.compile(r"\bAIza[A-Za-z0-9_\-]{20,}"),
+    re.compile(r"\b(?:gsk|xai|fw|pplx)[_-][A-Za-z0-9_\-]{12,}"),
 ]
 _MIN_SECRET_LEN = 6  # shorter env values ("1", "true") are settings, not secrets
 
@@ -54,7 +54,7 @@ def redact(text: str) -> str:
     for named in _NAMED:
         text = named.sub(lambda m: m.group(1) + MASK if _secret_shaped(m.group(2)) and m.group(2) != MASK else m.group(0), text)
     for pattern in _PATTERNS:
-        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + MASK, text)
+        text = pattern.sub(MASK, text)
     return text
 
 

@@ -110,3 +110,20 @@ def test_the_stream_writes_redacted_text_and_reports_the_length_it_was_given():
     assert stream.write("key sk-abcdEFGH1234\n") == len("key sk-abcdEFGH1234\n")
     assert sink.getvalue() == f"key {MASK}\n"
     assert stream.getvalue() == sink.getvalue()  # everything else passes through
+
+
+def test_process_output_is_routed_through_the_redactor_once_however_often_it_is_asked(monkeypatch):
+    import sys
+
+    from harness.redact import redact_process_output
+
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    redact_process_output()
+    redact_process_output()
+    assert isinstance(sys.stdout, RedactingStream) and isinstance(sys.stderr, RedactingStream)
+    assert sys.stdout._stream is out and sys.stderr._stream is err  # wrapped once, not twice
+    print("key sk-abcdEFGH1234")
+    sys.stderr.write("Bearer abcdEFGH12345678\n")
+    assert out.getvalue() == f"key {MASK}\n" and err.getvalue() == f"Bearer {MASK}\n"
