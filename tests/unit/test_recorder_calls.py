@@ -19,6 +19,7 @@ from langchain_core.outputs import ChatGeneration, Generation, LLMResult
 from langchain_core.tools import tool
 
 import harness.trace.recorder as recorder_module
+from harness.agent import _deepagents_adapter as da
 from harness.reference.serve import SIMULATED_FINGERPRINT
 from harness.trace.recorder import Recorder, RecorderMiddleware, SummarizerCallback
 from tests.unit._recorder_inputs import SYSTEM, TOOL, overhead, request, tokens
@@ -221,6 +222,26 @@ def test_time_spent_in_the_recorders_hooks_is_added_up():
     assert 0 < after_before < rec.own_time_s < 1
 
 
+def test_each_hook_adds_its_own_time_to_what_was_spent_before():
+    rec = Recorder()
+    rec.own_time_s = 100.0
+    rec.before_agent_call(request([TASK]))
+    after_call = rec.own_time_s
+    assert 100.0 < after_call < 101.0
+    rec.callback.on_chat_model_start({}, [[TASK]], run_id=uuid.uuid4(), metadata={"lc_source": da.SUMMARY_SOURCE})
+    assert after_call < rec.own_time_s < 101.0
+
+
+def test_the_overhead_of_system_prompts_made_of_blocks_is_counted_for_each_prompt():
+    short = SystemMessage([{"type": "text", "text": "Be brief."}])
+    long = SystemMessage([{"type": "text", "text": "Be thorough and cite every source you used. " * 20}])
+    rec = Recorder()
+    first = rec.before_agent_call(request([TASK], system=short, tools=[]))["overhead_tokens"]
+    second = rec.before_agent_call(request([TASK], system=long, tools=[]))["overhead_tokens"]
+    assert (first, second) == (count_tokens_approximately([short]), count_tokens_approximately([long]))
+    assert second > first
+
+
 # -- finishing a call ------------------------------------------------------------------------------------------------------
 def test_a_finished_call_records_duration_text_tool_calls_and_usage():
     rec = Recorder()
@@ -323,6 +344,20 @@ def test_the_middleware_reads_an_extended_response():
     response = ExtendedModelResponse(model_response=ModelResponse(result=[AIMessage("inner")]))
     assert rec.middleware.wrap_model_call(request([TASK]), lambda r: response) is response
     assert rec.calls[0]["response"]["text"] == "inner"
+
+
+def test_the_async_middleware_records_the_request_it_passes_on_and_the_answer():
+    rec = Recorder()
+    req = request([TASK])
+    seen = []
+
+    async def handler(r):  # noqa: ANN001, ANN202
+        seen.append(r)
+        return ModelResponse(result=[AIMessage("async answer")])
+
+    out = asyncio.run(rec.middleware.awrap_model_call(req, handler))
+    assert seen == [req] and out.result[0].text == "async answer"
+    assert rec.calls[0]["response"] == {"text": "async answer", "tool_calls": []}
 
 
 def test_a_response_without_an_ai_message_records_no_answer():

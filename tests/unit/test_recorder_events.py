@@ -137,6 +137,17 @@ def test_a_summary_sent_again_in_later_calls_is_not_a_new_event():
     assert [e["type"] for e in rec.events] == ["summary"]
 
 
+def test_a_new_summary_as_long_as_the_last_one_is_still_a_new_event():
+    rec = Recorder()
+    first = deepagents_summary("Fetched c1..c3.")
+    rec.before_agent_call(request([first, A3, T3], state={"messages": HISTORY_MSGS}))
+    second = deepagents_summary("Fetched c1..c4.")
+    assert tokens(first) == tokens(second)
+    state = summarized_state([*HISTORY_MSGS, A4, T4], first, cutoff=5)
+    rec.before_agent_call(request([second, T4], state=state))
+    assert [e["type"] for e in rec.events] == ["summary", "summary"]
+
+
 def test_a_second_summary_counts_the_previous_summary_and_what_followed_it_as_before():
     rec = Recorder()
     first = deepagents_summary("Fetched c1..c3.")
