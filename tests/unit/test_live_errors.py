@@ -146,6 +146,26 @@ def test_an_exception_raised_while_handling_a_provider_error_is_the_providers():
     assert is_provider_error(caught)
 
 
+def _linked(depth: int, last: BaseException) -> BaseException:
+    """``last`` as the ``depth``-th exception of a cause chain (the outermost is the first)."""
+    exc = last
+    for i in range(depth - 1):
+        exc = _caused(RuntimeError(f"wrapper {i}"), exc)
+    return exc
+
+
+def test_the_cause_chain_is_read_at_most_20_exceptions_deep():
+    assert is_provider_error(_linked(20, openai.APIConnectionError(request=_request())))
+    assert not is_provider_error(_linked(21, openai.APIConnectionError(request=_request())))
+
+
+def test_a_cause_chain_that_loops_is_read_once_around():
+    first, second = ValueError("a"), KeyError("b")
+    first.__cause__, second.__cause__ = second, first
+    assert not is_provider_error(first)
+    assert classify_error(first) == {"type": "ValueError", "message": "a"}
+
+
 def test_a_context_overflow_is_a_finding_never_a_provider_error():
     rejected = _status_error(openai.BadRequestError, 400, "This model's maximum context length is 128000 tokens")
     assert not is_provider_error(rejected)

@@ -112,6 +112,20 @@ def test_aacquire_waits_on_the_event_loop_as_acquire_does(clock):
     assert clock.sleeps == [pytest.approx(12.0)]
     assert budget.waited_s == pytest.approx(12.0)
     assert budget.taken == 720.0
+    _run(budget.aacquire(30))
+    assert budget.waited_s == pytest.approx(15.0)  # every wait counted
+
+
+@pytest.mark.parametrize("wait_for", ["acquire", "aacquire"])
+def test_a_wait_under_a_second_is_still_waited(clock, wait_for):
+    budget = TokenBudget(600)
+    budget._take(600)
+    result = getattr(budget, wait_for)(5)  # 0.5 s at 10 tokens a second
+    if wait_for == "aacquire":
+        _run(result)
+    assert clock.sleeps == [pytest.approx(0.5)]
+    assert budget.waited_s == pytest.approx(0.5)
+    assert budget.taken == 605.0
 
 
 def _request(system: bool):
@@ -127,9 +141,9 @@ def test_the_middleware_takes_each_requests_approximate_size_before_sending_it(c
     request = _request(system)
     expected = count_tokens_approximately(([request.system_message] if system else []) + request.messages)
     seen = []
-    answer = budget.middleware().wrap_model_call(request, lambda r: seen.append(budget.taken) or "answer")
+    answer = budget.middleware().wrap_model_call(request, lambda r: seen.append((r, budget.taken)) or "answer")
     assert answer == "answer"
-    assert seen == [float(expected)]  # taken before the handler ran
+    assert seen == [(request, float(expected))]  # the request itself, sent after its tokens were taken
 
 
 def test_a_request_without_a_system_message_counts_its_messages_only(clock):
@@ -147,14 +161,14 @@ def test_the_async_middleware_takes_the_size_before_awaiting_the_handler(clock):
     seen = []
 
     async def handler(r):
-        seen.append(budget.taken)
+        seen.append((r, budget.taken))
         return "answer"
 
     coro = budget.middleware().awrap_model_call(request, handler)
     with pytest.raises(StopIteration) as stopped:
         coro.send(None)
     assert stopped.value.value == "answer"
-    assert seen == [float(expected)]
+    assert seen == [(request, float(expected))]
 
 
 def test_the_middleware_makes_a_request_wait_when_the_bucket_is_short(clock):
