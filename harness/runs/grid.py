@@ -462,7 +462,6 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
         )
     (out / "traces").mkdir(parents=True, exist_ok=True)
     existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
-    added = 0
     for part in parts:
         for row in read_cells(Path(part) / "cells.jsonl"):
             if row["cell_id"] in existing:
@@ -472,7 +471,6 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
                 shutil.copyfile(src, out / row["trace"])
             append_row(out / "cells.jsonl", row)
             existing.add(row["cell_id"])
-            added += 1
     merged = {
         **metas[0],
         "shard": None,
@@ -481,7 +479,7 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
         "planned_cells": sum(m["planned_cells"] for m in metas),
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    (out / "meta.json").write_text(json.dumps(merged, indent=2, default=str) + "\n", encoding="utf-8")
+    (out / "meta.json").write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
     spec_copy = Path(parts[0]) / "spec.yaml"
     if spec_copy.exists() and spec_copy.resolve() != (out / "spec.yaml").resolve():
         shutil.copyfile(spec_copy, out / "spec.yaml")
