@@ -8,7 +8,7 @@ PYTEST = $(BIN)/python -m pytest
 # Tests run on both cores (pytest-xdist); `make test XDIST=` runs in one process.
 XDIST ?= -n 2
 
-.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image mutation
+.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image mutation mutation-changed
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ test-live: install-dev
 # re-runs only the last run's survivors; `ARGS="scoring/scorers redact"` only those modules.
 mutation: install-dev
 	$(BIN)/python tools/mutation.py run --check $(ARGS)
+
+# The same, over the modules of the scope whose source differs from BASE (what a pull request touches).
+BASE ?= origin/main
+mutation-changed: install-dev
+	$(BIN)/python tools/mutation.py run --changed $(BASE) --check
 
 bench: install
 	$(BIN)/harness bench $(ARGS)

@@ -104,3 +104,47 @@ def test_only_runs_the_given_globs_and_refuses_one_outside_the_scope(monkeypatch
     assert mutation.run([], False, 1, only=["pkg.b.x_keep*"]) == 0  # a prefix of the scope's glob is in it
     assert mutation.run([], False, 1, only=["pkg.b.x_other*"]) == 2  # outside b's scope (x_keep_* only)
     assert len(calls) == 2
+
+
+def test_a_change_selects_the_modules_whose_source_it_touches():
+    modules = {
+        "grid": ["harness.runs.grid.x_plan_cells_*", "harness.runs.grid.x_merge_*"],
+        "strategies": ["harness.compaction.strategies.*"],
+        "live": ["harness.agent.live.xǁTokenBudgetǁ*"],
+        "results": ["harness.runs.results.*"],
+    }
+    assert mutation.touched(["harness/runs/grid.py", "README.md"], modules) == ["grid"]
+    assert mutation.touched(["harness/compaction/strategies/none.py"], modules) == ["strategies"]
+    assert mutation.touched(["harness/agent/live.py", "harness/runs/results.py"], modules) == ["live", "results"]
+    assert mutation.touched(["harness/runs/results_extra.py", "tests/unit/test_resume.py"], modules) == []
+
+
+def test_a_report_of_the_changed_modules_counts_only_them(fake):
+    settings = fake("a", {f"pkg.a.x_f__mutmut_{i}": 1 for i in range(10)})
+    fake("b", {"pkg.b.x_keep__mutmut_1": None})  # not run: another module
+    settings["equivalent"] = {"pkg.b.x_keep__mutmut_2": "an entry of a module not run this time"}
+    assert mutation.report(True, ["a"]) == 0
+    summary = json.loads((mutation.MUTANTS / "mutation-report.json").read_text())
+    assert set(summary["modules"]) == {"a", "total"} and summary["score"] == 1.0
+    assert mutation.report(True) == 1  # the whole scope: b is unchecked and its entry stale
+
+
+def test_changed_with_no_module_in_scope_runs_nothing(monkeypatch, capsys):
+    monkeypatch.setattr(mutation, "changed_files", lambda base: ["README.md"])
+    monkeypatch.setattr(mutation, "run", lambda *a, **k: pytest.fail("nothing should run"))
+    assert mutation.main(["run", "--changed", "origin/main", "--check"]) == 0
+    assert "nothing to run" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        mutation.main(["run", "--changed", "origin/main", "scoring/scorers"])
+    assert exc.value.code == 2
+
+
+def test_pull_requests_score_the_modules_they_touch_and_the_night_scores_the_whole_scope():
+    ci = yaml.safe_load((ROOT / ".github/workflows/ci.yml").read_text())["jobs"]["mutation"]
+    assert ci["if"] == "github.event_name == 'pull_request'"
+    assert ci["steps"][0]["with"]["fetch-depth"] == 0  # the merge base must be in the clone
+    assert [s["run"] for s in ci["steps"] if "run" in s] == ["make mutation-changed BASE=origin/${{ github.base_ref }}"]
+    nightly = yaml.safe_load((ROOT / ".github/workflows/nightly.yml").read_text())["jobs"]["mutation"]
+    assert [s["run"] for s in nightly["steps"] if "run" in s] == ["make mutation"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert "mutation-changed: install-dev\n\t$(BIN)/python tools/mutation.py run --changed $(BASE) --check\n" in makefile

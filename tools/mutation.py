@@ -13,6 +13,7 @@ this script adds what mutmut does not have:
     python tools/mutation.py run [MODULE ...]    # mutmut run over the scope (all modules by default), then report
     python tools/mutation.py run --survivors     # re-run only the mutants that survived last time (after new tests)
     python tools/mutation.py run --only 'harness.scoring.scorers.x_goal_scores*'   # one function's mutants
+    python tools/mutation.py run --changed origin/main --check   # the modules a change touches (a pull request)
     python tools/mutation.py report [--check]    # the report from mutmut's results; --check: exit 1 under fail_under
 """
 
@@ -49,6 +50,38 @@ def module_of(name: str, modules: dict[str, list[str]]) -> str | None:
         if any(fnmatch.fnmatchcase(name, g) for g in globs):
             return module
     return None
+
+
+def source_of(glob: str) -> str:
+    """The file (or package directory) a scope glob's mutants come from: harness.runs.grid.x_plan_cells_* is in
+    harness/runs/grid.py, harness.compaction.strategies.* in harness/compaction/strategies/."""
+    module = glob[:-2] if glob.endswith(".*") else glob.rsplit(".", 1)[0]
+    path = module.replace(".", "/")
+    return path if (ROOT / path).is_dir() else path + ".py"
+
+
+def touched(paths: list[str], modules: dict[str, list[str]]) -> list[str]:
+    """The modules of the scope whose source is among ``paths`` (repository-relative)."""
+    out = []
+    for module, globs in modules.items():
+        sources = {source_of(g) for g in globs}
+        if any(p == s or p.startswith(s.rstrip("/") + "/") for p in paths for s in sources):
+            out.append(module)
+    return out
+
+
+def changed_files(base: str) -> list[str]:
+    """Files that differ from ``base``: committed since the merge base, and not yet committed."""
+    try:
+        committed = subprocess.run(
+            ["git", "diff", "--name-only", f"{base}...HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+        working = subprocess.run(
+            ["git", "diff", "--name-only", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    except subprocess.CalledProcessError as exc:
+        raise SystemExit(f"error: --changed {base!r}: git diff failed: {exc.stderr.strip()}") from None
+    return sorted(set(committed) | set(working))
 
 
 def _refresh_copies() -> None:
@@ -134,8 +167,10 @@ def diff(name: str) -> str:
         os.chdir(cwd)
 
 
-def report(check: bool) -> int:
+def report(check: bool, only_modules: list[str] | None = None) -> int:
     cfg, modules = settings(), scope()
+    if only_modules is not None:
+        modules = {m: g for m, g in modules.items() if m in only_modules}
     equivalent: dict[str, str] = dict(cfg.get("equivalent", {}))
     statuses = results()
     rows: dict[str, Counter] = {m: Counter() for m in modules}
@@ -149,7 +184,7 @@ def report(check: bool) -> int:
         rows[module][status] += 1
         if status in ("survived", "no tests"):
             survivors.append((module, name))
-    stale = sorted(n for n in equivalent if statuses.get(n) != "survived")
+    stale = sorted(n for n in equivalent if module_of(n, modules) and statuses.get(n) != "survived")
     table: list[tuple[str, Counter]] = []
     total: Counter = Counter()
     for module, c in rows.items():
@@ -220,15 +255,26 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument(
         "--only", action="append", metavar="GLOB", help="only these mutant-name globs (one function's, while testing it)"
     )
+    p_run.add_argument("--changed", metavar="REF", help="only the modules whose source differs from REF (e.g. origin/main)")
     p_run.add_argument("--check", action="store_true", help="exit 1 when the score is under fail_under")
     p_report = sub.add_parser("report", help="the report from mutmut's last results")
     p_report.add_argument("--check", action="store_true", help="exit 1 when the score is under fail_under")
     args = parser.parse_args(argv)
+    only_modules = None
     if args.command == "run":
-        code = run(args.modules, args.survivors, args.max_children, args.only)
+        modules = args.modules
+        if args.changed:
+            if modules or args.only or args.survivors:
+                parser.error("--changed chooses the modules itself: give no MODULE, --only or --survivors with it")
+            modules = only_modules = touched(changed_files(args.changed), scope())
+            if not modules:
+                print(f"no module in the mutation scope differs from {args.changed}: nothing to run")
+                return 0
+            print(f"modules changed since {args.changed}: {', '.join(modules)}")
+        code = run(modules, args.survivors, args.max_children, args.only)
         if code not in (0, 1):
             return code
-    return report(args.check)
+    return report(args.check, only_modules)
 
 
 if __name__ == "__main__":
