@@ -137,3 +137,8 @@ def test_the_metrics_read_the_cases_trace_scores_and_kind():
     assert metrics["needle_recovered"] is False  # from the scores
     assert (metrics["summary_events"], metrics["peak_context"]) == (2, 700)  # from the trace
     assert metrics["summaries_before_question"] == 1  # a needle case: summaries before turn 1
+
+
+def test_a_trace_that_ended_before_any_answer_has_an_empty_answer_list():
+    row = result_row(_trace(final={"error": {"type": "ValueError", "message": "boom"}}), SCORES, trace_file="t.json")
+    assert row["answers"] == []
