@@ -261,3 +261,10 @@ def test_with_several_arms_each_listed_case_names_its_arm():
         ("heading", (2, "Failed, invalid or errored cases (and faults that went unnoticed)")),
         ("bullets", ["**n1** [small] (trial 0) FAIL: `needle_correct`: wrong"]),
     ]
+
+
+def test_a_measure_no_valid_run_has_a_value_for_has_no_mean():
+    doc = Document("run")
+    _pass_rates(doc, [_row("n1", "PASS", passed=OK, scores={"pages_read": None})])
+    kind, means = doc.blocks[-1]
+    assert (kind, means.to_dict("records")) == ("table", [{"measure (valid runs)": "pages_read", "mean": None, "n": 0}])
