@@ -239,3 +239,20 @@ def test_a_schema_1_cell_that_names_its_eval_and_strategy_keeps_them(tmp_path):
     }
     (cell,) = load_baseline(_v1(tmp_path / "v1.json", [old]))
     assert (cell["eval"], cell["strategy"], cell["checks"]) == ("chain", "sliding-window", {"goal_preserved": False})
+
+
+NEEDLE_SCORES = {"needle_correct": True, "needle_via_history": False, "needle_via_recall": True}
+
+
+@pytest.mark.parametrize(
+    ("strategy", "checks"),
+    [
+        ("deepagents-summarization", {"needle_correct": True, "needle_via_history": False}),
+        ("observation-masking", {"needle_correct": True, "needle_via_recall": True}),  # its own way back
+        ("sliding-window", {"needle_correct": True}),  # no way back: only the answer is asked for
+        ("none", {"needle_correct": True}),  # the control arm compacts nothing
+    ],
+)
+def test_a_cells_gated_checks_follow_the_strategy_it_ran(strategy, checks):
+    row = _row(eval_name="needle", kind="needle", strategy=strategy, scores=NEEDLE_SCORES)
+    assert gate_cells([row])[0]["checks"] == checks

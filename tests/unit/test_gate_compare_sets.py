@@ -142,3 +142,11 @@ def test_matching_grids_compare_threshold_by_threshold(tmp_path):
     table = compare_sets(_write(tmp_path / "A", rows), _write(tmp_path / "B", rows))
     assert list(dict.fromkeys(table["threshold"])) == ["20%", "30%"]
     assert set(table["B - A"]) == {"no pair differs (n=2)"}
+
+
+def test_two_single_cell_sides_at_different_thresholds_pair_as_one(tmp_path):
+    a = _write(tmp_path / "A", [_row("c1", threshold="20%")])
+    b = _write(tmp_path / "B", [_row("c1", False, threshold="30%")])
+    table = compare_sets(a, b)
+    assert set(table["threshold"]) == {"20% vs 30%"}
+    assert table[table["metric"] == "passed"].iloc[0]["B - A"] == "-100 pts [-100, -100] p=1 (n=1)"

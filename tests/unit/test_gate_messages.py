@@ -94,3 +94,11 @@ def test_the_incomplete_message_lists_eight_groups_and_counts_the_rest():
     )
     assert "more groups" not in incomplete_message(nine[:8], 8, "n")
     assert f"({listed}). A lost shard" in incomplete_message(nine[:8], 8, "n")
+
+
+def test_an_improvement_also_needs_an_adjusted_p_strictly_under_alpha():
+    from harness.analysis.compare import ALPHA
+    from harness.analysis.regress import gate_verdicts
+
+    assert gate_verdicts([0.5], [ALPHA])[1] == ["ok"]
+    assert gate_verdicts([0.5], [ALPHA * 0.999])[1] == ["improved"]

@@ -225,3 +225,50 @@ def test_a_baseline_cell_without_checks_gates_pass_and_validity_only(tmp_path):
     # the current cells still score goal_preserved: it is a gate, but the baseline side has no value to pair with
     assert list(table["metric"]) == ["case_valid", "passed"]
     assert notes == ["goal eval, a at 20%: goal_preserved has no paired valid cells (not gated)"]
+
+
+def _needle(case, correct=True, *, history=True):
+    row = _row(case, correct, eval_name="needle")
+    row.update(
+        kind="needle",
+        scores={"run_completed": True, "needle_correct": correct, "needle_via_history": history},
+        outcome_keys=[] if correct else ["needle_correct"],
+    )
+    return row
+
+
+def test_every_gated_check_of_the_eval_is_a_gate_even_one_not_among_the_report_metrics(tmp_path):
+    """needle_correct is a check, not a report metric: it is gated all the same, after the pass rate."""
+    base = [_needle(f"c{i}") for i in range(8)]
+    now = [_needle(f"c{i}", False) for i in range(8)]
+    ok, table, _ = _gate(tmp_path, base, now)
+    assert not ok
+    assert list(table["metric"]) == ["case_valid", "passed", "needle_correct", "needle_via_history"]
+    assert list(table["verdict"]) == ["ok", "REGRESSION", "REGRESSION", "ok"]
+
+
+def test_each_gate_row_reads_the_baseline_figure_of_its_own_metric(tmp_path):
+    """Half the baseline cells failed: its pass rate is 4/8 (Wilson 50% [22%, 78%]) while all 8 were valid."""
+    base = [_row(f"c{i}", i < 4) for i in range(8)]
+    _, table, _ = _gate(tmp_path, base, base)
+    assert [(r["metric"], r["baseline"]) for r in table.to_dict("records")] == [
+        ("case_valid", ALL_OF_8),
+        ("passed", "50% [22%, 78%] n=8"),
+        ("goal_preserved", "50% [22%, 78%] n=8"),
+    ]
+
+
+def test_a_missing_group_does_not_stop_the_groups_after_it(tmp_path):
+    base = _cells(8, arm="a") + _cells(8, arm="b")
+    ok, table, notes = _gate(tmp_path, base, _cells(8, False, arm="b"), allow_partial=True)
+    assert not ok and set(table["arm"]) == {"b"}
+    assert notes[0] == "goal eval, a at 20%: in the baseline, not in tonight (not gated)"
+
+
+def test_by_default_a_partial_grid_fails(tmp_path):
+    write_baseline(_cells(4), "base", tmp_path / "baseline.json")
+    run = tmp_path / "now"
+    run.mkdir()
+    (run / "cells.jsonl").write_text("".join(json.dumps({**r, "cell_id": r["case_id"]}) + "\n" for r in _cells(3)))
+    ok, _, notes = regress(run, tmp_path / "baseline.json")
+    assert not ok and notes[-1].startswith("INCOMPLETE: 1 of 4 baseline cells have no result in now (goal eval, a at 20%: 1)")
