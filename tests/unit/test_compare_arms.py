@@ -377,3 +377,26 @@ def test_the_first_bootstrap_is_drawn_from_a_generator_seeded_with_the_module_se
     rec = compare(frame, "base", ["agent_tokens"]).to_dict("records")[0]
     low, high = _bootstrap_first_draw(values)
     assert (rec["mean"], rec["low"], rec["high"]) == (194.0, low, high)
+
+
+def test_the_difference_s_interval_is_the_2_5_and_97_5_percentiles_of_2000_paired_bootstrap_means():
+    # 1000 pairs: 400 only the baseline passed (-1), 500 both (0), 100 only the other arm (+1). A rate's own interval
+    # is Wilson's (no draws), so the paired bootstrap is the seeded generator's first draw
+    base = [True] * 900 + [False] * 100
+    other = [False] * 400 + [True] * 600
+    frame = pd.DataFrame(
+        {
+            "threshold": ["20%"] * 2000,
+            "arm": ["base"] * 1000 + ["other"] * 1000,
+            "case_id": [f"c{i}" for i in range(1000)] * 2,
+            "trial": [0] * 2000,
+            "passed": base + other,
+        }
+    )
+    rec = compare(frame, "base", ["passed"]).to_dict("records")[1]
+    low, high = _bootstrap_first_draw([-1.0] * 400 + [0.0] * 500 + [1.0] * 100)
+    assert (rec["diff"], rec["n_pairs"], rec["n_differ"]) == (-0.3, 1000, 500)
+    assert (rec["diff_low"], rec["diff_high"]) == (low, high)
+    # about the normal interval: sd of a mean of 1000 differences of variance 0.5 - 0.09
+    half = 1.96 * math.sqrt(0.41 / 1000)
+    assert low == pytest.approx(-0.3 - half, abs=0.005) and high == pytest.approx(-0.3 + half, abs=0.005)
