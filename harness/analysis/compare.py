@@ -289,7 +289,7 @@ def pass_at_k(frame: pd.DataFrame, metric: str = "passed") -> pd.DataFrame:
 
 
 def format_cell(rec: Mapping[Any, Any]) -> str:
-    """'82% [64%, 92%] n=30' for a rate, '1234 [1100, 1350] n=30' otherwise; ' (4 invalid, 1 ERROR excluded)' when
+    """'82% [64%, 92%] n=30' for a rate, '1,234 [1,100, 1,350] n=30' otherwise; ' (4 invalid, 1 ERROR excluded)' when
     runs were left out."""
     excluded = int(rec.get("excluded") or 0)
     errors = int(rec.get("errors") or 0)
