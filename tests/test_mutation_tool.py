@@ -148,3 +148,11 @@ def test_pull_requests_score_the_modules_they_touch_and_the_night_scores_the_who
     assert [s["run"] for s in nightly["steps"] if "run" in s] == ["make mutation"]
     makefile = (ROOT / "Makefile").read_text()
     assert "mutation-changed: install-dev\n\t$(BIN)/python tools/mutation.py run --changed $(BASE) --check\n" in makefile
+
+
+def test_a_second_glob_after_one_only_is_refused_not_silently_dropped(monkeypatch, capsys):
+    monkeypatch.setattr(mutation, "run", lambda *a, **k: pytest.fail("nothing should run"))
+    with pytest.raises(SystemExit) as exc:
+        mutation.main(["run", "--only", "harness.redact.*", "harness.scoring.rescore.*"])
+    assert exc.value.code == 2
+    assert "repeat --only" in capsys.readouterr().err

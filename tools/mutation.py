@@ -263,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     only_modules = None
     if args.command == "run":
         modules = args.modules
+        if args.only and modules:
+            parser.error(f"--only takes one glob each (repeat --only for more); {modules[0]!r} is not a glob of it")
         if args.changed:
             if modules or args.only or args.survivors:
                 parser.error("--changed chooses the modules itself: give no MODULE, --only or --survivors with it")
