@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers import CHECK, MEASURE, VALIDITY, Score, needle_scores
 from tests.unit._traces import HISTORY, Conversation
@@ -224,15 +226,31 @@ def test_the_same_call_made_again_returning_the_needle_and_a_correct_reply_is_vi
     )
 
 
-def test_a_call_is_repeated_when_its_name_and_arguments_match_whatever_their_order():
+@pytest.mark.parametrize(
+    ("before", "again"),
+    [
+        ({"query": "vault", "limit": 5}, {"limit": 5, "query": "vault"}),
+        ({"limit": 5, "query": "vault"}, {"query": "vault", "limit": 5}),
+    ],
+)
+def test_a_call_is_repeated_when_its_name_and_arguments_match_whatever_their_order(before, again):
     conv = Conversation(strategy="observation-masking")
     conv.user("Review the archive.")
-    conv.agent(tools=[("search", {"query": "vault", "limit": 5}, "hits")])
+    conv.agent(tools=[("search", before, "hits")])
     conv.answer("ok")
     conv.user(QUESTION)
-    conv.agent(tools=[("search", {"limit": 5, "query": "vault"}, f"hit: {ANSWER}"), ("search", {"query": "vault"}, ANSWER)])
+    conv.agent(tools=[("search", again, f"hit: {ANSWER}"), ("search", {"query": "vault"}, ANSWER)])
     conv.answer("TANGO-7")
     assert scores(conv)["needle_via_recall"].explanation == ("search called again (1 repeated call(s)) returned the needle")
+
+
+def test_a_call_that_got_no_result_returned_nothing_even_for_a_one_letter_answer():
+    needle = Needle(key="drawer", answer="X", doc="DOC-1", depth=0.5, turn=1)
+    scenario = Scenario(id="n", kind="needle", description="", task="t", needles=(needle,))
+    conv = conversation(tools=[read(None), fetch(None)], reply="The drawer is X.")
+    s = scores(conv, scenario)
+    assert s["needle_via_history"].explanation == "read 1 page(s) of the history file but none contained the needle"
+    assert s["needle_via_recall"].explanation == "1 earlier call(s) made again, none returned the needle"
 
 
 def test_the_needle_recalled_but_not_in_the_reply_is_not_via_recall():

@@ -132,3 +132,8 @@ def test_structure_ok_fails_naming_the_count_and_the_first_three_problems():
         "4 problem(s) in 3 requests; first: call 0: tool result a has no tool call before it; "
         "call 0: tool result b has no tool call before it; call 0: tool result c has no tool call before it",
     )
+
+
+def test_a_message_record_without_a_body_is_read_as_an_empty_message():
+    trace = trace_of([human(), {"type": "ai"}, {"type": "tool"}])
+    assert structural_issues(trace) == ["call 0: tool result None has no tool call before it"]
