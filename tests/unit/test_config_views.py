@@ -10,6 +10,7 @@ from harness.compaction.config import (
     ArgTruncation,
     CompactionConfig,
     ContextSize,
+    _forced,
     get_preset,
     overhead_level,
 )
@@ -246,3 +247,12 @@ def test_an_unknown_preset_is_rejected_listing_the_known_ones_sorted():
         "unknown variant 'forced-99'; known: deepagents-85, eviction, forced-10, forced-15, forced-20, forced-25, "
         "tokens, truncation"
     )
+
+
+@pytest.mark.parametrize(("percent", "keep"), [(10, 0.025), (12, 0.03), (30, 0.075), (100, 0.25)])
+def test_a_forced_preset_triggers_at_its_percent_and_keeps_a_quarter_of_it(percent, keep):
+    cfg = _forced(percent)
+    assert cfg.name == f"forced-{percent}"
+    assert cfg.trigger == (ContextSize("fraction", percent / 100),)
+    assert cfg.keep == ContextSize("fraction", keep)
+    assert cfg == CompactionConfig(name=f"forced-{percent}", trigger=cfg.trigger, keep=cfg.keep)
