@@ -164,9 +164,11 @@ def test_hybrid_summarization_counts_the_request_as_masking_leaves_it():
 
 
 def test_hybrid_with_the_deepagents_settings_of_summarization():
-    summarizer = ReferenceSummarizerModel()
+    summarizer, model, backend = ReferenceSummarizerModel(), _model(), StateBackend()
     config = _config("hybrid", keep=ContextSize("messages", 6), summary_prompt="S {messages}", trim_tokens_to_summarize=9)
-    helper = _build(config, summarizer=summarizer).slot._lc_helper
+    mw = _build(config, model=model, summarizer=summarizer, backend=backend).slot
+    assert mw.model is model and mw._backend is backend
+    helper = mw._lc_helper
     assert (helper.keep, helper.summary_prompt, helper.trim_tokens_to_summarize) == (("messages", 6), "S {messages}", 9)
     assert helper._summary_chat_model is summarizer
 

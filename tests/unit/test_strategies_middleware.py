@@ -89,7 +89,44 @@ def test_the_kept_messages_never_start_on_a_tool_result():
     assert kept[0] is TASK and _ids(kept[1:]) == ["done"]
 
 
+@pytest.mark.parametrize(("keep_tokens", "keep_messages"), [(10_000, None), (None, 50)])
+def test_a_keep_larger_than_the_conversation_sends_every_message_the_task_once(keep_tokens, keep_messages):
+    messages = _turns()
+    kept = window(messages, trigger_tokens=0, keep_tokens=keep_tokens, keep_messages=keep_messages)
+    assert kept == messages and kept is not messages
+
+
+def _tool_turn():
+    """The task, a user turn, then an AI tool call (71 tokens), its result (105) and a reply (56)."""
+    call = {"name": "ls", "args": {}, "id": "c1", "type": "tool_call"}
+    return [
+        TASK,
+        HumanMessage(content="b" * 200, id="h1"),
+        AIMessage(content="a" * 200, tool_calls=[call], id="call"),
+        ToolMessage("r" * 400, tool_call_id="c1", id="res"),
+        AIMessage(content="a" * 200, id="done"),
+    ]
+
+
+CALL, RESULT, REPLY = 71, 105, 56
+
+
+def test_the_tool_turn_sizes_the_window_tests_rely_on():
+    assert [count_tokens_approximately([m]) for m in _tool_turn()[2:]] == [CALL, RESULT, REPLY]
+
+
+def test_a_token_keep_may_start_on_the_ai_message_that_called_the_tool():
+    kept = window(_tool_turn(), trigger_tokens=0, keep_tokens=104 + CALL + RESULT + REPLY, keep_messages=None)
+    assert kept[0] is TASK and _ids(kept[1:]) == ["call", "res", "done"]
+
+
+def test_a_token_keep_never_starts_on_a_tool_result():
+    kept = window(_tool_turn(), trigger_tokens=0, keep_tokens=104 + RESULT + REPLY, keep_messages=None)
+    assert kept[0] is TASK and _ids(kept[1:]) == ["done"]
+
+
 def test_without_a_leading_user_message_nothing_is_pinned():
+    assert window(_turns()[1:], trigger_tokens=0, keep_tokens=None, keep_messages=50) == _turns()[1:]
     messages = [SystemMessage("s" * 400, id="sys"), *_turns()[1:]]
     assert _ids(window(messages, trigger_tokens=0, keep_tokens=None, keep_messages=2)) == ["h4", "a5"]
     assert _ids(window(messages, trigger_tokens=0, keep_tokens=54 + 56, keep_messages=None)) == ["h4", "a5"]
@@ -177,7 +214,7 @@ def test_a_module_that_cannot_be_imported_is_named_with_the_reason():
     )
 
 
-@pytest.mark.parametrize("attr", ["NOT_CALLABLE", "missing"])
+@pytest.mark.parametrize("attr", ["NOT_CALLABLE", "missing", "keep_task_and_last_six:x"])
 def test_a_name_that_is_not_a_callable_of_the_module_is_rejected(attr):
     with pytest.raises(ConfigError) as err:
         load_callable(f"tests._strategies:{attr}")
