@@ -388,3 +388,19 @@ def test_a_step_done_again_after_it_succeeded_is_a_repeat():
         "goal_repeated_steps", 2, MEASURE, "2 expected step(s) done more than once (lost progress)"
     )
     assert scores["goal_steps_completed"].value == 1.0
+
+
+def test_a_response_stored_without_its_text_reads_as_an_empty_reply():
+    conv = conversation()
+    conv.agent(tools=[doc("DOC-1")])
+    conv.summarize(SUMMARY)
+    last = conv.agent("")
+    trace = conv.trace(kind="goal")
+    del trace.calls[last["index"]]["response"]["text"]  # a response written without the field
+    scores = scores_by_key(goal_scores(trace, REPORT))
+    assert scores["goal_continued_after_summary"].explanation == (
+        f"after 1 of 1 compaction(s) the next action was not a task step; first at call {last['index']}: replied ''"
+    )
+    assert scores["goal_no_premature_completion"].explanation == (
+        f"stopped at call {last['index']} with 2 expected step(s) not done: ''"
+    )
