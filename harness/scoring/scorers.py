@@ -354,7 +354,7 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
     expected_set = set(expected)
     done: set[tuple[str, str]] = set()
     repeats = 0
-    continued, stalled = 0, []
+    stalled = []
     clarifications, premature = [], None
     events_at = {e["call_index"] for e in trace.compactions(turn)}
     for call in trace.agent_calls(turn):
@@ -365,9 +365,7 @@ def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
             on_task = any((tc["name"], _target(tc)) in expected_set for tc in tool_calls) or (
                 not tool_calls and not (expected_set - done) and COMPLETION_MARKER in text
             )
-            if on_task:
-                continued += 1
-            else:
+            if not on_task:
                 stalled.append(call["index"])
         for tc in tool_calls:
             step = (tc["name"], _target(tc))
