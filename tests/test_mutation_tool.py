@@ -56,6 +56,7 @@ def test_an_accepted_equivalent_mutant_is_not_counted_and_a_stale_entry_fails_th
     settings["equivalent"] = {"pkg.a.x_f__mutmut_9": "same result: sorted twice"}
     code, summary = _report()
     assert summary["score"] == 1.0 and summary["survivors"] == [] and code == 0
+    assert "- `pkg.a.x_f__mutmut_9` (a): same result: sorted twice" in (mutation.MUTANTS / "mutation-report.md").read_text()
     settings["equivalent"]["pkg.a.x_f__mutmut_3"] = "killed now"  # no longer a survivor: the list must be updated
     code, summary = _report()
     assert summary["stale_equivalent"] == ["pkg.a.x_f__mutmut_3"] and code == 1

@@ -223,6 +223,9 @@ def report(check: bool, only_modules: list[str] | None = None) -> int:
     untested = Counter(n.split("__mutmut_")[0] for _, n in survivors if statuses[n] == "no tests")
     lines += ["", f"## Functions no selected test reaches ({len(untested)}; their mutants count as not killed)", ""]
     lines += [f"- `{f}`: {n} mutants" for f, n in sorted(untested.items())]
+    accepted = sorted((module_of(n, modules), n) for n in equivalent if statuses.get(n) == "survived" and module_of(n, modules))
+    lines += ["", f"## Accepted equivalent mutants ({len(accepted)}; not counted, each with why it changes nothing)", ""]
+    lines += [f"- `{n}` ({m}): {equivalent[n]}" for m, n in accepted]
     survived = sorted((m, n) for m, n in survivors if statuses[n] == "survived")
     lines += ["", f"## Survivors ({len(survived)})", ""]
     for module, name in survived:
