@@ -99,13 +99,13 @@ def test_a_scorer_is_one_registered_function_for_the_kinds_it_scores(monkeypatch
     """The worked example of docs/design.md: a new scorer is a decorated function, nothing else changes."""
     import copy
 
-    import harness.scoring.scorers as scorers
+    import harness.scoring.scorers.registry as registry
     from harness.agent.models import choose_models
     from harness.agent.runner import run_case
     from harness.compaction.variants import make_config
     from harness.scoring.scorers import MEASURE, Score, scorer
 
-    monkeypatch.setattr(scorers, "_REGISTRY", copy.deepcopy(scorers._REGISTRY))
+    monkeypatch.setattr(registry, "_REGISTRY", copy.deepcopy(registry._REGISTRY))
 
     @scorer("needle")
     def agent_calls(trace, scenario):

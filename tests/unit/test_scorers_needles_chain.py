@@ -11,11 +11,10 @@ from harness.scoring.scorers import (
     MEASURE,
     VALIDITY,
     Score,
-    _succeeded,
-    _target,
     chain_length_reached,
     needle_scores,
 )
+from harness.scoring.scorers.shared import _succeeded, _target
 from harness.trace.schema import Trace
 from tests.unit._traces import HISTORY, Conversation
 

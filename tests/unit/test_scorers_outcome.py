@@ -23,6 +23,7 @@ from harness.scoring.scorers import (
     structure_ok,
     summaries_ok,
 )
+from harness.scoring.scorers import registry as registry_module
 from tests.unit._traces import HISTORY, Conversation
 
 SUMMARY = "The archive review is under way; DOC-1 was read and noted."
@@ -61,7 +62,7 @@ def shared(trace) -> list[Score]:
 def registry(monkeypatch):
     """An empty registry in place of the real one, for scorers registered by the test."""
     fresh: dict = {}
-    monkeypatch.setattr(scorers, "_REGISTRY", fresh)
+    monkeypatch.setattr(registry_module, "_REGISTRY", fresh)
     return fresh
 
 

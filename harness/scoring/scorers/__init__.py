@@ -1,0 +1,96 @@
+"""Scorers: ``(trace, scenario) -> [Score]``, read from the trace alone.
+
+The package: `types` (Score, roles, outcomes), `shared` (the checks every case gets), one module per family
+(`needle`, `goal`, `mechanisms`) and `registry` (scorer sets, `score_case`, `outcome`). This face exports what a
+user may import.
+
+A score's key is also its LangSmith feedback key and its column in results; keys are
+stable and never renamed. Each score has one of three roles:
+
+- ``validity``: did the case test what it claims? (something was compacted, the needle
+  was out of view, the file's argument was clipped, ...). A case that fails one is
+  INVALID: counted in no rate, reported with the reason.
+- ``check``: a pass/fail check the eval asserts on a valid case.
+- ``measure``: a measurement reported beside them.
+
+`outcome` turns a case's scores into PASS, FAIL or INVALID, or ERROR when the run ended
+in a provider error after every retry (it measured nothing about compaction, so it
+counts in no rate either). Evals assert validity before anything else.
+"""
+
+from __future__ import annotations
+
+from harness.scoring.scorers.goal import goal_scores
+from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
+from harness.scoring.scorers.needle import carries_answer, chain_length_reached, needle_scores
+from harness.scoring.scorers.registry import (
+    ANY_KIND,
+    NEEDS_COMPACTION,
+    SCORER_SETS,
+    ScorerFn,
+    outcome,
+    score_case,
+    scorer,
+    scores_by_key,
+)
+from harness.scoring.scorers.shared import (
+    MIN_SUMMARY_CHARS,
+    compacted,
+    is_clarification_request,
+    run_completed,
+    structural_issues,
+    structure_ok,
+    summaries_ok,
+    summarizer_attempts,
+    summary_defects,
+)
+from harness.scoring.scorers.types import (
+    CHECK,
+    ERROR,
+    FAIL,
+    GATING,
+    INVALID,
+    MEASURE,
+    OUTCOMES,
+    PASS,
+    VALIDITY,
+    Score,
+)
+
+__all__ = [
+    "ANY_KIND",
+    "CHECK",
+    "ERROR",
+    "FAIL",
+    "GATING",
+    "INVALID",
+    "MEASURE",
+    "MIN_SUMMARY_CHARS",
+    "NEEDS_COMPACTION",
+    "OUTCOMES",
+    "PASS",
+    "SCORER_SETS",
+    "VALIDITY",
+    "Score",
+    "ScorerFn",
+    "carries_answer",
+    "chain_length_reached",
+    "compacted",
+    "eviction_scores",
+    "goal_scores",
+    "is_clarification_request",
+    "needle_scores",
+    "outcome",
+    "overflow_scores",
+    "run_completed",
+    "score_case",
+    "scorer",
+    "scores_by_key",
+    "structural_issues",
+    "structure_ok",
+    "subagent_scores",
+    "summaries_ok",
+    "summarizer_attempts",
+    "summary_defects",
+    "truncation_scores",
+]

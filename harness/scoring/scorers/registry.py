@@ -1,0 +1,99 @@
+"""Which scorers score a case: scorer sets, registration per case kind, `score_case`, the control arm, and
+`outcome` (PASS, FAIL, INVALID or ERROR from a case's scores)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.goal import goal_scores
+from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
+from harness.scoring.scorers.needle import chain_length_reached, needle_scores
+from harness.scoring.scorers.shared import (
+    run_completed,
+    structure_ok,
+    summaries_ok,
+)
+from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, MEASURE, PASS, VALIDITY, Score
+from harness.trace.schema import Trace
+
+ScorerFn = Callable[[Trace, Scenario], "Score | list[Score]"]
+_REGISTRY: dict[str, dict[str, list[ScorerFn]]] = {}
+ANY_KIND = "*"
+
+
+def scorer(*kinds: str, scorer_set: str = "default") -> Callable[[ScorerFn], ScorerFn]:
+    """Register ``fn(trace, scenario) -> Score | [Score]`` for the case kinds it scores (``*``: any kind) in a scorer
+    set. ``score_case`` runs the shared checks, then every scorer registered for the case's kind in that set, in
+    registration order. Adding a scorer is this decorator on one function (and its unit test)."""
+
+    def register(fn: ScorerFn) -> ScorerFn:
+        for kind in kinds or (ANY_KIND,):
+            _REGISTRY.setdefault(scorer_set, {}).setdefault(kind, []).append(fn)
+        return fn
+
+    return register
+
+
+scorer("needle")(needle_scores)
+scorer("chain")(chain_length_reached)
+scorer("chain")(needle_scores)
+scorer("goal")(goal_scores)
+scorer("truncation")(truncation_scores)
+scorer(scorer_set="eviction")(eviction_scores)
+scorer(scorer_set="overflow")(overflow_scores)
+scorer(scorer_set="subagent")(subagent_scores)
+SCORER_SETS = tuple(_REGISTRY)  # a result row records which one scored it (``scorers``)
+
+
+def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> list[Score]:
+    """Scores for one case: the shared checks, then the scorers registered for its kind in the scorer set."""
+    if scorers not in _REGISTRY:
+        raise ValueError(f"unknown scorer set {scorers!r}; known: {', '.join(_REGISTRY)}")
+    scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
+    by_kind = _REGISTRY[scorers]
+    for fn in by_kind.get(scenario.kind, by_kind.get(ANY_KIND, [])):
+        out = fn(trace, scenario)
+        scores += out if isinstance(out, list) else [out]
+    if trace.config.get("strategy") == "none":
+        scores = [_as_control_arm(sc) for sc in scores]
+    return scores
+
+
+NEEDS_COMPACTION = ("compacted", "needle_summarized_away", "chain_length_reached", "goal_continued_after_summary")
+"""Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
+control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
+with the whole history in view, the reference the other strategies are compared with."""
+
+
+def _as_control_arm(score: Score) -> Score:
+    if score.key not in NEEDS_COMPACTION:
+        return score
+    return Score(score.key, score.value, MEASURE, f"(control arm: nothing is compacted by design) {score.explanation}")
+
+
+def scores_by_key(scores: list[Score]) -> dict[str, Score]:
+    return {s.key: s for s in scores}
+
+
+def outcome(scores: list[Score], error: dict[str, Any] | None = None) -> tuple[str, list[str]]:
+    """PASS, FAIL, INVALID or ERROR for a case, and the keys (or, for ERROR, the cause) that decided it.
+
+    A run that ended in a provider error (``error["provider_error"]``, see `harness.agent.live`) is
+    ERROR: an outage is not a finding about compaction. Any other run that raised is FAIL
+    (its crash is the finding, whatever it did not get to); otherwise a failed validity
+    score makes the case INVALID (it did not test what it claims, so it counts in no
+    rate); otherwise any failed check is a FAIL.
+    """
+    if error and error.get("provider_error"):
+        from harness.agent.live import error_cause
+
+        return ERROR, [error_cause(error)]
+    failed = [s for s in scores if s.role in GATING and not s.value]
+    if any(s.key == "run_completed" for s in failed):
+        return FAIL, [s.key for s in failed if s.role == CHECK]
+    invalid = [s.key for s in failed if s.role == VALIDITY]
+    if invalid:
+        return INVALID, invalid
+    return (FAIL, [s.key for s in failed]) if failed else (PASS, [])

@@ -1,0 +1,157 @@
+"""The checks every case gets (the run finished, requests well formed, summaries usable) and what several
+scorers share: was something compacted, does a reply ask for clarification, did a tool call succeed."""
+
+from __future__ import annotations
+
+import re
+
+from harness.agent import _deepagents_adapter as da
+from harness.scoring.scorers.types import CHECK, VALIDITY, Score
+from harness.task_format import COMPLETION_MARKER, call_target
+from harness.trace.schema import Trace
+
+
+def run_completed(trace: Trace) -> Score:
+    err = trace.error
+    if err:
+        what = "a provider error" if err.get("provider_error") else "the run raised"
+        return Score("run_completed", False, CHECK, f"{what} {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
+    return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished")
+
+
+def compacted(trace: Trace, *, before_turn: int | None = None) -> Score:
+    """At least one compaction event of any strategy (a summary, cleared tool results, a trimmed window), before
+    ``before_turn`` if given."""
+    events = [e for e in trace.compactions() if before_turn is None or e["turn"] < before_turn]
+    where = f" before turn {before_turn}" if before_turn is not None else ""
+    if not events:
+        return Score(
+            "compacted",
+            0,
+            VALIDITY,
+            f"no compaction happened{where}: the case is invalid, not passed (raise the trigger pressure or the haystack)",
+        )
+    drops = ", ".join(f"{e['type']} {e['tokens_before']}->{e['tokens_after']}" for e in events[:6])
+    return Score("compacted", len(events), VALIDITY, f"{len(events)} compaction event(s){where} ({drops})")
+
+
+_CLARIFY = re.compile(
+    r"\b(clarify|restate|remind me|lost track|could you (?:tell|share|provide|specify|confirm)|what would you like|"
+    r"which (?:task|file|step)s? (?:do|should|would)|please (?:provide|specify|confirm))\b",
+    re.IGNORECASE,
+)
+
+
+def is_clarification_request(text: str) -> bool:
+    """A reply that asks the user what to do instead of doing it."""
+    if COMPLETION_MARKER in text:
+        return False
+    return bool(_CLARIFY.search(text)) or text.rstrip().endswith("?")
+
+
+def _succeeded(trace: Trace, tool_call: dict) -> bool:
+    result = trace.tool_result(tool_call.get("id") or "")
+    return result is not None and not result.lstrip().lower().startswith("error")
+
+
+def _target(tool_call: dict) -> str:
+    return call_target(tool_call)
+
+
+def structural_issues(trace: Trace) -> list[str]:
+    """Problems in any agent request: orphan tool results, unanswered tool calls, a summary
+    not at the head, a system prompt that changed during the run."""
+    issues = []
+    first_system = None
+    for call in trace.agent_calls():
+        msgs = [trace.messages[k] for k in call["message_keys"]]
+        called: set[str] = set()
+        answered: set[str] = set()
+        for pos, data in enumerate(msgs):
+            body = data.get("data", {})
+            if data.get("type") == "ai":
+                called.update(tc.get("id") for tc in body.get("tool_calls") or [] if tc.get("id"))
+            elif data.get("type") == "tool":
+                tc_id = body.get("tool_call_id")
+                if tc_id not in called:
+                    issues.append(f"call {call['index']}: tool result {tc_id} has no tool call before it")
+                answered.add(tc_id)
+            if pos > 0 and da.is_summary_dict(data):
+                issues.append(f"call {call['index']}: a summary at position {pos}, not at the head")
+        for tc_id in sorted(called - answered):
+            issues.append(f"call {call['index']}: tool call {tc_id} has no result")
+        sha = call.get("system_sha")
+        if first_system is None:
+            first_system = sha
+        elif sha != first_system:
+            issues.append(f"call {call['index']}: the system prompt changed during the run")
+    return issues
+
+
+def structure_ok(trace: Trace) -> Score:
+    issues = structural_issues(trace)
+    n = len(trace.agent_calls())
+    if issues:
+        return Score("structure_ok", False, CHECK, f"{len(issues)} problem(s) in {n} requests; first: " + "; ".join(issues[:3]))
+    return Score(
+        "structure_ok",
+        True,
+        CHECK,
+        f"all {n} requests well formed (tool calls paired, summary at the head, system prompt intact)",
+    )
+
+
+_REFUSAL = re.compile(r"\b(sorry|i can(?:no|')t|i cannot|unable to|as an ai)\b", re.IGNORECASE)
+MIN_SUMMARY_CHARS = 40
+
+
+def summary_defects(text: str) -> list[str]:
+    """Why a summary is not a usable summary (empty, a refusal, too short), or []."""
+    body = text.strip()
+    if not body:
+        return ["empty summary"]
+    if _REFUSAL.search(body) and len(body) < 400:
+        return [f"no summary in it (a refusal: {body[:80]!r})"]
+    if len(body) < MIN_SUMMARY_CHARS:
+        return [f"too short to carry the work ({len(body)} characters)"]
+    return []
+
+
+def summarizer_attempts(trace: Trace) -> list[list[dict]]:
+    """Summarizer calls grouped into attempts at one summary: consecutive calls with no agent call between
+    them (deepagents retries a failed summary request inside the same agent step)."""
+    groups: list[list[dict]] = []
+    previous = None
+    for call in trace.calls:
+        if call["role"] == "summarizer":
+            if previous != "summarizer":
+                groups.append([])
+            groups[-1].append(call)
+        previous = call["role"]
+    return groups
+
+
+def summaries_ok(trace: Trace) -> Score:
+    """Every summary the agent was given is a real summary, and every summary request ended in one.
+
+    A request that failed and then succeeded on a retry gave the agent a good summary: it is
+    OK, and the explanation says it recovered after N attempts. A request whose last
+    attempt failed is a failure, named with its error."""
+    problems, recovered = [], []
+    for group in summarizer_attempts(trace):
+        failed = [c for c in group if c.get("error")]
+        if not failed:
+            continue
+        if group[-1].get("error"):
+            err = group[-1]["error"]
+            problems.append(f"{len(failed)} summarizer call(s) failed, last with {err['type']}: {err['message'][:120]}")
+        else:
+            recovered.append(f"recovered after {len(group)} attempts ({failed[0]['error']['type']})")
+    for event in trace.events_of("summary"):
+        for defect in summary_defects(da.summary_body(trace.message_text(event["summary_key"]))):
+            problems.append(f"call {event['call_index']}: {defect}")
+    if problems:
+        return Score("summaries_ok", False, CHECK, "degraded summarization: " + "; ".join(problems[:3]))
+    n = len(trace.events_of("summary"))
+    retried = f"; {len(recovered)} request(s) {', '.join(recovered[:3])}" if recovered else ""
+    return Score("summaries_ok", True, CHECK, f"{n} summar{'y' if n == 1 else 'ies'}, none empty, refused or failed{retried}")

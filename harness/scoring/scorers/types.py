@@ -1,0 +1,27 @@
+"""What a scorer returns: a Score with its role, and the outcomes a case can have."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+VALIDITY, CHECK, MEASURE = "validity", "check", "measure"
+PASS, FAIL, INVALID, ERROR = "PASS", "FAIL", "INVALID", "ERROR"
+OUTCOMES = (PASS, FAIL, INVALID, ERROR)
+GATING = (VALIDITY, CHECK)
+
+
+@dataclass(frozen=True)
+class Score:
+    key: str
+    value: float | int | bool | None
+    role: str  # VALIDITY, CHECK or MEASURE
+    explanation: str
+
+    @property
+    def passed(self) -> bool | None:
+        """For a validity score or a check: did it hold? None for a measurement."""
+        return bool(self.value) if self.role in GATING else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
