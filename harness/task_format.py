@@ -163,9 +163,15 @@ def needle_sentence(key: str, value: str) -> str:
 
 def find_fact(key: str, text: str) -> str | None:
     """The value stated for ``key`` in ``text`` ("the <key> is <value>"), or None."""
+    values = find_facts(key, text)
+    return values[0] if values else None
+
+
+def find_facts(key: str, text: str) -> list[str]:
+    """Every value stated for ``key`` in ``text``, in the order they are stated (a fact updated later in the same
+    text has its latest value last)."""
     words = r"\s+".join(re.escape(w) for w in key.split())
-    match = re.search(words + r"\s+is\s+([A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9])", text, re.IGNORECASE)
-    return match.group(1) if match else None
+    return re.findall(words + r"\s+is\s+([A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9])", text, re.IGNORECASE)
 
 
 def document_range(target: str) -> list[str]:

@@ -307,3 +307,40 @@ def test_a_clipped_edit_means_reading_the_file_back_before_the_next_append():
     )
     trusting = decide(_appended_once(clipped), trust_clipped_args=True)
     assert trusting.name == "edit_file" and trusting.args["old_string"] == clipped  # an anchor that is not in the file
+
+
+# -- a fact stated more than once: the latest statement answers ---------------------------------------------------------
+KEY_IS = "the access code for the north vault is"
+
+
+def test_a_fact_corrected_later_in_the_same_text_is_answered_with_its_new_value():
+    text = f"For the record, {KEY_IS} 4417-KESTREL. Correction from security: {KEY_IS} 5520-OSPREY."
+    msgs = [HumanMessage(TASK), *call("fetch_document", {"doc_id": "DOC-001"}, text, "c1"), HumanMessage(QUESTION)]
+    assert decide(msgs) == ReplyAction("5520-OSPREY")
+
+
+def test_a_later_message_supersedes_an_earlier_one_whatever_its_kind():
+    msgs = [
+        HumanMessage(TASK),
+        *call("fetch_document", {"doc_id": "DOC-001"}, f"{KEY_IS} 4417-KESTREL.", "c1"),
+        *call("fetch_document", {"doc_id": "DOC-002"}, f"Update: {KEY_IS} 5520-OSPREY.", "c2"),
+        HumanMessage(QUESTION),
+    ]
+    assert decide(msgs) == ReplyAction("5520-OSPREY")
+    told = [*msgs[:-1], HumanMessage(f"Note that {KEY_IS} 6631-HERON now."), HumanMessage(QUESTION)]
+    assert decide(told) == ReplyAction("6631-HERON")
+
+
+def test_the_history_file_is_older_than_the_summary_that_replaced_it_and_its_pages_go_by_offset():
+    summary = summary_message(f"## SUMMARY\n- The vault code was changed: {KEY_IS} 5520-OSPREY.")
+    page = "@@ lines 1-200 of 400 | next offset 200 @@\n" + f"{KEY_IS} 4417-KESTREL."
+    msgs = [summary, *call("read_file", {"file_path": PATH, "offset": 0, "limit": 200}, page, "c1"), HumanMessage(QUESTION)]
+    assert decide(msgs) == ReplyAction("5520-OSPREY")  # a page read after the summary still says what came before it
+    later_page = "@@ lines 201-400 of 400 @@\n" + f"Update: {KEY_IS} 7742-PLOVER."
+    pages = [
+        summary_message("## SUMMARY\nNone"),
+        *call("read_file", {"file_path": PATH, "offset": 200, "limit": 200}, later_page, "c1"),
+        *call("read_file", {"file_path": PATH, "offset": 0, "limit": 200}, page, "c2"),
+        HumanMessage(QUESTION),
+    ]
+    assert decide(pages) == ReplyAction("7742-PLOVER")  # read out of order, the later page is still the later statement

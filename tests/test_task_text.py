@@ -55,3 +55,12 @@ def test_report_steps_round_trip_and_keep_their_mode():
     assert parsed == steps
     assert [s.mode for s in parsed if s.tool in ("write_file", "edit_file")] == ["section", "add", "note", "append"]
     assert "keeping everything already in it" in steps[3].render()
+
+
+def test_every_statement_of_a_fact_is_found_in_order_and_the_first_is_find_fact():
+    from harness.task_format import find_fact, find_facts
+
+    text = "The gate code is 11-AB. Later: the Gate Code is 22-CD; the gate code   is 33-EF."
+    assert find_facts("gate code", text) == ["11-AB", "22-CD", "33-EF"]
+    assert find_fact("gate code", text) == "11-AB"
+    assert find_facts("gate code", "no such fact") == [] and find_fact("gate code", "nothing") is None

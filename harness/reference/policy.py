@@ -39,7 +39,7 @@ from harness.task_format import (
     Step,
     call_target,
     delegation_brief,
-    find_fact,
+    find_facts,
     parse_question,
     parse_steps,
     section_end,
@@ -79,28 +79,44 @@ class View:
     user_messages: list[str] = field(default_factory=list)
     calls: list[tuple[dict, ToolMessage | None]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)  # everything readable
+    # When each text's content was said, for taking the latest statement of a fact: pages of the history file (the
+    # offloaded span, the oldest part of the conversation, by offset), then the summary, then the messages after it.
+    said_at: list[tuple[int, int, int]] = field(default_factory=list)
     request_at: int = 0  # len(calls) when the latest user message was seen: calls after it answer that request
 
     @classmethod
     def of(cls, messages: list[BaseMessage]) -> View:
         view = cls()
         results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
-        for msg in messages:
+        calls_by_id: dict[str, dict] = {}
+        for i, msg in enumerate(messages):
             text = msg.text if isinstance(msg.content, (str, list)) else str(msg.content)
             if da.reads_as_summary(msg):
                 view.summary = da.summary_body(text)
                 view.history_path = da.history_path(text)
-                view.texts.append(view.summary)
+                view._read(view.summary, (1, 0, i))
             elif isinstance(msg, HumanMessage):
                 view.user_messages.append(text)
-                view.texts.append(text)
+                view._read(text, (2, i, 0))
                 view.request_at = len(view.calls)
             elif isinstance(msg, AIMessage):
                 for call in msg.tool_calls:
                     view.calls.append((dict(call), results.get(call.get("id") or "")))
+                    calls_by_id[call.get("id") or ""] = dict(call)
             elif isinstance(msg, ToolMessage):
-                view.texts.append(text)
+                args = calls_by_id.get(msg.tool_call_id, {}).get("args") or {}
+                page = view.history_path is not None and args.get("file_path") == view.history_path
+                view._read(text, (0, int(args.get("offset") or 0), i) if page else (2, i, 0))
         return view
+
+    def _read(self, text: str, said_at: tuple[int, int, int]) -> None:
+        self.texts.append(text)
+        self.said_at.append(said_at)
+
+    def latest_statement(self, key: str) -> str | None:
+        """The value last stated for ``key`` in what is in view (a fact updated later answers with its new value)."""
+        stated = [(at, n, v) for at, text in zip(self.said_at, self.texts) for n, v in enumerate(find_facts(key, text))]
+        return max(stated)[2] if stated else None
 
     def latest_request(self) -> str | None:
         if self.user_messages:
@@ -316,10 +332,9 @@ def _note_on(source: str, view: View) -> str:
 
 
 def _answer(view: View, key: str) -> Action:
-    for text in view.texts:
-        value = find_fact(key, text)
-        if value:
-            return ReplyAction(value)
+    value = view.latest_statement(key)
+    if value:
+        return ReplyAction(value)
     # A tool result cleared to save context: call that tool again, as a capable model would.
     recall = _recall(view)
     if recall is not None:
