@@ -5,8 +5,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 PYTEST = $(BIN)/python -m pytest
-# Tests run on both cores (pytest-xdist); `make test XDIST=` runs in one process.
-XDIST ?= -n 2
+# Tests run on both cores (pytest-xdist; worksteal: an idle worker takes queued tests from a busy one, so a few
+# 20-second tests at the end do not leave a core idle); `make test XDIST=` runs in one process.
+XDIST ?= -n 2 --dist worksteal
 
 .PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image mutation mutation-changed
 
