@@ -186,3 +186,76 @@ def test_the_target_of_a_tool_call_is_its_document_or_path():
     assert _target(call) == "DOC-3"
     assert _target({"name": "read_file", "args": {"file_path": "/a.md"}}) == "/a.md"
     assert _target({"name": "ls", "args": None}) == ""
+
+
+# -- each question's validity is its own -----------------------------------------------------------------------------
+SECOND = Scenario(id="second", kind="needle", description="", task="t", needles=(Needle("code 1", CODES[1], "DOC-1", 0.5, 2),))
+
+
+def test_a_needle_the_agent_brought_back_while_recovering_an_earlier_one_is_still_a_valid_recovery():
+    # The page read for the first question holds both codes and stays in view: the second is answered from it.
+    conv = two_needles(pages=(["TANGO-7 and KILO-42"], []))
+    second = needle_scores(conv.trace(), SECOND)  # the second needle alone, asked in turn 2
+    s = by_key(second)
+    assert s["needle_summarized_away"] == Score(
+        "needle_summarized_away",
+        True,
+        VALIDITY,
+        "the needle was out of view when the question came (a page of the history file the agent read for an earlier "
+        "question, still in view, holds it)",
+    )
+    assert s["needle_correct"].value is True
+    assert s["needle_via_history"] == Score(
+        "needle_via_history",
+        True,
+        CHECK,
+        "a page of the history file read for an earlier question, still in view, held the needle",
+    )
+    assert s["history_pages_read"].value == 0  # no page read in its own turn: recorded
+    both = by_key(needle_scores(conv.trace(), scenario(1, 2)))
+    assert both["needle_summarized_away"].value is True and both["needle_via_history"].value is True
+
+
+def test_a_needle_brought_back_but_answered_wrong_is_not_via_history():
+    conv = two_needles(pages=(["TANGO-7 and KILO-42"], []), replies=("TANGO-7", "I don't know"))
+    s = by_key(needle_scores(conv.trace(), SECOND))
+    assert s["needle_summarized_away"].value is True
+    assert (s["needle_correct"].value, s["needle_via_history"].value) == (False, False)
+
+
+def test_a_needle_still_in_view_as_stated_is_invalid_whatever_was_read_since():
+    conv = Conversation()
+    conv.user("Review the archive.")
+    conv.agent(tools=[("fetch_document", {"doc_id": "DOC-0"}, "code 0 is TANGO-7")])
+    conv.summarize("The archive review is under way: the first document was read.", keep=2)  # the fetch is kept
+    conv.answer("read it")
+    conv.user("What was code 1?")
+    conv.agent(tools=[("read_file", {"file_path": HISTORY, "offset": 0}, "TANGO-7")])
+    conv.answer("TANGO-7")
+    conv.user("What was code 0?")
+    conv.answer("TANGO-7")
+    asked_last = Scenario(
+        id="one", kind="needle", description="", task="t", needles=(Needle("code 0", "TANGO-7", "DOC-0", 0.5, 2),)
+    )
+    s = by_key(needle_scores(conv.trace(), asked_last))
+    assert s["needle_summarized_away"] == Score(
+        "needle_summarized_away",
+        False,
+        VALIDITY,
+        "the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)",
+    )
+
+
+def test_a_needle_on_another_file_the_agent_read_earlier_is_in_view_as_stated():
+    conv = Conversation()
+    conv.user("Review the archive.")
+    conv.agent(tools=[("fetch_document", {"doc_id": f"DOC-{i}"}, f"code {i} is {code}") for i, code in enumerate(CODES)])
+    conv.summarize("The archive review is under way: both documents were read.")
+    conv.answer("read both")
+    conv.user("What was code 0?")
+    conv.agent(tools=[("read_file", {"file_path": "/notes/codes.md"}, "TANGO-7 and KILO-42")])  # not the history file
+    conv.answer("TANGO-7")
+    conv.user("What was code 1?")
+    conv.answer("KILO-42")
+    s = by_key(needle_scores(conv.trace(), SECOND))
+    assert s["needle_summarized_away"].value is False

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 
+from langchain_core.messages import ToolMessage
+
 from harness.agent import _deepagents_adapter as da
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers.shared import (
@@ -56,18 +58,24 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     answer = needle.answer
     calls = trace.agent_calls(turn)
     first = calls[0] if calls else None
+    brought_back = False
     if first is None:
         scores.append(Score("needle_summarized_away", False, VALIDITY, f"no agent call in turn {turn}"))
     else:
-        visible = answer.lower() in trace.request_text(first).lower()
+        stated, brought_back = _in_view(trace, first, answer)
         scores.append(
             Score(
                 "needle_summarized_away",
-                not visible,
+                not stated,
                 VALIDITY,
                 "the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)"
-                if visible
-                else "the needle was out of view when the question came",
+                if stated
+                else "the needle was out of view when the question came"
+                + (
+                    " (a page of the history file the agent read for an earlier question, still in view, holds it)"
+                    if brought_back
+                    else ""
+                ),
             )
         )
     reply = trace.answer(turn) or ""
@@ -76,9 +84,13 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     paths = _history_paths_seen(trace, turn)
     reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
     found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
-    # The correct answer came from the history file: a page of it returned the needle AND the reply carried it.
+    # The correct answer came from the history file: a page of it returned the needle AND the reply carried it. A
+    # page read for an earlier question that is still in view and holds the needle counts as that page.
+    earlier_page = brought_back and not found
     if not paths:
         why = "no summary in view named a history file"
+    elif earlier_page and correct:
+        why = "a page of the history file read for an earlier question, still in view, held the needle"
     elif found and correct:
         why = f"read_file on {_target(found[0])} (offset {found[0]['args'].get('offset', 0)}) returned the needle after {len(reads)} page(s)"
     elif found:
@@ -87,11 +99,11 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
         why = f"read {len(reads)} page(s) of the history file but none contained the needle"
     else:
         why = "never called read_file on the history file the summary named"
-    scores.append(Score("needle_via_history", bool(found) and correct, _recovery_role(trace, "needle_via_history"), why))
+    via_history = (bool(found) or earlier_page) and correct
+    scores.append(Score("needle_via_history", via_history, _recovery_role(trace, "needle_via_history"), why))
     scores.append(Score("history_pages_read", len(reads), MEASURE, f"read_file calls on the history file in turn {turn}"))
     recall = _via_recall(trace, turn, answer, correct)
     scores.append(recall)
-    via_history = bool(found) and correct
     scores.append(
         Score(
             "needle_via_history_or_recall",
@@ -114,6 +126,23 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
         )
     )
     return scores
+
+
+def _in_view(trace: Trace, call: dict, answer: str) -> tuple[bool, bool]:
+    """Whether ``answer`` is in the request of ``call``: (as stated: anywhere but a page of the history file the agent
+    read, on a page of the history file the agent read). Each question's validity is its own: a needle the agent
+    brought back into view while recovering an earlier one still tests recovery, and is recorded."""
+    paths = _history_paths_seen(trace, None)
+    history_reads = {tc.get("id") for _, tc in trace.tool_calls() if tc["name"] == "read_file" and _target(tc) in paths}
+    stated = back = False
+    for key, msg in zip(call["message_keys"], trace.request(call)):
+        if answer.lower() not in trace.message_text(key).lower():
+            continue
+        if isinstance(msg, ToolMessage) and msg.tool_call_id in history_reads:
+            back = True
+        else:
+            stated = True
+    return stated, back
 
 
 def _recovery_role(trace: Trace, key: str) -> str:
@@ -157,7 +186,7 @@ def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
     )
 
 
-def _history_paths_seen(trace: Trace, turn: int) -> set[str]:
+def _history_paths_seen(trace: Trace, turn: int | None) -> set[str]:
     paths = set()
     for call in trace.agent_calls(turn):
         if call["summary_at_head"]:
