@@ -63,35 +63,32 @@ def test_price_for_reads_the_shipped_table_by_default(monkeypatch):
     assert metrics.price_for("m-2025") == {"input": 9.0}
 
 
-def test_the_shipped_table_keeps_only_entries_that_are_prices(monkeypatch, tmp_path):
+@pytest.fixture
+def prices_file(monkeypatch, tmp_path):
+    """metrics.PRICES_FILE pointed at a file of the test's (the real prices(), not the autouse stand-in), read afresh."""
     f = tmp_path / "prices.yaml"
-    f.write_text("as_of: '2025-11'\nmodels:\n  a: {input: 1.0}\n  b: not-a-price\n  3: {input: 2.0}\n")
     monkeypatch.undo()
     monkeypatch.setattr(metrics, "PRICES_FILE", f)
     metrics.price_table.cache_clear()
-    try:
-        assert metrics.price_table()["as_of"] == "2025-11"
-        assert metrics.prices() == {"a": {"input": 1.0}, "3": {"input": 2.0}}
-    finally:
-        metrics.price_table.cache_clear()
-
-
-def test_a_table_without_a_models_key_is_read_as_the_models_themselves(monkeypatch, tmp_path):
-    f = tmp_path / "prices.yaml"
-    f.write_text("a: {input: 1.0}\n")
-    monkeypatch.undo()
-    monkeypatch.setattr(metrics, "PRICES_FILE", f)
+    yield f
     metrics.price_table.cache_clear()
-    try:
-        assert metrics.price_table() == {"models": {"a": {"input": 1.0}}}
-        f.write_text("")
-        metrics.price_table.cache_clear()
-        assert metrics.price_table() == {"models": {}}
-        monkeypatch.setattr(metrics, "PRICES_FILE", tmp_path / "missing.yaml")
-        metrics.price_table.cache_clear()
-        assert metrics.price_table() == {"models": {}}
-    finally:
-        metrics.price_table.cache_clear()
+
+
+def test_the_shipped_table_keeps_only_entries_that_are_prices(prices_file):
+    prices_file.write_text("as_of: '2025-11'\nmodels:\n  a: {input: 1.0}\n  b: not-a-price\n  3: {input: 2.0}\n")
+    assert metrics.price_table()["as_of"] == "2025-11"
+    assert metrics.prices() == {"a": {"input": 1.0}, "3": {"input": 2.0}}
+
+
+def test_a_table_without_a_models_key_is_read_as_the_models_themselves(prices_file, monkeypatch):
+    prices_file.write_text("a: {input: 1.0}\n")
+    assert metrics.price_table() == {"models": {"a": {"input": 1.0}}}
+    prices_file.write_text("")
+    metrics.price_table.cache_clear()
+    assert metrics.price_table() == {"models": {}}
+    monkeypatch.setattr(metrics, "PRICES_FILE", prices_file.parent / "missing.yaml")
+    metrics.price_table.cache_clear()
+    assert metrics.price_table() == {"models": {}}
 
 
 # -- cost ----------------------------------------------------------------------------------------------------------
