@@ -202,3 +202,140 @@ def call_target(call: dict) -> str:
         match = _DELEGATED.search(str(args.get("description", "")))
         return match.group(1) if match else ""
     return str(args.get("doc_id") or args.get("file_path") or "")
+
+
+# -- typed facts: how a fact of a kind is stated, and how a probe asks for it -----------------------------------------
+FACT_TYPES = ("constraint", "decision", "artifact", "fact", "goal_state", "preference", "rule")
+"""The kinds of fact a case can plant (issue 17). An ``artifact`` is a file the agent itself wrote or edited; every
+other kind is a sentence stated somewhere in the conversation."""
+FACT_LABELS = {
+    "fact": "For the record",
+    "constraint": "Constraint",
+    "decision": "Decision",
+    "goal_state": "Status",
+    "preference": "Preference",
+    "rule": "Rule",
+}
+PROBES = ("recall", "artifact", "continuation", "decision")
+"""The four probe kinds: a fact's value; the files the agent created or changed; where the work stands (a goal_state's
+latest value); what was decided for a key and which earlier choices were rejected."""
+ARTIFACT_ACTIONS = {"write_file": "written", "edit_file": "edited"}
+
+_TOKEN = r"[A-Za-z0-9][A-Za-z0-9\-]*[A-Za-z0-9]"
+VALUE_PATTERN = re.compile(rf"^{_TOKEN}$")
+_LABEL = "|".join(re.escape(label) for label in FACT_LABELS.values())
+_STATEMENT = re.compile(
+    rf"(?P<label>{_LABEL})(?P<changed> \(changed\))?[,:] the (?P<key>[^.\n:;]+?) is (?P<value>{_TOKEN})"
+    rf"(?:, not (?P<old>{_TOKEN}))?(?![A-Za-z0-9\-])"
+)
+_TYPE_OF_LABEL = {label: kind for kind, label in FACT_LABELS.items()}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A typed fact as stated in a text: ``Decision (changed): the billing database is pg-16, not mysql-8.``"""
+
+    type: str
+    key: str
+    value: str
+    replaces: str | None = None
+
+    def render(self) -> str:
+        return fact_sentence(self.type, self.key, self.value, replaces=self.replaces)
+
+
+def fact_sentence(kind: str, key: str, value: str, *, replaces: str | None = None) -> str:
+    """The sentence that states a fact of ``kind``; ``replaces``: the earlier value it overrides (said as ", not X",
+    so a reader that matches the old value as a substring would be wrong, as compactbench warns)."""
+    if kind not in FACT_LABELS:
+        raise ValueError(f"a {kind!r} fact is not stated in a sentence; sentences exist for {', '.join(FACT_LABELS)}")
+    label = FACT_LABELS[kind] + (" (changed)" if replaces else "")
+    sep = "," if kind == "fact" else ":"
+    return f"{label}{sep} the {key} is {value}" + (f", not {replaces}" if replaces else "") + "."
+
+
+def parse_statements(text: str) -> list[Statement]:
+    """Every typed fact stated in ``text`` (``fact_sentence``'s form), in order."""
+    return [
+        Statement(_TYPE_OF_LABEL[m["label"]], " ".join(m["key"].split()), m["value"], m["old"]) for m in _STATEMENT.finditer(text)
+    ]
+
+
+def render_decision_question(key: str) -> str:
+    return (
+        f"Question: What was decided for the {key}, and which earlier choices were rejected? "
+        "Reply as: <decided value>; rejected: <rejected values, comma-separated, or none>."
+    )
+
+
+ARTIFACT_QUESTION = "Question: Which files have you created or changed so far? Reply with their paths, one per line."
+_DECISION_Q = re.compile(r"What was decided for the (.+?), and which earlier choices were rejected\?")
+
+
+def parse_probe(text: str) -> tuple[str, str | None] | None:
+    """What a follow-up asks: ("value", key) for "What is the <key>?" (recall and continuation probes), ("decision",
+    key), ("artifact", None), or None when it asks nothing."""
+    if "Question:" not in text:
+        return None
+    decision = _DECISION_Q.search(text)
+    if decision:
+        return "decision", decision.group(1).strip()
+    if ARTIFACT_QUESTION.removeprefix("Question: ").split("?")[0] in text:
+        return "artifact", None
+    key = parse_question(text)
+    return ("value", key) if key is not None else None
+
+
+def render_decision_answer(decided: str, rejected: list[str]) -> str:
+    return f"{decided}; rejected: {', '.join(rejected) if rejected else 'none'}"
+
+
+_NEGATED = re.compile(
+    rf"(?:\bnot|\bno longer|\binstead of|\brather than|\breplac(?:ing|es|ed)|\bover(?:rides|riding|rode)|\brejected:?)\s+({_TOKEN})",
+    re.IGNORECASE,
+)
+_REJECTED_PART = re.compile(r";\s*rejected:\s*(.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def extract_value(reply: str, key: str, candidates: tuple[str, ...] | list[str] = ()) -> str | None:
+    """The value an answer gives for ``key``, read from the answer and never by a substring of free text:
+
+    1. a statement "the <key> is <value>" in the reply (its last one);
+    2. the reply itself when it is one value ("pg-16." or "`pg-16`");
+    3. otherwise the one ``candidates`` value (the values the case stated for the key) the reply names as a whole
+       word and does not negate ("pg-16, not mysql-8" gives pg-16; "not mysql-8" alone gives nothing).
+
+    None when the reply names no value, or several it does not negate (ambiguous).
+    """
+    text = reply.strip()
+    stated = find_facts(key, text)
+    if stated:
+        return stated[-1]
+    bare = text.strip(" \t\n.`'\"*")
+    if VALUE_PATTERN.match(bare):
+        return bare
+    negated = {m.group(1).lower() for m in _NEGATED.finditer(text)}
+    named = [
+        c
+        for c in dict.fromkeys(candidates)
+        if re.search(rf"(?<![A-Za-z0-9\-]){re.escape(c)}(?![A-Za-z0-9\-])", text, re.IGNORECASE) and c.lower() not in negated
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+def parse_decision_answer(reply: str, key: str, candidates: tuple[str, ...] | list[str] = ()) -> tuple[str | None, list[str]]:
+    """(the decided value, the rejected values) of an answer to a decision probe ("pg-16; rejected: mysql-8")."""
+    rejected_part = _REJECTED_PART.search(reply)
+    head = reply[: rejected_part.start()] if rejected_part else reply
+    rejected: list[str] = []
+    if rejected_part:
+        rejected = [v for v in re.findall(_TOKEN, rejected_part.group(1)) if v.lower() != "none"]
+    return extract_value(head, key, candidates), rejected
+
+
+_PATH = re.compile(r"(?<![\w/.\-])(/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)")
+
+
+def parse_paths(reply: str) -> list[str]:
+    """The absolute paths an answer names, in order, each once (trailing sentence punctuation dropped)."""
+    return list(dict.fromkeys(p.rstrip(".") for p in _PATH.findall(reply)))

@@ -49,7 +49,9 @@ def test_every_agent_call_records_the_request_as_sent(needle_trace):
 
 def test_messages_are_stored_once(needle_trace):
     referenced = [k for c in needle_trace.calls for k in c["message_keys"]]
-    assert set(referenced) == set(needle_trace.messages)  # no orphans, nothing missing
+    systems = {c["system_key"] for c in needle_trace.agent_calls()}
+    assert len(systems) == 1 and None not in systems  # the system prompt, stored once, named by every agent call
+    assert set(referenced) | systems == set(needle_trace.messages)  # no orphans, nothing missing
     assert len(needle_trace.messages) < len(referenced) / 2  # each message stored once, sent many times
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from harness.agent import _deepagents_adapter as da
 from harness.agent.build import build_agent
@@ -40,8 +40,11 @@ def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
     message (prose outside the step grammar). A live model, or the reference agent over HTTP, runs it as written."""
     from harness.reference import ReferenceAgentModel
     from harness.reference.policy import cannot_follow
+    from harness.scenarios.schema import offline_statement_problem
 
-    return cannot_follow(scenario.task) if isinstance(models.agent, ReferenceAgentModel) else None
+    if not isinstance(models.agent, ReferenceAgentModel):
+        return None
+    return cannot_follow(scenario.task) or offline_statement_problem(scenario)
 
 
 class _Case:
@@ -77,6 +80,7 @@ class _Case:
             summarizer=models.summarizer,
             tools=tools_for(scenario.documents_dict()),
             middleware=[*middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
+            system_prompt=scenario.system_prompt,
             backend=backend,
         )
         self.graph = self.built.graph
@@ -109,7 +113,9 @@ class _Case:
             if self.recorder:
                 self.recorder.turn = turn
                 self.trace.turns.append({"index": turn, "text": text, "first_call": len(self.recorder.calls)})
-            payload: dict = {"messages": [HumanMessage(text)]}
+            # A scripted assistant turn (a fact the case has "the agent" state) comes just before its user turn.
+            said = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
+            payload: dict = {"messages": [*said, HumanMessage(text)]}
             if turn == 0 and self.scenario.files:
                 payload["files"] = da.seed_files(self.scenario.files_dict())
             yield turn, payload

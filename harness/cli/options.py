@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from harness.scenarios.schema import KINDS
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2, 3, 4
 
 
@@ -136,7 +138,7 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
     )
     s.add_argument(
         "--kind",
-        choices=["needle", "goal", "chain", "truncation", "all"],
+        choices=[*KINDS, "all"],
         default="all",
         help="which evals to run (default all); truncation cases are in datasets/mechanisms/truncation.jsonl "
         "and run under --variant truncation",

@@ -52,6 +52,7 @@ import yaml
 
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
+from harness.scenarios.schema import KINDS
 
 _KEYS = {
     "name",
@@ -274,8 +275,8 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if bad:
         raise _fail(where, f"scenarios.{bad[0]}", f"unknown key; known: {', '.join(sorted(_SCENARIO_KEYS))}")
     kind = scen.get("kind", "all")
-    if kind not in ("needle", "goal", "chain", "truncation", "all"):
-        raise _fail(where, "scenarios.kind", f"needle, goal, chain, truncation or all, got {kind!r}")
+    if kind not in (*KINDS, "all"):
+        raise _fail(where, "scenarios.kind", f"{', '.join(KINDS)} or all, got {kind!r}")
     cases = scen.get("cases", [])
     if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
         raise _fail(where, "scenarios.cases", "a list of case-id globs")

@@ -17,9 +17,21 @@ from typing import Any
 
 from harness._paths import DATASETS_DIR as _DATASETS_DIR
 from harness.errors import DatasetError
-from harness.task_format import STEP_TOOLS, parse_question
+from harness.task_format import (
+    ARTIFACT_ACTIONS,
+    FACT_TYPES,
+    PROBES,
+    STEP_TOOLS,
+    VALUE_PATTERN,
+    find_facts,
+    parse_probe,
+    parse_question,
+)
 
-KINDS = ("needle", "goal", "chain", "truncation")
+KINDS = ("needle", "goal", "chain", "truncation", "probe")
+PLACES = ("user", "assistant", "tool", "system")
+"""Where a fact is stated: a user turn's text, a scripted assistant message before a user turn, a tool result (a
+document the agent fetches or a file it reads: ``doc``), or the system prompt (turn 0)."""
 DATASETS_DIR = _DATASETS_DIR
 # Mechanism cases that need their own preset (e.g. `truncation`): not part of a default run.
 MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
@@ -38,6 +50,32 @@ class Needle:
     doc: str
     depth: float
     turn: int  # the user turn (0 = task) whose question asks for it
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact planted in a case: of a ``type`` (`FACT_TYPES`), stated in a ``place`` (`PLACES`) in user turn ``turn``
+    (for a ``tool`` fact, in document or file ``doc``). ``superseded_by`` names the fact (same key and type) that
+    replaces it later: its value is then stale, a forbidden answer. An ``artifact`` is a file the agent writes or
+    edits as a step of the task: ``key`` the path, ``value`` "written" or "edited"."""
+
+    id: str
+    type: str
+    key: str
+    value: str
+    place: str
+    turn: int
+    doc: str | None = None
+    superseded_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    """A probe asked by follow-up ``turn`` about ``facts`` (ids): recall, artifact, continuation or decision."""
+
+    turn: int
+    facts: tuple[str, ...]
+    probe: str
 
 
 @dataclass(frozen=True)
@@ -69,6 +107,10 @@ class Scenario:
     haystack_tokens: int | None = None
     needle_depth: float | None = None
     min_summaries: int = 1
+    facts: tuple[Fact, ...] = ()
+    questions: tuple[Question, ...] = ()
+    assistant: tuple[tuple[int, str], ...] = ()  # (turn, text): a scripted assistant message before user turn ``turn``
+    system_prompt: str | None = None  # added to the agent's system prompt
     source: str = ""
 
     @property
@@ -80,6 +122,17 @@ class Scenario:
 
     def documents_dict(self) -> dict[str, str]:
         return dict(self.documents)
+
+    def fact(self, fact_id: str) -> Fact:
+        return next(f for f in self.facts if f.id == fact_id)
+
+    def chain(self, fact: Fact) -> list[Fact]:
+        """``fact`` and every fact that supersedes it, in order (the first statement first, the latest last)."""
+        by_id = {f.id: f for f in self.facts}
+        out = [fact]
+        while out[-1].superseded_by is not None and out[-1].superseded_by in by_id and len(out) <= len(by_id):
+            out.append(by_id[out[-1].superseded_by])
+        return out
 
 
 # -- validation of raw rows -------------------------------------------------------------
@@ -98,6 +151,10 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "haystack_tokens": ((int, type(None)), False),
     "needle_depth": ((int, float, type(None)), False),
     "min_summaries": ((int, type(None)), False),
+    "facts": (list, False),
+    "questions": (list, False),
+    "assistant": (list, False),
+    "system_prompt": (str, False),
 }
 
 
@@ -171,6 +228,215 @@ def validate_row(row: Any, path: str, line: int) -> None:
         # SKIPPED, since the reference agent follows only the step grammar (harness.agent.runner.offline_skip_reason).
     if row["kind"] == "truncation" and not row.get("expected_files"):
         fail("expected_files", "a truncation scenario needs the file it builds and what that file must contain")
+    _check_facts(row, n_turns, fail)
+
+
+def _whole_word(value: str, text: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9\-]){re.escape(value)}(?![A-Za-z0-9\-])", text, re.IGNORECASE) is not None
+
+
+def _check_facts(row: dict, n_turns: int, fail) -> None:  # noqa: ANN001, C901 - one check per rule, in order
+    """Facts, questions, scripted assistant turns and the system prompt (issue 17's fields)."""
+    _check_records(row, "assistant", {"turn": int, "text": str}, fail)
+    for i, a in enumerate(row.get("assistant", [])):
+        if not 1 <= a["turn"] < n_turns:
+            fail(f"assistant[{i}].turn", f"must name a follow-up turn (1..{n_turns - 1}): it is said before that turn")
+        if not a["text"].strip():
+            fail(f"assistant[{i}].text", "must be a non-empty string")
+    fact_schema = {"id": str, "type": str, "key": str, "value": str, "place": str, "turn": int}
+    optional = {"doc": str, "superseded_by": str}
+    facts = row.get("facts", [])
+    for i, f in enumerate(facts):
+        if not isinstance(f, dict):
+            fail(f"facts[{i}]", f"expected an object, got {type(f).__name__}")
+        _check_one(f, f"facts[{i}]", fact_schema, optional, fail)
+    ids: dict[str, int] = {}
+    texts = {
+        "documents": {d["id"]: d["text"] for d in row.get("documents", [])},
+        "files": {x["path"]: x["content"] for x in row.get("files", [])},
+    }
+    for i, f in enumerate(facts):
+        where = f"facts[{i}]"
+        if not _ID.match(f["id"]):
+            fail(f"{where}.id", "use lowercase letters, digits, '-', '_' or '.'")
+        if f["id"] in ids:
+            fail(f"{where}.id", f"duplicate fact id (first in facts[{ids[f['id']]}])")
+        ids[f["id"]] = i
+        if f["type"] not in FACT_TYPES:
+            fail(f"{where}.type", f"unknown fact type {f['type']!r}; expected one of {', '.join(FACT_TYPES)}")
+        if f["place"] not in PLACES:
+            fail(f"{where}.place", f"unknown place {f['place']!r}; expected one of {', '.join(PLACES)}")
+        if not 0 <= f["turn"] < n_turns:
+            fail(f"{where}.turn", f"must name a turn of the case (0..{n_turns - 1}), got {f['turn']!r}")
+        if f["type"] == "artifact":
+            _check_artifact(row, f, where, fail)
+            continue
+        key = f["key"]
+        if not key.strip() or " is " in f" {key} " or "\n" in key:
+            fail(
+                f"{where}.key", "must be a non-empty phrase without the word 'is' (the fact is stated as 'the <key> is <value>')"
+            )
+        if not VALUE_PATTERN.match(f["value"]):
+            fail(
+                f"{where}.value",
+                "must be one word of letters, digits and inner '-' (e.g. pg-16), so an answer can be read exactly",
+            )
+        text = _place_text(row, f, where, texts, fail)
+        if not _whole_word(f["value"], text):
+            fail(f"{where}.value", f"{f['value']!r} is not stated in its place ({_place_name(f)})")
+    for i, f in enumerate(facts):
+        nxt = f.get("superseded_by")
+        if nxt is None:
+            continue
+        if nxt not in ids:
+            fail(f"facts[{i}].superseded_by", f"{nxt!r} is not a fact id of this row")
+        later = facts[ids[nxt]]
+        if nxt == f["id"] or later["key"] != f["key"] or later["type"] != f["type"]:
+            fail(f"facts[{i}].superseded_by", "must name another fact with the same key and type")
+        if later["turn"] < f["turn"]:
+            fail(f"facts[{i}].superseded_by", f"{nxt!r} is stated in turn {later['turn']}, before this fact (turn {f['turn']})")
+        if later["value"] == f["value"]:
+            fail(f"facts[{i}].superseded_by", f"{nxt!r} restates the same value {f['value']!r}; an update must change it")
+    superseders = [f["superseded_by"] for f in facts if f.get("superseded_by")]
+    if len(superseders) != len(set(superseders)):
+        dup = next(x for x in superseders if superseders.count(x) > 1)
+        fail(f"facts[{ids[dup]}].id", f"{dup!r} supersedes two facts; an update chain is one line")
+    _check_questions(row, n_turns, ids, fail)
+
+
+def _check_one(item: dict, where: str, schema: dict[str, Any], optional: dict[str, Any], fail) -> None:  # noqa: ANN001
+    for key, typ in schema.items():
+        if key not in item:
+            fail(f"{where}.{key}", "missing required field")
+        if isinstance(item[key], bool) or not isinstance(item[key], typ):
+            fail(f"{where}.{key}", f"expected {_type_name(typ)}, got {type(item[key]).__name__}")
+    for key, typ in optional.items():
+        if key in item and item[key] is not None and not isinstance(item[key], typ):
+            fail(f"{where}.{key}", f"expected {_type_name(typ)} or null, got {type(item[key]).__name__}")
+    extra = set(item) - set(schema) - set(optional)
+    if extra:
+        fail(f"{where}.{sorted(extra)[0]}", f"unknown field; known: {', '.join([*schema, *optional])}")
+
+
+def _place_name(f: dict) -> str:
+    if f["place"] == "tool":
+        return f"document or file {f.get('doc')!r}"
+    if f["place"] == "system":
+        return "the system prompt"
+    return f"the {f['place']} message of turn {f['turn']}"
+
+
+def _place_text(row: dict, f: dict, where: str, texts: dict, fail) -> str:  # noqa: ANN001
+    place = f["place"]
+    if place != "tool" and f.get("doc") is not None:
+        fail(f"{where}.doc", f"only a tool fact names a doc (this one is stated in the {place} place)")
+    if place == "user":
+        return ([row["task"], *row.get("followups", [])])[f["turn"]]
+    if place == "assistant":
+        said = [a["text"] for a in row.get("assistant", []) if a["turn"] == f["turn"]]
+        if not said:
+            fail(f"{where}.place", f"no scripted assistant message before turn {f['turn']} (add one to 'assistant')")
+        return "\n".join(said)
+    if place == "system":
+        if f["turn"] != 0:
+            fail(f"{where}.turn", "a system-prompt fact is stated from the start: turn 0")
+        if not row.get("system_prompt"):
+            fail("system_prompt", f"{where} is stated in the system prompt, but the row has none")
+        return row["system_prompt"]
+    doc = f.get("doc")
+    if doc is None:
+        fail(f"{where}.doc", "a tool fact names the document or file that states it")
+    if doc in texts["documents"]:
+        return texts["documents"][doc]
+    if doc in texts["files"]:
+        return texts["files"][doc]
+    fail(f"{where}.doc", f"{doc!r} is not one of the row's documents or files")
+    return ""
+
+
+def _check_artifact(row: dict, f: dict, where: str, fail) -> None:  # noqa: ANN001
+    if f["place"] != "tool":
+        fail(f"{where}.place", "an artifact is a file the agent writes or edits as a step: its place is 'tool'")
+    if f.get("doc") is not None:
+        fail(f"{where}.doc", "an artifact names its path in 'key', not 'doc'")
+    if f["value"] not in ARTIFACT_ACTIONS.values():
+        fail(f"{where}.value", f"an artifact's value is what was done to it: one of {', '.join(ARTIFACT_ACTIONS.values())}")
+    tools = {tool for tool, action in ARTIFACT_ACTIONS.items() if action == f["value"]}
+    if not any(s["tool"] in tools and s["target"] == f["key"] for s in row.get("expected_steps", [])):
+        fail(
+            f"{where}.key",
+            f"no expected step {'/'.join(sorted(tools))} on {f['key']!r}: an artifact is a file the task has the agent {f['value'][:-2] if f['value'] == 'edited' else 'write'}",
+        )
+
+
+def _check_questions(row: dict, n_turns: int, ids: dict[str, int], fail) -> None:  # noqa: ANN001
+    _check_records(row, "questions", {"turn": int, "facts": list, "probe": str}, fail)
+    facts = row.get("facts", [])
+    asked: dict[int, int] = {}
+    for i, q in enumerate(row.get("questions", [])):
+        where = f"questions[{i}]"
+        if q["probe"] not in PROBES:
+            fail(f"{where}.probe", f"unknown probe {q['probe']!r}; expected one of {', '.join(PROBES)}")
+        if not 1 <= q["turn"] < n_turns:
+            fail(f"{where}.turn", f"must name a follow-up turn (1..{n_turns - 1}), got {q['turn']!r}")
+        if q["turn"] in asked:
+            fail(f"{where}.turn", f"turn {q['turn']} already asks questions[{asked[q['turn']]}]; one question per turn")
+        asked[q["turn"]] = i
+        if not q["facts"] or not all(isinstance(x, str) for x in q["facts"]):
+            fail(f"{where}.facts", "must be a non-empty list of fact ids")
+        for x in q["facts"]:
+            if x not in ids:
+                fail(f"{where}.facts", f"{x!r} is not a fact id of this row")
+        asked_facts = [facts[ids[x]] for x in q["facts"]]
+        text = row["followups"][q["turn"] - 1]
+        form = parse_probe(text)
+        types = {f["type"] for f in asked_facts}
+        if q["probe"] == "artifact":
+            if types != {"artifact"}:
+                fail(f"{where}.facts", "an artifact probe asks about artifact facts only")
+            if form != ("artifact", None):
+                fail(f"followups[{q['turn'] - 1}]", "does not ask the artifact question (harness.task_format.ARTIFACT_QUESTION)")
+            continue
+        if len(asked_facts) != 1:
+            fail(f"{where}.facts", f"a {q['probe']} probe asks about one fact (its update chain is followed)")
+        fact = asked_facts[0]
+        wanted = {"continuation": {"goal_state"}, "decision": {"decision"}}.get(q["probe"])
+        if wanted is not None and fact["type"] not in wanted:
+            fail(f"{where}.facts", f"a {q['probe']} probe asks about a {'/'.join(sorted(wanted))} fact, not a {fact['type']}")
+        if q["probe"] == "recall" and fact["type"] == "artifact":
+            fail(f"{where}.probe", "an artifact fact is asked by an artifact probe")
+        form_wanted = ("decision", fact["key"]) if q["probe"] == "decision" else ("value", fact["key"])
+        if form != form_wanted:
+            asks = "What was decided for the <key>, ...?" if q["probe"] == "decision" else "What is the <key>?"
+            fail(f"followups[{q['turn'] - 1}]", f"does not ask {asks.replace('<key>', fact['key'])!r}")
+        if fact["turn"] >= q["turn"]:
+            fail(f"{where}.turn", f"asks about {fact['id']!r} before it is stated (turn {fact['turn']})")
+    if row["kind"] == "probe" and not row.get("questions"):
+        fail("questions", "a probe scenario needs at least one question")
+    if row.get("questions") and not facts:
+        fail("facts", "questions ask about facts: the row has none")
+
+
+def offline_statement_problem(scenario: Scenario) -> str | None:
+    """Why the reference agent could not read one of ``scenario``'s facts: a value not stated as 'the <key> is
+    <value>' (a paraphrase a live model reads). None when every fact is in that form."""
+    for f in scenario.facts:
+        if f.type == "artifact":
+            continue
+        texts = _scenario_place_texts(scenario, f)
+        if not any(f.value in find_facts(f.key, t) for t in texts):
+            return f"fact {f.id!r} is not stated as 'the {f.key} is {f.value}' (a paraphrase needs a live model)"
+    return None
+
+
+def _scenario_place_texts(scenario: Scenario, f: Fact) -> list[str]:
+    if f.place == "user":
+        return [scenario.turns[f.turn]]
+    if f.place == "assistant":
+        return [t for turn, t in scenario.assistant if turn == f.turn]
+    if f.place == "system":
+        return [scenario.system_prompt or ""]
+    return [t for d, t in (*scenario.documents, *scenario.files) if d == f.doc]
 
 
 def _check_records(row: dict, name: str, schema: dict[str, Any], fail) -> None:  # noqa: ANN001
@@ -294,6 +560,13 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         haystack_tokens=row.get("haystack_tokens"),
         needle_depth=row.get("needle_depth"),
         min_summaries=row.get("min_summaries") or 1,
+        facts=tuple(
+            Fact(f["id"], f["type"], f["key"], f["value"], f["place"], int(f["turn"]), f.get("doc"), f.get("superseded_by"))
+            for f in row.get("facts") or ()
+        ),
+        questions=tuple(Question(int(q["turn"]), tuple(q["facts"]), q["probe"]) for q in row.get("questions") or ()),
+        assistant=tuple((int(a["turn"]), a["text"]) for a in row.get("assistant") or ()),
+        system_prompt=row.get("system_prompt") or None,
         source=source,
     )
 
@@ -314,7 +587,24 @@ def scenario_row(scenario: Scenario) -> dict[str, Any]:
         "haystack_tokens": scenario.haystack_tokens,
         "needle_depth": scenario.needle_depth,
         "min_summaries": scenario.min_summaries,
+        **({"facts": [_fact_row(f) for f in scenario.facts]} if scenario.facts else {}),
+        **(
+            {"questions": [{"turn": q.turn, "facts": list(q.facts), "probe": q.probe} for q in scenario.questions]}
+            if scenario.questions
+            else {}
+        ),
+        **({"assistant": [{"turn": t, "text": x} for t, x in scenario.assistant]} if scenario.assistant else {}),
+        **({"system_prompt": scenario.system_prompt} if scenario.system_prompt else {}),
     }
+
+
+def _fact_row(f: Fact) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": f.id, "type": f.type, "key": f.key, "value": f.value, "place": f.place, "turn": f.turn}
+    if f.doc is not None:
+        row["doc"] = f.doc
+    if f.superseded_by is not None:
+        row["superseded_by"] = f.superseded_by
+    return row
 
 
 def select(

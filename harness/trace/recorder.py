@@ -51,6 +51,7 @@ class Recorder:
         self._by_id: dict[int, tuple[BaseMessage, str, int]] = {}
         self._overhead: dict[tuple, int] = {}
         self._system_shas: dict[int, tuple[BaseMessage, str]] = {}
+        self._system_keys: dict[str, str] = {}
         self._evicted: set[str] = set()
         self._truncated: set[str] = set()
         self._pending: dict[Any, tuple[dict[str, Any], float]] = {}  # summarizer run id -> (call, start time)
@@ -86,6 +87,16 @@ class Recorder:
             hit = (system, hashlib.sha1(str(system.content).encode()).hexdigest()[:12])
             self._system_shas[id(system)] = hit
         return hit[1]
+
+    def _system_key(self, system: BaseMessage | None) -> str | None:
+        """The system prompt's key in the message table, stored once per distinct prompt (a fact stated there is
+        scored from it)."""
+        sha = self._system_sha(system)
+        if system is None or sha is None:
+            return None
+        if sha not in self._system_keys:
+            self._system_keys[sha] = self._entry(system)[0]
+        return self._system_keys[sha]
 
     def now(self) -> float:
         return time.perf_counter() - self._t0
@@ -155,6 +166,7 @@ class Recorder:
             overhead_tokens=overhead,
             summary_at_head=summary_head,
             system_sha=self._system_sha(request.system_message),
+            system_key=self._system_key(request.system_message),
         )
         state = request.state
         head_key = entries[0][0] if summary_head else None

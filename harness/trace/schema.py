@@ -140,6 +140,11 @@ class Trace:
         """The messages sent at ``call``, as LangChain messages."""
         return [self._message_objects[k] for k in call["message_keys"]]
 
+    def system_text(self, call: dict[str, Any]) -> str | None:
+        """The system prompt sent at ``call`` (None for calls recorded before it was kept, or without one)."""
+        key = call.get("system_key")
+        return self.message_text(key) if key else None
+
     def request_text(self, call: dict[str, Any]) -> str:
         return "\n".join(_text(self.messages[k]) for k in call["message_keys"])
 
