@@ -153,7 +153,7 @@ class CaseResult:
     def require_eval(self, name: str) -> None:
         """Assert everything eval ``name`` asserts (its ``required`` in ``harness.suites.registry``, the list the
         validity matrix proves): its validity scores first, then its checks, in order."""
-        required = SUITES[name].required_for(self.strategy)
+        required = SUITES[name].required_of(self.strategy, set(self.scores))
         for key in sorted(required, key=lambda k: self.scores[k].role != VALIDITY if k in self.scores else False):
             self.require(key)
 

@@ -42,6 +42,7 @@ class EvalSuite:
     description: str  # the marker's description in pyproject.toml
     required: tuple[str, ...]  # validity scores and checks the eval asserts
     validity: tuple[str, ...]  # which of ``required`` are validity scores (a failure there is INVALID)
+    when_present: tuple[str, ...] = ()  # of ``required``: asserted when the case has them (a probe kind it asks)
     kind: str | None = None  # pytest cases: every dataset case of this kind ...
     case_ids: tuple[str, ...] = ()  # ... or these ids (dataset or generated, see scenarios.generate.generated_case)
     matrix_cases: tuple[str, ...] = ()  # the validity matrix's cases (empty: not in the matrix)
@@ -60,6 +61,11 @@ class EvalSuite:
         check (re-calling a cleared tool under masking), and is dropped where the strategy leaves no way back
         (a sliding window, LangChain's summary): there the answer itself is all that can be asked."""
         return _under_strategy(self.required, strategy)
+
+    def required_of(self, strategy: str, scored: set[str] | frozenset[str]) -> tuple[str, ...]:
+        """``required_for(strategy)`` for one case scored with the keys ``scored``: the ``when_present`` keys only
+        where the case has them (a case asking no decision question has no ``probe_decision_correct``)."""
+        return tuple(k for k in self.required_for(strategy) if k in scored or k not in self.when_present)
 
     def gated_for(self, strategy: str) -> tuple[str, ...]:
         """``gated`` under ``strategy``, mapped as ``required_for`` maps it (a custom strategy keeps the keys)."""
