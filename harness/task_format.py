@@ -291,7 +291,8 @@ def render_decision_answer(decided: str, rejected: list[str]) -> str:
 
 
 _NEGATED = re.compile(
-    rf"(?:\bnot|\bno longer|\binstead of|\brather than|\breplac(?:ing|es|ed)|\bover(?:rides|riding|rode)|\brejected:?)\s+({_TOKEN})",
+    r"(?:\bnot|\bno longer|\binstead of|\brather than|\breplac(?:ing|es|ed)|\bover(?:rides|riding|rode)|\brejected:?)"
+    rf"(?:\s+(?:the|use|using|uses|used|with))?\s+({_TOKEN})",
     re.IGNORECASE,
 )
 _REJECTED_PART = re.compile(r";\s*rejected:\s*(.*)$", re.IGNORECASE | re.DOTALL)

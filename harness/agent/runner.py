@@ -80,7 +80,7 @@ class _Case:
             summarizer=models.summarizer,
             tools=tools_for(scenario.documents_dict()),
             middleware=[*middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
-            system_prompt=scenario.system_prompt,
+            system_prompt=scenario.agent_system_prompt(),
             backend=backend,
         )
         self.graph = self.built.graph
@@ -115,6 +115,10 @@ class _Case:
                 self.trace.turns.append({"index": turn, "text": text, "first_call": len(self.recorder.calls)})
             # A scripted assistant turn (a fact the case has "the agent" state) comes just before its user turn.
             said = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
+            if turn == 0 and self.scenario.conversation:  # the recorded conversation the case starts from
+                from harness.scenarios.conversation import to_messages
+
+                said = [*to_messages(self.scenario.conversation), *said]
             payload: dict = {"messages": [*said, HumanMessage(text)]}
             if turn == 0 and self.scenario.files:
                 payload["files"] = da.seed_files(self.scenario.files_dict())

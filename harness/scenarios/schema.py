@@ -29,9 +29,10 @@ from harness.task_format import (
 )
 
 KINDS = ("needle", "goal", "chain", "truncation", "probe")
-PLACES = ("user", "assistant", "tool", "system")
+PLACES = ("user", "assistant", "tool", "system", "conversation")
 """Where a fact is stated: a user turn's text, a scripted assistant message before a user turn, a tool result (a
-document the agent fetches or a file it reads: ``doc``), or the system prompt (turn 0)."""
+document the agent fetches or a file it reads: ``doc``), the system prompt (turn 0), or message ``message`` of the
+recorded conversation the case starts from (turn 0)."""
 DATASETS_DIR = _DATASETS_DIR
 # Mechanism cases that need their own preset (e.g. `truncation`): not part of a default run.
 MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
@@ -67,6 +68,7 @@ class Fact:
     turn: int
     doc: str | None = None
     superseded_by: str | None = None
+    message: int | None = None  # a conversation fact: the index of the recorded message that states it
 
 
 @dataclass(frozen=True)
@@ -111,6 +113,8 @@ class Scenario:
     questions: tuple[Question, ...] = ()
     assistant: tuple[tuple[int, str], ...] = ()  # (turn, text): a scripted assistant message before user turn ``turn``
     system_prompt: str | None = None  # added to the agent's system prompt
+    conversation: tuple[dict[str, Any], ...] = ()  # recorded OpenAI-format messages placed before the task
+    conversation_file: str | None = None  # as the row names it
     source: str = ""
 
     @property
@@ -122,6 +126,13 @@ class Scenario:
 
     def documents_dict(self) -> dict[str, str]:
         return dict(self.documents)
+
+    def agent_system_prompt(self) -> str | None:
+        """What the case adds to the agent's system prompt: the recorded conversation's system text, then its own."""
+        from harness.scenarios.conversation import system_text
+
+        parts = [p for p in (system_text(self.conversation), self.system_prompt or "") if p]
+        return "\n\n".join(parts) or None
 
     def fact(self, fact_id: str) -> Fact:
         return next(f for f in self.facts if f.id == fact_id)
@@ -155,6 +166,7 @@ _FIELDS: dict[str, tuple[type | tuple[type, ...], bool]] = {
     "questions": (list, False),
     "assistant": (list, False),
     "system_prompt": (str, False),
+    "conversation": (str, False),
 }
 
 
@@ -228,14 +240,28 @@ def validate_row(row: Any, path: str, line: int) -> None:
         # SKIPPED, since the reference agent follows only the step grammar (harness.agent.runner.offline_skip_reason).
     if row["kind"] == "truncation" and not row.get("expected_files"):
         fail("expected_files", "a truncation scenario needs the file it builds and what that file must contain")
-    _check_facts(row, n_turns, fail)
+    conversation = _conversation(row, path, fail)
+    _check_facts(row, n_turns, fail, conversation)
+
+
+def _conversation(row: dict, path: str, fail) -> list[dict[str, Any]]:  # noqa: ANN001
+    """The recorded conversation the row names (checked), or []."""
+    if "conversation" not in row:
+        return []
+    from harness.scenarios.conversation import load_conversation, resolve
+
+    try:
+        return load_conversation(resolve(row["conversation"], path))
+    except DatasetError as exc:
+        fail("conversation", f"{row['conversation']!r}: {exc}")
+    return []
 
 
 def _whole_word(value: str, text: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9\-]){re.escape(value)}(?![A-Za-z0-9\-])", text, re.IGNORECASE) is not None
 
 
-def _check_facts(row: dict, n_turns: int, fail) -> None:  # noqa: ANN001, C901 - one check per rule, in order
+def _check_facts(row: dict, n_turns: int, fail, conversation: list[dict[str, Any]]) -> None:  # noqa: ANN001, C901
     """Facts, questions, scripted assistant turns and the system prompt (issue 17's fields)."""
     _check_records(row, "assistant", {"turn": int, "text": str}, fail)
     for i, a in enumerate(row.get("assistant", [])):
@@ -244,7 +270,7 @@ def _check_facts(row: dict, n_turns: int, fail) -> None:  # noqa: ANN001, C901 -
         if not a["text"].strip():
             fail(f"assistant[{i}].text", "must be a non-empty string")
     fact_schema = {"id": str, "type": str, "key": str, "value": str, "place": str, "turn": int}
-    optional = {"doc": str, "superseded_by": str}
+    optional = {"doc": str, "superseded_by": str, "message": int}
     facts = row.get("facts", [])
     for i, f in enumerate(facts):
         if not isinstance(f, dict):
@@ -254,6 +280,7 @@ def _check_facts(row: dict, n_turns: int, fail) -> None:  # noqa: ANN001, C901 -
     texts = {
         "documents": {d["id"]: d["text"] for d in row.get("documents", [])},
         "files": {x["path"]: x["content"] for x in row.get("files", [])},
+        "conversation": conversation,
     }
     for i, f in enumerate(facts):
         where = f"facts[{i}]"
@@ -323,6 +350,8 @@ def _place_name(f: dict) -> str:
         return f"document or file {f.get('doc')!r}"
     if f["place"] == "system":
         return "the system prompt"
+    if f["place"] == "conversation":
+        return f"recorded message {f.get('message')}"
     return f"the {f['place']} message of turn {f['turn']}"
 
 
@@ -330,6 +359,19 @@ def _place_text(row: dict, f: dict, where: str, texts: dict, fail) -> str:  # no
     place = f["place"]
     if place != "tool" and f.get("doc") is not None:
         fail(f"{where}.doc", f"only a tool fact names a doc (this one is stated in the {place} place)")
+    if place != "conversation" and f.get("message") is not None:
+        fail(f"{where}.message", f"only a conversation fact names a message (this one is stated in the {place} place)")
+    if place == "conversation":
+        from harness.scenarios.conversation import text_of
+
+        recorded = texts["conversation"]
+        if not recorded:
+            fail(f"{where}.place", "the row names no recorded conversation ('conversation')")
+        if f["turn"] != 0:
+            fail(f"{where}.turn", "the recorded conversation comes before the task: turn 0")
+        if f.get("message") is None or not 0 <= f["message"] < len(recorded):
+            fail(f"{where}.message", f"must be the index of a recorded message (0..{len(recorded) - 1})")
+        return text_of(recorded[f["message"]])
     if place == "user":
         return ([row["task"], *row.get("followups", [])])[f["turn"]]
     if place == "assistant":
@@ -436,6 +478,10 @@ def _scenario_place_texts(scenario: Scenario, f: Fact) -> list[str]:
         return [t for turn, t in scenario.assistant if turn == f.turn]
     if f.place == "system":
         return [scenario.system_prompt or ""]
+    if f.place == "conversation":
+        from harness.scenarios.conversation import text_of
+
+        return [text_of(scenario.conversation[f.message])] if f.message is not None else []
     return [t for d, t in (*scenario.documents, *scenario.files) if d == f.doc]
 
 
@@ -561,14 +607,34 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         needle_depth=row.get("needle_depth"),
         min_summaries=row.get("min_summaries") or 1,
         facts=tuple(
-            Fact(f["id"], f["type"], f["key"], f["value"], f["place"], int(f["turn"]), f.get("doc"), f.get("superseded_by"))
+            Fact(
+                f["id"],
+                f["type"],
+                f["key"],
+                f["value"],
+                f["place"],
+                int(f["turn"]),
+                f.get("doc"),
+                f.get("superseded_by"),
+                f.get("message"),
+            )
             for f in row.get("facts") or ()
         ),
         questions=tuple(Question(int(q["turn"]), tuple(q["facts"]), q["probe"]) for q in row.get("questions") or ()),
         assistant=tuple((int(a["turn"]), a["text"]) for a in row.get("assistant") or ()),
         system_prompt=row.get("system_prompt") or None,
+        conversation=tuple(_recorded(row.get("conversation"), source)),
+        conversation_file=row.get("conversation") or None,
         source=source,
     )
+
+
+def _recorded(name: str | None, source: str) -> list[dict[str, Any]]:
+    if not name:
+        return []
+    from harness.scenarios.conversation import load_conversation, resolve
+
+    return load_conversation(resolve(name, source))
 
 
 def scenario_row(scenario: Scenario) -> dict[str, Any]:
@@ -595,6 +661,7 @@ def scenario_row(scenario: Scenario) -> dict[str, Any]:
         ),
         **({"assistant": [{"turn": t, "text": x} for t, x in scenario.assistant]} if scenario.assistant else {}),
         **({"system_prompt": scenario.system_prompt} if scenario.system_prompt else {}),
+        **({"conversation": scenario.conversation_file} if scenario.conversation_file else {}),
     }
 
 
@@ -604,6 +671,8 @@ def _fact_row(f: Fact) -> dict[str, Any]:
         row["doc"] = f.doc
     if f.superseded_by is not None:
         row["superseded_by"] = f.superseded_by
+    if f.message is not None:
+        row["message"] = f.message
     return row
 
 

@@ -1,0 +1,84 @@
+"""The typed-fact grammar: sentences, their parse, probe questions, and answers read as values (never substrings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.task_format import (
+    ARTIFACT_QUESTION,
+    Statement,
+    extract_value,
+    fact_sentence,
+    parse_decision_answer,
+    parse_paths,
+    parse_probe,
+    parse_statements,
+    render_decision_answer,
+    render_decision_question,
+    render_question,
+)
+
+
+def test_each_type_has_its_sentence_and_parses_back():
+    for kind in ("fact", "constraint", "decision", "goal_state", "preference", "rule"):
+        text = "x. " + fact_sentence(kind, "batch size limit", "500") + " y."
+        assert parse_statements(text) == [Statement(kind, "batch size limit", "500")]
+    assert fact_sentence("fact", "vault code", "TANGO-7") == "For the record, the vault code is TANGO-7."
+    assert fact_sentence("decision", "db", "pg-16", replaces="mysql-8") == "Decision (changed): the db is pg-16, not mysql-8."
+    with pytest.raises(ValueError, match="not stated in a sentence"):
+        fact_sentence("artifact", "/a.md", "written")
+
+
+def test_an_update_parses_with_the_value_it_replaces_and_statements_keep_their_order():
+    text = (
+        fact_sentence("decision", "billing  database", "mysql-8")
+        + "\n"
+        + fact_sentence("decision", "billing database", "pg-16", replaces="mysql-8")
+    )
+    assert parse_statements(text) == [
+        Statement("decision", "billing database", "mysql-8"),
+        Statement("decision", "billing database", "pg-16", "mysql-8"),
+    ]
+    assert Statement("rule", "k", "v1", "v0").render() == "Rule (changed): the k is v1, not v0."
+    assert parse_statements("Decision: the db is pg-160x") == [Statement("decision", "db", "pg-160x")]
+    assert parse_statements("the db is pg-16 (no label)") == []
+
+
+def test_probe_questions_are_told_apart():
+    assert parse_probe(render_decision_question("billing database")) == ("decision", "billing database")
+    assert parse_probe(ARTIFACT_QUESTION) == ("artifact", None)
+    assert parse_probe(render_question("next step")) == ("value", "next step")
+    assert parse_probe("What is the next step?") is None  # not a question turn
+    assert parse_probe("Question: how are you") is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("pg-16", "pg-16"),
+        ("`pg-16`.", "pg-16"),
+        ("The billing database is pg-16.", "pg-16"),
+        ("The billing database is mysql-8. Later: the billing database is pg-16.", "pg-16"),
+        ("pg-16, not mysql-8", "pg-16"),  # the stale value negated: compactbench's trap
+        ("We no longer use mysql-8; it is pg-16 now", "pg-16"),
+        ("not mysql-8", None),  # names nothing it does not negate
+        ("either mysql-8 or pg-16", None),  # ambiguous
+        ("I don't know the billing database.", None),
+        ("pg-160", "pg-160"),  # a longer code is another code
+    ],
+)
+def test_the_answer_is_read_as_a_value(reply, expected):
+    assert extract_value(reply, "billing database", ["mysql-8", "pg-16"]) == expected
+
+
+def test_a_decision_answer_gives_the_decided_and_the_rejected_values():
+    answer = render_decision_answer("pg-16", ["mysql-8", "sqlite-3"])
+    assert answer == "pg-16; rejected: mysql-8, sqlite-3"
+    assert parse_decision_answer(answer, "db", ["pg-16", "mysql-8"]) == ("pg-16", ["mysql-8", "sqlite-3"])
+    assert parse_decision_answer(render_decision_answer("pg-16", []), "db") == ("pg-16", [])
+    assert parse_decision_answer("mysql-8", "db", ["pg-16", "mysql-8"]) == ("mysql-8", [])
+
+
+def test_paths_are_read_whole_and_once():
+    assert parse_paths("/reports/a.md\n- /notes/b.md.\n/reports/a.md and x/y and /c") == ["/reports/a.md", "/notes/b.md", "/c"]
+    assert parse_paths("none") == []
