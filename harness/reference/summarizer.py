@@ -242,21 +242,32 @@ def _extract(messages: list[tuple[str, str]]) -> Extract:
 
 
 def _statements(messages: list[tuple[str, str]]) -> list[tuple[Statement, bool]]:
-    """The typed facts the messages state, in order: user turns, an assistant's text (not its tool arguments), tool
-    results, and an earlier summary (marked carried)."""
-    out: list[tuple[Statement, bool]] = []
-    for kind, raw in messages:
+    """The typed facts the messages state, oldest first: user turns, an assistant's text (not its tool arguments),
+    tool results, and an earlier summary (marked carried). As the reference agent orders them, a page of the history
+    file is older than the earlier summary, which is older than every other message, so a stale value read back from
+    the history never passes for the latest."""
+    found: list[tuple[tuple[int, int, int], Statement, bool]] = []
+    pending: list[tuple[str, str]] = []
+    for i, (kind, raw) in enumerate(messages):
         text = html.unescape(raw)
-        carried = False
+        at, carried = (2, i, 0), False
         if kind == "human" and text.startswith(da.SUMMARY_OPENINGS):
-            text, carried = da.summary_body(text), True
+            text, at, carried = da.summary_body(text), (1, 0, i), True
         elif kind == "ai":
+            pending = [(name, html.unescape(args)) for name, args in _TOOL_CALL.findall(raw)]
             content = _CONTENT.search(raw)
-            text = html.unescape(content.group(1)) if content else ("" if "<tool_call " in raw else text)
-        elif kind not in ("human", "tool"):
+            text = html.unescape(content.group(1)) if content else ("" if pending else text)
+        elif kind == "tool":
+            name, args = pending.pop(0) if pending else ("", "")
+            path = dict(_ARG.findall(args)).get("file_path", "")
+            header = da.read_page_header(text)
+            if name == "read_file" and header is not None and path.startswith(da.HISTORY_PREFIX):
+                at = (0, header.first_line, i)
+        elif kind != "human":
             continue
-        out += [(st, carried) for st in parse_statements(text)]
-    return out
+        found += [(at, st, carried) for st in parse_statements(text)]
+    found.sort(key=lambda entry: entry[0])  # stable: a message's statements keep their order
+    return [(st, carried) for _, st, carried in found]
 
 
 def _record(ext: Extract, name: str, args: str, result: str, plan) -> None:
