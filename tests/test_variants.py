@@ -15,11 +15,11 @@ def write(tmp_path, name, text):
     return path
 
 
-def test_the_five_shipped_variants_load_and_the_default_is_the_installed_prompt():
-    assert {"deepagents-default", "minimal", "structured", "completed-work", "anchored"} <= set(variant_names())
+def test_the_six_shipped_variants_load_and_the_default_is_the_installed_prompt():
+    assert {"deepagents-default", "minimal", "structured", "completed-work", "anchored", "typed"} <= set(variant_names())
     config, variant = resolve_config("deepagents-default")
     assert variant.prompt is None and config.summary_prompt is None and config.summary_prompt_name == "deepagents-default"
-    for name in ("minimal", "structured", "completed-work", "anchored"):
+    for name in ("minimal", "structured", "completed-work", "anchored", "typed"):
         cfg = make_config(name)
         assert "{messages}" in cfg.summary_prompt and cfg.summary_prompt_name == name and cfg.name == name
     assert deepagents_default_prompt() not in {make_config(n).summary_prompt for n in ("minimal", "structured")}

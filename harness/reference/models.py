@@ -78,12 +78,19 @@ class ReferenceAgentModel(BaseChatModel):
 
 
 class ReferenceSummarizerModel(BaseChatModel):
-    """Deterministic extractive summarizer with seeded loss (see ``summarizer.py``)."""
+    """Deterministic extractive summarizer with seeded loss (see ``summarizer.py``).
+
+    ``drop_types``, ``keep_first_value`` and ``forget_artifacts`` are seeded faults: typed facts of those types are
+    never written; an updated fact is written with its first value; the artifacts section lists nothing.
+    """
 
     model_name: str = SUMMARIZER_NAME
     seed: int = 0
     detail_loss: float = 0.15
     intent_loss: float = 0.0
+    drop_types: tuple[str, ...] = ()
+    keep_first_value: bool = False
+    forget_artifacts: bool = False
 
     @property
     def _llm_type(self) -> str:
@@ -96,10 +103,21 @@ class ReferenceSummarizerModel(BaseChatModel):
             "seed": self.seed,
             "detail_loss": self.detail_loss,
             "intent_loss": self.intent_loss,
+            "drop_types": self.drop_types,
+            "keep_first_value": self.keep_first_value,
+            "forget_artifacts": self.forget_artifacts,
         }
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
         prompt = "\n".join(m.text for m in messages)
-        text = summarizer.summarize(prompt, seed=self.seed, detail_loss=self.detail_loss, intent_loss=self.intent_loss)
+        text = summarizer.summarize(
+            prompt,
+            seed=self.seed,
+            detail_loss=self.detail_loss,
+            intent_loss=self.intent_loss,
+            drop_types=self.drop_types,
+            keep_first_value=self.keep_first_value,
+            forget_artifacts=self.forget_artifacts,
+        )
         message = AIMessage(content=text, response_metadata={"model_name": self.model_name})
         return ChatResult(generations=[ChatGeneration(message=message)])

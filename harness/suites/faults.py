@@ -136,6 +136,27 @@ class ClaimsEverythingDone(ReferenceSummarizerModel):
         return result
 
 
+class DropsDecisions(ReferenceSummarizerModel):
+    """A summarizer whose summaries never write a decision or a constraint, whatever sections the prompt has."""
+
+    model_name: str = "drops-decisions-summarizer"
+    drop_types: tuple[str, ...] = ("decision", "constraint")
+
+
+class KeepsStaleValue(ReferenceSummarizerModel):
+    """A summarizer that misses updates: a fact stated more than once is written with its first value."""
+
+    model_name: str = "stale-value-summarizer"
+    keep_first_value: bool = True
+
+
+class ForgetsArtifacts(ReferenceSummarizerModel):
+    """A summarizer whose artifacts section lists nothing: which files were written, edited or read is lost."""
+
+    model_name: str = "forgets-artifacts-summarizer"
+    forget_artifacts: bool = True
+
+
 @dataclass(frozen=True)
 class SeededFault:
     """A fault the validity matrix injects, named for what it breaks. Which eval must catch it, and by which
@@ -198,3 +219,23 @@ SEEDED_FAULTS = {
         ),
     )
 }
+
+TYPED_FACT_FAULTS = {
+    f.name: f
+    for f in (
+        SeededFault(
+            "summary-drops-decisions",
+            "the summary never writes a decision or a constraint",
+            summarizer=lambda: DropsDecisions(),
+        ),
+        SeededFault(
+            "stale-value-kept", "the summary writes an updated fact with its first value", summarizer=lambda: KeepsStaleValue()
+        ),
+        SeededFault(
+            "artifacts-forgotten", "the summary's artifacts section lists nothing", summarizer=lambda: ForgetsArtifacts()
+        ),
+    )
+}
+"""The typed-fact faults (issue 17). Not in ``SEEDED_FAULTS`` yet: every fault there must be caught by an eval that
+names it (tests/test_registry.py), and the retention and probe evals that will catch these have not landed; when they
+do, they name these and this dict joins ``SEEDED_FAULTS``."""
