@@ -19,6 +19,9 @@ The needle-in-a-haystack grid (``harness generate needle``, and the shipped
 ``niah/grid.jsonl``): haystack length x needle depth, the needle inserted at the requested
 share of the haystack's text at a sentence boundary.
 
+Probe families (``harness generate probes``, and the shipped ``probes.jsonl``): see
+`harness.scenarios.probes`.
+
 Everything is a function of the seed; running it twice writes identical files.
 """
 
@@ -432,12 +435,16 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
     reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
     grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
-    needle_file, goal_file, chain_file = DEFAULT_FILES
+    from harness.scenarios.probes import probe_rows  # probes builds on this module's helpers
+
+    probes = probe_rows(seed)
+    needle_file, goal_file, chain_file, probe_file = DEFAULT_FILES
     (truncation_file,) = MECHANISM_FILES
     files = (
         (needle_file, needles),
         (goal_file, goals),
         (chain_file, chains),
+        (probe_file, probes),
         (truncation_file, reports),
         ("niah/grid.jsonl", grid),
     )

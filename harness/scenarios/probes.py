@@ -162,7 +162,9 @@ def _continuation(company: str, *said: str) -> str:
     return " ".join([f"Thanks. Now carry on with the rest of the {company} archive.", *said])
 
 
-def _fact(fid: str, kind: str, key: str, value: str, place: str, turn: int, doc: str | None = None, sup: str | None = None) -> dict:
+def _fact(
+    fid: str, kind: str, key: str, value: str, place: str, turn: int, doc: str | None = None, sup: str | None = None
+) -> dict:
     out: dict[str, Any] = {"id": fid, "type": kind, "key": key, "value": value, "place": place, "turn": turn}
     if doc is not None:
         out["doc"] = doc
