@@ -42,16 +42,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.compaction.config import PRESETS
-from harness.scenarios.generate import (
-    _CODEWORDS,
-    _COMPANIES,
-    _PLACES,
-    _THINGS,
-    CHARS_PER_TOKEN,
-    SHIPPED_SEED,
-    _document,
-    _ledger,
-)
+from harness.scenarios.haystack import CHARS_PER_TOKEN, CODEWORDS, COMPANIES, PLACES, SHIPPED_SEED, THINGS, document, ledger
 from harness.task_format import (
     ARTIFACT_QUESTION,
     Step,
@@ -108,15 +99,15 @@ _RULES = (
 
 # -- building blocks ---------------------------------------------------------------------------------------------------
 def _code(rng: random.Random) -> str:
-    return f"{rng.randint(1000, 9999)}-{rng.choice(_CODEWORDS)}"
+    return f"{rng.randint(1000, 9999)}-{rng.choice(CODEWORDS)}"
 
 
 def _fill(template: str, rng: random.Random, place: str | None = None) -> str:
     return template.format(
-        place=place or rng.choice(_PLACES),
+        place=place or rng.choice(PLACES),
         n=rng.randint(120, 980),
         h=rng.randint(14, 22),
-        w=rng.choice(_CODEWORDS).lower() if template.startswith("ops-") else rng.choice(_CODEWORDS),
+        w=rng.choice(CODEWORDS).lower() if template.startswith("ops-") else rng.choice(CODEWORDS),
     )
 
 
@@ -138,7 +129,7 @@ def _docs(rng: random.Random, company: str, first: int, count: int, tokens: int,
         sentences = said.get(i, [])
         lines = max(3, tokens * CHARS_PER_TOKEN // 100)
         inserts = {rng.randint(2, max(3, lines // 2)) + k: s for k, s in enumerate(sentences)}
-        out.append({"id": doc_id, "text": _document(rng, doc_id, company, tokens, inserts)})
+        out.append({"id": doc_id, "text": document(rng, doc_id, company, tokens, inserts)})
     return out
 
 
@@ -231,7 +222,7 @@ def buried_constraint(seed: int, instance: int) -> dict:
     """A constraint said once early (instance even: in the task's prose; odd: in the first document), a look-alike
     constraint elsewhere, a haystack after; a recall probe at the end."""
     rng = random.Random(f"probe:buried-constraint:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
+    company = rng.choice(COMPANIES)
     key, value = _constraint(rng)
     other_key, other_value = key, value
     while other_key == key:
@@ -265,7 +256,7 @@ def decision_override(seed: int, instance: int) -> dict:
     after the task. Odd: a scripted assistant message after a briefing document, changed in a later document of the
     turn-1 continuation. A decision probe asks it: the latest value required, the stale one forbidden."""
     rng = random.Random(f"probe:decision-override:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
+    company = rng.choice(COMPANIES)
     key_t, options = rng.choice(_DECISIONS)
     key = _fill(key_t, rng)
     old, new = rng.sample(options, 2)
@@ -317,9 +308,9 @@ def entity_confusion(seed: int, instance: int) -> dict:
     """Two facts whose keys differ in one word (the north and the south vault), in two documents; one is asked
     (instance even: the earlier stated; odd: the later)."""
     rng = random.Random(f"probe:entity-confusion:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
-    thing, holder = rng.choice(_THINGS)
-    a, b = rng.sample(_PLACES, 2)
+    company = rng.choice(COMPANIES)
+    thing, holder = rng.choice(THINGS)
+    a, b = rng.sample(PLACES, 2)
     keys = (f"{thing} for the {a} {holder}", f"{thing} for the {b} {holder}")
     values = (_code(rng), _code(rng))
     n_docs = rng.randint(11, 13)
@@ -345,11 +336,11 @@ def artifact_trail(seed: int, instance: int) -> dict:
     edit_file; more documents follow. An artifact probe asks which files were created or changed: each written or
     edited path (a file only read is not an artifact)."""
     rng = random.Random(f"probe:artifact-trail:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
+    company = rng.choice(COMPANIES)
     n_ledgers = 3
     ledgers = [f"/ledgers/ledger_{i + 1:02d}.md" for i in range(n_ledgers)]
     log = "/reports/log.md"
-    files = [{"path": p, "content": _ledger(rng, p.rsplit("/", 1)[1][:-3], company, 12)} for p in ledgers]
+    files = [{"path": p, "content": ledger(rng, p.rsplit("/", 1)[1][:-3], company, 12)} for p in ledgers]
     files.append({"path": log, "content": f"# Migration log ({company})\n\nEnd of log header."})
     noted = sorted(rng.sample(range(n_ledgers), 2))
     n_docs = rng.randint(10, 12)
@@ -391,7 +382,7 @@ def plan_state(seed: int, instance: int) -> dict:
     briefing, changed in the user's turn-1 prose, and (instance even) changed again by an assistant message just
     before the question. A continuation probe asks it; earlier values are stale."""
     rng = random.Random(f"probe:plan-state:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
+    company = rng.choice(COMPANIES)
     values = rng.sample(_NEXT_STEPS, 3)
     key = "next step"
     brief = _docs(rng, company, 1, 2, BRIEF_DOC_TOKENS, {})
@@ -430,7 +421,7 @@ def standing_rule(seed: int, instance: int) -> dict:
     """A standing rule in the system prompt (never summarized: the control) and one in the task's prose, a haystack
     after; a recall probe for each (instance even asks the system rule first)."""
     rng = random.Random(f"probe:standing-rule:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
+    company = rng.choice(COMPANIES)
     (sys_key, sys_value), (user_key, user_value) = _rules(rng, 2)
     n_docs = rng.randint(11, 13)
     docs = _docs(rng, company, 1, n_docs, DOC_TOKENS, {})
@@ -457,13 +448,13 @@ def canary_rounds(seed: int, instance: int) -> dict:
     and a fact in the two briefing documents, the goal state in an assistant message; then a continuation long
     enough for ``CANARY_ROUNDS`` summaries at forced-20; then one question per canary."""
     rng = random.Random(f"probe:canary-rounds:{seed}:{instance}")
-    company = rng.choice(_COMPANIES)
+    company = rng.choice(COMPANIES)
     ((rule_key, rule_value),) = _rules(rng, 1)
     pref_key, pref_options = rng.choice(_PREFERENCES)
     pref_value = rng.choice(pref_options)
     con_key, con_value = _constraint(rng)
-    thing, holder = rng.choice(_THINGS)
-    fact_key, fact_value = f"{thing} for the {rng.choice(_PLACES)} {holder}", _code(rng)
+    thing, holder = rng.choice(THINGS)
+    fact_key, fact_value = f"{thing} for the {rng.choice(PLACES)} {holder}", _code(rng)
     goal_value = rng.choice(_NEXT_STEPS)
     brief = _docs(
         rng,
