@@ -19,6 +19,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     if args.what == "needle":
         return _generate_needle(args)
+    if args.what == "probes":
+        return _generate_probes(args)
     out = args.out or "datasets"
     for name, n in generate(out, seed=args.seed).items():
         print(f"wrote {Path(out) / name}: {n} scenarios")
@@ -102,6 +104,41 @@ def _generate_needle(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _generate_probes(args: argparse.Namespace) -> int:
+    from harness.errors import ConfigError
+    from harness.scenarios.probes import FAMILIES, probe_rows
+
+    if not args.out or not args.out.endswith(".jsonl"):
+        raise ConfigError("--out: harness generate probes writes one scenario file; give a path ending in .jsonl")
+    families = None
+    if args.families is not None:
+        families = list(dict.fromkeys(f.strip() for f in args.families.split(",") if f.strip()))
+        unknown = [f for f in families if f not in FAMILIES]
+        if not families:
+            raise ConfigError(f"--families: no family named in {args.families!r}; known: {', '.join(FAMILIES)}")
+        if unknown:
+            raise ConfigError(f"--families: unknown family {unknown[0]!r}; known: {', '.join(FAMILIES)}")
+    if not 1 <= args.instances <= 100:
+        raise ConfigError(f"--instances must be 1 to 100, got {args.instances}")
+    try:
+        rows = probe_rows(args.seed, families, args.instances)
+    except ValueError as exc:  # an instance too short to compact under a preset
+        raise ConfigError(f"cannot generate: {exc}") from None
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(out)
+    names = families or list(FAMILIES)
+    print(
+        f"wrote {out}: {len(rows)} probe scenarios ({len(names)} famil{'y' if len(names) == 1 else 'ies'} x {args.instances}, "
+        f"seed {args.seed}; each checked to compact before its first question under the forced presets)"
+    )
+    return EXIT_OK
+
+
 def cmd_variants(args: argparse.Namespace) -> int:
     from harness.compaction.config import PRESETS
     from harness.compaction.variants import load_variant, resolve_config, variant_names
@@ -130,20 +167,23 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """This group's subcommands: generate, variants."""
     gen = sub.add_parser(
         "generate",
-        help="regenerate the shipped scenario files, or write a needle-in-a-haystack grid",
+        help="regenerate the shipped scenario files, or write a needle-in-a-haystack grid or probe families",
         description="`harness generate` rewrites the shipped scenario files in --out (a directory). "
         "`harness generate needle --lengths 4000,8000 --depths 0,0.5,1 --out FILE.jsonl` writes a "
         "Kamradt-style grid of haystack length x needle depth, after checking which cells can be "
-        "valid under --check PRESET.",
+        "valid under --check PRESET. `harness generate probes --out FILE.jsonl [--families a,b] [--instances K]` "
+        "writes seeded probe families (typed facts and the questions that probe them; see datasets/README.md).",
     )
     gen.add_argument(
         "what",
         nargs="?",
-        choices=["shipped", "needle"],
+        choices=["shipped", "needle", "probes"],
         default="shipped",
-        help="shipped (default): the files in datasets/; needle: a NIAH grid file",
+        help="shipped (default): the files in datasets/; needle: a NIAH grid file; probes: probe families",
     )
-    gen.add_argument("--out", default=None, help="shipped: the directory (default datasets); needle: the .jsonl file to write")
+    gen.add_argument(
+        "--out", default=None, help="shipped: the directory (default datasets); needle, probes: the .jsonl file to write"
+    )
     gen.add_argument("--seed", type=int, default=7, help="generator seed (default 7, the shipped files')")
     niah = gen.add_argument_group("needle grid (harness generate needle)")
     niah.add_argument("--lengths", help="haystack lengths in tokens, comma-separated (e.g. 4000,8000,16000,32000)")
@@ -167,6 +207,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="run each cell once offline under this preset and say which cannot be valid (default forced-20)",
     )
     niah.add_argument("--no-check", action="store_true", help="write without the validity check")
+    probes = gen.add_argument_group("probe families (harness generate probes)")
+    probes.add_argument(
+        "--families",
+        default=None,
+        help="comma-separated families (default all): buried-constraint, decision-override, entity-confusion, "
+        "artifact-trail, plan-state, standing-rule, canary-rounds",
+    )
+    probes.add_argument("--instances", type=int, default=2, help="instances per family (default 2, as the shipped set)")
     gen.set_defaults(handler=cmd_generate)
 
     variants = sub.add_parser(

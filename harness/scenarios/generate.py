@@ -19,6 +19,9 @@ The needle-in-a-haystack grid (``harness generate needle``, and the shipped
 ``niah/grid.jsonl``): haystack length x needle depth, the needle inserted at the requested
 share of the haystack's text at a sentence boundary.
 
+Probe families (``harness generate probes``, and the shipped ``probes.jsonl``): see
+`harness.scenarios.probes`.
+
 Everything is a function of the seed; running it twice writes identical files.
 """
 
@@ -30,6 +33,15 @@ import random
 from pathlib import Path
 from typing import Any
 
+from harness.scenarios.haystack import CODEWORDS as _CODEWORDS
+from harness.scenarios.haystack import COMPANIES as _COMPANIES
+from harness.scenarios.haystack import PLACES as _PLACES
+from harness.scenarios.haystack import SHIPPED_SEED
+from harness.scenarios.haystack import THINGS as _THINGS
+from harness.scenarios.haystack import document as _document
+from harness.scenarios.haystack import ledger as _ledger
+from harness.scenarios.haystack import prose_line as _prose_line
+from harness.scenarios.probes import probe_rows
 from harness.scenarios.schema import DEFAULT_FILES, MECHANISM_FILES
 from harness.task_format import FINDING_PREFIX, Step, needle_sentence, render_question, render_task
 
@@ -45,49 +57,10 @@ CHAIN_DEPTHS = (0.0, 0.25)
 # forced presets on purpose (too short to summarize, or the needle kept in view) so reports show them.
 NIAH_LENGTHS = (4_000, 8_000, 16_000, 32_000)
 NIAH_DEPTHS = (0.0, 0.25, 0.5, 0.75, 1.0)
-CHARS_PER_TOKEN = 4  # count_tokens_approximately's ratio
-SHIPPED_SEED = 7  # the seed of the shipped files (`harness generate` default)
 REPORT_SECTIONS = (6, 8, 10, 12, 16)
 EDIT_SECTIONS = (6, 8, 10)
 REPORT_DOC_TOKENS = 600
 EDIT_EXTRA_FINDINGS = 16  # more "Finding:" lines per document in the edit_file cases
-
-_WORDS = (
-    "shipment invoice carrier pallet manifest warehouse customs clearance freight quote "
-    "container berth schedule delay supplier contract renewal audit inventory reorder "
-    "threshold forklift inspection dock tariff routing consignment ledger balance "
-    "reconciliation discrepancy approval purchase order vendor quarterly forecast "
-    "capacity surcharge fuel insurance claim damage receipt signature dispatch "
-    "regional depot transfer backlog priority escalation review summary meeting"
-).split()
-_PLACES = ("north", "south", "east", "west", "harbor", "river", "upper", "lower")
-_THINGS = (
-    ("access code", "vault"),
-    ("serial number", "backup generator"),
-    ("badge number", "night-shift supervisor"),
-    ("tracking number", "refrigerated container"),
-    ("account number", "customs broker"),
-)
-_CODEWORDS = ("KESTREL", "HERON", "LARCH", "OSPREY", "MARLIN", "CEDAR", "FALCON", "TUNDRA", "BASALT", "EMBER")
-_COMPANIES = ("Halvorsen Freight", "Brightwater Logistics", "Okafor & Sons Shipping", "Teller Cold Chain", "Marisol Imports")
-
-
-def _prose_line(rng: random.Random) -> str:
-    words = [rng.choice(_WORDS) for _ in range(rng.randint(11, 15))]
-    words[0] = words[0].capitalize()
-    return " ".join(words) + "."
-
-
-def _document(rng: random.Random, doc_id: str, company: str, tokens: int, inserts: dict[int, str]) -> str:
-    lines = [
-        f"{doc_id}: {company} archive, {rng.choice(['memo', 'letter', 'report', 'minutes'])} {rng.randint(1, 28)}/{rng.randint(1, 12)}/2026"
-    ]
-    budget = tokens * CHARS_PER_TOKEN
-    while sum(len(x) + 1 for x in lines) < budget:
-        lines.append(_prose_line(rng))
-    for at, sentence in sorted(inserts.items()):
-        lines.insert(min(at, len(lines) - 1), sentence)
-    return "\n".join(lines)
 
 
 def needle_scenario(haystack_tokens: int, depth: float, seed: int) -> dict:
@@ -245,17 +218,6 @@ def niah_grid(
     return [
         niah_scenario(length, depth, seed, needles=needles, distractors=distractors) for length in lengths for depth in depths
     ]
-
-
-def _ledger(rng: random.Random, name: str, company: str, rows: int) -> str:
-    out = [f"# Ledger {name} ({company})", "", "| date | reference | counterparty | amount |", "|---|---|---|---|"]
-    for _ in range(rows):
-        out.append(
-            f"| 2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} | INV-{rng.randint(10000, 99999)} | "
-            f"{rng.choice(_COMPANIES)} {rng.choice(_WORDS)} | {rng.randint(100, 99999):,}.{rng.randint(0, 99):02d} |"
-        )
-    out.append(f"| total | | | {rng.randint(100000, 999999):,}.00 |")
-    return "\n".join(out)
 
 
 def _read_and_note_steps(paths: list[str]) -> list[Step]:
@@ -432,12 +394,14 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     chains = [chain_scenario(n, depth, seed) for n in CHAIN_SIZES for depth in CHAIN_DEPTHS]
     reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
     grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
-    needle_file, goal_file, chain_file = DEFAULT_FILES
+    probes = probe_rows(seed)
+    needle_file, goal_file, chain_file, probe_file = DEFAULT_FILES
     (truncation_file,) = MECHANISM_FILES
     files = (
         (needle_file, needles),
         (goal_file, goals),
         (chain_file, chains),
+        (probe_file, probes),
         (truncation_file, reports),
         ("niah/grid.jsonl", grid),
     )
