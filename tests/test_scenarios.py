@@ -5,7 +5,7 @@ import pytest
 
 from harness.errors import DatasetError
 from harness.scenarios.generate import generate
-from harness.scenarios.schema import DATASETS_DIR, MECHANISMS_DIR, load_scenarios, select
+from harness.scenarios.schema import DATASETS_DIR, DEFAULT_FILES, MECHANISM_FILES, MECHANISMS_DIR, load_scenarios, select
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,7 @@ def write(tmp_path, rows, name="cases.jsonl"):
 def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenarios):
     kinds = [s.kind for s in scenarios.values()]
     assert kinds.count("needle") >= 20 and kinds.count("goal") >= 10 and kinds.count("chain") == 8
-    assert kinds.count("truncation") == 8 and kinds.count("probe") == 14
+    assert kinds.count("truncation") == 8 and kinds.count("probe") == 15  # 14 generated families + the recorded conversation
     assert {s.min_summaries for s in scenarios.values() if s.kind == "chain"} == {1, 2, 4, 8}
     needle = scenarios["needle-h24k-d025"]
     assert needle.needles[0].answer and needle.followups and needle.documents
@@ -37,7 +37,7 @@ def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenari
 
 def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
     generate(tmp_path)
-    for name in ("needle.jsonl", "goal.jsonl", "chain.jsonl", "probes.jsonl", "mechanisms/truncation.jsonl", "niah/grid.jsonl"):
+    for name in (*DEFAULT_FILES, *MECHANISM_FILES, "niah/grid.jsonl"):
         assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), (
             f"datasets/{name} is out of date: run harness generate"
         )

@@ -106,6 +106,8 @@ def system_text(records: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> s
 
 
 RECORDED_DOCS = 12  # padding documents fetched after the recording: ~24,000 tokens, past every forced trigger
+RECORDED_DOC_TOKENS = 2_000
+SHIPPED_RECORDING = "conversations/billing-migration.jsonl"
 
 
 def recorded_probe_row(name: str, dataset_dir: str | Path, seed: int) -> dict[str, Any]:
@@ -118,7 +120,7 @@ def recorded_probe_row(name: str, dataset_dir: str | Path, seed: int) -> dict[st
     """
     import random
 
-    from harness.scenarios.generate import DOC_TOKENS, _document
+    from harness.scenarios.haystack import document
     from harness.task_format import (
         Step,
         parse_statements,
@@ -151,7 +153,7 @@ def recorded_probe_row(name: str, dataset_dir: str | Path, seed: int) -> dict[st
             facts.append(fact)
     firsts = [f for f in facts if not any(g.get("superseded_by") == f["id"] for g in facts)]
     doc_ids = [f"RUN-{i + 1:03d}" for i in range(RECORDED_DOCS)]
-    documents = [{"id": d, "text": _document(rng, d, "Platform runbook", DOC_TOKENS, {})} for d in doc_ids]
+    documents = [{"id": d, "text": document(rng, d, "Platform runbook", RECORDED_DOC_TOKENS, {})} for d in doc_ids]
     steps = [Step(i + 1, "fetch_document", d) for i, d in enumerate(doc_ids)]
     steps.append(Step(len(steps) + 1, "reply"))
     intro = "Before we start the migration, read the runbook pages in order; I will ask you about our plan afterwards."

@@ -33,6 +33,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from harness.scenarios.conversation import SHIPPED_RECORDING, recorded_probe_row
 from harness.scenarios.haystack import CODEWORDS as _CODEWORDS
 from harness.scenarios.haystack import COMPANIES as _COMPANIES
 from harness.scenarios.haystack import PLACES as _PLACES
@@ -42,7 +43,7 @@ from harness.scenarios.haystack import document as _document
 from harness.scenarios.haystack import ledger as _ledger
 from harness.scenarios.haystack import prose_line as _prose_line
 from harness.scenarios.probes import probe_rows
-from harness.scenarios.schema import DEFAULT_FILES, MECHANISM_FILES
+from harness.scenarios.schema import DATASETS_DIR, DEFAULT_FILES, MECHANISM_FILES
 from harness.task_format import FINDING_PREFIX, Step, needle_sentence, render_question, render_task
 
 NEEDLE_SIZES = (24_000, 32_000, 40_000, 48_000)
@@ -395,13 +396,15 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     reports = [report_scenario(n, seed) for n in REPORT_SECTIONS] + [report_scenario(n, seed, via="edit") for n in EDIT_SECTIONS]
     grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
     probes = probe_rows(seed)
-    needle_file, goal_file, chain_file, probe_file = DEFAULT_FILES
+    recorded = [recorded_probe_row(SHIPPED_RECORDING, DATASETS_DIR, seed)]  # the recording is data: read from datasets/
+    needle_file, goal_file, chain_file, probe_file, recorded_file = DEFAULT_FILES
     (truncation_file,) = MECHANISM_FILES
     files = (
         (needle_file, needles),
         (goal_file, goals),
         (chain_file, chains),
         (probe_file, probes),
+        (recorded_file, recorded),
         (truncation_file, reports),
         ("niah/grid.jsonl", grid),
     )

@@ -39,7 +39,7 @@ MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
 # The scenario files a default run reads: the shipped ones `harness generate` writes, named, never a glob of
 # datasets/, so a file a user writes there (a needle grid from `harness generate needle`) joins a run only when
 # it is named with --datasets.
-DEFAULT_FILES = ("needle.jsonl", "goal.jsonl", "chain.jsonl", "probes.jsonl")
+DEFAULT_FILES = ("needle.jsonl", "goal.jsonl", "chain.jsonl", "probes.jsonl", "recorded.jsonl")
 MECHANISM_FILES = ("mechanisms/truncation.jsonl",)
 _ID = re.compile(r"^[a-z0-9][a-z0-9_.\-]*$")
 
