@@ -2,12 +2,27 @@
 
 It never sees a scenario, an expected answer or a seed; only the request's messages.
 
+- It reads everything in the request: the system prompt (said before everything else),
+  user messages, assistant text (scripted assistant turns and its own earlier replies),
+  tool results, the summary and pages of the history file. Only user messages and the
+  summary say what is asked and what the plan is.
 - It finds the latest request: the last user message it can see, else the one the
   summary quotes.
-- A question ("What is the <key>?"): it looks for "the <key> is <value>" in everything
-  it sees; failing that, it pages through the history file the summary names with
-  read_file (resuming after the pages it can see or the summary records), and says it
-  does not know when that file is exhausted or no file is named.
+- A question (``parse_probe``), of four kinds:
+  - recall and continuation ("What is the <key>?"): the latest statement of "the <key>
+    is <value>" in everything it sees, in the order it was said (the system prompt, then
+    history pages by offset, then the summary, then the messages after it); failing that,
+    it calls a cleared read-only tool again, or pages through evicted results and the
+    history file the summary names with read_file (resuming after the pages it can see or
+    the summary records), and says it does not know when those are exhausted or none is
+    named;
+  - decision ("What was decided for the <key> ...?"): the same search, answered as
+    "<latest>; rejected: <the other values stated for the key, oldest first>", a changed
+    statement's ", not X" counting as stated;
+  - artifact ("Which files have you created or changed ...?"): the paths of its successful
+    write_file / edit_file calls on history pages in view, in the summary's artifacts
+    lines and in view, one per line, oldest first ("none" if none); it does not page the
+    history file for this.
 - A task: it needs the numbered step list, in a user message or quoted by the summary.
   Without it, it asks for clarification (goal drift). With it, it does the step after
   the highest one it has evidence of (a successful call it can see, or a "Step N done"
@@ -136,13 +151,14 @@ class View:
 
     def stated_values(self, key: str) -> list[str]:
         """Every value stated for ``key`` in view, oldest first, each once; the earlier value a changed statement
-        names (", not X") counts as stated just before it."""
+        names (", not X") counts as stated just before it, on its line."""
         norm = " ".join(key.split()).lower()
-        stated: list[tuple[tuple[int, int, int], int, int, str]] = []
+        stated: list[tuple[tuple[int, int, int], int, int, int, str]] = []
         for at, text in zip(self.said_at, self.texts):
-            replaced = [s.replaces for s in parse_statements(text) if s.replaces and s.key.lower() == norm]
-            stated += [(at, 0, n, v) for n, v in enumerate(replaced) if v]
-            stated += [(at, 1, n, v) for n, v in enumerate(find_facts(key, text))]
+            for line_no, line in enumerate(text.splitlines()):
+                replaced = [s.replaces for s in parse_statements(line) if s.replaces and s.key.lower() == norm]
+                stated += [(at, line_no, 0, n, v) for n, v in enumerate(replaced) if v]
+                stated += [(at, line_no, 1, n, v) for n, v in enumerate(find_facts(key, line))]
         first: dict[str, str] = {}
         for *_, value in sorted(stated):
             first.setdefault(value.lower(), value)

@@ -106,6 +106,18 @@ def test_every_earlier_choice_is_rejected_oldest_first_and_once():
     assert decide([*msgs, HumanMessage(DECISION_Q)]) == ReplyAction("mysql-8; rejected: pg-15, pg-16")
 
 
+def test_within_one_text_each_changed_line_rejects_what_came_just_before_it():
+    changed = [
+        fact_sentence("decision", DB, "pg-15", replaces="mysql-8"),
+        fact_sentence("decision", DB, "pg-16", replaces="pg-15"),
+    ]
+    summary = "## DECISIONS\n" + "\n".join(f"- {line}" for line in changed)
+    assert decide([summary_message(summary), HumanMessage(DECISION_Q)]) == ReplyAction("pg-16; rejected: mysql-8, pg-15")
+    # What a line replaces was said on that line, after the lines before it.
+    lines = f"## DECISIONS\n- {OLD}\n- " + fact_sentence("decision", DB, "pg-16", replaces="sqlite-3")
+    assert decide([summary_message(lines), HumanMessage(DECISION_Q)]) == ReplyAction("pg-16; rejected: mysql-8, sqlite-3")
+
+
 def test_a_stale_decision_on_a_history_page_read_after_the_summary_is_older_than_the_summary():
     msgs = [
         summary_message(f"## DECISIONS\n- {NEW}"),
