@@ -344,3 +344,22 @@ def test_the_history_file_is_older_than_the_summary_that_replaced_it_and_its_pag
         HumanMessage(QUESTION),
     ]
     assert decide(pages) == ReplyAction("7742-PLOVER")  # read out of order, the later page is still the later statement
+
+
+def test_the_system_prompt_reaches_the_reference_agent_as_a_system_message_and_is_read():
+    # create_agent puts the system prompt first in the list the chat model's _generate gets; the policy reads it there.
+    from deepagents import create_deep_agent
+
+    from harness.task_format import render_question
+
+    seen: list[list[str]] = []
+
+    class Spy(ReferenceAgentModel):
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            seen.append([type(m).__name__ for m in messages])
+            return super()._generate(messages, stop, run_manager, **kwargs)
+
+    agent = create_deep_agent(model=Spy(), system_prompt="Rule: the commit prefix is FIN-OPS.")
+    out = agent.invoke({"messages": [HumanMessage(render_question("commit prefix"))]})
+    assert seen and seen[0][0] == "SystemMessage"
+    assert out["messages"][-1].content == "FIN-OPS"

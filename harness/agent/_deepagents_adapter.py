@@ -12,6 +12,8 @@ breaks one module, not the harness.
 
 from __future__ import annotations
 
+import html
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -229,3 +231,47 @@ def file_text(file_data: Any) -> str:
     from deepagents.backends.utils import file_data_to_string
 
     return file_data_to_string(file_data)
+
+
+# -- the history file: messages offloaded as get_buffer_string(..., format="xml") --------------------------------------
+_XML_MESSAGE = re.compile(r'<message type="(\w+)">')
+_XML_CALL = re.compile(r'<tool_call id="[^"]*" name="([^"]+)">([^\n]*?)(?:</tool_call>|$)', re.MULTILINE)
+_XML_ARG = re.compile(r'"(doc_id|file_path)":\s*"([^"]+)"')
+
+
+@dataclass(frozen=True)
+class OffloadedCall:
+    """A tool call as deepagents' history file records it, with the tool message that answered it."""
+
+    name: str
+    args: dict[str, Any]  # the JSON arguments; only doc_id / file_path when the line was cut short
+    result: str | None  # the tool's reply, None when it is not (wholly) in the text
+
+
+def offloaded_calls(text: str) -> list[OffloadedCall]:
+    """The tool calls in a stretch of deepagents' history file, in order, each paired with the tool message after its
+    AI message (the k-th call with the k-th tool message, as the offload writes them). A stretch may start or end
+    mid-message (a page of the file): a tool message whose call is not in the text is skipped, and a call whose answer
+    is not in the text has ``result`` None."""
+    calls: list[OffloadedCall] = []
+    pending: list[int] = []  # indices into calls still waiting for their tool message
+    tags = list(_XML_MESSAGE.finditer(text))
+    for n, tag in enumerate(tags):
+        body = text[tag.end() : tags[n + 1].start() if n + 1 < len(tags) else len(text)]
+        if tag.group(1) == "ai":
+            pending = []
+            for match in _XML_CALL.finditer(body):
+                raw = html.unescape(match.group(2))
+                try:
+                    args = json.loads(raw)
+                except ValueError:
+                    args = dict(_XML_ARG.findall(raw))
+                pending.append(len(calls))
+                calls.append(OffloadedCall(match.group(1), args if isinstance(args, dict) else {}, None))
+        elif tag.group(1) == "tool" and pending:
+            at, close = pending.pop(0), body.find("</message>")
+            if close >= 0:
+                calls[at] = OffloadedCall(calls[at].name, calls[at].args, html.unescape(body[:close]))
+        else:
+            pending = []
+    return calls

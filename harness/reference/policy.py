@@ -2,12 +2,27 @@
 
 It never sees a scenario, an expected answer or a seed; only the request's messages.
 
+- It reads everything in the request: the system prompt (said before everything else),
+  user messages, assistant text (scripted assistant turns and its own earlier replies),
+  tool results, the summary and pages of the history file. Only user messages and the
+  summary say what is asked and what the plan is.
 - It finds the latest request: the last user message it can see, else the one the
   summary quotes.
-- A question ("What is the <key>?"): it looks for "the <key> is <value>" in everything
-  it sees; failing that, it pages through the history file the summary names with
-  read_file (resuming after the pages it can see or the summary records), and says it
-  does not know when that file is exhausted or no file is named.
+- A question (``parse_probe``), of four kinds:
+  - recall and continuation ("What is the <key>?"): the latest statement of "the <key>
+    is <value>" in everything it sees, in the order it was said (the system prompt, then
+    history pages by offset, then the summary, then the messages after it); failing that,
+    it calls a cleared read-only tool again, or pages through evicted results and the
+    history file the summary names with read_file (resuming after the pages it can see or
+    the summary records), and says it does not know when those are exhausted or none is
+    named;
+  - decision ("What was decided for the <key> ...?"): the same search, answered as
+    "<latest>; rejected: <the other values stated for the key, oldest first>", a changed
+    statement's ", not X" counting as stated;
+  - artifact ("Which files have you created or changed ...?"): the paths of its successful
+    write_file / edit_file calls on history pages in view, in the summary's artifacts
+    lines and in view, one per line, oldest first ("none" if none); it does not page the
+    history file for this.
 - A task: it needs the numbered step list, in a user message or quoted by the summary.
   Without it, it asks for clarification (goal drift). With it, it does the step after
   the highest one it has evidence of (a successful call it can see, or a "Step N done"
@@ -27,21 +42,25 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from harness.agent import _deepagents_adapter as da
 from harness.task_format import (
+    ARTIFACT_ACTIONS,
     COMPLETION_MARKER,
     FINDING_PREFIX,
     Step,
     call_target,
     delegation_brief,
     find_facts,
-    parse_question,
+    parse_probe,
+    parse_statements,
     parse_steps,
+    render_decision_answer,
     section_end,
     section_heading,
 )
@@ -54,6 +73,8 @@ CLARIFICATION = (
 )
 _SUMMARY_STEP_DONE = re.compile(r"Step (\d+) done")
 _SUMMARY_READ = re.compile(r"read_file (\S+) lines (\d+)-(\d+) of (\d+)")
+# An artifacts line of a summary: "- /reports/a.md (written)"; a summary written before the marks lists "- /path".
+_SUMMARY_ARTIFACT = re.compile(r"^- (/\S+?)(?: \((\w+)\))?\s*$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -78,9 +99,13 @@ class View:
     history_path: str | None = None
     user_messages: list[str] = field(default_factory=list)
     calls: list[tuple[dict, ToolMessage | None]] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)  # everything readable
-    # When each text's content was said, for taking the latest statement of a fact: pages of the history file (the
-    # offloaded span, the oldest part of the conversation, by offset), then the summary, then the messages after it.
+    history_pages: list[str] = field(default_factory=list)  # read_file results of the history file, in view order
+    # Everything readable: the system prompt, user and assistant text (scripted turns and the agent's own replies),
+    # the summary, tool results.
+    texts: list[str] = field(default_factory=list)
+    # When each text's content was said, for taking the latest statement of a fact: the system prompt (before
+    # everything), pages of the history file (the offloaded span, the oldest part of the conversation, by offset), then
+    # the summary, then the messages after it.
     said_at: list[tuple[int, int, int]] = field(default_factory=list)
     request_at: int = 0  # len(calls) when the latest user message was seen: calls after it answer that request
 
@@ -91,7 +116,9 @@ class View:
         calls_by_id: dict[str, dict] = {}
         for i, msg in enumerate(messages):
             text = msg.text if isinstance(msg.content, (str, list)) else str(msg.content)
-            if da.reads_as_summary(msg):
+            if isinstance(msg, SystemMessage):
+                view._read(text, (-1, 0, i))
+            elif da.reads_as_summary(msg):
                 view.summary = da.summary_body(text)
                 view.history_path = da.history_path(text)
                 view._read(view.summary, (1, 0, i))
@@ -100,6 +127,8 @@ class View:
                 view._read(text, (2, i, 0))
                 view.request_at = len(view.calls)
             elif isinstance(msg, AIMessage):
+                if text.strip():
+                    view._read(text, (2, i, 0))
                 for call in msg.tool_calls:
                     view.calls.append((dict(call), results.get(call.get("id") or "")))
                     calls_by_id[call.get("id") or ""] = dict(call)
@@ -107,6 +136,8 @@ class View:
                 args = calls_by_id.get(msg.tool_call_id, {}).get("args") or {}
                 page = view.history_path is not None and args.get("file_path") == view.history_path
                 view._read(text, (0, int(args.get("offset") or 0), i) if page else (2, i, 0))
+                if page:
+                    view.history_pages.append(text)
         return view
 
     def _read(self, text: str, said_at: tuple[int, int, int]) -> None:
@@ -117,6 +148,25 @@ class View:
         """The value last stated for ``key`` in what is in view (a fact updated later answers with its new value)."""
         stated = [(at, n, v) for at, text in zip(self.said_at, self.texts) for n, v in enumerate(find_facts(key, text))]
         return max(stated)[2] if stated else None
+
+    def stated_values(self, key: str) -> list[str]:
+        """Every value stated for ``key`` in view, oldest first, each once; the earlier value a changed statement
+        names (", not X") counts as stated just before it, on its line."""
+        norm = " ".join(key.split()).lower()
+        stated: list[tuple[tuple[int, int, int], int, int, int, str]] = []
+        for at, text in zip(self.said_at, self.texts):
+            for line_no, line in enumerate(text.splitlines()):
+                replaced = [s.replaces for s in parse_statements(line) if s.replaces and s.key.lower() == norm]
+                stated += [(at, line_no, 0, n, v) for n, v in enumerate(replaced) if v]
+                stated += [(at, line_no, 1, n, v) for n, v in enumerate(find_facts(key, line))]
+        first: dict[str, str] = {}
+        for *_, value in sorted(stated):
+            first.setdefault(value.lower(), value)
+        return list(first.values())
+
+    def rejected(self, key: str, latest: str) -> list[str]:
+        """The values stated for ``key`` in view other than ``latest``, oldest first: the choices it replaced."""
+        return [v for v in self.stated_values(key) if v.lower() != latest.lower()]
 
     def latest_request(self) -> str | None:
         if self.user_messages:
@@ -146,15 +196,16 @@ NEEDS_LIVE_MODEL = (
 def cannot_follow(task: str) -> str | None:
     """Why the reference agent could not act on ``task`` (prose outside its grammar), or None when it can.
     Such a task would only get a clarification request, which is not goal drift."""
-    return None if parse_question(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
+    return None if parse_probe(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
 
 
 def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False) -> Action:
+    """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them)."""
     view = View.of(messages)
     request = view.latest_request() or ""
-    key = parse_question(request)
-    if key is not None:
-        return _answer(view, key)
+    probe = parse_probe(request)
+    if probe is not None:
+        return _answer_probe(view, *probe)
     steps = view.plan()
     if not steps:
         return ReplyAction(CLARIFICATION)
@@ -331,10 +382,21 @@ def _note_on(source: str, view: View) -> str:
     return f"Note on {source}: reviewed (contents no longer in view).\n"
 
 
-def _answer(view: View, key: str) -> Action:
+def _answer_probe(view: View, kind: str, key: str | None) -> Action:
+    """Answer a follow-up question of any probe kind (``parse_probe``'s kinds) from what is in view or can be read."""
+    if kind == "artifact" or key is None:
+        return ReplyAction("\n".join(artifact_trail(view)) or "none")
+    if kind == "decision":
+        return _answer(view, key, lambda latest: render_decision_answer(latest, view.rejected(key, latest)))
+    return _answer(view, key, str)
+
+
+def _answer(view: View, key: str, reply: Callable[[str], str]) -> Action:
+    """``reply(latest value)`` when ``key`` is stated in view; otherwise the next step of the search for it (a cleared
+    tool called again, a page of an evicted result or of the history file), and "I don't know" when that is over."""
     value = view.latest_statement(key)
     if value:
-        return ReplyAction(value)
+        return ReplyAction(reply(value))
     # A tool result cleared to save context: call that tool again, as a capable model would.
     recall = _recall(view)
     if recall is not None:
@@ -358,6 +420,53 @@ def _answer(view: View, key: str) -> Action:
         if offset is not None:
             return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
     return ReplyAction(f"I don't know the {key}: I read {', '.join(candidates)} and it is not there.")
+
+
+def artifact_trail(view: View) -> list[str]:
+    """The files the agent created or changed, as far as it can tell from what is in view, oldest first, each once:
+    write_file / edit_file calls that succeeded on the history-file pages in view (by offset), the summary's artifacts
+    lines marked (written) or (edited) (and the unmarked "- /path" lines of a summary written before the marks;
+    (read) lines do not count), then the successful calls in view.
+
+    It does not page the history file for this: a trail is what the agent can see, so a summary that drops its
+    artifacts section loses the files that are not on a page already in view.
+    """
+    paths: list[str] = []
+    for text in _page_runs(view.history_pages):
+        paths += [
+            call_target({"name": c.name, "args": c.args})
+            for c in da.offloaded_calls(text)
+            if c.name in ARTIFACT_ACTIONS and c.result is not None and not _is_error_text(c.result)
+        ]
+    for path, mark in _SUMMARY_ARTIFACT.findall(view.summary or ""):
+        written = mark in ARTIFACT_ACTIONS.values()
+        if written or (not mark and not path.startswith((da.HISTORY_PREFIX, da.LARGE_RESULTS_PREFIX))):
+            paths.append(path)
+    paths += [call_target(c) for c in view.successful_calls() if c.get("name") in ARTIFACT_ACTIONS]
+    return [p for p in dict.fromkeys(paths) if p]
+
+
+def _page_runs(pages: list[str]) -> list[str]:
+    """The text of pages of one file, by line number, with pages that follow on from each other joined (so a tool
+    call and its answer on either side of a page break are read together); overlapping or repeated pages once."""
+    by_first: dict[int, tuple[int, str]] = {}
+    for text in pages:
+        header, body = da.read_page_header(text), da.read_page_body(text)
+        if header is not None and body is not None:
+            by_first[header.first_line] = (header.last_line, body)
+    runs: list[str] = []
+    end = 0  # the last line already taken
+    for first in sorted(by_first):
+        last, body = by_first[first]
+        if last <= end:
+            continue
+        lines = body.split("\n")[max(0, end + 1 - first) :]
+        if first <= end + 1 and runs:
+            runs[-1] += "\n" + "\n".join(lines)
+        else:
+            runs.append("\n".join(lines))
+        end = last
+    return runs
 
 
 REREADABLE_TOOLS = ("fetch_document", "read_file", "ls", "glob", "grep")  # no side effects: safe to call again
@@ -405,7 +514,11 @@ def _next_history_offset(view: View, path: str) -> int | None:
 
 
 def _is_error(result: ToolMessage) -> bool:
-    return result.status == "error" or result.text.lstrip().lower().startswith("error")
+    return result.status == "error" or _is_error_text(result.text)
+
+
+def _is_error_text(text: str) -> bool:
+    return text.lstrip().lower().startswith("error")
 
 
 def _quoted_block(text: str, label: str) -> str | None:
