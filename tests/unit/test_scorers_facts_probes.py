@@ -24,7 +24,9 @@ def scores(conv: Conversation, questions: list[tuple[int, tuple[str, ...], str]]
     return {s.key: s for s in result}
 
 
-def one(probe: str, reply: str, question: tuple[int, tuple[str, ...], str], *, summary: str = LOST, **kw: Any) -> dict[str, Score]:
+def one(
+    probe: str, reply: str, question: tuple[int, tuple[str, ...], str], *, summary: str = LOST, **kw: Any
+) -> dict[str, Score]:
     return scores(ask(archive([summary]), probe, reply, **kw), [question])
 
 
