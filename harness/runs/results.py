@@ -199,6 +199,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
                 "case",
                 "validity",
                 "outcome_keys",
+                "facts",  # per-fact records (probe and retention rows): nested, read from the rows themselves
             )
         }
         item["outcome"] = row_outcome(row)[0]
