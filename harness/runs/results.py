@@ -18,7 +18,7 @@ import pandas as pd
 from harness.errors import HarnessError
 from harness.scenarios.schema import Scenario
 from harness.scoring.metrics import case_metrics
-from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, outcome
+from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, fact_records, outcome
 from harness.trace.schema import EVENT_TYPES, Trace
 
 
@@ -38,7 +38,7 @@ def result_row(
     result, decided_by = outcome(scores, trace.error)
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
-    return {
+    row = {
         "run_id": trace.run_id,
         "case_id": trace.case_id,
         "kind": trace.kind,
@@ -74,6 +74,9 @@ def result_row(
         "error": trace.error,
         "trace": trace_file,
     }
+    if scenario is not None and (scenario.facts or scenario.needles) and (scenario.kind == "probe" or scorers == "retention"):
+        row["facts"] = fact_records(trace, scenario)  # per fact: retention through the rounds and its question
+    return row
 
 
 # The only fields of a row that differ between two offline runs of the same command and seed.
@@ -196,6 +199,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
                 "case",
                 "validity",
                 "outcome_keys",
+                "facts",  # per-fact records (probe and retention rows): nested, read from the rows themselves
             )
         }
         item["outcome"] = row_outcome(row)[0]

@@ -20,14 +20,14 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
 
 from harness.agent import _deepagents_adapter as da
 from harness.trace.recorder import Recorder
 from harness.trace.schema import Trace
 from tests._messages import summary_message
-from tests.unit._recorder_inputs import HISTORY, request
+from tests.unit._recorder_inputs import HISTORY, SYSTEM, request
 
 __all__ = ["HISTORY", "Conversation"]
 
@@ -36,8 +36,10 @@ ToolUse = tuple[str, dict[str, Any], str | None]
 
 
 class Conversation:
-    def __init__(self, strategy: str = "deepagents-summarization", **config: Any) -> None:
+    def __init__(self, strategy: str = "deepagents-summarization", *, system: str | None = None, **config: Any) -> None:
+        """``system``: text added to the system prompt every agent call is sent (a system-prompt fact)."""
         self.rec = Recorder(strategy=strategy)
+        self.system = SystemMessage(f"{SYSTEM.content}\n{system}") if system else SYSTEM
         self.config = {"strategy": strategy, **config}
         self.history: list[BaseMessage] = []  # the agent state's messages: every message, summarized or not
         self.head: HumanMessage | None = None  # deepagents' summary message, once there is one
@@ -61,7 +63,7 @@ class Conversation:
     def agent(self, text: str = "", tools: list[ToolUse] = (), **usage: int) -> dict[str, Any]:  # type: ignore[assignment]
         """One agent call: the recorder sees the request, then the model's answer (``text`` and ``tools`` calls); each
         tool's result joins the conversation. Returns the call record."""
-        call = self.rec.before_agent_call(request(self.request(), state=self._state()))
+        call = self.rec.before_agent_call(request(self.request(), state=self._state(), system=self.system))
         tool_calls = [{"name": n, "args": a, "id": self._id(), "type": "tool_call"} for n, a, _ in tools]
         reply = AIMessage(text, tool_calls=tool_calls)
         if usage:
@@ -82,7 +84,7 @@ class Conversation:
 
     def fail(self, error: BaseException) -> dict[str, Any]:
         """An agent call that raised (recorded with its error; the conversation does not change)."""
-        call = self.rec.before_agent_call(request(self.request(), state=self._state()))
+        call = self.rec.before_agent_call(request(self.request(), state=self._state(), system=self.system))
         self.rec.finish_call(call, self.rec.now(), error=error)
         return call
 

@@ -155,3 +155,8 @@ def test_cells_are_told_apart_by_their_id_as_text(tmp_path):
     for row in ({"cell_id": 1, "n": 1}, {"cell_id": "1", "n": 2}, {"n": 3}, {"cell_id": None, "n": 4}):
         append_row(path, row)
     assert read_cells(path) == [{"cell_id": "1", "n": 2, "earlier_attempts": 1}, {"cell_id": None, "n": 4, "earlier_attempts": 1}]
+
+
+def test_the_results_frame_leaves_out_the_per_fact_records_of_probe_rows(tmp_path):
+    append_row(tmp_path / "results.jsonl", _row("a", kind="probe", facts=[{"id": "vault", "rounds": [True]}]))
+    assert "facts" not in read_results(tmp_path).columns

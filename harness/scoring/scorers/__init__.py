@@ -1,7 +1,8 @@
 """Scorers: ``(trace, scenario) -> [Score]``, read from the trace alone.
 
 The package: `types` (Score, roles, outcomes), `shared` (the checks every case gets), one module per family
-(`needle`, `goal`, `mechanisms`) and `registry` (scorer sets, `score_case`, `outcome`). This face exports what a
+(`needle`, `goal`, `mechanisms`, `facts` for retention through rounds, `probes` for questions about typed facts;
+`view` is where a thing is in a request) and `registry` (scorer sets, `score_case`, `outcome`). This face exports what a
 user may import.
 
 A score's key is also its LangSmith feedback key and its column in results; keys are
@@ -20,9 +21,11 @@ counts in no rate either). Evals assert validity before anything else.
 
 from __future__ import annotations
 
+from harness.scoring.scorers.facts import CLIFF_THRESHOLD, cliff_round, retention_scores, survival_by_round
 from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.needle import carries_answer, chain_length_reached, needle_scores
+from harness.scoring.scorers.probes import fact_records, probe_scores
 from harness.scoring.scorers.registry import (
     ANY_KIND,
     NEEDS_COMPACTION,
@@ -60,6 +63,7 @@ from harness.scoring.scorers.types import (
 __all__ = [
     "ANY_KIND",
     "CHECK",
+    "CLIFF_THRESHOLD",
     "ERROR",
     "FAIL",
     "GATING",
@@ -75,13 +79,17 @@ __all__ = [
     "ScorerFn",
     "carries_answer",
     "chain_length_reached",
+    "cliff_round",
     "compacted",
     "eviction_scores",
+    "fact_records",
     "goal_scores",
     "is_clarification_request",
     "needle_scores",
     "outcome",
     "overflow_scores",
+    "probe_scores",
+    "retention_scores",
     "run_completed",
     "score_case",
     "scorer",
@@ -92,5 +100,6 @@ __all__ = [
     "summaries_ok",
     "summarizer_attempts",
     "summary_defects",
+    "survival_by_round",
     "truncation_scores",
 ]

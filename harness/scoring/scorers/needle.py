@@ -3,18 +3,15 @@ a tool called again, the summary); the chain kind's length check."""
 
 from __future__ import annotations
 
-import json
 import re
 
-from langchain_core.messages import ToolMessage
-
-from harness.agent import _deepagents_adapter as da
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers.shared import (
     _target,
     compacted,
 )
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
+from harness.scoring.scorers.view import history_paths_seen, history_reads, locate, repeated_calls
 from harness.trace.schema import Trace
 
 
@@ -81,8 +78,8 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
     reply = trace.answer(turn) or ""
     correct = carries_answer(reply, answer)
     scores.append(Score("needle_correct", correct, CHECK, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
-    paths = _history_paths_seen(trace, turn)
-    reads = [tc for _, tc in trace.tool_calls(turn) if tc["name"] == "read_file" and _target(tc) in paths]
+    paths = history_paths_seen(trace, turn)
+    reads = history_reads(trace, turn, paths)
     found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
     # The correct answer came from the history file: a page of it returned the needle AND the reply carried it. A
     # page read for an earlier question that is still in view and holds the needle counts as that page.
@@ -130,19 +127,10 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
 
 def _in_view(trace: Trace, call: dict, answer: str) -> tuple[bool, bool]:
     """Whether ``answer`` is in the request of ``call``: (as stated: anywhere but a page of the history file the agent
-    read, on a page of the history file the agent read). Each question's validity is its own: a needle the agent
-    brought back into view while recovering an earlier one still tests recovery, and is recorded."""
-    paths = _history_paths_seen(trace, None)
-    history_reads = {tc.get("id") for _, tc in trace.tool_calls() if tc["name"] == "read_file" and _target(tc) in paths}
-    stated = back = False
-    for key, msg in zip(call["message_keys"], trace.request(call)):
-        if answer.lower() not in trace.message_text(key).lower():
-            continue
-        if isinstance(msg, ToolMessage) and msg.tool_call_id in history_reads:
-            back = True
-        else:
-            stated = True
-    return stated, back
+    read, the summary included; on a page of the history file the agent read). Each question's validity is its own: a
+    needle the agent brought back into view while recovering an earlier one still tests recovery, and is recorded."""
+    where = locate(trace, call, lambda key: answer.lower() in trace.message_text(key).lower())
+    return where.stated or where.in_summary, where.on_history_page
 
 
 def _recovery_role(trace: Trace, key: str) -> str:
@@ -158,8 +146,7 @@ def _recovery_role(trace: Trace, key: str) -> str:
 def _via_recall(trace: Trace, turn: int, answer: str, correct: bool) -> Score:
     """The correct answer came from calling again a tool whose earlier result had been cleared (observation masking):
     a call in the question's turn repeating an earlier call returned the needle, and the reply carried it."""
-    earlier = {(tc["name"], json.dumps(tc.get("args"), sort_keys=True)) for t in range(turn) for _, tc in trace.tool_calls(t)}
-    again = [tc for _, tc in trace.tool_calls(turn) if (tc["name"], json.dumps(tc.get("args"), sort_keys=True)) in earlier]
+    again = repeated_calls(trace, turn)
     found = [tc for tc in again if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
     if found and correct:
         why = f"{found[0]['name']} called again ({len(again)} repeated call(s)) returned the needle"
@@ -184,13 +171,3 @@ def chain_length_reached(trace: Trace, scenario: Scenario) -> Score:
         f"{count} summaries before the question (at least {scenario.min_summaries} needed)"
         + ("" if ok else ": the case is invalid at this threshold"),
     )
-
-
-def _history_paths_seen(trace: Trace, turn: int | None) -> set[str]:
-    paths = set()
-    for call in trace.agent_calls(turn):
-        if call["summary_at_head"]:
-            path = da.history_path(trace.message_text(call["message_keys"][0]))
-            if path:
-                paths.add(path)
-    return paths

@@ -7,9 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
+from harness.scoring.scorers.probes import probe_scores
 from harness.scoring.scorers.shared import (
     run_completed,
     structure_ok,
@@ -41,9 +43,11 @@ scorer("chain")(chain_length_reached)
 scorer("chain")(needle_scores)
 scorer("goal")(goal_scores)
 scorer("truncation")(truncation_scores)
+scorer("probe")(probe_scores)
 scorer(scorer_set="eviction")(eviction_scores)
 scorer(scorer_set="overflow")(overflow_scores)
 scorer(scorer_set="subagent")(subagent_scores)
+scorer("probe", "needle", "chain", scorer_set="retention")(retention_scores)
 SCORER_SETS = tuple(_REGISTRY)  # a result row records which one scored it (``scorers``)
 
 
@@ -61,7 +65,14 @@ def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> li
     return scores
 
 
-NEEDS_COMPACTION = ("compacted", "needle_summarized_away", "chain_length_reached", "goal_continued_after_summary")
+NEEDS_COMPACTION = (
+    "compacted",
+    "needle_summarized_away",
+    "chain_length_reached",
+    "goal_continued_after_summary",
+    "questions_out_of_view",
+    "facts_left_view",
+)
 """Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
 control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
 with the whole history in view, the reference the other strategies are compared with."""

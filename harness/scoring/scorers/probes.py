@@ -1,0 +1,257 @@
+"""Probe questions about typed facts: is each question valid (its facts left view before it was asked), was it
+answered with the latest value (read from the answer, never a substring), where did the answer come from, and the
+per-fact records a result row carries.
+
+Expected answers come from the scenario: the latest member of the asked fact's chain stated in a turn before the
+question; the earlier members are stale. A question is valid when every fact it asks left view (`facts.Timeline`) at
+or before the question's first call and is not stated there; a fact that a history page, read for an earlier
+question, brought back is still out of view, and the explanation records it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.scenarios.schema import Question, Scenario
+from harness.scoring.scorers.facts import (
+    Timeline,
+    TraceReader,
+    TrackedFact,
+    asked_questions,
+    retention_record,
+    timeline,
+    tracked_facts,
+)
+from harness.scoring.scorers.needle import carries_answer
+from harness.scoring.scorers.shared import compacted
+from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
+from harness.scoring.scorers.view import history_reads, repeated_calls
+from harness.task_format import PROBES, extract_value, parse_decision_answer, parse_paths
+from harness.trace.schema import Trace
+
+PROBE_CHECKS = {
+    "recall": "probe_recall_correct",
+    "continuation": "probe_continuation_correct",
+    "decision": "probe_decision_correct",
+    "artifact": "probe_artifact_exact",
+}
+VIAS = {
+    "summary": "the summary at the head of the question's first call held the value",
+    "history": "a page of a history file returned the value",
+    "recall": "a tool call made again returned the value",
+}
+
+
+@dataclass
+class Judged:
+    """One question, judged. ``per_fact``: for each asked fact, {expected, correct, stale, via}."""
+
+    question: Question
+    valid: bool
+    why: str  # why it is invalid, or a note on a valid one ("" when nothing to say)
+    correct: bool
+    stale: bool
+    expected: str | list[str]
+    answered: str | list[str] | None
+    reply: str
+    rejected: list[str] = field(default_factory=list)
+    rejected_recall: float | None = None  # decision: share of the stale values named as rejected
+    precision: float | None = None  # artifact
+    recall: float | None = None  # artifact
+    per_fact: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def record(self, fact_id: str) -> dict[str, Any]:
+        """The question as a fact record carries it."""
+        one = self.per_fact[fact_id]
+        return {
+            "turn": self.question.turn,
+            "probe": self.question.probe,
+            "valid": self.valid,
+            "correct": one["correct"],
+            "stale": one["stale"],
+            "via": one["via"],
+            "expected": one["expected"],
+            "answered": self.answered,
+        }
+
+
+def expected_member(fact: TrackedFact, turn: int) -> int:
+    """The chain member (index) a question in ``turn`` expects: the latest stated in a turn before it."""
+    return max((i for i, t in enumerate(fact.turns) if t < turn), default=0)
+
+
+def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judged:
+    """Validity, answer and provenance of question ``q``."""
+    trace = reader.trace
+    facts = [lines[x].fact for x in q.facts]
+    reply = trace.answer(q.turn) or ""
+    calls = trace.agent_calls(q.turn)
+    first = calls[0] if calls else None
+    problems, notes = [], []
+    wheres = {}
+    for f in facts:
+        token = f.tokens[expected_member(f, q.turn)]
+        line = lines[f.id]
+        if first is None:
+            problems.append("no agent call in its turn")
+            continue
+        wheres[f.id] = where = reader.where(first, f, token)
+        left = line.left_view_round
+        left_at = trace.compactions()[left - 1]["call_index"] if left is not None else None
+        if where.stated:
+            problems.append(f"{f.id} still in view as stated")
+        elif left_at is None or left_at > first["index"]:
+            problems.append(f"{f.id} never left view before the question")
+        elif where.on_history_page:
+            notes.append(f"{f.id} is on a history page read for an earlier question (still out of view as stated)")
+    judged = _answer(q, facts, reply)
+    judged.valid = not problems
+    judged.why = "; ".join(problems or notes)
+    for f in facts:
+        one = judged.per_fact[f.id]
+        one["via"] = _via(reader, q.turn, f, one["expected_token"], wheres.get(f.id)) if one["correct"] else None
+        del one["expected_token"]
+    return judged
+
+
+def _answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
+    """The answer to ``q`` read from ``reply`` and compared with the scenario's expected answer (validity aside)."""
+    if q.probe == "artifact":
+        return _answer_artifact(q, facts, reply)
+    fact = facts[0]
+    i = expected_member(fact, q.turn)
+    expected, stale = fact.values[i], [v for v in fact.values[:i] if v.lower() != fact.values[i].lower()]
+    rejected: list[str] = []
+    if q.probe == "decision":
+        answered, rejected = parse_decision_answer(reply, fact.key, fact.values)
+    else:
+        answered = extract_value(reply, fact.key, fact.values)
+    correct = answered is not None and answered.lower() == expected.lower()
+    is_stale = answered is not None and answered.lower() in {v.lower() for v in stale}
+    judged = Judged(q, False, "", correct, is_stale, expected, answered, reply, rejected)
+    if q.probe == "decision" and stale:
+        named = {v.lower() for v in rejected}
+        judged.rejected_recall = sum(v.lower() in named for v in stale) / len(stale)
+    judged.per_fact = {fact.id: {"expected": expected, "expected_token": expected, "correct": correct, "stale": is_stale}}
+    return judged
+
+
+def _answer_artifact(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
+    """An artifact probe: the set of paths named must equal the asked artifacts' paths."""
+    want = [f.key for f in facts]
+    paths = parse_paths(reply)
+    hit = set(paths) & set(want)
+    judged = Judged(q, False, "", set(paths) == set(want), False, want, paths, reply)
+    judged.precision = len(hit) / len(paths) if paths else 0.0
+    judged.recall = len(hit) / len(want)
+    judged.per_fact = {
+        f.id: {"expected": f.key, "expected_token": f.key, "correct": f.key in paths, "stale": False} for f in facts
+    }
+    return judged
+
+
+def _via(reader: TraceReader, turn: int, fact: TrackedFact, token: str, where: Any) -> str | None:
+    """Where a correct answer came from: still in view, the summary at the head of the question's first call, a page
+    of a history file (read in this turn, or for an earlier question and still in view), a repeated tool call."""
+    trace = reader.trace
+    if where is None:
+        return None
+    if where.stated:
+        return "view"
+    if where.in_summary:
+        return "summary"
+    returned = [trace.tool_result(tc.get("id") or "") or "" for tc in history_reads(trace, turn)]
+    if where.on_history_page or any(carries_answer(text, token) for text in returned):
+        return "history"
+    again = [trace.tool_result(tc.get("id") or "") or "" for tc in repeated_calls(trace, turn)]
+    return "recall" if any(carries_answer(text, token) for text in again) else None
+
+
+def judge_all(trace: Trace, scenario: Scenario) -> tuple[list[dict[str, Any]], list[Judged]]:
+    """Every tracked fact's retention record and every question judged (needles' questions included)."""
+    reader = TraceReader(trace)
+    lines = {f.id: timeline(reader, f) for f in tracked_facts(scenario)}
+    records = [retention_record(reader, line) for line in lines.values()]
+    return records, [judge(reader, lines, q) for q in asked_questions(scenario)]
+
+
+def fact_records(trace: Trace, scenario: Scenario) -> list[dict[str, Any]]:
+    """One JSON-able dict per fact (an update chain is one, keyed by its first fact): retention through the rounds
+    (`facts.retention_record`) and, when a question asks it, ``question``: {turn, probe, valid, correct, stale, via,
+    expected, answered} (the first question that asks it)."""
+    records, judged = judge_all(trace, scenario)
+    for rec in records:
+        asking = next((j for j in judged if rec["id"] in j.question.facts), None)
+        if asking is not None:
+            rec["question"] = asking.record(rec["id"])
+    return records
+
+
+def _describe(j: Judged) -> str:
+    what = ", ".join(j.question.facts)
+    return f"turn {j.question.turn} ({what}): expected {j.expected!r}, read {j.answered!r} from {j.reply[:120]!r}"
+
+
+def probe_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """Scores of a probe case: validity (compacted before the first question, questions_out_of_view), a check per
+    probe kind asked (over valid questions), no_stale_answer when an asked fact has updates, and measures."""
+    _, judged = judge_all(trace, scenario)
+    facts = {f.id: f for f in tracked_facts(scenario)}
+    valid = [j for j in judged if j.valid]
+    scores = [compacted(trace, before_turn=min((j.question.turn for j in judged), default=None))]
+    invalid = [f"turn {j.question.turn}: {j.why}" for j in judged if not j.valid]
+    notes = [f"turn {j.question.turn}: {j.why}" for j in valid if j.why]
+    scores.append(
+        Score(
+            "questions_out_of_view",
+            bool(valid),
+            VALIDITY,
+            f"{len(valid)} of {len(judged)} questions valid"
+            + (f"; invalid: {'; '.join(invalid)}" if invalid else "")
+            + (f"; noted: {'; '.join(notes)}" if notes else ""),
+        )
+    )
+    for probe in (p for p in PROBES if any(j.question.probe == p for j in judged)):
+        mine = [j for j in valid if j.question.probe == probe]
+        bad = next((j for j in mine if not j.correct), None)
+        why = f"{len(mine)} valid {probe} question(s), all correct" if bad is None else _describe(bad)
+        scores.append(Score(PROBE_CHECKS[probe], bad is None, CHECK, why))
+    if any(facts[x].updated and facts[x].type != "artifact" for j in judged for x in j.question.facts):
+        stale = next((j for j in valid if j.stale), None)
+        why = "no valid question was answered with a stale value" if stale is None else "stale answer: " + _describe(stale)
+        scores.append(Score("no_stale_answer", stale is None, CHECK, why))
+    vias = [one["via"] for j in valid for one in j.per_fact.values()]
+    scores += [
+        Score("questions_asked", len(judged), MEASURE, "questions the case asks"),
+        Score("questions_valid", len(valid), MEASURE, "questions whose facts were out of view when asked"),
+        Score("questions_correct", sum(j.correct for j in valid), MEASURE, "valid questions answered correctly"),
+        Score("stale_answers", sum(j.stale for j in valid), MEASURE, "valid questions answered with a stale value"),
+        *(
+            Score(f"answered_via_{v}", vias.count(v), MEASURE, f"correct answers (per asked fact): {why}")
+            for v, why in VIAS.items()
+        ),
+    ]
+    artifact = [j for j in judged if j.question.probe == "artifact"]
+    if artifact:
+        scores += [
+            Score(
+                f"artifact_{m}",
+                _mean([getattr(j, m) for j in artifact if j.valid]),
+                MEASURE,
+                f"artifact {m} over valid questions",
+            )
+            for m in ("precision", "recall")
+        ]
+    decisions = [j for j in judged if j.question.probe == "decision"]
+    if decisions:
+        share = _mean([j.rejected_recall for j in decisions if j.valid])
+        scores.append(
+            Score("decision_rejected_recall", share, MEASURE, "share of stale values named as rejected (valid questions)")
+        )
+    return scores
+
+
+def _mean(values: list[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return round(sum(kept) / len(kept), 4) if kept else None
