@@ -35,6 +35,7 @@ class ReferenceAgentModel(BaseChatModel):
     model_name: str = AGENT_NAME
     hard_input_limit: int | None = None
     trusts_clipped_args: bool = False
+    takes_first_statement: bool = False  # seeded fault (stale-answer): answers with the first value stated, not the latest
 
     @property
     def _llm_type(self) -> str:
@@ -42,7 +43,11 @@ class ReferenceAgentModel(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"model_name": self.model_name, "trusts_clipped_args": self.trusts_clipped_args}
+        return {
+            "model_name": self.model_name,
+            "trusts_clipped_args": self.trusts_clipped_args,
+            "takes_first_statement": self.takes_first_statement,
+        }
 
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
@@ -63,7 +68,9 @@ class ReferenceAgentModel(BaseChatModel):
                 raise ContextOverflowError(
                     f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)"
                 )
-        action = policy.decide(messages, trust_clipped_args=self.trusts_clipped_args)
+        action = policy.decide(
+            messages, trust_clipped_args=self.trusts_clipped_args, takes_first_statement=self.takes_first_statement
+        )
         if isinstance(action, policy.ToolAction):
             message = AIMessage(
                 content="",

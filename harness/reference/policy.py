@@ -199,13 +199,13 @@ def cannot_follow(task: str) -> str | None:
     return None if parse_probe(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
 
 
-def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False) -> Action:
+def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False, takes_first_statement: bool = False) -> Action:
     """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them)."""
     view = View.of(messages)
     request = view.latest_request() or ""
     probe = parse_probe(request)
     if probe is not None:
-        return _answer_probe(view, *probe)
+        return _answer_probe(view, *probe, first=takes_first_statement)
     steps = view.plan()
     if not steps:
         return ReplyAction(CLARIFICATION)
@@ -382,19 +382,22 @@ def _note_on(source: str, view: View) -> str:
     return f"Note on {source}: reviewed (contents no longer in view).\n"
 
 
-def _answer_probe(view: View, kind: str, key: str | None) -> Action:
-    """Answer a follow-up question of any probe kind (``parse_probe``'s kinds) from what is in view or can be read."""
+def _answer_probe(view: View, kind: str, key: str | None, *, first: bool = False) -> Action:
+    """Answer a follow-up question of any probe kind (``parse_probe``'s kinds) from what is in view or can be read.
+    ``first`` is a seeded fault (``stale-answer``): an agent that answers with the first value it finds stated, not
+    the latest."""
     if kind == "artifact" or key is None:
         return ReplyAction("\n".join(artifact_trail(view)) or "none")
     if kind == "decision":
-        return _answer(view, key, lambda latest: render_decision_answer(latest, view.rejected(key, latest)))
-    return _answer(view, key, str)
+        return _answer(view, key, lambda latest: render_decision_answer(latest, view.rejected(key, latest)), first=first)
+    return _answer(view, key, str, first=first)
 
 
-def _answer(view: View, key: str, reply: Callable[[str], str]) -> Action:
+def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = False) -> Action:
     """``reply(latest value)`` when ``key`` is stated in view; otherwise the next step of the search for it (a cleared
     tool called again, a page of an evicted result or of the history file), and "I don't know" when that is over."""
-    value = view.latest_statement(key)
+    stated = view.stated_values(key) if first else []
+    value = stated[0] if stated else (None if first else view.latest_statement(key))
     if value:
         return ReplyAction(reply(value))
     # A tool result cleared to save context: call that tool again, as a capable model would.

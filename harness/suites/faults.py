@@ -217,12 +217,7 @@ SEEDED_FAULTS = {
         SeededFault(
             "tool-result-dropped", "compaction drops a tool result from the request", middleware=lambda: (DropToolResult(),)
         ),
-    )
-}
-
-TYPED_FACT_FAULTS = {
-    f.name: f
-    for f in (
+        # What a compaction loses, by kind (issue 17): the retention and probes evals catch these.
         SeededFault(
             "summary-drops-decisions",
             "the summary never writes a decision or a constraint",
@@ -234,8 +229,10 @@ TYPED_FACT_FAULTS = {
         SeededFault(
             "artifacts-forgotten", "the summary's artifacts section lists nothing", summarizer=lambda: ForgetsArtifacts()
         ),
+        SeededFault(
+            "stale-answer",
+            "the agent answers with the first value it finds stated, not the latest",
+            agent_options={"takes_first_statement": True},
+        ),
     )
 }
-"""The typed-fact faults (issue 17). Not in ``SEEDED_FAULTS`` yet: every fault there must be caught by an eval that
-names it (tests/test_registry.py), and the retention and probe evals that will catch these have not landed; when they
-do, they name these and this dict joins ``SEEDED_FAULTS``."""

@@ -34,6 +34,13 @@ SESSION = None
 
 COMMON = ("run_completed", "structure_ok", "summaries_ok")
 GOAL_KEPT = ("goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done")
+PROBE_CHECKS = (
+    "probe_recall_correct",
+    "probe_continuation_correct",
+    "probe_decision_correct",
+    "probe_artifact_exact",
+    "no_stale_answer",
+)
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,45 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=SUMMARIZING_OR_CONTROL,
                 faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
                 gated=("needle_correct", "needle_via_history"),
+            ),
+            EvalSuite(
+                "probes",
+                "probe questions after compaction: recall, artifact, continuation and decision (latest value, stale forbidden)",
+                required=(
+                    *COMMON,
+                    "compacted",
+                    "questions_out_of_view",
+                    *PROBE_CHECKS,
+                ),
+                validity=("compacted", "questions_out_of_view"),
+                when_present=PROBE_CHECKS,
+                kind="probe",
+                matrix_cases=("probe-decision-override-s7-i0",),
+                # A summary prompt with a section for every fact type: without one (deepagents' default) a decision
+                # is paged back from the history file, whose first page holds the value it was later changed from.
+                # That loss is what the prompt comparison shows; this eval holds the agent's answers.
+                preset="typed",
+                faults={"summary-drops-decisions": "probe_decision_correct", "stale-answer": "no_stale_answer", **DROPPED},
+                gated=PROBE_CHECKS,
+            ),
+            EvalSuite(
+                "retention",
+                "a compacted fact keeps its latest value in what the agent receives next, round by round (typed prompt)",
+                required=(*COMMON, "compacted", "facts_left_view", "facts_retained", "latest_value_kept"),
+                validity=("compacted", "facts_left_view"),
+                when_present=("latest_value_kept",),
+                kind="probe",
+                matrix_cases=("probe-decision-override-s7-i0", "probe-artifact-trail-s7-i0"),
+                preset="typed",
+                scorers="retention",
+                strategies=SUMMARIZING_OR_CONTROL,
+                faults={
+                    "summary-drops-decisions": "facts_retained",
+                    "stale-value-kept": "latest_value_kept",
+                    "artifacts-forgotten": "facts_retained",
+                    **DROPPED,
+                },
+                gated=("facts_retained", "latest_value_kept"),
             ),
             EvalSuite(
                 "eviction",

@@ -11,7 +11,7 @@ from harness.compaction.prompts import deepagents_default_prompt
 from harness.compaction.variants import make_config
 from harness.reference import summarizer
 from harness.reference.summarizer import fact_types, summarize, typed_facts
-from harness.suites.faults import TYPED_FACT_FAULTS
+from harness.suites.faults import SEEDED_FAULTS as TYPED_FACT_FAULTS
 from harness.task_format import Statement, fact_sentence
 from tests._messages import TASK, call, summary_message, summary_prompt
 

@@ -50,6 +50,13 @@ class TrackedFact:
     values: tuple[str, ...]  # each chain member's value, first to last
     turns: tuple[int, ...]  # the user turn each member is stated in
     ids: tuple[str, ...]  # each member's fact id
+    places: tuple[str, ...] = ()  # each member's place (an assistant member is said just before its user turn)
+
+    def said_before(self, member: int, turn: int) -> bool:
+        """Chain member ``member`` is said before user turn ``turn``'s message: in an earlier turn, or as the
+        scripted assistant message placed just before that turn."""
+        t = self.turns[member]
+        return t < turn or (t == turn and member < len(self.places) and self.places[member] == "assistant")
 
     @property
     def tokens(self) -> tuple[str, ...]:
@@ -77,6 +84,7 @@ def tracked_facts(scenario: Scenario) -> list[TrackedFact]:
                 tuple(f.value for f in chain),
                 tuple(f.turn for f in chain),
                 tuple(f.id for f in chain),
+                tuple(f.place for f in chain),
             )
         )
     for i, n in enumerate(scenario.needles, 1):

@@ -26,7 +26,7 @@ from harness.scoring.scorers.facts import (
 from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
-from harness.scoring.scorers.view import history_reads, repeated_calls
+from harness.scoring.scorers.view import history_reads, locate, repeated_calls
 from harness.task_format import PROBES, extract_value, parse_decision_answer, parse_paths
 from harness.trace.schema import Trace
 
@@ -77,8 +77,8 @@ class Judged:
 
 
 def expected_member(fact: TrackedFact, turn: int) -> int:
-    """The chain member (index) a question in ``turn`` expects: the latest stated in a turn before it."""
-    return max((i for i, t in enumerate(fact.turns) if t < turn), default=0)
+    """The chain member (index) a question in ``turn`` expects: the latest said before the question."""
+    return max((i for i in range(len(fact.turns)) if fact.said_before(i, turn)), default=0)
 
 
 def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judged:
@@ -99,6 +99,16 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
         wheres[f.id] = where = reader.where(first, f, token)
         left = line.left_view_round
         left_at = trace.compactions()[left - 1]["call_index"] if left is not None else None
+        if f.updated and expected_member(f, q.turn) > 0:
+            # An updated fact: the question is valid once its original statement left view, whether the update is
+            # still in view or not (the stale value then waits in the summary or the history file: the trap). A
+            # message stating the update names the old value too ("..., not X"): it is the update, not the original.
+            original = _original_in_view(reader, first, f)
+            if original:
+                problems.append(f"{f.id} still in view as first stated")
+            elif where.stated:
+                notes.append(f"{f.id}'s update is still in view; its original statement is not")
+            continue
         if where.stated:
             problems.append(f"{f.id} still in view as stated")
         elif left_at is None or left_at > first["index"]:
@@ -113,6 +123,20 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
         one["via"] = _via(reader, q.turn, f, one["expected_token"], wheres.get(f.id)) if one["correct"] else None
         del one["expected_token"]
     return judged
+
+
+def _original_in_view(reader: TraceReader, call: dict, fact: TrackedFact) -> bool:
+    """The first value of ``fact``'s chain is in view as first stated: in a message of ``call``'s request (not the
+    summary, not a history page the agent read) that states none of the later values."""
+    first, later = fact.tokens[0], [t for t in fact.tokens[1:] if t.lower() != fact.tokens[0].lower()]
+    where = locate(
+        reader.trace,
+        call,
+        lambda k: reader.has(k, first) and not any(reader.has(k, t) for t in later),
+        system=fact.place == "system",
+        history_reads=reader.history_reads,
+    )
+    return where.stated
 
 
 def _answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
