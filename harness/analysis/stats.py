@@ -62,8 +62,8 @@ def bootstrap_kappa(
     a: Sequence[Hashable], b: Sequence[Hashable], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, level: float = 0.95
 ) -> tuple[float, float] | None:
     """Percentile-bootstrap interval of `cohen_kappa` over items resampled with replacement (seeded: the same
-    labels give the same interval). Resamples where kappa is undefined are left out; None when more than half are
-    (too few items of one class for an interval to mean anything)."""
+    labels give the same interval). Resamples where kappa is undefined (one label only) are left out; None when more
+    than one in ten is: the sample has too few items of a class for the interval to describe it."""
     n = len(a)
     if n == 0 or cohen_kappa(a, b) is None:
         return None
@@ -75,7 +75,7 @@ def bootstrap_kappa(
         k = cohen_kappa([x for x, _ in sample], [y for _, y in sample])
         if k is not None:
             values.append(k)
-    if len(values) * 2 < resamples:
+    if len(values) * 10 < resamples * 9:
         return None
     values.sort()
     tail = (1.0 - level) / 2

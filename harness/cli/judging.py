@@ -27,9 +27,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     )
     items = probe_items(read_rows(run_dir / "results.jsonl"), run_scenarios(run_dir, args.datasets))
     if not items:
-        raise HarnessError(
-            f"{run_dir}: no probe question with a value answer (recall, continuation or decision) to calibrate on"
-        )
+        raise HarnessError(f"{run_dir}: no probe question with a value answer (recall, continuation or decision) to calibrate on")
     if args.judge_base_url:
         from harness.agent.models import Endpoint
 

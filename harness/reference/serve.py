@@ -250,7 +250,9 @@ class _Handler(BaseHTTPRequestHandler):
             entry = {"object": "model", "owned_by": "harness", "created": 0}
             if self.state.max_model_len:
                 entry["max_model_len"] = self.state.max_model_len
-            self._send(200, {"object": "list", "data": [{**entry, "id": name} for name in (AGENT_NAME, SUMMARIZER_NAME, JUDGE_NAME)]})
+            self._send(
+                200, {"object": "list", "data": [{**entry, "id": name} for name in (AGENT_NAME, SUMMARIZER_NAME, JUDGE_NAME)]}
+            )
         elif self.path.rstrip("/") == "/admin/stats":
             self._send(200, self.state.stats())
         else:

@@ -104,9 +104,8 @@ def agreement_summary(judgements: list[dict[str, Any]], min_kappa: float) -> dic
     if not judged:
         reason = "no judgement has a verdict: kappa undefined"
     elif len(set(det)) == 1:
-        reason = (
-            f"the deterministic verdicts are all {str(det[0]).lower()}: a sample with both classes is needed, "
-            + ("kappa undefined" if kappa is None else f"kappa is {kappa:.2f} whatever the judge does")
+        reason = f"the deterministic verdicts are all {str(det[0]).lower()}: a sample with both classes is needed, " + (
+            "kappa undefined" if kappa is None else f"kappa is {kappa:.2f} whatever the judge does"
         )
     elif kappa is None:
         reason = "kappa undefined"

@@ -14,7 +14,7 @@ cannot read) is ERROR, never true or false, and its error is recorded redacted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -66,9 +66,9 @@ def choose_judge(
         return JudgeChoice(ReferenceJudgeModel(), JUDGE_NAME, True)
     assert spec is not None  # is_reference(None) is True
     check_live_spec(spec, "--judge-model", base_url=base_url)
-    endpoint, _ = with_run_limits((Endpoint(base_url, kwargs),) * 2, max_rps=max_rps)  # type: ignore[arg-type]
+    endpoint, _ = with_run_limits((Endpoint(base_url, kwargs),) * 2, max_rps=max_rps)
     model = _live(spec, JUDGE_WINDOW, "--judge-model", endpoint)
-    return JudgeChoice(model, spec, spec.partition(":")[2] == JUDGE_NAME, replace(endpoint).describe())
+    return JudgeChoice(model, spec, spec.partition(":")[2] == JUDGE_NAME, endpoint.describe())
 
 
 def make_judge(choice: JudgeChoice) -> Callable[..., Any]:

@@ -3,6 +3,7 @@ its flag, ERROR judgements, and the judge chosen from --judge-model."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,9 @@ CASE = "probe-hand-01"
 
 
 def item(answer: str, probe: str = "recall", expected: str = "pg-16", stale: tuple[str, ...] = ("mysql-8",)) -> ProbeItem:
-    return ProbeItem("a/c/t0/turn1", probe, "Question: What is the billing database?", answer, "billing database", expected, stale)
+    return ProbeItem(
+        "a/c/t0/turn1", probe, "Question: What is the billing database?", answer, "billing database", expected, stale
+    )
 
 
 @pytest.mark.parametrize(
@@ -45,10 +48,29 @@ def test_probe_items_take_value_probes_with_answers_and_the_fact_chain():
         {"case_id": "needle-x", "kind": "needle", "answers": ["done", "x"]},
     ]
     items = probe_items(rows, SCENARIOS)
-    assert [i.id for i in items] == ["a/probe-hand-01/t0/turn2", "a/probe-hand-01/t1/turn1", "a/probe-hand-01/t1/turn2", "a/probe-hand-01/t1/turn3"]
+    assert [i.id for i in items] == [
+        "a/probe-hand-01/t0/turn2",
+        "a/probe-hand-01/t1/turn1",
+        "a/probe-hand-01/t1/turn2",
+        "a/probe-hand-01/t1/turn3",
+    ]
     decision = items[0]
-    assert (decision.probe, decision.key, decision.expected, decision.stale) == ("decision", "billing database", "pg-16", ("mysql-8",))
+    assert (decision.probe, decision.key, decision.expected, decision.stale) == (
+        "decision",
+        "billing database",
+        "pg-16",
+        ("mysql-8",),
+    )
     assert decision.question.startswith("Question: What was decided for the billing database")
+
+
+def test_a_question_about_the_later_fact_still_gets_the_whole_chain():
+    scenario = SCENARIOS[CASE]
+    questions = tuple(replace(q, facts=("db2",)) if q.facts == ("db1",) else q for q in scenario.questions)
+    rows = [{"case_id": CASE, "kind": "probe", "answers": ["done", "x", "mysql-8"]}]
+    (_, decision) = probe_items(rows, {CASE: replace(scenario, questions=questions)})
+    assert (decision.expected, decision.stale) == ("pg-16", ("mysql-8",))
+    assert not decision.deterministic()
 
 
 def test_probe_items_refuse_a_case_missing_from_the_scenario_files():

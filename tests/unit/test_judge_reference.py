@@ -9,8 +9,7 @@ from langchain_core.messages import HumanMessage
 
 from harness.judge_prompt import JUDGE_PROMPT, parse_judge_prompt, reference_outputs
 from harness.reference.judge import ReferenceJudgeModel, judge_messages, keyword_verdict
-from harness.scoring.judge import make_judge
-from harness.scoring.judge import JudgeChoice
+from harness.scoring.judge import JudgeChoice, make_judge
 
 
 def prompt(answer: str, expected: str = "pg-16", stale: tuple[str, ...] = ("mysql-8",)) -> str:

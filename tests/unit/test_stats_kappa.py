@@ -46,3 +46,9 @@ def test_bootstrap_interval_is_seeded_and_holds_the_estimate():
 def test_bootstrap_interval_is_none_when_kappa_is_undefined():
     assert bootstrap_kappa([True, True], [True, True]) is None
     assert bootstrap_kappa([], []) is None
+
+
+def test_bootstrap_interval_is_none_when_many_resamples_lose_a_class():
+    # kappa is 1, but a resample misses the one false item about a third of the time ((3/4)^4)
+    assert cohen_kappa([True, True, True, False], [True, True, True, False]) == pytest.approx(1.0)
+    assert bootstrap_kappa([True, True, True, False], [True, True, True, False]) is None
