@@ -181,7 +181,7 @@ def test_usage_reported_by_the_server_reaches_the_trace(server, scenarios):
 def test_models_endpoint_admin_and_bad_faults(server):
     with urllib.request.urlopen(server.url + "/models", timeout=5) as r:
         ids = [m["id"] for m in json.load(r)["data"]]
-    assert ids == ["reference-agent", "reference-summarizer"]
+    assert ids == ["reference-agent", "reference-summarizer", "reference-judge"]
     base = server.url.removesuffix("/v1")
     bad = urllib.request.Request(base + "/admin/faults", data=b'{"mode": "418"}', method="POST")
     with pytest.raises(urllib.error.HTTPError) as info:

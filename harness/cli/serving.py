@@ -61,9 +61,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "serve",
         help="serve the reference models as an OpenAI-compatible endpoint, with injected faults",
         description="Serve /v1/chat/completions and /v1/models on loopback, answering agent requests (with tools) "
-        "with the reference agent and summary requests with the reference summarizer, so a live "
+        "with the reference agent, summary requests with the reference summarizer and requests for the model "
+        "reference-judge with the stand-in judge, so a live "
         "setup (--model openai:reference-agent --base-url http://127.0.0.1:8765/v1) can be "
-        "rehearsed with no key. Faults: --fault MODE[:COUNT][@agent|@summary], or POST /admin/faults "
+        "rehearsed with no key. Faults: --fault MODE[:COUNT][@agent|@summary|@judge], or POST /admin/faults "
         "at run time; GET /admin/stats; POST /admin/reset. Results are labelled simulated.",
     )
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
@@ -75,7 +76,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="MODE[:COUNT][@SCOPE]",
         help="inject a fault: MODE one of 429, 500, 503, stall, context, malformed, empty, auth; COUNT requests "
-        "(default 1, * for all); SCOPE agent or summary (default both). Repeatable",
+        "(default 1, * for all); SCOPE agent, summary or judge (default all). Repeatable",
     )
     srv.add_argument("--seed", type=int, default=0, help="reference summarizer seed when a request sends none (default 0)")
     srv.add_argument("--max-model-len", type=int, help="context length reported by /v1/models (as vLLM does)")

@@ -3,7 +3,8 @@
 The live path (``init_chat_model("openai:...")``, the OpenAI SDK's retries and timeouts,
 deepagents' live code paths) can only be trusted once it has met a server that misbehaves.
 This one answers ``POST /v1/chat/completions`` with the reference agent policy (a request
-that carries tools) or the reference summarizer (a request without tools), reports
+that carries tools), the reference summarizer (a request without tools) or, when the request
+names the model ``reference-judge``, the stand-in judge (`harness.reference.judge`), reports
 ``usage`` from the calibrated provider tokenizer, lists ``GET /v1/models`` (with vLLM's
 ``max_model_len``), and injects faults on request:
 
@@ -15,7 +16,7 @@ that carries tools) or the reference summarizer (a request without tools), repor
     empty     a 200 with no choices
     auth      a 401 whose message echoes the Authorization header (a provider that leaks keys)
 
-Faults are given at start (``--fault MODE[:COUNT][@agent|@summary]``) or at run time
+Faults are given at start (``--fault MODE[:COUNT][@agent|@summary|@judge]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
 ``GET /admin/stats`` returns request counts, peak concurrency and the time from the first
 to the latest request; ``POST /admin/reset``
@@ -41,11 +42,12 @@ from langchain_core.messages import AIMessage, convert_to_messages
 
 from harness.errors import ConfigError
 from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
 from harness.reference.provider_tokens import provider_tokens, text_tokens
 
 SIMULATED_FINGERPRINT = "harness-reference-simulated"
 MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
-SCOPES = ("any", "agent", "summary")
+SCOPES = ("any", "agent", "summary", "judge")
 DEFAULT_PORT = 8765
 DEFAULT_MAX_SECONDS = 3600.0
 
@@ -157,7 +159,10 @@ class ServerState:
 
 
 def request_scope(body: dict[str, Any]) -> str:
-    """An agent request carries tools; deepagents' summary request is a single prompt without any."""
+    """A judge request names the stand-in judge; an agent request carries tools; deepagents' summary request is a
+    single prompt without any."""
+    if body.get("model") == JUDGE_NAME:
+        return "judge"
     return "agent" if body.get("tools") else "summary"
 
 
@@ -166,7 +171,10 @@ def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any
     messages = convert_to_messages(body.get("messages") or [])
     tools = body.get("tools") or None
     scope = request_scope(body)
-    if scope == "agent":
+    if scope == "judge":
+        result = ReferenceJudgeModel()._generate(messages, tools=tools)
+        name = JUDGE_NAME
+    elif scope == "agent":
         result = ReferenceAgentModel()._generate(messages, tools=tools)
         name = AGENT_NAME
     else:
@@ -242,7 +250,9 @@ class _Handler(BaseHTTPRequestHandler):
             entry = {"object": "model", "owned_by": "harness", "created": 0}
             if self.state.max_model_len:
                 entry["max_model_len"] = self.state.max_model_len
-            self._send(200, {"object": "list", "data": [{**entry, "id": AGENT_NAME}, {**entry, "id": SUMMARIZER_NAME}]})
+            self._send(
+                200, {"object": "list", "data": [{**entry, "id": name} for name in (AGENT_NAME, SUMMARIZER_NAME, JUDGE_NAME)]}
+            )
         elif self.path.rstrip("/") == "/admin/stats":
             self._send(200, self.state.stats())
         else:

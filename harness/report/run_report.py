@@ -90,6 +90,8 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     if rows:
         _pass_rates(doc, rows)
         _problem_cases(doc, rows)
+    _judge_section(doc, run_dir)
+    if rows:
         doc.heading("Cases")
         doc.table(_case_table(rows))
     survival = _survival(rows, run_dir, source_label(simulated, served_over_http(meta)))
@@ -357,6 +359,20 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
                     {"measure (valid runs)": k, "mean": round(values.mean(), 3) if len(values) else None, "n": len(values)}
                 )
             doc.table(pd.DataFrame(means))
+
+
+def _judge_section(doc: Document, run_dir: Path) -> None:
+    """The judge's calibration (judge.json, from `harness judge calibrate`): kappa with n and interval, a FLAG line when
+    it is below the threshold or undefined. Nothing when the run was not calibrated."""
+    from harness.scoring.calibration import load_judge_file, summary_line
+
+    result = load_judge_file(run_dir)
+    if result is None:
+        return
+    doc.heading("Judge")
+    doc.text(summary_line(result) + ". Agreement with the deterministic verdicts on the value probes.")
+    if result["flagged"]:
+        doc.note(f"**FLAG:** {result['flag_reason']}; the judge's scores are not to be trusted on their own.")
 
 
 def _pct(value: float) -> str:

@@ -13,19 +13,26 @@ from pathlib import Path
 
 from harness.errors import HarnessError
 from harness.runs.results import SCENARIOS_FILE, append_row, read_rows, result_row
-from harness.scenarios.schema import all_scenario_files, load_scenarios
+from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios
 from harness.scoring.scorers import SCORER_SETS, score_case
 from harness.trace.schema import load_trace
+
+
+def run_scenarios(run_dir: Path, datasets: list[str] | None = None) -> dict[str, Scenario]:
+    """The scenarios a run used, by id: the run's own scenarios.jsonl (cases generated in memory) over the dataset
+    files (``datasets``, default the shipped ones)."""
+    scenarios = {s.id: s for s in load_scenarios(datasets or all_scenario_files())}
+    kept = run_dir / SCENARIOS_FILE
+    if kept.exists():
+        scenarios.update({s.id: s for s in load_scenarios([kept])})
+    return scenarios
 
 
 def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
     results = run_dir / "results.jsonl"
     if not results.exists():
         raise HarnessError(f"{run_dir}: no results.jsonl to re-score")
-    scenarios = {s.id: s for s in load_scenarios(datasets or all_scenario_files())}
-    kept = run_dir / SCENARIOS_FILE
-    if kept.exists():
-        scenarios.update({s.id: s for s in load_scenarios([kept])})
+    scenarios = run_scenarios(run_dir, datasets)
     out = run_dir / "rescored.jsonl"
     tmp = out.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)

@@ -1,0 +1,93 @@
+"""``harness judge calibrate``: agreement between the free-text judge and the deterministic checks of a run."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from harness.agent.models import check_endpoints_answer
+    from harness.errors import HarnessError
+    from harness.runs.results import read_rows
+    from harness.scoring.calibration import JUDGE_FILE, calibrate, check_threshold, probe_items, summary_line
+    from harness.scoring.judge import ERROR, choose_judge
+    from harness.scoring.rescore import run_scenarios
+
+    run_dir = Path(args.run_dir)
+    check_threshold(args.min_kappa)
+    if not (run_dir / "results.jsonl").is_file():
+        raise HarnessError(f"{run_dir}: no results.jsonl (give the directory `harness run` wrote)")
+    choice = choose_judge(
+        args.judge_model, base_url=args.judge_base_url, model_kwargs=args.judge_model_kwargs, max_rps=args.judge_max_rps
+    )
+    items = probe_items(read_rows(run_dir / "results.jsonl"), run_scenarios(run_dir, args.datasets))
+    if not items:
+        raise HarnessError(f"{run_dir}: no probe question with a value answer (recall, continuation or decision) to calibrate on")
+    if args.judge_base_url:
+        from harness.agent.models import Endpoint
+
+        check_endpoints_answer(Endpoint(args.judge_base_url))  # a stopped server: exit 4 now, not after every retry
+    result = calibrate(items, choice, args.min_kappa)
+    (run_dir / JUDGE_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(summary_line(result))
+    if result["flagged"]:
+        print(f"FLAG: {result['flag_reason']}")
+    for j in result["judgements"]:
+        if j["judge"] == ERROR or j["judge"] != j["deterministic"]:
+            verdict = "ERROR" if j["judge"] == ERROR else f"judge {str(j['judge']).lower()}"
+            print(f"  {j['id']}: {verdict}, deterministic {str(j['deterministic']).lower()}; answer {j['answer'][:80]!r}")
+    print(f"wrote {run_dir / JUDGE_FILE}; `harness report {run_dir}` adds its Judge section to report.md")
+    if result["errors"]:
+        print(f"{result['errors']} judgement(s) ended in ERROR (a judge provider error after every retry)", file=sys.stderr)
+        return EXIT_ERROR
+    return EXIT_FAILED if args.fail_below and result["flagged"] else EXIT_OK
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """This group's subcommand: judge calibrate."""
+    judge = sub.add_parser(
+        "judge",
+        help="the free-text judge (openevals' LLM-as-judge): calibrate it against the deterministic checks",
+        description="The free-text judge of issue 17: openevals' create_llm_as_judge with a true/false rubric.",
+    )
+    judge_sub = judge.add_subparsers(dest="judge_command", required=True)
+    cal = judge_sub.add_parser(
+        "calibrate",
+        help="judge every value-probe answer of a run and report Cohen's kappa against the deterministic verdicts",
+        description="For every recall, continuation and decision probe answered in RUN_DIR, ask the judge whether the "
+        "answer gives the expected (latest) value as the current one, and compare with the deterministic verdict "
+        "(the value read from the answer equals the latest value). Prints n, agreement and Cohen's kappa with a "
+        "bootstrap 95 %% interval, and writes RUN_DIR/judge.json. A kappa below --min-kappa (or undefined) is "
+        "flagged. Exit 0; 1 with --fail-below when flagged; 2 bad input (nothing written); 3 no key for the judge; "
+        "4 a judgement ended in ERROR (judge.json is written, the ERROR judgements left out of kappa).",
+    )
+    cal.add_argument("run_dir", help="a run directory (results.jsonl of probe cases)")
+    cal.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default: the shipped ones)")
+    cal.add_argument(
+        "--judge-model",
+        default="reference",
+        help="reference (default: the in-process keyword stand-in) or provider:name, e.g. openai:gpt-5.2; "
+        "openai:reference-judge with --judge-base-url reaches the stand-in through harness serve",
+    )
+    cal.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible endpoint")
+    cal.add_argument(
+        "--judge-model-kwargs",
+        action="append",
+        metavar="KEY=VALUE",
+        help="init_chat_model argument for the judge, repeatable: temperature=0, timeout=60 (default 120 s), "
+        "max_retries=3 (default 6)",
+    )
+    cal.add_argument("--judge-max-rps", type=float, metavar="N", help="at most N judge requests per second")
+    cal.add_argument(
+        "--min-kappa",
+        type=float,
+        default=0.6,
+        help="flag a judge whose kappa is below this (default 0.6: substantial agreement)",
+    )
+    cal.add_argument("--fail-below", action="store_true", help="exit 1 when the judge is flagged")
+    cal.set_defaults(handler=cmd_calibrate)

@@ -1,0 +1,135 @@
+"""``harness judge calibrate`` end to end: a probe run's answers judged in process and through ``harness serve``
+(the real openevals + ChatOpenAI path, no key), ERROR on a failing judge, bad input refused with nothing written,
+and the run report's Judge section."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli.main import main
+from harness.reference.serve import Fault, serving
+from harness.runs.results import append_row
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "judge_probe.jsonl"
+CASE = "probe-hand-01"
+# Per turn of the fixture: vault (recall), billing database (decision, pg-16 over mysql-8), batch size, report format,
+# commit prefix. Trial 1 gives wrong answers, three of them worded to fool a keyword judge.
+ANSWERS = [
+    ["TASK COMPLETE", "6174-BASALT", "pg-16; rejected: mysql-8", "500", "markdown", "I don't know the commit prefix."],
+    ["TASK COMPLETE", "0000-QUARTZ", "mysql-8; rejected: pg-16", "not 500", "The report format is not markdown.", "FIN-OPS"],
+]
+DETERMINISTIC = [True, True, True, True, False, False, False, False, False, True]
+KEYWORD_JUDGE = [True, True, True, True, False, False, True, True, True, True]
+
+
+def probe_run(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    for trial, answers in enumerate(ANSWERS):
+        append_row(
+            run / "results.jsonl", {"case_id": CASE, "kind": "probe", "arm": "forced-20", "trial": trial, "answers": answers}
+        )
+    return run
+
+
+def calibrate(run: Path, *extra: str) -> int:
+    return main(["judge", "calibrate", str(run), "--datasets", str(FIXTURE), *extra])
+
+
+def test_the_keyword_stand_in_is_calibrated_and_flagged(tmp_path, capsys):
+    run = probe_run(tmp_path)
+    assert calibrate(run) == 0
+    result = json.loads((run / "judge.json").read_text())
+    assert [j["deterministic"] for j in result["judgements"]] == DETERMINISTIC
+    assert [j["judge"] for j in result["judgements"]] == KEYWORD_JUDGE
+    # agreement 7/10; judge 8 true of 10, deterministic 5: chance 0.8*0.5 + 0.2*0.5 = 0.5; (0.7 - 0.5) / 0.5
+    assert (result["n"], result["agreement"], result["kappa"], result["threshold"]) == (10, 0.7, 0.4, 0.6)
+    assert result["flagged"] and result["simulated"] and len(result["interval"]) == 2
+    out = capsys.readouterr().out
+    assert "Cohen's kappa 0.40" in out and "n=10" in out and "FLAG: kappa 0.40 is below the threshold 0.6" in out
+    assert "forced-20/probe-hand-01/t1/turn3: judge true, deterministic false; answer 'not 500'" in out
+    first = (run / "judge.json").read_bytes()
+    assert calibrate(run, "--fail-below") == 1  # flagged: exit 1 on request
+    assert (run / "judge.json").read_bytes() == first  # same run, same judge: byte-identical
+    assert calibrate(run, "--min-kappa", "0.3", "--fail-below") == 0
+
+
+def test_through_harness_serve_the_real_openai_path_gives_the_same_judgements(tmp_path):
+    run = probe_run(tmp_path)
+    with serving(max_seconds=120) as srv:
+        code = calibrate(run, "--judge-model", "openai:reference-judge", "--judge-base-url", srv.url)
+        requests = srv.state.stats()["requests"]
+    assert code == 0
+    result = json.loads((run / "judge.json").read_text())
+    assert requests == {"judge": 10}
+    assert [j["judge"] for j in result["judgements"]] == KEYWORD_JUDGE
+    assert (result["judge_model"], result["simulated"], result["kappa"]) == ("openai:reference-judge", True, 0.4)
+    assert result["endpoint"]["settings"]["timeout"] == 120.0 and result["endpoint"]["settings"]["max_retries"] == 6
+
+
+def test_a_failing_judge_is_error_not_a_verdict_and_leaks_no_key(tmp_path, capsys, monkeypatch):
+    secret = "sk-judge-0123456789abcdefSECRET"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    run = probe_run(tmp_path)
+    with serving(max_seconds=120, faults=[Fault("auth", count=None, scope="judge")]) as srv:
+        code = calibrate(run, "--judge-model", "openai:reference-judge", "--judge-base-url", srv.url)
+    assert code == 4
+    text = (run / "judge.json").read_text()
+    result = json.loads(text)
+    assert {j["judge"] for j in result["judgements"]} == {"ERROR"}
+    assert result["judgements"][0]["error"]["provider_error"] == {
+        **result["judgements"][0]["error"]["provider_error"],
+        "status": 401,
+        "model": "judge",
+    }
+    assert (result["n"], result["errors"], result["kappa"], result["flagged"]) == (0, 10, None, True)
+    captured = capsys.readouterr()
+    assert secret not in text + captured.out + captured.err
+
+
+def test_a_retried_fault_is_absorbed_by_the_client(tmp_path):
+    run = probe_run(tmp_path)
+    with serving(max_seconds=120, faults=[Fault("500", count=2, scope="judge")]) as srv:
+        code = calibrate(run, "--judge-model", "openai:reference-judge", "--judge-base-url", srv.url)
+        statuses = srv.state.stats()["statuses"]
+    assert code == 0 and statuses == {"500": 2, "200": 11}  # 10 judgements and the preflight GET /v1/models
+    assert json.loads((run / "judge.json").read_text())["kappa"] == 0.4
+
+
+@pytest.mark.parametrize(
+    ("make_run", "options", "message"),
+    [
+        (lambda tmp: tmp / "missing", [], "no results.jsonl"),
+        (
+            lambda tmp: (append_row(tmp / "results.jsonl", {"case_id": "x", "kind": "needle", "answers": []}), tmp)[1],
+            [],
+            "no probe question with a value answer",
+        ),
+        (probe_run, ["--judge-model", "nope:judge"], "unknown provider 'nope'"),
+        (probe_run, ["--judge-base-url", "http://127.0.0.1:9/v1"], "apply to a live judge"),
+        (probe_run, ["--min-kappa", "0"], "--min-kappa 0.0"),
+    ],
+)
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, make_run, options, message):
+    run = make_run(tmp_path)
+    assert calibrate(run, *options) == 2
+    assert message in capsys.readouterr().err
+    assert not (run / "judge.json").exists()
+
+
+def test_the_run_report_shows_kappa_and_the_flag(tmp_path):
+    from harness.report._document import Document
+    from harness.report.run_report import _judge_section
+
+    run = probe_run(tmp_path)
+    doc = Document("Run")
+    _judge_section(doc, run)
+    assert "## Judge" not in doc.markdown()  # not calibrated: no section
+    calibrate(run)
+    _judge_section(doc, run)
+    text = doc.markdown()
+    assert "## Judge" in text and "Cohen's kappa 0.40 (95 % bootstrap [" in text and "n=10" in text
+    assert "**FLAG:** kappa 0.40 is below the threshold 0.6" in text
