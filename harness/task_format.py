@@ -91,6 +91,12 @@ _STEP_PATTERNS = [
 _QUESTION = re.compile(r"What is the (.+?)\?")
 
 
+def is_step_line(line: str) -> bool:
+    """``line`` is one numbered step of a task (also inside a '> ' quote)."""
+    text = line.strip().lstrip(">").strip()
+    return any(pattern.match(text) for pattern, _ in _STEP_PATTERNS)
+
+
 def render_task(intro: str, steps: list[Step]) -> str:
     return "\n".join([intro.strip(), "", STEPS_HEADER, *(s.render() for s in steps)])
 

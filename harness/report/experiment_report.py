@@ -42,6 +42,7 @@ from harness.analysis.compare import (
     valid_only,
 )
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.facts_report import add_facts_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
     overlay_curves,
@@ -57,6 +58,7 @@ from harness.runs.results import (
     row_outcome,
 )
 from harness.scoring.scorers import FAIL, PASS
+from harness.scoring.scorers.facts import CLIFF_THRESHOLD
 from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace
 
@@ -187,6 +189,9 @@ def write_experiment_report(path: Path) -> Path:
     if grid is not None:
         doc.text("Needle recovery by needle depth (x) and context length (y), Kamradt style, valid runs only.")
         doc.image(save(grid, path / "needle_depth_length.png"), "needle recovery by depth and context length")
+    add_facts_section(
+        doc, rows, path, source_label(simulated, served_over_http(meta)), spec.get("cliff_threshold") or CLIFF_THRESHOLD
+    )
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")
     if comparison.empty:  # every cell ERROR (an outage) or none finished: nothing measured, and no crash saying so

@@ -23,6 +23,7 @@ from typing import Any
 import pandas as pd
 
 from harness.scoring.scorers import ERROR
+from harness.scoring.scorers.facts import CLIFF_THRESHOLD, cliff_round
 from harness.task_format import FACT_TYPES, PROBES
 
 VIA = ("summary", "history", "recall")
@@ -95,8 +96,9 @@ def loss_by_type(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def survival_rounds(frame: pd.DataFrame) -> dict[tuple, dict[str, list[tuple[int, int]]]]:
-    """{(arm[, threshold]): {type: [(retained, out of view) per round]}}: after round r, of the facts whose statement
-    had left view by then, how many still had their latest value in the request."""
+    """{(arm[, threshold]): {type: [(kept, out of view) per round]}}: after round r, of the facts whose statement had
+    left view by then, how many had been kept at every round since (the scorer's survival,
+    `harness.scoring.scorers.facts`, counted over every case of the arm)."""
     out: dict[tuple, dict[str, list[tuple[int, int]]]] = {}
     for keys, part in frame.groupby(_groups(frame), dropna=False, sort=False):
         key = keys if isinstance(keys, tuple) else (keys,)
@@ -104,21 +106,19 @@ def survival_rounds(frame: pd.DataFrame) -> dict[tuple, dict[str, list[tuple[int
         for kind in _ordered_types(part):
             rounds = [r for r in part[part["type"] == kind]["rounds"] if isinstance(r, list)]
             depth = max((len(r) for r in rounds), default=0)
-            per_type[kind] = [
-                (sum(1 for r in rounds if i < len(r) and r[i] is True), sum(1 for r in rounds if i < len(r) and r[i] is not None))
-                for i in range(depth)
-            ]
+            counts = []
+            for i in range(depth):
+                out_of_view = [r[: i + 1] for r in rounds if i < len(r) and r[i] is not None]
+                counts.append((sum(all(v is not False for v in r) for r in out_of_view), len(out_of_view)))
+            per_type[kind] = counts
         out[key] = per_type
     return out
 
 
-def cliff(counts: list[tuple[int, int]], threshold: float) -> int | None:
-    """The first round (1-based) whose survival (retained / out of view, over rounds with any fact out of view) is
-    under ``threshold``; None when none is."""
-    for i, (kept, n) in enumerate(counts, start=1):
-        if n and kept / n < threshold:
-            return i
-    return None
+def cliff(counts: list[tuple[int, int]], threshold: float = CLIFF_THRESHOLD) -> int | None:
+    """The cliff round of per-round counts: `cliff_round` over their shares (a round with nothing out of view has
+    none)."""
+    return cliff_round([k / n if n else None for k, n in counts], threshold)
 
 
 def survival_table(survival: dict[tuple, dict[str, list[tuple[int, int]]]], groups: list[str], threshold: float) -> pd.DataFrame:

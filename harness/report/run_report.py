@@ -20,6 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from harness.analysis.compare import is_priced
 from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.facts_report import add_facts_section
 from harness.report.plots import (
     line_style,
     plot_needle_grid,
@@ -31,6 +32,7 @@ from harness.report.plots import (
 )
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
+from harness.scoring.scorers.facts import CLIFF_THRESHOLD
 from harness.suites.registry import SUITES
 from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace
@@ -104,6 +106,9 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         )
         doc.table(table)
         doc.image(figure, "needle survival by number of summaries")
+    add_facts_section(
+        doc, rows, run_dir, source_label(simulated, served_over_http(meta)), meta.get("cliff_threshold") or CLIFF_THRESHOLD
+    )
     grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
     if grid is not None:
         doc.heading("Needle recovery by depth and context length")

@@ -163,7 +163,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 validity=("compacted", "questions_out_of_view"),
                 when_present=PROBE_CHECKS,
                 kind="probe",
-                matrix_cases=("probe-decision-override-s7-i0",),
+                matrix_cases=("probe-decision-override-s7-i1",),
                 # A summary prompt with a section for every fact type: without one (deepagents' default) a decision
                 # is paged back from the history file, whose first page holds the value it was later changed from.
                 # That loss is what the prompt comparison shows; this eval holds the agent's answers.
@@ -174,11 +174,11 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
             EvalSuite(
                 "retention",
                 "a compacted fact keeps its latest value in what the agent receives next, round by round (typed prompt)",
-                required=(*COMMON, "compacted", "facts_left_view", "facts_retained", "latest_value_kept"),
+                required=(*COMMON, "compacted", "facts_left_view", "facts_retained", "latest_value_kept", "no_survival_cliff"),
                 validity=("compacted", "facts_left_view"),
                 when_present=("latest_value_kept",),
                 kind="probe",
-                matrix_cases=("probe-decision-override-s7-i0", "probe-artifact-trail-s7-i0"),
+                matrix_cases=("probe-decision-override-s7-i1", "probe-artifact-trail-s7-i0"),
                 preset="typed",
                 scorers="retention",
                 strategies=SUMMARIZING_OR_CONTROL,
@@ -188,7 +188,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                     "artifacts-forgotten": "facts_retained",
                     **DROPPED,
                 },
-                gated=("facts_retained", "latest_value_kept"),
+                gated=("facts_retained", "latest_value_kept", "no_survival_cliff"),
             ),
             EvalSuite(
                 "eviction",

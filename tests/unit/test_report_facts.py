@@ -86,6 +86,8 @@ def test_survival_counts_only_facts_out_of_view_at_each_round_and_finds_the_clif
     ]
     survival = survival_rounds(fact_frame([_row("a", facts)]))
     assert survival == {("a",): {"fact": [(2, 2), (2, 3), (0, 2)]}}
+    lost_then_back = fact_frame([_row("a", [_rec("f4", "fact", rounds=[False, True])])])
+    assert survival_rounds(lost_then_back) == {("a",): {"fact": [(0, 1), (0, 1)]}}  # lost once is lost (survival)
     assert cliff([(2, 2), (2, 3), (0, 2)], 0.5) == 3
     assert cliff([(2, 2), (2, 3), (0, 2)], 0.7) == 2
     assert cliff([(0, 0), (1, 1)], 0.5) is None  # a round with nothing out of view is no cliff

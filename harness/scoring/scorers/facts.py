@@ -30,7 +30,7 @@ from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.scoring.scorers.view import Where, history_read_ids, locate
-from harness.task_format import ARTIFACT_ACTIONS, call_target
+from harness.task_format import ARTIFACT_ACTIONS, call_target, is_step_line
 from harness.trace.schema import Trace
 
 CLIFF_THRESHOLD = 0.5
@@ -136,9 +136,24 @@ class TraceReader:
         return Where(wrote.stated, where.in_summary, where.on_history_page)
 
     def in_request(self, call: dict, fact: TrackedFact, token: str) -> bool:
-        """``token`` is anywhere in ``call``'s request (or its system prompt, for a system fact)."""
+        """``token`` is anywhere in ``call``'s request (or its system prompt, for a system fact). An artifact's path
+        counts outside the task's own step lines only: a summary quoting the request ("3. Write /notes/a.md with
+        write_file ...") says what was asked, not that the file was made."""
         keys = [*call["message_keys"], *([call["system_key"]] if fact.place == "system" and call.get("system_key") else [])]
+        if fact.type == "artifact":
+            return any(self._mentions_made(k, token) for k in keys)
         return any(self.has(k, token) for k in keys)
+
+    def _mentions_made(self, key: str, path: str) -> bool:
+        hit = self._hits.get((key, "artifact:" + path))
+        if hit is None:
+            if self._writes_path(key, path):
+                hit = True
+            else:
+                text = "\n".join(ln for ln in self.trace.message_text(key).splitlines() if not is_step_line(ln))
+                hit = carries_answer(text, path)
+            self._hits[key, "artifact:" + path] = hit
+        return hit
 
     def seen(self, call: dict, fact: TrackedFact, token: str) -> bool:
         """The chain member looked for by ``token`` has appeared in ``call``'s request (an artifact: its write has)."""
@@ -305,6 +320,16 @@ def retention_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         )
     shares = _survival(out)
     cliff = cliff_round(shares)
+    scores.append(
+        Score(
+            "no_survival_cliff",
+            cliff is None,
+            CHECK,
+            f"survival stayed at or above {CLIFF_THRESHOLD:g} in every round"
+            if cliff is None
+            else f"survival fell under {CLIFF_THRESHOLD:g} at round {cliff} (the cliff round)",
+        )
+    )
     scores += [
         Score("facts_left_view_n", len(out), MEASURE, "facts whose statement left view"),
         Score("facts_retained_n", sum(bool(r["survived"]) for r in out), MEASURE, "facts out of view kept at every round since"),

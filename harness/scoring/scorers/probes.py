@@ -26,7 +26,7 @@ from harness.scoring.scorers.facts import (
 from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
-from harness.scoring.scorers.view import history_reads, locate, repeated_calls
+from harness.scoring.scorers.view import Where, history_reads, locate, repeated_calls
 from harness.task_format import PROBES, extract_value, parse_decision_answer, parse_paths
 from harness.trace.schema import Trace
 
@@ -103,11 +103,14 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
             # An updated fact: the question is valid once its original statement left view, whether the update is
             # still in view or not (the stale value then waits in the summary or the history file: the trap). A
             # message stating the update names the old value too ("..., not X"): it is the update, not the original.
-            original = _original_in_view(reader, first, f)
-            if original:
+            original = _original(reader, first, f)
+            if original.stated:
                 problems.append(f"{f.id} still in view as first stated")
-            elif where.stated:
+                continue
+            if where.stated:
                 notes.append(f"{f.id}'s update is still in view; its original statement is not")
+            if original.on_history_page or where.on_history_page:
+                notes.append(f"{f.id} is on a history page read for an earlier question (still out of view as stated)")
             continue
         if where.stated:
             problems.append(f"{f.id} still in view as stated")
@@ -125,18 +128,17 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
     return judged
 
 
-def _original_in_view(reader: TraceReader, call: dict, fact: TrackedFact) -> bool:
-    """The first value of ``fact``'s chain is in view as first stated: in a message of ``call``'s request (not the
-    summary, not a history page the agent read) that states none of the later values."""
+def _original(reader: TraceReader, call: dict, fact: TrackedFact) -> Where:
+    """Where the first value of ``fact``'s chain is as first stated in ``call``'s request: in a message that states
+    none of the later values (a message stating an update names the old value too: ", not X")."""
     first, later = fact.tokens[0], [t for t in fact.tokens[1:] if t.lower() != fact.tokens[0].lower()]
-    where = locate(
+    return locate(
         reader.trace,
         call,
         lambda k: reader.has(k, first) and not any(reader.has(k, t) for t in later),
         system=fact.place == "system",
         history_reads=reader.history_reads,
     )
-    return where.stated
 
 
 def _answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
