@@ -15,14 +15,30 @@ def write(tmp_path, name, text):
     return path
 
 
-def test_the_six_shipped_variants_load_and_the_default_is_the_installed_prompt():
-    assert {"deepagents-default", "minimal", "structured", "completed-work", "anchored", "typed"} <= set(variant_names())
+def test_the_seven_shipped_variants_load_and_the_default_is_the_installed_prompt():
+    shipped = {"deepagents-default", "langchain-default", "minimal", "structured", "completed-work", "anchored", "typed"}
+    assert shipped <= set(variant_names())
     config, variant = resolve_config("deepagents-default")
     assert variant.prompt is None and config.summary_prompt is None and config.summary_prompt_name == "deepagents-default"
     for name in ("minimal", "structured", "completed-work", "anchored", "typed"):
         cfg = make_config(name)
         assert "{messages}" in cfg.summary_prompt and cfg.summary_prompt_name == name and cfg.name == name
     assert deepagents_default_prompt() not in {make_config(n).summary_prompt for n in ("minimal", "structured")}
+    from langchain.agents.middleware.summarization import DEFAULT_SUMMARY_PROMPT
+
+    langchain = make_config("langchain-default")  # read from the installed LangChain, never copied
+    assert langchain.summary_prompt == DEFAULT_SUMMARY_PROMPT and langchain.summary_prompt_name == "langchain-default"
+
+
+def test_a_named_prompt_takes_no_body_and_an_unknown_name_is_refused(tmp_path):
+    from harness.compaction.variants import load_variant
+
+    (tmp_path / "x.md").write_text("---\nprompt: langchain-default\n---\nMy prompt {messages}\n")
+    with pytest.raises(ConfigError, match="the file body must be empty"):
+        load_variant(str(tmp_path / "x.md"))
+    (tmp_path / "y.md").write_text("---\nprompt: openai-default\n---\n")
+    with pytest.raises(ConfigError, match="the named prompts are 'deepagents-default' and 'langchain-default'"):
+        load_variant(str(tmp_path / "y.md"))
 
 
 def test_front_matter_sets_summarizer_thresholds_truncation_eviction_and_trim(tmp_path):
@@ -68,7 +84,7 @@ def test_include_inherits_and_overrides(tmp_path):
         ("---\nwindow: big\n---\nx {messages}", "window: must be a positive integer"),
         ("---\narg_truncation: {speed: 3}\n---\nx {messages}", "arg_truncation: unknown key 'speed'"),
         ("---\nprompt: deepagents-default\n---\nAlso this {messages}", "body must be empty"),
-        ("---\nprompt: mine\n---\n", "the only named prompt"),
+        ("---\nprompt: mine\n---\n", "the named prompts are"),
         ("---\nkeep: 5%\n", "never closed"),
         ("---\n", "never closed"),
         ("---\n: [\n---\nx {messages}", "not valid YAML"),

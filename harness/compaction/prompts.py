@@ -21,6 +21,13 @@ def deepagents_default_prompt() -> str:
     return DEEPAGENTS_DEFAULT_SUMMARY_PROMPT
 
 
+def langchain_default_prompt() -> str:
+    """The default summary prompt of the installed LangChain (``SummarizationMiddleware``'s), read at run time."""
+    from langchain.agents.middleware.summarization import DEFAULT_SUMMARY_PROMPT
+
+    return DEFAULT_SUMMARY_PROMPT
+
+
 def validate_prompt(text: str, *, source: str) -> None:
     """Raise ConfigError naming ``source`` unless ``text`` formats with only ``{messages}``."""
     try:

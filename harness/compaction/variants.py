@@ -47,6 +47,7 @@ from harness.errors import ConfigError
 
 VARIANTS_DIR = DATASETS_DIR / "variants"
 INSTALLED_PROMPT = "deepagents-default"
+LANGCHAIN_PROMPT = "langchain-default"  # LangChain's own default summary prompt, read from the installed package
 _KEYS = {
     "description",
     "include",
@@ -185,12 +186,19 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
     parent = load_variant(data["include"], _seen=(*_seen, name)) if data.get("include") else None
     prompt_setting = data.get("prompt")
     body = body.strip("\n")
-    if prompt_setting is not None and prompt_setting != INSTALLED_PROMPT:
-        raise ConfigError(f"{path}: prompt: the only named prompt is {INSTALLED_PROMPT!r}; put a custom prompt in the file body")
+    if prompt_setting is not None and prompt_setting not in (INSTALLED_PROMPT, LANGCHAIN_PROMPT):
+        raise ConfigError(
+            f"{path}: prompt: the named prompts are {INSTALLED_PROMPT!r} and {LANGCHAIN_PROMPT!r}; "
+            "put a custom prompt in the file body"
+        )
+    if prompt_setting is not None and body.strip():
+        raise ConfigError(f"{path}: prompt: {prompt_setting} takes the installed prompt, so the file body must be empty")
     if prompt_setting == INSTALLED_PROMPT:
-        if body.strip():
-            raise ConfigError(f"{path}: prompt: {INSTALLED_PROMPT} takes the installed prompt, so the file body must be empty")
         prompt = None
+    elif prompt_setting == LANGCHAIN_PROMPT:
+        from harness.compaction.prompts import langchain_default_prompt
+
+        prompt = langchain_default_prompt()
     elif body.strip():
         validate_prompt(body, source=str(path))
         prompt = body

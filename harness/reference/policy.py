@@ -212,7 +212,8 @@ def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False, tak
     files = {s.target: _file_state(view, s.target, trust_clipped_args) for s in steps if _is_report_step(s)}
     done = _completed_step_numbers(view, steps, files)
     first, last = steps[0].number, steps[-1].number
-    following = max(done, default=first - 1) + 1  # a plan starting at step k means 1..k-1 are done
+    # a plan starting at step k means 1..k-1 are done; steps done before it (another request's) count for nothing here
+    following = max(max(done, default=0), first - 1) + 1
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
     return _step_action(steps[following - first], view, files)
@@ -425,11 +426,15 @@ def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = 
     return ReplyAction(f"I don't know the {key}: I read {', '.join(candidates)} and it is not there.")
 
 
+_SUMMARY_PROGRESS_WRITE = re.compile(r"^- (?:Step \d+ )?done: (write_file|edit_file) (/\S+)", re.MULTILINE)
+
+
 def artifact_trail(view: View) -> list[str]:
     """The files the agent created or changed, as far as it can tell from what is in view, oldest first, each once:
     write_file / edit_file calls that succeeded on the history-file pages in view (by offset), the summary's artifacts
     lines marked (written) or (edited) (and the unmarked "- /path" lines of a summary written before the marks;
-    (read) lines do not count), then the successful calls in view.
+    (read) lines do not count) and its progress lines that record a write or an edit, then the successful calls in
+    view.
 
     It does not page the history file for this: a trail is what the agent can see, so a summary that drops its
     artifacts section loses the files that are not on a page already in view.
@@ -445,6 +450,8 @@ def artifact_trail(view: View) -> list[str]:
         written = mark in ARTIFACT_ACTIONS.values()
         if written or (not mark and not path.startswith((da.HISTORY_PREFIX, da.LARGE_RESULTS_PREFIX))):
             paths.append(path)
+    # a progress line of the summary that records a write or an edit ("- Step 3 done: write_file /notes/a.md")
+    paths += [path for tool, path in _SUMMARY_PROGRESS_WRITE.findall(view.summary or "") if tool in ARTIFACT_ACTIONS]
     paths += [call_target(c) for c in view.successful_calls() if c.get("name") in ARTIFACT_ACTIONS]
     return [p for p in dict.fromkeys(paths) if p]
 

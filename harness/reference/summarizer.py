@@ -319,6 +319,10 @@ def _is_typed_line(line: str) -> bool:
 
 
 def _plan_source(ext: Extract) -> str:
+    """The request whose steps are the plan: the latest one when it has steps of its own (a task continued in a later
+    turn, numbered on from the first), else the original request, else the steps an earlier summary listed."""
+    if ext.latest_request and parse_steps(ext.latest_request):
+        return ext.latest_request
     return ext.original_request or ext.carried_plan or ""
 
 

@@ -223,3 +223,24 @@ def test_a_call_and_its_result_on_either_side_of_a_page_break_are_read_together(
 def test_an_artifact_question_is_answered_from_view_without_paging_the_history_file():
     msgs = [summary_message("## SUMMARY\nNone"), HumanMessage(ARTIFACT_QUESTION)]
     assert decide(msgs) == ReplyAction("none")
+
+
+def test_a_summary_without_an_artifacts_section_still_shows_the_writes_its_progress_lines_record():
+    summary = (
+        "COMPLETED WORK:\n- Step 1 done: fetch_document DOC-001\n- Step 3 done: write_file /notes/a.md\n- done: edit_file /r/x.md"
+    )
+    assert decide([summary_message(summary), HumanMessage(ARTIFACT_QUESTION)]) == ReplyAction("/notes/a.md\n/r/x.md")
+
+
+def test_a_plan_continued_in_a_later_turn_goes_on_after_the_earlier_requests_steps():
+    from harness.task_format import Step, render_task
+
+    later = render_task(
+        "Carry on.", [Step(4, "fetch_document", "DOC-004"), Step(5, "fetch_document", "DOC-005"), Step(6, "reply")]
+    )
+    # the summary records steps 1-2 of the first request; steps 4.. are this request's: the next is step 4, not a reply
+    msgs = [
+        summary_message("## SUMMARY\n- Step 1 done: fetch_document DOC-001\n- Step 2 done: fetch_document DOC-002"),
+        HumanMessage(later),
+    ]
+    assert decide(msgs) == ToolAction("fetch_document", {"doc_id": "DOC-004"})

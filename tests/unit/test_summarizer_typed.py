@@ -271,3 +271,17 @@ def test_each_typed_fact_fault_is_a_summarizer_showing_its_fault(fault, broken):
     model = TYPED_FACT_FAULTS[fault].summarizer()
     healthy = summarize(prompt, seed=model.seed, detail_loss=model.detail_loss)
     assert broken(model.invoke(prompt).text) and not broken(healthy)
+
+
+def test_the_remaining_plan_comes_from_the_latest_request_when_it_has_steps_of_its_own():
+    from harness.reference.summarizer import summarize as _summarize
+    from harness.task_format import Step, render_task
+
+    first = render_task("Read two.", [Step(1, "fetch_document", "DOC-001"), Step(2, "reply")])
+    later = render_task("Carry on.", [Step(3, "fetch_document", "DOC-003"), Step(4, "reply")])
+    prompt = (
+        "## NEXT STEPS\nWhat remains.\n"
+        f'<message type="human">{first}</message><message type="ai">done</message><message type="human">{later}</message>'
+    )
+    out = _summarize(prompt, seed=0, detail_loss=0.0)
+    assert "Continue with step 3." in out and "3. Fetch document DOC-003 with fetch_document." in out
