@@ -21,7 +21,7 @@ from harness.scoring.scorers.probes import fact_records
 from harness.suites.registry import SUITES
 
 CASES = [(name, HELD_OUT_SEEDS[k % len(HELD_OUT_SEEDS)], k % 2) for k, name in enumerate(FAMILIES)]
-CONFIG = make_config(SUITES["probes"].preset or "forced-20")
+CONFIG = make_config(SUITES["probe"].preset or "forced-20")
 
 
 def _outcome(question: dict) -> str:

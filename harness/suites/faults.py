@@ -217,7 +217,7 @@ SEEDED_FAULTS = {
         SeededFault(
             "tool-result-dropped", "compaction drops a tool result from the request", middleware=lambda: (DropToolResult(),)
         ),
-        # What a compaction loses, by kind (issue 17): the retention and probes evals catch these.
+        # What a compaction loses, by kind (issue 17): the retention and probe evals catch these.
         SeededFault(
             "summary-drops-decisions",
             "the summary never writes a decision or a constraint",

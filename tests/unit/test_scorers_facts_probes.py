@@ -40,6 +40,7 @@ def test_a_recall_question_recovered_from_the_history_file_scores_every_key_in_o
         ("questions_valid", 1, MEASURE),
         ("questions_correct", 1, MEASURE),
         ("stale_answers", 0, MEASURE),
+        ("no_survival_cliff", False, MEASURE),  # the summary kept nothing: survival 0 from round 1
         ("answered_via_summary", 0, MEASURE),
         ("answered_via_history", 1, MEASURE),
         ("answered_via_recall", 0, MEASURE),
@@ -170,3 +171,9 @@ def test_under_the_control_arm_question_validity_is_a_measure():
     conv = ask(archive([], strategy="none"), "recall", "TANGO-7")
     by = {s.key: s for s in score_case(conv.trace(kind="probe"), scenario([RECALL]))}
     assert by["questions_out_of_view"].role == MEASURE and by["probe_recall_correct"].value is True
+
+
+def test_a_kind_whose_every_question_is_invalid_gets_no_check_of_its_own():
+    conv = ask(archive([]), "recall", "TANGO-7")  # nothing compacted: the question is invalid
+    by = {s.key: s for s in probe_scores(conv.trace(kind="probe"), scenario([RECALL]))}
+    assert by["questions_out_of_view"].value is False and "probe_recall_correct" not in by

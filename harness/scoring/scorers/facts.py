@@ -276,6 +276,20 @@ def cliff_round(shares: list[float | None], threshold: float = CLIFF_THRESHOLD) 
     return next((r for r, share in enumerate(shares, 1) if share is not None and share < threshold), None)
 
 
+def survival_cliff_score(records: list[dict[str, Any]], role: str) -> Score:
+    """``no_survival_cliff``: survival (over the facts out of view by each round) never fell under CLIFF_THRESHOLD. A
+    check in the retention eval; a measure of the probe eval that the nightly gate holds to its baseline."""
+    cliff = cliff_round(_survival([r for r in records if r["left_view_round"] is not None]))
+    return Score(
+        "no_survival_cliff",
+        cliff is None,
+        role,
+        f"survival stayed at or above {CLIFF_THRESHOLD:g} in every round"
+        if cliff is None
+        else f"survival fell under {CLIFF_THRESHOLD:g} at round {cliff} (the cliff round)",
+    )
+
+
 def retention_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     """The retention scorer set: validity (compacted, facts_left_view), checks (facts_retained, latest_value_kept when
     a fact has updates) and measures (facts_left_view_n, facts_retained_n, rounds, cliff_round)."""
@@ -320,16 +334,7 @@ def retention_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         )
     shares = _survival(out)
     cliff = cliff_round(shares)
-    scores.append(
-        Score(
-            "no_survival_cliff",
-            cliff is None,
-            CHECK,
-            f"survival stayed at or above {CLIFF_THRESHOLD:g} in every round"
-            if cliff is None
-            else f"survival fell under {CLIFF_THRESHOLD:g} at round {cliff} (the cliff round)",
-        )
-    )
+    scores.append(survival_cliff_score(records, CHECK))
     scores += [
         Score("facts_left_view_n", len(out), MEASURE, "facts whose statement left view"),
         Score("facts_retained_n", sum(bool(r["survived"]) for r in out), MEASURE, "facts out of view kept at every round since"),

@@ -20,6 +20,7 @@ from harness.scoring.scorers.facts import (
     TrackedFact,
     asked_questions,
     retention_record,
+    survival_cliff_score,
     timeline,
     tracked_facts,
 )
@@ -222,7 +223,7 @@ def _describe(j: Judged) -> str:
 def probe_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     """Scores of a probe case: validity (compacted before the first question, questions_out_of_view), a check per
     probe kind asked (over valid questions), no_stale_answer when an asked fact has updates, and measures."""
-    _, judged = judge_all(trace, scenario)
+    records, judged = judge_all(trace, scenario)
     facts = {f.id: f for f in tracked_facts(scenario)}
     valid = [j for j in judged if j.valid]
     scores = [compacted(trace, before_turn=min((j.question.turn for j in judged), default=None))]
@@ -238,13 +239,16 @@ def probe_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             + (f"; noted: {'; '.join(notes)}" if notes else ""),
         )
     )
-    for probe in (p for p in PROBES if any(j.question.probe == p for j in judged)):
-        mine = [j for j in valid if j.question.probe == probe]
+    # The checks cover the valid questions; under the control arm (strategy none: nothing is compacted by design, so
+    # no question leaves view) every question, since that arm's result is the task with the whole history in view.
+    scored = judged if trace.config.get("strategy") == "none" else valid
+    for probe in (p for p in PROBES if any(j.question.probe == p for j in scored)):  # no question to score: no check
+        mine = [j for j in scored if j.question.probe == probe]
         bad = next((j for j in mine if not j.correct), None)
         why = f"{len(mine)} valid {probe} question(s), all correct" if bad is None else _describe(bad)
         scores.append(Score(PROBE_CHECKS[probe], bad is None, CHECK, why))
     if any(facts[x].updated and facts[x].type != "artifact" for j in judged for x in j.question.facts):
-        stale = next((j for j in valid if j.stale), None)
+        stale = next((j for j in scored if j.stale), None)
         why = "no valid question was answered with a stale value" if stale is None else "stale answer: " + _describe(stale)
         scores.append(Score("no_stale_answer", stale is None, CHECK, why))
     vias = [one["via"] for j in valid for one in j.per_fact.values()]
@@ -253,6 +257,7 @@ def probe_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         Score("questions_valid", len(valid), MEASURE, "questions whose facts were out of view when asked"),
         Score("questions_correct", sum(j.correct for j in valid), MEASURE, "valid questions answered correctly"),
         Score("stale_answers", sum(j.stale for j in valid), MEASURE, "valid questions answered with a stale value"),
+        survival_cliff_score(records, MEASURE),
         *(
             Score(f"answered_via_{v}", vias.count(v), MEASURE, f"correct answers (per asked fact): {why}")
             for v, why in VIAS.items()

@@ -9,12 +9,12 @@ not carry a stale one; the artifact probe is scored as a set of paths.
 
 import pytest
 
-pytestmark = pytest.mark.probes
+pytestmark = pytest.mark.probe
 
 
 @pytest.mark.langsmith
 def test_probes_answered_after_compaction(case, eval_session):
-    result = eval_session.run_eval("probes", case)
+    result = eval_session.run_eval("probe", case)
     # Validity first (compacted before the first question; at least one question's facts out of view), then each
-    # probe kind the case asks: harness.suites.registry.SUITES["probes"], which the validity matrix proves.
-    result.require_eval("probes")
+    # probe kind the case asks: harness.suites.registry.SUITES["probe"], which the validity matrix proves.
+    result.require_eval("probe")
