@@ -122,14 +122,27 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, make_run, option
 
 def test_the_run_report_shows_kappa_and_the_flag(tmp_path):
     from harness.report._document import Document
-    from harness.report.run_report import _judge_section
+    from harness.report.run_report import judge_section
 
     run = probe_run(tmp_path)
     doc = Document("Run")
-    _judge_section(doc, run)
+    judge_section(doc, run)
     assert "## Judge" not in doc.markdown()  # not calibrated: no section
     calibrate(run)
-    _judge_section(doc, run)
+    judge_section(doc, run)
     text = doc.markdown()
     assert "## Judge" in text and "Cohen's kappa 0.40 (95 % bootstrap [" in text and "n=10" in text
     assert "**FLAG:** kappa 0.40 is below the threshold 0.6" in text
+
+
+def test_an_experiment_directory_is_calibrated_over_its_cells_per_arm_and_threshold(tmp_path):
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    for arm in ("typed", "minimal"):
+        for trial, answers in enumerate(ANSWERS):
+            row = {"case_id": CASE, "kind": "probe", "arm": arm, "threshold": "20%", "trial": trial, "answers": answers}
+            append_row(exp / "cells.jsonl", {**row, "cell_id": f"{arm}|20%|{CASE}|{trial}"})
+    assert calibrate(exp) == 0
+    result = json.loads((exp / "judge.json").read_text())
+    assert result["n"] == 20 and result["kappa"] == 0.4  # the same judgements twice: the same kappa
+    assert {j["id"].split("/")[0] for j in result["judgements"]} == {"typed@20%", "minimal@20%"}

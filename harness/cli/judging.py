@@ -13,19 +13,23 @@ from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from harness.agent.models import check_endpoints_answer
     from harness.errors import HarnessError
-    from harness.runs.results import read_rows
+    from harness.runs.results import read_cells, read_rows
     from harness.scoring.calibration import JUDGE_FILE, calibrate, check_threshold, probe_items, summary_line
     from harness.scoring.judge import ERROR, choose_judge
     from harness.scoring.rescore import run_scenarios
 
     run_dir = Path(args.run_dir)
     check_threshold(args.min_kappa)
-    if not (run_dir / "results.jsonl").is_file():
-        raise HarnessError(f"{run_dir}: no results.jsonl (give the directory `harness run` wrote)")
+    rows_file = next((run_dir / n for n in ("results.jsonl", "cells.jsonl") if (run_dir / n).is_file()), None)
+    if rows_file is None:
+        raise HarnessError(
+            f"{run_dir}: no results.jsonl or cells.jsonl (give the directory `harness run` or `harness experiment run` wrote)"
+        )
     choice = choose_judge(
         args.judge_model, base_url=args.judge_base_url, model_kwargs=args.judge_model_kwargs, max_rps=args.judge_max_rps
     )
-    items = probe_items(read_rows(run_dir / "results.jsonl"), run_scenarios(run_dir, args.datasets))
+    rows = read_cells(rows_file) if rows_file.name == "cells.jsonl" else read_rows(rows_file)  # a cell's current row
+    items = probe_items(rows, run_scenarios(run_dir, args.datasets))
     if not items:
         raise HarnessError(f"{run_dir}: no probe question with a value answer (recall, continuation or decision) to calibrate on")
     if args.judge_base_url:
@@ -66,7 +70,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "flagged. Exit 0; 1 with --fail-below when flagged; 2 bad input (nothing written); 3 no key for the judge; "
         "4 a judgement ended in ERROR (judge.json is written, the ERROR judgements left out of kappa).",
     )
-    cal.add_argument("run_dir", help="a run directory (results.jsonl of probe cases)")
+    cal.add_argument("run_dir", help="a run or experiment directory (results.jsonl or cells.jsonl with probe cases)")
     cal.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default: the shipped ones)")
     cal.add_argument(
         "--judge-model",

@@ -192,6 +192,9 @@ def write_experiment_report(path: Path) -> Path:
     add_facts_section(
         doc, rows, path, source_label(simulated, served_over_http(meta)), spec.get("cliff_threshold") or CLIFF_THRESHOLD
     )
+    from harness.report.run_report import judge_section
+
+    judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")
     if comparison.empty:  # every cell ERROR (an outage) or none finished: nothing measured, and no crash saying so

@@ -92,7 +92,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     if rows:
         _pass_rates(doc, rows)
         _problem_cases(doc, rows)
-    _judge_section(doc, run_dir)
+    judge_section(doc, run_dir)
     if rows:
         doc.heading("Cases")
         doc.table(_case_table(rows))
@@ -366,9 +366,9 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
             doc.table(pd.DataFrame(means))
 
 
-def _judge_section(doc: Document, run_dir: Path) -> None:
-    """The judge's calibration (judge.json, from `harness judge calibrate`): kappa with n and interval, a FLAG line when
-    it is below the threshold or undefined. Nothing when the run was not calibrated."""
+def judge_section(doc: Document, run_dir: Path) -> None:
+    """The judge's calibration (judge.json, from `harness judge calibrate`, in a run or experiment directory): kappa with
+    n and interval, a FLAG line when it is below the threshold or undefined. Nothing when it was not calibrated."""
     from harness.scoring.calibration import load_judge_file, summary_line
 
     result = load_judge_file(run_dir)

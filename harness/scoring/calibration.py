@@ -75,7 +75,8 @@ def probe_items(rows: list[dict[str, Any]], scenarios: dict[str, Scenario]) -> l
             chain = _full_chain(scenario, scenario.fact(q.facts[0]))
             items.append(
                 ProbeItem(
-                    id=f"{row.get('arm', '')}/{row['case_id']}/t{row.get('trial', 0)}/turn{q.turn}",
+                    id=f"{row.get('arm', '')}{'@' + str(row['threshold']) if row.get('threshold') else ''}/{row['case_id']}"
+                    f"/t{row.get('trial', 0)}/turn{q.turn}",
                     probe=q.probe,
                     question=scenario.turns[q.turn],
                     answer=answers[q.turn],
