@@ -171,6 +171,35 @@ def test_a_case_through_the_server_scores_as_in_process(scenarios):
             assert a == b, case.id
 
 
+def test_probe_cases_through_the_server_score_as_in_process(scenarios):
+    """Typed facts over the wire: the system prompt, scripted assistant turns, a recorded conversation with its tool
+    calls and the four probe kinds give the same probe and retention scores and per-fact records as in process."""
+    from harness.scoring.scorers.probes import fact_records
+
+    config = make_config("typed")
+    ids = (
+        "probe-decision-override-s7-i1",
+        "probe-standing-rule-s7-i0",
+        "probe-artifact-trail-s7-i0",
+        "recorded-billing-migration",
+    )
+    local = choose_models(None, None, window=config.window)
+    with serving(usage=False) as srv:
+        served = choose_models(
+            "openai:reference-agent",
+            "openai:reference-summarizer",
+            window=config.window,
+            agent_endpoint=Endpoint(srv.url, SETTINGS),
+        )
+        for case in (scenarios[i] for i in ids):
+            ta, tb = run_case(case, config, local), run_case(case, config, served)
+            for scorers in ("default", "retention"):
+                a = {s.key: s.value for s in score_case(ta, case, scorers)}
+                assert a == {s.key: s.value for s in score_case(tb, case, scorers)}, (case.id, scorers)
+            assert fact_records(ta, case) == fact_records(tb, case), case.id
+            assert a["run_completed"] and tb.answer(len(case.turns) - 1), case.id
+
+
 def test_usage_reported_by_the_server_reaches_the_trace(server, scenarios):
     server.state.reset()
     trace, _, (result, _), _ = run_served(server, scenarios[CASE])
