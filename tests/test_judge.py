@@ -122,7 +122,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, capsys, make_run, option
 
 def test_the_run_report_shows_kappa_and_the_flag(tmp_path):
     from harness.report._document import Document
-    from harness.report.run_report import judge_section
+    from harness.report.facts_report import judge_section
 
     run = probe_run(tmp_path)
     doc = Document("Run")

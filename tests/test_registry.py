@@ -72,6 +72,9 @@ def test_the_gated_checks_are_checks_the_eval_asserts():
     for suite in SUITES.values():
         for key in suite.gated:
             assert key in suite.required and key not in suite.validity, f"{suite.name}: gated {key} is not one of its checks"
+        for key in suite.gated_measures:  # held by the gate, never asserted: not a check of the eval
+            assert key not in suite.required and key in suite.gated_for("deepagents-summarization"), suite.name
+    assert SUITES["probe"].gated_measures == ("no_survival_cliff",)
     # every eval whose checks go beyond the shared ones gates at least one of them
     assert all(s.gated for s in SUITES.values() if set(s.required) - set(s.validity) - {"run_completed", "structure_ok"})
 

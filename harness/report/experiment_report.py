@@ -42,7 +42,7 @@ from harness.analysis.compare import (
     valid_only,
 )
 from harness.report._document import SIMULATED_NOTE, Document
-from harness.report.facts_report import add_facts_section
+from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
     overlay_curves,
@@ -192,8 +192,6 @@ def write_experiment_report(path: Path) -> Path:
     add_facts_section(
         doc, rows, path, source_label(simulated, served_over_http(meta)), spec.get("cliff_threshold") or CLIFF_THRESHOLD
     )
-    from harness.report.run_report import judge_section
-
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

@@ -22,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.report._document import Document
 from harness.scoring.scorers import ERROR
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD, cliff_round
 from harness.task_format import FACT_TYPES, PROBES
@@ -192,7 +193,7 @@ def plot_survival(survival: dict[tuple, dict[str, list[tuple[int, int]]]], thres
     return fig
 
 
-def add_facts_section(doc, rows: Sequence[dict[str, Any]], out_dir: Path, source: str, threshold: float) -> bool:  # noqa: ANN001
+def add_facts_section(doc: Document, rows: Sequence[dict[str, Any]], out_dir: Path, source: str, threshold: float) -> bool:
     """The section in a run or experiment report; False (nothing added) when no row has fact records."""
     frame = fact_frame(rows)
     if frame.empty:
@@ -228,3 +229,17 @@ def add_facts_section(doc, rows: Sequence[dict[str, Any]], out_dir: Path, source
         )
         doc.table(probes)
     return True
+
+
+def judge_section(doc: Document, run_dir: Path) -> None:
+    """The judge's calibration (judge.json, from `harness judge calibrate`, in a run or experiment directory): kappa with
+    n and interval, a FLAG line when it is below the threshold or undefined. Nothing when it was not calibrated."""
+    from harness.scoring.calibration import load_judge_file, summary_line
+
+    result = load_judge_file(run_dir)
+    if result is None:
+        return
+    doc.heading("Judge")
+    doc.text(summary_line(result) + ". Agreement with the deterministic verdicts on the value probes.")
+    if result["flagged"]:
+        doc.note(f"**FLAG:** {result['flag_reason']}; the judge's scores are not to be trusted on their own.")

@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from harness.analysis.compare import is_priced
 from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
-from harness.report.facts_report import add_facts_section
+from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     line_style,
     plot_needle_grid,
@@ -364,20 +364,6 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
                     {"measure (valid runs)": k, "mean": round(values.mean(), 3) if len(values) else None, "n": len(values)}
                 )
             doc.table(pd.DataFrame(means))
-
-
-def judge_section(doc: Document, run_dir: Path) -> None:
-    """The judge's calibration (judge.json, from `harness judge calibrate`, in a run or experiment directory): kappa with
-    n and interval, a FLAG line when it is below the threshold or undefined. Nothing when it was not calibrated."""
-    from harness.scoring.calibration import load_judge_file, summary_line
-
-    result = load_judge_file(run_dir)
-    if result is None:
-        return
-    doc.heading("Judge")
-    doc.text(summary_line(result) + ". Agreement with the deterministic verdicts on the value probes.")
-    if result["flagged"]:
-        doc.note(f"**FLAG:** {result['flag_reason']}; the judge's scores are not to be trusted on their own.")
 
 
 def _pct(value: float) -> str:
