@@ -11,7 +11,7 @@ from harness.scoring.scorers.facts import TraceReader, TrackedFact, retention_re
 from harness.task_format import fact_sentence
 from harness.trace.schema import Trace
 from tests.unit._facts import DB1, DB2, DOC1, DOC2, LOST, NOTE, PREFIX, STAGE, TASK, VAULT, archive, scenario
-from tests.unit._traces import Conversation
+from tests.unit._traces import HISTORY, Conversation
 
 DB0 = Fact("db0", "decision", DB1.key, "mysql-5", "tool", 0, doc="DOC-0", superseded_by="db1")
 STALE = "The work goes on. " + fact_sentence("decision", DB1.key, DB1.value)
@@ -241,3 +241,38 @@ def test_a_summary_holding_a_facts_value_is_not_where_the_fact_is_stated():
     last = trace.agent_calls()[-1]
     where = reader.where(last, vault, VAULT.value)
     assert (where.stated, where.in_summary, where.on_history_page) == (False, True, False)
+
+
+def test_a_mention_in_view_at_the_round_does_not_state_an_artifact_but_keeps_it():
+    conv = archive([])
+    conv.agent(tools=[("fetch_document", {"doc_id": "DOC-5"}, f"DOC-5: see {NOTE.key} for the note.")])
+    conv.summarize("Round 1. " + LOST, keep=1)  # keeps only DOC-5's text, which names the path
+    conv.answer("TASK COMPLETE")
+    rec = _note(conv)
+    assert (rec["left_view_round"], rec["rounds"]) == (1, [True])
+
+
+def test_an_artifact_is_in_the_summary_or_on_a_history_page_as_any_fact_is():
+    conv = archive(["Wrote " + NOTE.key + "."])
+    conv.user("Go on.")
+    conv.agent(tools=[("read_file", {"file_path": HISTORY}, f"Updated file {NOTE.key}")])
+    conv.answer("Done.")
+    trace = conv.trace(kind="probe")
+    reader = TraceReader(trace)
+    note = next(f for f in tracked_facts(scenario()) if f.id == "note")
+    where = reader.where(trace.agent_calls()[-1], note, NOTE.key)
+    assert (where.stated, where.in_summary, where.on_history_page) == (False, True, True)
+
+
+def test_a_system_fact_is_first_seen_at_the_first_call_through_the_system_prompt():
+    conv = archive([LOST], system=fact_sentence("rule", PREFIX.key, PREFIX.value))
+    trace = conv.trace(kind="probe")
+    prefix = next(f for f in tracked_facts(scenario(facts=(PREFIX,))) if f.id == "prefix")
+    assert timeline(TraceReader(trace), prefix).first_seen == {0: 0}
+
+
+def test_an_updated_artifact_is_not_asked_latest_value_kept():
+    made = Fact("made", "artifact", NOTE.key, "written", "tool", 0, superseded_by="edited")
+    edited = Fact("edited", "artifact", NOTE.key, "edited", "tool", 0)
+    got = by_key(archive([LOST]).trace(kind="probe"), scenario(facts=(made, edited)))
+    assert "latest_value_kept" not in got
