@@ -272,3 +272,17 @@ def test_a_history_page_read_in_an_earlier_turn_and_summarized_away_is_not_where
     ask(conv, "recall", "TANGO-7", tools=[NOTHING])
     judgements = judged(conv, [(1, ("vault",), "recall"), (2, ("vault",), "recall")])
     assert [j.per_fact["vault"]["via"] for j in judgements] == ["history", None]
+
+
+def test_a_history_read_or_a_repeated_call_that_got_no_result_returned_nothing_whatever_the_value():
+    code = Fact("code", "fact", "door code", "XXXX", "tool", 0, doc="DOC-7")
+    for use in [("read_file", {"file_path": HISTORY, "offset": 0}, None), ("fetch_document", {"doc_id": "DOC-7"}, None)]:
+        conv = Conversation()
+        conv.user(TASK)
+        conv.agent(tools=[("fetch_document", {"doc_id": "DOC-7"}, "DOC-7: " + fact_sentence("fact", "door code", "XXXX"))])
+        conv.agent(tools=[NOTHING])
+        conv.summarize("Round 1. " + LOST)
+        conv.answer("TASK COMPLETE")
+        ask(conv, "recall", "XXXX", tools=[use])
+        (j,) = judged(conv, [(1, ("code",), "recall")], facts=(code,))
+        assert (j.valid, j.correct, j.per_fact["code"]["via"]) == (True, True, None), use[0]
