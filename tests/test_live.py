@@ -153,18 +153,20 @@ def test_without_the_translation_the_summary_rejection_kills_the_case(server, sc
     )
 
 
+def _served_models(url: str, window: int):  # noqa: ANN202
+    """The reference agent and summarizer over HTTP at ``url`` (the agent's endpoint; the summarizer shares it)."""
+    return choose_models(
+        "openai:reference-agent", "openai:reference-summarizer", window=window, agent_endpoint=Endpoint(url, SETTINGS)
+    )
+
+
 def test_a_case_through_the_server_scores_as_in_process(scenarios):
     """The wire adds nothing: with usage off the scores equal the in-process run's, case by case."""
     config = make_config("forced-20")
     cases = [scenarios[i] for i in (CASE, "needle-h32k-d050", "goal-ledgers-14", "chain-s2-d025")]
     local = choose_models(None, None, window=config.window)
     with serving(usage=False) as srv:
-        served = choose_models(
-            "openai:reference-agent",
-            "openai:reference-summarizer",
-            window=config.window,
-            agent_endpoint=Endpoint(srv.url, SETTINGS),
-        )
+        served = _served_models(srv.url, config.window)
         for case in cases:
             a = {s.key: s.value for s in score_case(run_case(case, config, local), case)}
             b = {s.key: s.value for s in score_case(run_case(case, config, served), case)}
@@ -185,12 +187,7 @@ def test_probe_cases_through_the_server_score_as_in_process(scenarios):
     )
     local = choose_models(None, None, window=config.window)
     with serving(usage=False) as srv:
-        served = choose_models(
-            "openai:reference-agent",
-            "openai:reference-summarizer",
-            window=config.window,
-            agent_endpoint=Endpoint(srv.url, SETTINGS),
-        )
+        served = _served_models(srv.url, config.window)
         for case in (scenarios[i] for i in ids):
             ta, tb = run_case(case, config, local), run_case(case, config, served)
             for scorers in ("default", "retention"):

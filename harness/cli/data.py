@@ -68,6 +68,17 @@ def _needle_grid_options(args: argparse.Namespace) -> tuple[list[int], list[floa
     return list(dict.fromkeys(lengths)), list(dict.fromkeys(depths))
 
 
+def _write_rows(out: Path, rows: list[dict]) -> Path:
+    """Write ``rows`` as one JSONL scenario file, whole or not at all (through a temporary file)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".jsonl.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    tmp.replace(out)
+    return out
+
+
 def _generate_needle(args: argparse.Namespace) -> int:
 
     from harness.compaction.variants import make_config
@@ -93,13 +104,7 @@ def _generate_needle(args: argparse.Namespace) -> int:
                 "  these cells will be reported INVALID under that preset (counted in no rate): use longer haystacks, "
                 "shallower depths or a lower trigger to make them valid"
             )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    tmp.replace(out)
+    out = _write_rows(Path(args.out), rows)
     print(f"wrote {out}: {len(rows)} scenarios (run them: harness run --datasets {out} --variant {args.check})")
     return EXIT_OK
 
@@ -124,13 +129,7 @@ def _generate_probes(args: argparse.Namespace) -> int:
         rows = probe_rows(args.seed, families, args.instances)
     except ValueError as exc:  # an instance too short to compact under a preset
         raise ConfigError(f"cannot generate: {exc}") from None
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".jsonl.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    tmp.replace(out)
+    out = _write_rows(Path(args.out), rows)
     names = families or list(FAMILIES)
     print(
         f"wrote {out}: {len(rows)} probe scenarios ({len(names)} famil{'y' if len(names) == 1 else 'ies'} x {args.instances}, "

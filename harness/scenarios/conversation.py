@@ -121,13 +121,8 @@ def recorded_probe_row(name: str, dataset_dir: str | Path, seed: int) -> dict[st
     import random
 
     from harness.scenarios.haystack import document
-    from harness.task_format import (
-        Step,
-        parse_statements,
-        render_decision_question,
-        render_question,
-        render_task,
-    )
+    from harness.scenarios.probes import question_text
+    from harness.task_format import Step, parse_statements, render_task
 
     records = load_conversation(resolve(name, Path(dataset_dir) / "x.jsonl"))
     rng = random.Random(f"recorded:{name}:{seed}")
@@ -162,7 +157,7 @@ def recorded_probe_row(name: str, dataset_dir: str | Path, seed: int) -> dict[st
     probes = {"decision": "decision", "goal_state": "continuation"}
     for turn, fact in enumerate(firsts, start=1):
         probe = probes.get(str(fact["type"]), "recall")
-        followups.append(render_decision_question(fact["key"]) if probe == "decision" else render_question(fact["key"]))
+        followups.append(question_text(probe, fact["key"]))
         questions.append({"turn": turn, "facts": [fact["id"]], "probe": probe})
     stem = Path(name).stem
     return {

@@ -164,7 +164,8 @@ def _fact(
     return out
 
 
-def _question_text(probe: str, key: str) -> str:
+def question_text(probe: str, key: str) -> str:
+    """The follow-up that asks a ``probe`` question about ``key`` (the artifact question names no key)."""
     if probe == "decision":
         return render_decision_question(key)
     if probe == "artifact":
@@ -195,7 +196,7 @@ def _row(
     questions = []
     for probe, ids in asks:
         questions.append({"turn": len(turns), "facts": ids, "probe": probe})
-        turns.append(_question_text(probe, by_id[ids[0]]["key"]))
+        turns.append(question_text(probe, by_id[ids[0]]["key"]))
     steps = [s for _, part in parts for s in part]
     row: dict[str, Any] = {
         "id": f"probe-{family}-s{seed}-i{instance}",
