@@ -14,7 +14,15 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from harness.agent.models import check_endpoints_answer
     from harness.errors import HarnessError
     from harness.runs.results import read_cells, read_rows
-    from harness.scoring.calibration import JUDGE_FILE, calibrate, check_threshold, probe_items, summary_line
+    from harness.scoring.calibration import (
+        JUDGE_FILE,
+        calibrate,
+        check_threshold,
+        probe_items,
+        rubric_rows,
+        summary_line,
+        usage_line,
+    )
     from harness.scoring.judge import ERROR, choose_judge
     from harness.scoring.rescore import run_scenarios
 
@@ -31,7 +39,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     rows = read_cells(rows_file) if rows_file.name == "cells.jsonl" else read_rows(rows_file)  # a cell's current row
     items = probe_items(rows, run_scenarios(run_dir, args.datasets))
     if not items:
-        raise HarnessError(f"{run_dir}: no probe question with a value answer (recall, continuation or decision) to calibrate on")
+        raise HarnessError(f"{run_dir}: no answered probe question (recall, continuation, decision or artifact) to calibrate on")
     if args.judge_base_url:
         from harness.agent.models import Endpoint
 
@@ -39,12 +47,18 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     result = calibrate(items, choice, args.min_kappa)
     (run_dir / JUDGE_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(summary_line(result))
+    for r in rubric_rows(result):
+        flag = f"; {r['flag']}" if r["flag"] else ""
+        print(f"  {r['rubric']}: kappa {r['kappa']} ({r['95 % interval']}), n={r['n']}, agreement {r['agreement']}{flag}")
+    print(usage_line(result))
     if result["flagged"]:
         print(f"FLAG: {result['flag_reason']}")
     for j in result["judgements"]:
         if j["judge"] == ERROR or j["judge"] != j["deterministic"]:
             verdict = "ERROR" if j["judge"] == ERROR else f"judge {str(j['judge']).lower()}"
-            print(f"  {j['id']}: {verdict}, deterministic {str(j['deterministic']).lower()}; answer {j['answer'][:80]!r}")
+            print(
+                f"  {j['id']} ({j['rubric']}): {verdict}, deterministic {str(j['deterministic']).lower()}; answer {j['answer'][:80]!r}"
+            )
     print(f"wrote {run_dir / JUDGE_FILE}; `harness report {run_dir}` adds its Judge section to report.md")
     if result["errors"]:
         print(f"{result['errors']} judgement(s) ended in ERROR (a judge provider error after every retry)", file=sys.stderr)
@@ -62,12 +76,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     judge_sub = judge.add_subparsers(dest="judge_command", required=True)
     cal = judge_sub.add_parser(
         "calibrate",
-        help="judge every value-probe answer of a run and report Cohen's kappa against the deterministic verdicts",
-        description="For every recall, continuation and decision probe answered in RUN_DIR, ask the judge whether the "
-        "answer gives the expected (latest) value as the current one, and compare with the deterministic verdict "
-        "(the value read from the answer equals the latest value). Prints n, agreement and Cohen's kappa with a "
-        "bootstrap 95 %% interval, and writes RUN_DIR/judge.json. A kappa below --min-kappa (or undefined) is "
-        "flagged. Exit 0; 1 with --fail-below when flagged; 2 bad input (nothing written); 3 no key for the judge; "
+        help="judge every probe answer of a run under its rubric and report Cohen's kappa against the deterministic verdicts",
+        description="For every probe question answered in RUN_DIR, ask the judge under the probe kind's rubric "
+        "(recall: current_value, the latest value given as current; continuation: where the work stands, carried on; "
+        "decision: the decision and every rejected alternative; artifact: exactly the files created or changed), and "
+        "compare with the deterministic verdict on the same answer (the probe checks' reading). Prints n, agreement "
+        "and Cohen's kappa with a bootstrap 95 %% interval overall and per rubric, the judge's tokens and cost, and "
+        "writes RUN_DIR/judge.json. A kappa below --min-kappa (overall, or a rubric's), or an undefined overall kappa, "
+        "is flagged. Exit 0; 1 with --fail-below when flagged; 2 bad input (nothing written); 3 no key for the judge; "
         "4 a judgement ended in ERROR (judge.json is written, the ERROR judgements left out of kappa).",
     )
     cal.add_argument("run_dir", help="a run or experiment directory (results.jsonl or cells.jsonl with probe cases)")

@@ -2,9 +2,14 @@
 
 It makes the judge path (openevals' ``create_llm_as_judge``, LangChain's structured output, the OpenAI client
 through ``harness serve``) run end to end with no key. Its verdict is a pure function of the messages it is
-sent: true when the expected value appears in the answer as a whole word, whatever the context. That is a
-known blind spot, kept on purpose so calibration has something to find: "not pg-16" and "pg-16 or mysql-8" are
-judged true, where the deterministic check (`harness.task_format.extract_value`) says false.
+sent: true when the words the rubric's reference lists appear in the answer as whole words, whatever the
+context. Each rubric has a known blind spot, kept on purpose so calibration has something to find:
+``current_value`` and ``continuation`` judge "not pg-16" and "pg-16 or mysql-8" true (the deterministic check,
+`harness.task_format.extract_value`, says false); ``decision`` judges "mysql-8; rejected: pg-16" true (both
+values are named, in swapped roles); ``artifacts`` judges an answer that lists an extra file true.
+
+It reports usage as ``harness serve`` does for it (`harness.reference.provider_tokens.simulated_usage`), so judge
+tokens are counted the same in process and over HTTP.
 
 It answers in the shape it is asked for: with tools bound (LangChain's default ``with_structured_output`` binds
 the schema as a tool, openevals' path for a chat model) a tool call to the first tool whose arguments are
@@ -24,27 +29,42 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from harness.judge_prompt import parse_judge_prompt
+from harness.judge_prompt import JudgePrompt, parse_judge_prompt
+from harness.reference.provider_tokens import simulated_usage
 
 JUDGE_NAME = "reference-judge"
 
 
 def keyword_verdict(answer: str, expected: str) -> bool:
-    """True when ``expected`` appears in ``answer`` as a whole word (case-insensitive): the stand-in's whole rule."""
+    """True when ``expected`` appears in ``answer`` as a whole word (case-insensitive): the stand-in's one test."""
     return re.search(rf"(?<![A-Za-z0-9\-]){re.escape(expected)}(?![A-Za-z0-9\-])", answer, re.IGNORECASE) is not None
 
 
+def _wanted(prompt: JudgePrompt) -> list[str]:
+    """The words the stand-in looks for under each rubric: the expected value (current_value, continuation), the
+    decided and every rejected value wherever they stand (decision), every listed path (artifacts)."""
+    ref = prompt.reference
+    if prompt.rubric == "decision":
+        return [ref["decided"], *ref["rejected"]]
+    if prompt.rubric == "artifacts":
+        return [f["path"] for f in ref["files"] if isinstance(f, dict) and isinstance(f.get("path"), str)]
+    return [ref["expected"]]
+
+
 def judge_messages(messages: list[BaseMessage]) -> dict[str, Any]:
-    """The stand-in's verdict on a judge request: ``{"reasoning": ..., "score": bool}``. Raises ValueError when the
-    request holds no rubric prompt (the stand-in grades nothing else)."""
+    """The stand-in's verdict on a judge request: ``{"reasoning": ..., "score": bool}``: true when every word
+    `_wanted` lists is in the answer. Raises ValueError when the request holds no rubric prompt (the stand-in grades
+    nothing else)."""
     text = "\n".join(m.text for m in messages)
     prompt = parse_judge_prompt(text)
     if prompt is None:
-        raise ValueError(f"{JUDGE_NAME}: the request holds no judge rubric (harness.judge_prompt.JUDGE_PROMPT)")
-    found = keyword_verdict(prompt.answer, prompt.expected)
-    said = "names" if found else "does not name"
+        raise ValueError(f"{JUDGE_NAME}: the request holds no judge rubric (harness.judge_prompt.RUBRICS)")
+    wanted = _wanted(prompt)
+    missing = [w for w in wanted if not keyword_verdict(prompt.answer, w)]
+    found = bool(wanted) and not missing
+    said = f"names {', '.join(wanted)}" if found else f"does not name {', '.join(missing) or 'anything expected'}"
     return {
-        "reasoning": f"The answer {said} the expected value {prompt.expected}. "
+        "reasoning": f"Under the {prompt.rubric} rubric, the answer {said}. "
         f"Thus, the score should be: {'true' if found else 'false'}.",
         "score": found,
     }
@@ -76,4 +96,5 @@ class ReferenceJudgeModel(BaseChatModel):
         else:
             message = AIMessage(content=json.dumps(verdict))
         message.response_metadata["model_name"] = self.model_name
+        message.usage_metadata = simulated_usage(messages, tools, message)  # what harness serve reports for it
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -14,7 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages.ai import UsageMetadata
 
 WEIGHTS = {"letter": 0.17, "digit": 0.45, "space": 0.1, "other": 0.5}
 
@@ -38,3 +39,11 @@ def provider_tokens(messages: Sequence[BaseMessage], tools: Sequence[Any] | None
     if tools:
         total += text_tokens(json.dumps(list(tools), default=str))
     return int(total)
+
+
+def simulated_usage(messages: Sequence[BaseMessage], tools: Sequence[Any] | None, reply: AIMessage) -> UsageMetadata:
+    """The usage a reference model reports for answering ``messages`` (with ``tools``) by ``reply``: the request's
+    `provider_tokens`, and the reply's text and tool-call arguments (at least one token)."""
+    completion = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    prompt = provider_tokens(messages, tools)
+    return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)

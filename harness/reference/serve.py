@@ -43,7 +43,7 @@ from langchain_core.messages import AIMessage, convert_to_messages
 from harness.errors import ConfigError
 from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
 from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
-from harness.reference.provider_tokens import provider_tokens, text_tokens
+from harness.reference.provider_tokens import provider_tokens, simulated_usage
 
 SIMULATED_FINGERPRINT = "harness-reference-simulated"
 MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
@@ -187,8 +187,8 @@ def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
             for c in reply.tool_calls
         ]
-    completion = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
-    prompt = provider_tokens(messages, tools)
+    counted = simulated_usage(messages, tools, reply)
+    prompt, completion = counted["input_tokens"], counted["output_tokens"]
     out = {
         "id": "chatcmpl-" + hashlib.sha256(json.dumps(message, sort_keys=True).encode()).hexdigest()[:24],
         "object": "chat.completion",

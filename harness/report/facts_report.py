@@ -233,13 +233,21 @@ def add_facts_section(doc: Document, rows: Sequence[dict[str, Any]], out_dir: Pa
 
 def judge_section(doc: Document, run_dir: Path) -> None:
     """The judge's calibration (judge.json, from `harness judge calibrate`, in a run or experiment directory): kappa with
-    n and interval, a FLAG line when it is below the threshold or undefined. Nothing when it was not calibrated."""
-    from harness.scoring.calibration import load_judge_file, summary_line
+    n and interval overall and per rubric, a FLAG line when it is below the threshold or undefined, the judge's tokens
+    and cost. Nothing when it was not calibrated."""
+    from harness.scoring.calibration import load_judge_file, rubric_rows, summary_line, usage_line
 
     result = load_judge_file(run_dir)
     if result is None:
         return
     doc.heading("Judge")
-    doc.text(summary_line(result) + ". Agreement with the deterministic verdicts on the value probes.")
+    doc.text(
+        summary_line(result) + ". Agreement with the deterministic verdicts on the same answers, each probe kind "
+        "under its rubric (harness/judge_prompt.py)."
+    )
+    rows = rubric_rows(result)
+    if rows:
+        doc.table(pd.DataFrame(rows))
+    doc.text(usage_line(result) + ".")
     if result["flagged"]:
         doc.note(f"**FLAG:** {result['flag_reason']}; the judge's scores are not to be trusted on their own.")

@@ -1,66 +1,73 @@
 """Calibrating the judge against the deterministic checks: ``harness judge calibrate RUN_DIR`` writes judge.json.
 
-On every probe question whose expected answer is a value (recall, continuation and decision probes; artifact
-probes are sets and are left out), two verdicts are compared: the deterministic one (the value
-`harness.task_format.extract_value` reads from the answer, or the decided value of a decision answer, equals the
-fact's latest value) and the judge's (`harness.scoring.judge`). Their agreement is Cohen's kappa with n and a
-seeded bootstrap 95 % interval (`harness.analysis.stats`). A judge whose kappa is below the threshold (default
-0.6, "substantial" on Landis and Koch's scale), or whose kappa is undefined, is flagged; judge scores are never
-printed without that kappa. The expected and stale values come from the facts of the scenarios the run used
-(found as ``harness score`` finds them); the answers from the run's rows (``answers[turn]``).
+Every probe question a run's probe rows answered is judged under its kind's rubric (`harness.judge_prompt`:
+``current_value`` for recall, ``continuation``, ``decision``, ``artifacts``) and compared with the deterministic
+verdict on the same answer, read as the probe checks read it (`harness.scoring.scorers.probes.read_answer`): the
+value given is the latest one (recall, continuation); the decided value is the latest one and every earlier one is
+named as rejected (decision); the paths named are exactly the files created or changed (artifact). The three free-
+text rubrics ask for more than their deterministic counterparts (whether the answer carries the work on, accounts
+for each alternative, describes each file), so agreement is measured where both apply and only there.
+
+Agreement is Cohen's kappa with n and a seeded bootstrap 95 % interval (`harness.analysis.stats`), over all
+judgements and per rubric. A judge is flagged when its overall kappa is below the threshold (default 0.6,
+"substantial" on Landis and Koch's scale) or undefined, or when any rubric's defined kappa is below it (a rubric
+whose sample has one class of deterministic verdict has an undefined kappa: shown, not flagged on its own); judge
+scores are never printed without that kappa. judge.json also records the judge's tokens per judgement and in total,
+and their cost at list prices (`datasets/model_prices.yaml`; null when the judge model has no price). The expected
+and stale values come from the facts of the scenarios the run used (found as ``harness score`` finds them); the
+answers from the run's rows (``answers[turn]``).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.analysis.stats import bootstrap_kappa, cohen_kappa
 from harness.errors import ConfigError, HarnessError
-from harness.scenarios.schema import Fact, Scenario
+from harness.judge_prompt import RUBRIC_OF_PROBE, RUBRICS, artifacts_reference, decision_reference, value_reference
+from harness.scenarios.schema import Question, Scenario
 from harness.scoring.judge import ERROR, JudgeChoice, judge_answer, make_judge
-from harness.task_format import extract_value, parse_decision_answer
+from harness.scoring.metrics import price_for, price_table, usage_cost
+from harness.scoring.scorers.facts import TrackedFact, asked_questions, tracked_facts
+from harness.scoring.scorers.probes import expected_member, read_answer
 
 DEFAULT_MIN_KAPPA = 0.6
 JUDGE_FILE = "judge.json"
-VALUE_PROBES = ("recall", "continuation", "decision")
 
 
 @dataclass(frozen=True)
 class ProbeItem:
-    """One probe question's answer, with what it should say: the fact's latest value and its stale ones."""
+    """One probe question's answer: the rubric it is judged under, the rubric's reference (what the answer should
+    say) and the deterministic verdict on it."""
 
     id: str  # arm/case/trial/turn, unique in a run
     probe: str
+    rubric: str
     question: str
     answer: str
-    key: str
-    expected: str
-    stale: tuple[str, ...]
-
-    def deterministic(self) -> bool:
-        """The deterministic verdict: the value the answer gives (read, never a substring) is the latest one."""
-        candidates = (*self.stale, self.expected)
-        if self.probe == "decision":
-            given = parse_decision_answer(self.answer, self.key, candidates)[0]
-        else:
-            given = extract_value(self.answer, self.key, candidates)
-        return given == self.expected
+    reference: dict[str, Any] = field(hash=False)
+    deterministic: bool
 
 
-def _full_chain(scenario: Scenario, fact: Fact) -> list[Fact]:
-    """Every statement of ``fact``'s key in its update chain, first to latest, wherever in the chain ``fact`` is."""
-    first = fact
-    while (earlier := next((f for f in scenario.facts if f.superseded_by == first.id), None)) is not None:
-        first = earlier
-    return scenario.chain(first)
+def _item(item_id: str, q: Question, facts: list[TrackedFact], question: str, answer: str) -> ProbeItem:
+    judged = read_answer(q, facts, answer)
+    rubric = RUBRIC_OF_PROBE[q.probe]
+    if q.probe == "artifact":
+        reference = artifacts_reference([(f.key, f.values[expected_member(f, q.turn)]) for f in facts])
+    elif q.probe == "decision":
+        reference = decision_reference(str(judged.expected), judged.earlier)
+    else:
+        reference = value_reference(str(judged.expected), judged.earlier)
+    verdict = judged.correct and (q.probe != "decision" or judged.rejected_recall in (None, 1.0))
+    return ProbeItem(item_id, q.probe, rubric, question, answer, reference, verdict)
 
 
 def probe_items(rows: list[dict[str, Any]], scenarios: dict[str, Scenario]) -> list[ProbeItem]:
-    """The value-probe questions of a run's probe rows that have an answer, sorted by id (a stable order whatever
-    order the workers finished in). Raises HarnessError when a row's case is in none of the scenario files."""
+    """The probe questions of a run's probe rows that have an answer, sorted by id (a stable order whatever order the
+    workers finished in). Raises HarnessError when a row's case is in none of the scenario files."""
     items = []
     for row in rows:
         if row.get("kind") != "probe":
@@ -69,22 +76,13 @@ def probe_items(rows: list[dict[str, Any]], scenarios: dict[str, Scenario]) -> l
         if scenario is None:
             raise HarnessError(f"case {row['case_id']!r} is not in the scenario files; pass --datasets")
         answers = row.get("answers") or []
-        for q in scenario.questions:
-            if q.probe not in VALUE_PROBES or q.turn >= len(answers) or not answers[q.turn]:
+        tracked = {f.id: f for f in tracked_facts(scenario)}
+        arm = f"{row.get('arm', '')}{'@' + str(row['threshold']) if row.get('threshold') else ''}"
+        for q in asked_questions(scenario):
+            if q.turn >= len(answers) or not answers[q.turn]:
                 continue
-            chain = _full_chain(scenario, scenario.fact(q.facts[0]))
-            items.append(
-                ProbeItem(
-                    id=f"{row.get('arm', '')}{'@' + str(row['threshold']) if row.get('threshold') else ''}/{row['case_id']}"
-                    f"/t{row.get('trial', 0)}/turn{q.turn}",
-                    probe=q.probe,
-                    question=scenario.turns[q.turn],
-                    answer=answers[q.turn],
-                    key=chain[-1].key,
-                    expected=chain[-1].value,
-                    stale=tuple(dict.fromkeys(f.value for f in chain[:-1] if f.value != chain[-1].value)),
-                )
-            )
+            item_id = f"{arm}/{row['case_id']}/t{row.get('trial', 0)}/turn{q.turn}"
+            items.append(_item(item_id, q, [tracked[x] for x in q.facts], scenario.turns[q.turn], answers[q.turn]))
     return sorted(items, key=lambda i: i.id)
 
 
@@ -124,28 +122,56 @@ def agreement_summary(judgements: list[dict[str, Any]], min_kappa: float) -> dic
     }
 
 
+def _flag_rubrics(overall: dict[str, Any], by_rubric: dict[str, dict[str, Any]], min_kappa: float) -> dict[str, Any]:
+    """The overall summary, flagged also when a rubric's defined kappa is below ``min_kappa``."""
+    low = [f"{name} {r['kappa']:.2f}" for name, r in by_rubric.items() if r["kappa"] is not None and r["kappa"] < min_kappa]
+    if low and not overall["flagged"]:
+        overall = {
+            **overall,
+            "flagged": True,
+            "flag_reason": f"a rubric's kappa is below the threshold {min_kappa:g}: " + ", ".join(low),
+        }
+    return overall
+
+
+def judge_usage(judgements: list[dict[str, Any]], model: str) -> dict[str, Any]:
+    """The judge's calls in total: judgements, input and output tokens, and their cost at list prices (None when
+    ``model`` has no price in `datasets/model_prices.yaml`)."""
+    tokens = {k: sum(j["usage"][k] for j in judgements) for k in ("input_tokens", "output_tokens")}
+    price = price_for(model)
+    cost = None if price is None else round(usage_cost(price, tokens["input_tokens"], tokens["output_tokens"]), 6)
+    return {"judgements": len(judgements), **tokens, "cost_usd": cost, "prices_as_of": price_table().get("as_of")}
+
+
 def calibrate(items: list[ProbeItem], choice: JudgeChoice, min_kappa: float = DEFAULT_MIN_KAPPA) -> dict[str, Any]:
-    """Judge every item and compare with the deterministic verdicts: judge.json's content."""
-    evaluator = make_judge(choice)
+    """Judge every item under its rubric and compare with the deterministic verdicts: judge.json's content."""
+    evaluators = {name: make_judge(choice, name) for name in sorted({i.rubric for i in items})}
     judgements = []
     for item in items:
-        verdict = judge_answer(evaluator, item.question, item.answer, item.expected, item.stale)
+        verdict = judge_answer(evaluators[item.rubric], item.question, item.answer, item.reference)
         judgements.append(
             {
                 "id": item.id,
                 "probe": item.probe,
+                "rubric": item.rubric,
                 "answer": item.answer,
-                "expected": item.expected,
-                "stale": list(item.stale),
-                "deterministic": item.deterministic(),
+                "reference": item.reference,
+                "deterministic": item.deterministic,
                 **verdict,
             }
         )
+    by_rubric = {
+        name: agreement_summary([j for j in judgements if j["rubric"] == name], min_kappa)
+        for name in RUBRICS
+        if any(j["rubric"] == name for j in judgements)
+    }
     return {
         "judge_model": choice.name,
         "simulated": choice.simulated,
         **({"endpoint": choice.endpoint} if choice.endpoint else {}),
-        **agreement_summary(judgements, min_kappa),
+        **_flag_rubrics(agreement_summary(judgements, min_kappa), by_rubric, min_kappa),
+        "by_rubric": by_rubric,
+        "usage": judge_usage(judgements, choice.name),
         "judgements": judgements,
     }
 
@@ -165,4 +191,39 @@ def summary_line(result: dict[str, Any]) -> str:
     return (
         f"judge `{result['judge_model']}`{' (simulated)' if result['simulated'] else ''}: Cohen's kappa {kappa} "
         f"({interval}), n={result['n']}{errors}, agreement {agreement}, threshold {result['threshold']:g}"
+    )
+
+
+def rubric_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """judge.json's agreement per rubric as table rows (rubric, n, agreement, kappa, interval, flag)."""
+    rows = []
+    for name, r in (result.get("by_rubric") or {}).items():
+        below = r["kappa"] is not None and r["kappa"] < r["threshold"]
+        rows.append(
+            {
+                "rubric": name,
+                "n": r["n"],
+                "ERROR": r["errors"],
+                "agreement": "n/a" if r["agreement"] is None else f"{r['agreement']:.0%}",
+                "kappa": "undefined" if r["kappa"] is None else f"{r['kappa']:.2f}",
+                "95 % interval": "none" if r["interval"] is None else "[{:.2f}, {:.2f}]".format(*r["interval"]),
+                "flag": "below threshold" if below else (r["flag_reason"] or "") if r["kappa"] is None else "",
+            }
+        )
+    return rows
+
+
+def usage_line(result: dict[str, Any]) -> str:
+    """The judge's tokens and cost in one line."""
+    usage = result.get("usage")
+    if not usage:
+        return "judge tokens: not recorded (judge.json from an earlier harness)"
+    cost = (
+        "n/a: no price for this model"
+        if usage["cost_usd"] is None
+        else f"${usage['cost_usd']:.4f} (prices as of {usage['prices_as_of']})"
+    )
+    return (
+        f"judge calls: {usage['judgements']} judgements, {usage['input_tokens']:,} input and "
+        f"{usage['output_tokens']:,} output tokens, cost {cost}"
     )

@@ -21,10 +21,9 @@ from langchain_core.language_models import BaseChatModel
 
 from harness.agent.models import Endpoint, check_live_spec, is_reference, parse_model_kwargs, with_run_limits
 from harness.errors import ConfigError
-from harness.judge_prompt import JUDGE_PROMPT, reference_outputs
+from harness.judge_prompt import RUBRICS
 from harness.redact import redact
 
-FEEDBACK_KEY = "current_value"
 JUDGE_WINDOW = 128_000  # the profile window a live judge is given: one short prompt per call, never compacted
 ERROR = "ERROR"
 
@@ -71,30 +70,40 @@ def choose_judge(
     return JudgeChoice(model, spec, spec.partition(":")[2] == JUDGE_NAME, endpoint.describe())
 
 
-def make_judge(choice: JudgeChoice) -> Callable[..., Any]:
-    """openevals' evaluator over `harness.judge_prompt.JUDGE_PROMPT`, a true/false score with reasoning: called with
-    ``inputs`` (the question), ``outputs`` (the agent's answer) and ``reference_outputs`` (expected and stale
-    values, `harness.judge_prompt.reference_outputs`), it returns ``{"key", "score", "comment", ...}``."""
+def make_judge(choice: JudgeChoice, rubric: str = "current_value") -> Callable[..., Any]:
+    """openevals' evaluator over one of `harness.judge_prompt.RUBRICS`, a true/false score with reasoning: called
+    with ``inputs`` (the question), ``outputs`` (the agent's answer) and ``reference_outputs`` (the rubric's
+    reference: `harness.judge_prompt.value_reference` and its siblings), it returns ``{"key", "score", "comment"}``."""
     from openevals.llm import create_llm_as_judge
 
-    return create_llm_as_judge(prompt=JUDGE_PROMPT, judge=choice.model, feedback_key=FEEDBACK_KEY)
+    return create_llm_as_judge(prompt=RUBRICS[rubric].prompt, judge=choice.model, feedback_key=rubric)
 
 
-def judge_answer(
-    evaluator: Callable[..., Any], question: str, answer: str, expected: str, stale: list[str] | tuple[str, ...]
-) -> dict[str, Any]:
-    """One judgement: ``{"judge": True/False, "reasoning"}``, or ``{"judge": "ERROR", "error"}`` when the call fails
-    after the client's retries or its answer cannot be read as a true/false score (never counted as either)."""
+def judge_answer(evaluator: Callable[..., Any], question: str, answer: str, reference: dict[str, Any]) -> dict[str, Any]:
+    """One judgement: ``{"judge": True/False, "reasoning", "usage"}``, or ``{"judge": "ERROR", "error", "usage"}`` when
+    the call fails after the client's retries or its answer cannot be read as a true/false score (never counted as
+    either). ``usage``: the input and output tokens the judge's model calls reported (LangChain's usage callback,
+    summed over the calls the evaluator made; zero when none reported usage)."""
+    from langchain_core.callbacks import get_usage_metadata_callback
+
     from harness.agent.live import classify_error
 
-    try:
-        result = evaluator(inputs=question, outputs=answer, reference_outputs=reference_outputs(expected, stale))
-        score = result["score"]
-        if not isinstance(score, bool):
-            raise ValueError(f"the judge's score is {score!r}, not true or false")
-    except Exception as exc:  # noqa: BLE001 - whatever the judge call raised, the judgement is ERROR, not a verdict
-        error = classify_error(exc)
-        if "provider_error" in error:
-            error["provider_error"]["model"] = "judge"
-        return {"judge": ERROR, "error": error}
-    return {"judge": score, "reasoning": redact(str(result.get("comment") or ""))}
+    with get_usage_metadata_callback() as counted:
+        try:
+            result = evaluator(inputs=question, outputs=answer, reference_outputs=reference)
+            score = result["score"]
+            if not isinstance(score, bool):
+                raise ValueError(f"the judge's score is {score!r}, not true or false")
+        except Exception as exc:  # noqa: BLE001 - whatever the judge call raised, the judgement is ERROR, not a verdict
+            error = classify_error(exc)
+            if "provider_error" in error:
+                error["provider_error"]["model"] = "judge"
+            verdict: dict[str, Any] = {"judge": ERROR, "error": error}
+        else:
+            verdict = {"judge": score, "reasoning": redact(str(result.get("comment") or ""))}
+    calls = list(counted.usage_metadata.values())
+    verdict["usage"] = {
+        "input_tokens": sum(c["input_tokens"] for c in calls),
+        "output_tokens": sum(c["output_tokens"] for c in calls),
+    }
+    return verdict

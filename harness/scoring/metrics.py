@@ -64,6 +64,20 @@ def _cache_tokens(calls: list[dict], key: str) -> int:
     return sum(((c.get("usage") or {}).get("input_token_details") or {}).get(key) or 0 for c in calls)
 
 
+def usage_cost(price: dict[str, float], tokens_in: int, tokens_out: int, cache_read: int = 0, cache_write: int = 0) -> float:
+    """US dollars for one model's tokens at ``price`` (per million): the input tokens read from or written to a
+    prompt cache at the cache prices where the table has them (else the input price), the rest at the input price."""
+    rate = {
+        k: float(price[k]) if price.get(k) is not None else float(price.get("input") or 0) for k in ("cache_read", "cache_write")
+    }
+    return (
+        (tokens_in - cache_read - cache_write) * float(price.get("input") or 0)
+        + cache_read * rate["cache_read"]
+        + cache_write * rate["cache_write"]
+        + tokens_out * float(price.get("output") or 0)
+    ) / 1e6
+
+
 def cost_usd(trace: Trace) -> float | None:
     """What the case cost at list prices, or None when a model that made calls has no price.
 
@@ -81,16 +95,7 @@ def cost_usd(trace: Trace) -> float | None:
         provider_in = _tokens(calls, "input_tokens")
         tokens_in = provider_in or sum(c["approx_tokens"] for c in calls)
         read, write = _cache_tokens(calls, "cache_read"), _cache_tokens(calls, "cache_creation")
-        rate = {
-            k: float(price[k]) if price.get(k) is not None else float(price.get("input") or 0)
-            for k in ("cache_read", "cache_write")
-        }
-        total += (
-            (tokens_in - read - write) * float(price.get("input") or 0)
-            + read * rate["cache_read"]
-            + write * rate["cache_write"]
-            + _tokens(calls, "output_tokens") * float(price.get("output") or 0)
-        ) / 1e6
+        total += usage_cost(price, tokens_in, _tokens(calls, "output_tokens"), read, write)
     return round(total, 6)
 
 

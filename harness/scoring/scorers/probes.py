@@ -57,6 +57,7 @@ class Judged:
     answered: str | list[str] | None
     reply: str
     rejected: list[str] = field(default_factory=list)
+    earlier: list[str] = field(default_factory=list)  # recall, continuation, decision: the stale values of the chain
     rejected_recall: float | None = None  # decision: share of the stale values named as rejected
     precision: float | None = None  # artifact
     recall: float | None = None  # artifact
@@ -119,7 +120,7 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
             problems.append(f"{f.id} never left view before the question")
         elif where.on_history_page:
             notes.append(f"{f.id} is on a history page read for an earlier question (still out of view as stated)")
-    judged = _answer(q, facts, reply)
+    judged = read_answer(q, facts, reply)
     judged.valid = not problems
     judged.why = "; ".join(problems or notes)
     for f in facts:
@@ -142,8 +143,10 @@ def _original(reader: TraceReader, call: dict, fact: TrackedFact) -> Where:
     )
 
 
-def _answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
-    """The answer to ``q`` read from ``reply`` and compared with the scenario's expected answer (validity aside)."""
+def read_answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
+    """The answer to ``q`` read from ``reply`` and compared with the scenario's expected answer, validity and
+    provenance aside (they need the trace): what every probe check and the judge's calibration read answers by.
+    ``facts``: the tracked facts ``q`` asks, in its order."""
     if q.probe == "artifact":
         return _answer_artifact(q, facts, reply)
     fact = facts[0]
@@ -156,7 +159,7 @@ def _answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
         answered = extract_value(reply, fact.key, fact.values)
     correct = answered is not None and answered.lower() == expected.lower()
     is_stale = answered is not None and answered.lower() in {v.lower() for v in stale}
-    judged = Judged(q, False, "", correct, is_stale, expected, answered, reply, rejected)
+    judged = Judged(q, False, "", correct, is_stale, expected, answered, reply, rejected, earlier=stale)
     if q.probe == "decision" and stale:
         named = {v.lower() for v in rejected}
         judged.rejected_recall = sum(v.lower() in named for v in stale) / len(stale)
