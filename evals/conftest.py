@@ -36,7 +36,7 @@ from dataclasses import dataclass  # noqa: E402
 
 import pytest  # noqa: E402
 
-from harness.agent import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
+from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
 from harness.agent.models import choose_models, summary_model_for  # noqa: E402
 from harness.agent.runner import run_case_for  # noqa: E402
 from harness.compaction.config import DEFAULT_PRESET
@@ -241,7 +241,8 @@ class EvalSession:
 
     def token_skew(self, traces) -> dict:  # noqa: ANN001
         """Skew tables for ``traces``, also written to the session's run directory."""
-        from harness.analysis.token_skew import skew, write_skew
+        from harness.analysis.token_skew import skew
+        from harness.report.skew_report import write_skew
 
         result = skew(traces)
         if self.sink is not None:
@@ -401,7 +402,7 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
 @pytest.fixture(scope="session")
 def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
     """Read by the langsmith plugin: tags the LangSmith experiment with the config and models."""
-    from harness import __version__
+    from harness._version import __version__
     from harness.runs.run import git_commit
 
     cfg = eval_session.config.to_dict()

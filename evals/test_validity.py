@@ -11,9 +11,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from harness.report.validity_report import write_validity
 from harness.suites.faults import SEEDED_FAULTS
 from harness.suites.registry import SUITES, matrix_suites
-from harness.suites.validity import ValidityResult, run_validity, write_validity
+from harness.suites.validity import ValidityResult, run_validity
 
 pytestmark = pytest.mark.validity
 SEEDS = 10

@@ -2,8 +2,8 @@
 
 import pytest
 
+from harness.agent.audit import audit
 from harness.cli.main import main
-from harness.compaction.audit import audit
 
 
 def codes(report):

@@ -104,7 +104,8 @@ def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp
 
 
 def test_report_renders_a_validity_matrix(tmp_path):
-    from harness.report.validity_report import ValidityResult, write_validity
+    from harness.report.validity_report import write_validity
+    from harness.suites.validity import ValidityResult
 
     def run(fault, failed, seed=0):
         return {"eval": "needle", "case_id": "x", "seed": seed, "fault": fault, "failed": failed, "explanations": {}}
@@ -127,7 +128,7 @@ def test_report_renders_a_validity_matrix(tmp_path):
 def test_validity_command_writes_and_prints_the_matrix(tmp_path, monkeypatch, capsys):
     """The command's wiring (the matrix itself runs in evals/test_validity.py): a canned result, printed and written."""
     import harness.suites.validity as validity
-    from harness.report.validity_report import ValidityResult
+    from harness.suites.validity import ValidityResult
 
     runs = [
         {"eval": "needle", "case_id": "x", "seed": 0, "fault": f, "failed": failed, "explanations": {}}

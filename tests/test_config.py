@@ -104,7 +104,7 @@ def test_the_truncation_preset_clips_arguments_long_before_it_summarizes():
 
 
 def test_the_default_truncation_text_is_the_adapters():
-    from harness.agent import _deepagents_adapter as da
+    from harness import _deepagents_adapter as da
     from harness.compaction.config import ArgTruncation
 
     assert (

@@ -1,17 +1,20 @@
-"""The package layout keeps its promises: no import cycles (function-level imports included), reports never reach the
-agent runner, and the reference models cannot see expected answers."""
+"""The package layout keeps its promises: the layers of docs/design.md (no upward import, no import cycle, counting
+function-level and type-only imports), reports never reach the agent runner, and the reference models cannot see
+expected answers."""
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "harness"
+DESIGN = ROOT / "docs" / "design.md"
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     out = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = path.relative_to(ROOT).with_suffix("").parts
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
     return out
@@ -20,43 +23,81 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _imports(name: str) -> set[str]:
-    """Every harness module ``name`` imports, at any depth of its code (function-level imports too)."""
+def _imports(name: str, modules: dict[str, Path]) -> set[str]:
+    """Every module of the package ``name`` imports, at any depth of its code: module-level, function-level and
+    type-only (under ``if TYPE_CHECKING:``) imports alike."""
     found = set()
-    tree = ast.parse(MODULES[name].read_text())
-    type_only = {  # imports under `if TYPE_CHECKING:` never run
-        id(n)
-        for block in ast.walk(tree)
-        if isinstance(block, ast.If) and isinstance(block.test, ast.Name) and block.test.id == "TYPE_CHECKING"
-        for n in ast.walk(block)
-    }
-    for node in ast.walk(tree):
-        if id(node) in type_only:
-            continue
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("harness"):
-            subs = {f"{node.module}.{a.name}" for a in node.names} & MODULES.keys()
-            found |= subs or ({node.module} & MODULES.keys())
+    top = name.split(".")[0]
+    for node in ast.walk(ast.parse(modules[name].read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == top:
+            subs = {f"{node.module}.{a.name}" for a in node.names} & modules.keys()
+            found |= subs or ({node.module} & modules.keys())
         elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names} & MODULES.keys()
-    return found - {"harness", name}
+            found |= {a.name for a in node.names} & modules.keys()
+    return found - {top, name}
 
 
-GRAPH = {name: _imports(name) for name in MODULES}
+def graph_of(modules: dict[str, Path]) -> dict[str, set[str]]:
+    return {name: _imports(name, modules) for name in modules}
 
 
-def _reach(start: str) -> set[str]:
+GRAPH = graph_of(MODULES)
+
+
+def _reach(start: str, graph: dict[str, set[str]] = GRAPH) -> set[str]:
     seen, todo = set(), [start]
     while todo:
-        for nxt in GRAPH[todo.pop()]:
+        for nxt in graph[todo.pop()]:
             if nxt not in seen:
                 seen.add(nxt)
                 todo.append(nxt)
     return seen
 
 
-def test_no_import_cycles_even_through_function_level_imports():
-    cycles = sorted(name for name in MODULES if name in _reach(name))
-    assert not cycles, f"modules on an import cycle: {cycles}"
+def cycles(graph: dict[str, set[str]]) -> list[str]:
+    """The modules that reach themselves."""
+    return sorted(name for name in graph if name in _reach(name, graph))
+
+
+def design_layers(text: str) -> list[list[str]]:
+    """The layer block under docs/design.md's "## Layers": indented lines of names, top layer first."""
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"\n\n((?:    \S.*\n)+)", section)
+    assert block, "docs/design.md's Layers section has no indented layer block"
+    return [line.split() for line in block.group(1).splitlines()]
+
+
+def upward_imports(graph: dict[str, set[str]], layers: list[list[str]]) -> list[str]:
+    """Each import from a module to one in a higher layer (``layers`` top first), and each module no layer names."""
+    rank = {part: len(layers) - i for i, layer in enumerate(layers) for part in layer}
+
+    def layer_of(module: str) -> int | None:
+        parts = module.split(".")
+        return None if len(parts) == 1 else rank.get(parts[1])  # the package's face sits above every layer
+
+    found = []
+    for name, targets in sorted(graph.items()):
+        mine = layer_of(name)
+        if mine is None and "." in name:
+            found.append(f"{name} is in no layer of docs/design.md")
+            continue
+        for target in sorted(targets):
+            theirs = layer_of(target)
+            if mine is not None and theirs is not None and theirs > mine:
+                found.append(f"{name} imports {target}, a higher layer")
+    return found
+
+
+LAYERS = design_layers(DESIGN.read_text())
+
+
+def test_every_module_is_in_a_layer_and_nothing_imports_upward():
+    assert not upward_imports(GRAPH, LAYERS)
+
+
+def test_no_import_cycles_even_through_function_level_and_type_only_imports():
+    found = cycles(GRAPH)
+    assert not found, f"modules on an import cycle: {found}"
 
 
 def test_reports_never_import_the_agent_runner():
@@ -73,9 +114,33 @@ def test_the_reference_models_import_nothing_that_knows_expected_answers():
             assert not leaks, f"{name} imports {leaks}"
 
 
-def test_the_checker_sees_a_function_level_import():
+def test_the_checker_sees_function_level_and_type_only_imports():
     """The graph is not vacuous: a function-level import (the CLI commands' lazy ones) is an edge."""
     assert "harness.suites.validity" in GRAPH["harness.cli.checks"]
+    assert len(LAYERS) >= 10 and LAYERS[0][0] == "cli"
+
+
+def test_the_checker_fails_on_a_planted_upward_import_a_cycle_and_a_module_in_no_layer(tmp_path):
+    pkg = tmp_path / "pkg"
+    for sub in ("low", "high", "stray"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "low" / "a.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.high.b import B  # type-only, upward\n"
+    )
+    (pkg / "low" / "c.py").write_text("def f():\n    from pkg.low import d  # function-level\n")
+    (pkg / "low" / "d.py").write_text("from pkg.low.c import f\n")
+    (pkg / "high" / "b.py").write_text("from pkg.low import a\nB = 1\n")
+    (pkg / "stray" / "e.py").write_text("")
+    graph = graph_of(_modules(pkg))
+    layers = [["high"], ["low"]]
+    assert upward_imports(graph, layers) == [
+        "pkg.low.a imports pkg.high.b, a higher layer",
+        "pkg.stray is in no layer of docs/design.md",
+        "pkg.stray.e is in no layer of docs/design.md",
+    ]
+    assert cycles(graph) == ["pkg.high.b", "pkg.low.a", "pkg.low.c", "pkg.low.d"]
 
 
 # -- the README's layout section is generated from the tree ---------------------------------------

@@ -154,6 +154,6 @@ def test_pull_requests_score_the_modules_they_touch_and_the_night_scores_the_who
 def test_a_second_glob_after_one_only_is_refused_not_silently_dropped(monkeypatch, capsys):
     monkeypatch.setattr(mutation, "run", lambda *a, **k: pytest.fail("nothing should run"))
     with pytest.raises(SystemExit) as exc:
-        mutation.main(["run", "--only", "harness.redact.*", "harness.scoring.rescore.*"])
+        mutation.main(["run", "--only", "harness.redact.*", "harness.runs.rescore.*"])
     assert exc.value.code == 2
     assert "repeat --only" in capsys.readouterr().err

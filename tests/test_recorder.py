@@ -7,7 +7,7 @@ import pytest
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages.utils import count_tokens_approximately
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.agent.models import ModelChoice
 from harness.agent.runner import run_case
 from harness.compaction.config import ArgTruncation, ContextSize

@@ -251,7 +251,7 @@ def test_the_trusting_fault_builds_on_the_clipped_argument():
 def test_a_read_page_body_drops_the_header_and_a_trailing_notice():
     from deepagents.middleware.filesystem import _clamped_offset_notice
 
-    from harness.agent import _deepagents_adapter as da
+    from harness import _deepagents_adapter as da
 
     assert (
         da.read_page_body("@@ lines 1-2 of 2 @@\n## DOC-001\nFinding: x" + _clamped_offset_notice(-1)) == "## DOC-001\nFinding: x"

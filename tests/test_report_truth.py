@@ -12,13 +12,13 @@ from scipy import stats as sps
 from harness.agent.models import choose_models
 from harness.agent.runner import run_case
 from harness.analysis.compare import cells_frame, compare, coverage, format_cell, mcnemar_exact, pass_at_k, sign_flip_p
-from harness.analysis.stats import wilson
 from harness.compaction.variants import make_config
 from harness.report.plots import plot_needle_grid
 from harness.report.run_report import write_run_report
 from harness.runs.results import read_rows, row_outcome
 from harness.runs.run import RunSink
 from harness.scoring.scorers import FAIL, INVALID, PASS, score_case
+from harness.stats import wilson
 from harness.suites.registry import matrix_suites
 
 
@@ -142,9 +142,9 @@ def test_the_needle_grid_colours_valid_runs_only_and_hatches_invalid_squares():
 def test_traces_are_keyed_by_scorers_arm_case_and_trial_and_never_overwritten(tmp_path, scenarios, needle_trace):
     from dataclasses import replace
 
+    from harness.runs.rescore import rescore
     from harness.scenarios.generate import delegation_scenario
     from harness.scenarios.schema import _scenario
-    from harness.scoring.rescore import rescore
 
     config = make_config("forced-20")
     case = scenarios[needle_trace.case_id]

@@ -1,7 +1,7 @@
 import math
 
-from harness.analysis.stats import wilson
 from harness.report.plots import plot_token_curves
+from harness.stats import wilson
 from harness.trace.frames import calls_frame
 
 

@@ -25,7 +25,15 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 
 from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig
-from harness.compaction.strategies.base import with_window
+from harness.compaction.strategies.base import StrategyStack, with_window
+
+
+def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
+    """The middleware for ``config.strategy``: its registered module builds its own from released packages (the
+    registry knows strategies by name; the config names one and is checked against the names)."""
+    from harness.compaction.strategies.registry import MODULES  # local: the strategies import langchain middleware
+
+    return MODULES[config.strategy].build(config, model, backend=backend, summarizer=summarizer)
 
 
 @dataclass
@@ -50,8 +58,6 @@ def build_agent(
     from deepagents.backends import StateBackend
     from deepagents.middleware import FilesystemMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
-
-    from harness.compaction.strategies.registry import build_strategy
 
     backend = backend if backend is not None else StateBackend()
     model = with_window(model, config.window)

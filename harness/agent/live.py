@@ -37,7 +37,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.redact import redact
 
 CASE_DEADLINE: ContextVar[float | None] = ContextVar("harness_case_deadline", default=None)

@@ -17,7 +17,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.agent.build import build_agent
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import ModelChoice

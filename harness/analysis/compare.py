@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.analysis.stats import wilson
 from harness.runs.results import VALID, row_outcome
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
+from harness.stats import wilson
 
 ALPHA = 0.05
 BOOTSTRAP = 2000

@@ -27,7 +27,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness import __version__
+from harness._version import __version__
 from harness.analysis.compare import ALPHA, cells_frame, compare, format_cell, format_diff, holm
 from harness.errors import HarnessError
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS

@@ -133,19 +133,3 @@ def skew(traces: Iterable[Trace], counter: ExactCounter | None = None) -> dict[s
         )
         types[["worst_ratio", "mean_ratio"]] = types[["worst_ratio", "mean_ratio"]].round(3)
     return {"source": counter.source, "calls": pd.DataFrame(calls), "types": types, "late": pd.DataFrame(late)}
-
-
-def write_skew(result: dict[str, Any], out_dir: str | Path) -> Path:
-    from harness.report._document import Document
-
-    doc = Document("Token-counter skew")
-    doc.text(
-        f"Exact counts from: **{result['source']}**. Ratio = approximate / exact: below 1 the counter deepagents "
-        "uses to trigger compaction underestimates the request."
-    )
-    doc.heading("Worst ratio per content type")
-    doc.table(result["types"])
-    doc.heading("Calls whose exact size passed the window before the trigger fired")
-    doc.table(result["late"] if not result["late"].empty else pd.DataFrame([{"calls": "none"}]))
-    md, _ = doc.write(Path(out_dir), stem="token_skew")
-    return md

@@ -82,8 +82,8 @@ def _write_rows(out: Path, rows: list[dict]) -> Path:
 def _generate_needle(args: argparse.Namespace) -> int:
 
     from harness.compaction.variants import make_config
+    from harness.runs.niah import check_cells
     from harness.scenarios.generate import niah_grid
-    from harness.scenarios.niah import check_cells
 
     lengths, depths = _needle_grid_options(args)
     if not args.no_check:

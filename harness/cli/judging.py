@@ -13,6 +13,7 @@ from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from harness.agent.models import check_endpoints_answer
     from harness.errors import HarnessError
+    from harness.runs.rescore import run_scenarios
     from harness.runs.results import read_cells, read_rows
     from harness.scoring.calibration import (
         JUDGE_FILE,
@@ -24,7 +25,6 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         usage_line,
     )
     from harness.scoring.judge import ERROR, choose_judge
-    from harness.scoring.rescore import run_scenarios
 
     run_dir = Path(args.run_dir)
     check_threshold(args.min_kappa)

@@ -78,8 +78,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    from harness.runs.rescore import rescore
     from harness.runs.results import outcome_line, row_outcome
-    from harness.scoring.rescore import rescore
     from harness.scoring.scorers import PASS
 
     rows = rescore(Path(args.run_dir), args.datasets)
@@ -99,8 +99,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_tokens(args: argparse.Namespace) -> int:
-    from harness.analysis.token_skew import skew, write_skew
+    from harness.analysis.token_skew import skew
     from harness.errors import HarnessError
+    from harness.report.skew_report import write_skew
     from harness.runs.results import read_rows
     from harness.trace.schema import load_trace
 

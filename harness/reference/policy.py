@@ -48,7 +48,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.task_format import (
     ARTIFACT_ACTIONS,
     COMPLETION_MARKER,

@@ -44,8 +44,8 @@ from harness.errors import ConfigError
 from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
 from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
 from harness.reference.provider_tokens import provider_tokens, simulated_usage
+from harness.trace.schema import SIMULATED_FINGERPRINT
 
-SIMULATED_FINGERPRINT = "harness-reference-simulated"
 MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
 SCOPES = ("any", "agent", "summary", "judge")
 DEFAULT_PORT = 8765

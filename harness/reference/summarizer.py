@@ -41,7 +41,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.task_format import ARTIFACT_ACTIONS, Statement, Step, parse_statements, parse_steps
 
 _MESSAGE = re.compile(r'<message type="(\w+)">(.*?)</message>', re.DOTALL)

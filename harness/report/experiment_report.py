@@ -20,7 +20,6 @@ Arms are in the spec's order with the baseline first, thresholds in the spec's o
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.analysis.compare import (
     cells_frame,
     compare,
@@ -53,7 +52,7 @@ from harness.report.plots import (
     subplots,
 )
 from harness.runs.results import (
-    read_cells,
+    read_experiment,
     row_events,
     row_outcome,
 )
@@ -91,9 +90,8 @@ BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_re
 
 
 def load_experiment(path: str | Path) -> tuple[dict, list[dict], pd.DataFrame]:
-    path = Path(path)
-    meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-    rows = read_cells(path / "cells.jsonl")
+    """An experiment directory's meta.json, its cells' current rows and their frame (`analysis.compare.cells_frame`)."""
+    meta, rows = read_experiment(path)
     return meta, rows, cells_frame(rows)
 
 

@@ -18,7 +18,6 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from harness.analysis.compare import is_priced
-from harness.analysis.stats import wilson
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
@@ -33,6 +32,7 @@ from harness.report.plots import (
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD
+from harness.stats import wilson
 from harness.suites.registry import SUITES
 from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace

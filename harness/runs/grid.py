@@ -28,12 +28,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
+from harness._version import __version__
 from harness.agent.models import check_endpoints_answer, choose_models, is_reference
 from harness.agent.parallel import end_with_parent
+from harness.agent.preflight import fixed_overhead_tokens
 from harness.agent.runner import arun_case, case_budget, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
-from harness.compaction.preflight import fixed_overhead_tokens
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
 from harness.runs.results import append_row, read_cells, result_row, row_outcome

@@ -49,9 +49,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
-from harness.report.experiment_report import load_experiment
-from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, row_outcome
+from harness._version import __version__
+from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, read_experiment, row_outcome
 from harness.scenarios.schema import Scenario, load_scenarios
 from harness.scoring.scorers import ERROR, PASS
 
@@ -209,7 +208,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
     from langsmith import evaluate
     from langsmith.schemas import Example
 
-    meta, rows, _ = load_experiment(path)
+    meta, rows = read_experiment(path)
     scenarios = {s.id: s for s in load_scenarios(meta["spec"].get("scenarios", {}).get("datasets") or None)}
     data_hash = "-".join(f"{k.split('.')[0]}{v}" for k, v in sorted(meta["datasets"].items()))
     dataset_name = f"compaction-harness-{data_hash}"

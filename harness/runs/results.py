@@ -229,6 +229,13 @@ def read_cells(path: Path) -> list[dict[str, Any]]:
     return list(latest.values())
 
 
+def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An experiment directory's meta.json and the current row of each of its cells (`read_cells`)."""
+    path = Path(path)
+    meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+    return meta, read_cells(path / "cells.jsonl")
+
+
 def row_events(row: dict[str, Any]) -> dict[str, int]:
     """The row's event counts by schema-2 type; a row written before schema 2 has the old names (`summarization`...)."""
     from harness.trace.schema import V1_EVENT_TYPES

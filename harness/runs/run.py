@@ -26,11 +26,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
+from harness._version import __version__
 from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models
+from harness.agent.preflight import fixed_overhead_tokens
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, offline_skip_reason, run_async, run_case
 from harness.compaction.config import CompactionConfig
-from harness.compaction.preflight import fixed_overhead_tokens
 from harness.errors import ConfigError
 from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row

@@ -8,7 +8,7 @@ named as rejected (decision); the paths named are exactly the files created or c
 text rubrics ask for more than their deterministic counterparts (whether the answer carries the work on, accounts
 for each alternative, describes each file), so agreement is measured where both apply and only there.
 
-Agreement is Cohen's kappa with n and a seeded bootstrap 95 % interval (`harness.analysis.stats`), over all
+Agreement is Cohen's kappa with n and a seeded bootstrap 95 % interval (`harness.stats`), over all
 judgements and per rubric. A judge is flagged when its overall kappa is below the threshold (default 0.6,
 "substantial" on Landis and Koch's scale) or undefined, or when any rubric's defined kappa is below it (a rubric
 whose sample has one class of deterministic verdict has an undefined kappa: shown, not flagged on its own); judge
@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.analysis.stats import bootstrap_kappa, cohen_kappa
 from harness.errors import ConfigError, HarnessError
 from harness.judge_prompt import RUBRIC_OF_PROBE, RUBRICS, artifacts_reference, decision_reference, value_reference
 from harness.scenarios.schema import Question, Scenario
@@ -33,6 +32,7 @@ from harness.scoring.judge import ERROR, JudgeChoice, judge_answer, make_judge
 from harness.scoring.metrics import price_for, price_table, usage_cost
 from harness.scoring.scorers.facts import TrackedFact, asked_questions, tracked_facts
 from harness.scoring.scorers.probes import expected_member, read_answer
+from harness.stats import bootstrap_kappa, cohen_kappa
 
 DEFAULT_MIN_KAPPA = 0.6
 JUDGE_FILE = "judge.json"

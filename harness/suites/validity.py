@@ -4,7 +4,7 @@ For each eval in the registry with matrix cases, the cases run healthy over many
 once under every seeded fault. A fault the eval's entry names is *detected* only when the
 check the entry names for it fails (not merely any check); a fault it does not name is
 shown as detected when any asserted check fails. ``harness validity`` writes
-``validity.json`` and its report (``report/validity_report.py``); ``pytest -m validity``
+``validity.json`` and its report (``report/validity_report.py``, which renders its `suites.matrix.ValidityResult`); ``pytest -m validity``
 asserts it.
 """
 
@@ -23,14 +23,14 @@ from harness.agent.runner import run_case
 from harness.compaction.config import DEFAULT_PRESET
 from harness.compaction.variants import make_config
 from harness.reference import ReferenceAgentModel
-from harness.report.validity_report import ValidityResult, render_validity, write_validity
 from harness.scenarios.generate import generated_case
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import score_case
 from harness.suites.faults import SEEDED_FAULTS, SeededFault
+from harness.suites.matrix import ValidityResult
 from harness.suites.registry import EvalSuite, matrix_suites
 
-__all__ = ["ValidityResult", "render_validity", "run_validity", "write_validity"]
+__all__ = ["ValidityResult", "run_validity"]
 
 
 def _preset(suite: EvalSuite) -> str:

@@ -27,9 +27,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage, message_to_dict
 from langchain_core.messages.utils import count_tokens_approximately
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.redact import redact
-from harness.reference.serve import SIMULATED_FINGERPRINT
+from harness.trace.schema import SIMULATED_FINGERPRINT
 
 
 class Recorder:

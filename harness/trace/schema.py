@@ -30,6 +30,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 SCHEMA_VERSION = 2
+SIMULATED_FINGERPRINT = "harness-reference-simulated"  # `harness serve` marks its replies so: a served call is simulated
 SUPPORTED_VERSIONS = (1, 2)
 
 # One general compaction event: every event has `type`, `strategy`, `call_index`, `turn`, `tokens_before` and
@@ -193,7 +194,7 @@ def comparable(trace: Trace) -> dict[str, Any]:
     run id, start time and wall/call times, the recorder's own time, message ids, and deepagents' offload times
     (``## Summarized at <time>``) inside history-file text; messages are inlined, so their keys (content
     hashes, which those times change) do not matter."""
-    from harness.agent._deepagents_adapter import run_stable_text
+    from harness._deepagents_adapter import run_stable_text
 
     def stable(key: str) -> str:
         data = trace.messages[key]

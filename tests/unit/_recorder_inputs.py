@@ -15,7 +15,7 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from tests._messages import summary_message
 
 MODEL = FakeListChatModel(responses=["unused"])

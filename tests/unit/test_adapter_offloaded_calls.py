@@ -2,7 +2,7 @@
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_buffer_string
 
-from harness.agent._deepagents_adapter import OffloadedCall, offloaded_calls
+from harness._deepagents_adapter import OffloadedCall, offloaded_calls
 
 
 def _ai(*calls: tuple[str, dict, str]) -> AIMessage:

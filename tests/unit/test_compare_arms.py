@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from harness.analysis.compare import SEED, cells_frame, compare, mcnemar_exact
-from harness.analysis.stats import wilson
+from harness.stats import wilson
 
 COLUMNS = [
     "threshold",

@@ -1,4 +1,4 @@
-"""The Wilson score interval every rate is reported with (harness.analysis.stats): its bounds, its clipping to
+"""The Wilson score interval every rate is reported with (harness.stats): its bounds, its clipping to
 [0, 1], the empty rate, and how a rate prints."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from harness.analysis.stats import Rate, wilson
+from harness.stats import Rate, wilson
 
 # scipy.stats.binomtest(k, n).proportion_ci(method="wilson") (confidence 0.95), written down so the test needs no scipy
 SCIPY_WILSON = {

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from harness import __version__
+from harness._version import __version__
 from harness.analysis.regress import BASELINE_SCHEMA, gate_cells, load_baseline, snapshot, write_baseline
 from harness.errors import HarnessError
 

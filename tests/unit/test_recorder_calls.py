@@ -19,9 +19,9 @@ from langchain_core.outputs import ChatGeneration, Generation, LLMResult
 from langchain_core.tools import tool
 
 import harness.trace.recorder as recorder_module
-from harness.agent import _deepagents_adapter as da
-from harness.reference.serve import SIMULATED_FINGERPRINT
+from harness import _deepagents_adapter as da
 from harness.trace.recorder import Recorder, RecorderMiddleware, SummarizerCallback
+from harness.trace.schema import SIMULATED_FINGERPRINT
 from tests.unit._recorder_inputs import SYSTEM, TOOL, overhead, request, tokens
 
 TASK = HumanMessage("Review the archive and report the vault code.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from langchain_core.exceptions import ContextOverflowError
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.trace.recorder import Recorder
 from tests.unit._recorder_inputs import (
     HISTORY,

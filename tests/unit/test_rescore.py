@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import HarnessError
+from harness.runs.rescore import rescore
 from harness.runs.results import append_row, read_rows, result_row
 from harness.scenarios.schema import all_scenario_files, load_scenarios, scenario_row
-from harness.scoring.rescore import rescore
 from harness.scoring.scorers import score_case
 from tests.unit._traces import HISTORY, Conversation
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.scenarios.schema import ExpectedFile, ExpectedStep, Needle, Scenario
 from harness.scoring.scorers import (
     CHECK,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.scoring.scorers import CHECK, Score, structural_issues, structure_ok
 from harness.trace.schema import Trace
 

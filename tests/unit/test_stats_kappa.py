@@ -1,10 +1,10 @@
-"""Cohen's kappa and its bootstrap interval (`harness.analysis.stats`), including the cases where kappa is undefined."""
+"""Cohen's kappa and its bootstrap interval (`harness.stats`), including the cases where kappa is undefined."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.analysis.stats import bootstrap_kappa, cohen_kappa
+from harness.stats import bootstrap_kappa, cohen_kappa
 
 JUDGE = [True, True, False, False, True, False, True, True, False, True]
 DETERMINISTIC = [True, False, False, False, True, True, True, True, False, True]

@@ -13,6 +13,7 @@ from langchain.agents.middleware import SummarizationMiddleware as LangChainSumm
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
+from harness.agent.build import build_strategy
 from harness.compaction.config import ArgTruncation, CompactionConfig, ContextSize
 from harness.compaction.prompts import deepagents_default_prompt
 from harness.compaction.strategies import registry
@@ -44,9 +45,7 @@ def _model(window=WINDOW):
 
 
 def _build(config, model=None, summarizer=None, backend=None):
-    return registry.build_strategy(
-        config, model or _model(config.window), backend=backend or StateBackend(), summarizer=summarizer
-    )
+    return build_strategy(config, model or _model(config.window), backend=backend or StateBackend(), summarizer=summarizer)
 
 
 def _conversation():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
 
 from harness.compaction.strategies import (
     custom,
@@ -14,10 +13,7 @@ from harness.compaction.strategies import (
     observation_masking,
     sliding_window,
 )
-from harness.compaction.strategies.base import StrategyInfo, StrategyStack
-
-if TYPE_CHECKING:
-    from harness.compaction.config import CompactionConfig
+from harness.compaction.strategies.base import StrategyInfo
 
 MODULES: dict[str, ModuleType] = {
     m.INFO.name: m
@@ -33,8 +29,3 @@ MODULES: dict[str, ModuleType] = {
 }
 INFO: dict[str, StrategyInfo] = {name: m.INFO for name, m in MODULES.items()}
 NAMES = tuple(MODULES)
-
-
-def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
-    """The middleware for ``config.strategy``: each module builds its own from released packages."""
-    return MODULES[config.strategy].build(config, model, backend=backend, summarizer=summarizer)

@@ -3,7 +3,7 @@ summaries inside subagents, and truncation of old write/edit arguments."""
 
 from __future__ import annotations
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.needle import carries_answer

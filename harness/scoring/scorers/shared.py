@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.scoring.scorers.types import CHECK, VALIDITY, Score
 from harness.task_format import COMPLETION_MARKER, call_target
 from harness.trace.schema import Trace

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from langchain_core.messages import ToolMessage
 
-from harness.agent import _deepagents_adapter as da
+from harness import _deepagents_adapter as da
 from harness.scoring.scorers.shared import _target
 from harness.trace.schema import Trace
 

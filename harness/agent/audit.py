@@ -290,7 +290,7 @@ def audit(
 
     overhead = None
     if measure_overhead and effective_window is not None:
-        from harness.compaction.preflight import fixed_overhead_tokens
+        from harness.agent.preflight import fixed_overhead_tokens
 
         # The overhead does not depend on the window; a large one keeps deepagents' budget guard out of the probe.
         probe = CompactionConfig(
