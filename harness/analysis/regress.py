@@ -30,6 +30,7 @@ import pandas as pd
 from harness._version import __version__
 from harness.analysis.compare import ALPHA, cells_frame, compare, format_cell, format_diff, holm
 from harness.errors import HarnessError
+from harness.runs.results import row_eval_version
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.suites.registry import SUITES
 
@@ -146,6 +147,7 @@ def gate_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         out.append(
             {
                 **{k: (name if k == "eval" else cell.get(k)) for k in _CELL_KEYS},
+                "eval_version": row_eval_version(row),
                 "checks": {k: (bool(scores[k]) if cell["valid"] else None) for k in keys if k in scores},
                 **{m: cell[m] for m in (*RATE_METRICS, *VALUE_METRICS) if m in cell},
             }
@@ -248,6 +250,25 @@ def gate_verdicts(diffs: list[float], pvalues: list[float | None]) -> tuple[list
     return p_adj, verdicts
 
 
+def version_mismatches(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> list[str]:
+    """One line per eval whose baseline cells were scored under another version of it than the current cells (a
+    cell without a version was scored under version 1): such results are not comparable, whatever their rates."""
+
+    def versions(cells: list[dict[str, Any]]) -> dict[str, set[int]]:
+        out: dict[str, set[int]] = {}
+        for cell in cells:
+            out.setdefault(cell["eval"], set()).add(row_eval_version(cell))
+        return out
+
+    old, new = versions(base), versions(now)
+    return [
+        f"eval {name!r}: the baseline was scored under version {', '.join(map(str, sorted(old[name])))}, the current "
+        f"results under version {', '.join(map(str, sorted(new[name])))}"
+        for name in sorted(old.keys() & new.keys())
+        if old[name] != new[name]
+    ]
+
+
 def regress(
     current: str | Path, baseline_file: str | Path, *, allow_partial: bool = False
 ) -> tuple[bool, pd.DataFrame, list[str]]:
@@ -257,6 +278,14 @@ def regress(
     name, rows = load_rows(current)
     now = gate_cells(rows)
     base = load_baseline(baseline_file)
+    changed = version_mismatches(base, now)
+    if changed:
+        raise HarnessError(
+            f"{baseline_file}: not comparable with {name}: "
+            + "; ".join(changed)
+            + ". An eval's version changes when its cases, checks or scoring change meaning (suites/registry.py). "
+            f"Rewrite the baseline from results of the current version: harness regress RESULTS --baseline {baseline_file} --update"
+        )
     notes = []
     records = []
     now_groups = _by_group(now)

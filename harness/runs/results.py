@@ -19,7 +19,20 @@ from harness.errors import HarnessError
 from harness.scenarios.schema import Scenario
 from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, fact_records, outcome
+from harness.suites.registry import SUITES
 from harness.trace.schema import EVENT_TYPES, Trace
+
+
+def eval_version(name: str) -> int | None:
+    """The registry's version of eval ``name`` (`EvalSuite.version`), None for a name the registry does not know."""
+    suite = SUITES.get(name)
+    return suite.version if suite is not None else None
+
+
+def row_eval_version(row: dict[str, Any]) -> int:
+    """The eval version a row was scored under: rows written before versions existed were scored under version 1
+    (every eval started at 1 when versions were introduced, 2026-11-26)."""
+    return int(row.get("eval_version") or 1)
 
 
 def result_row(
@@ -43,6 +56,7 @@ def result_row(
         "case_id": trace.case_id,
         "kind": trace.kind,
         "eval": eval_name or trace.kind,
+        "eval_version": eval_version(eval_name or trace.kind),
         "trial": trace.trial,
         "seed": trace.seed,
         "arm": trace.config.get("name"),  # the compared configuration: a variant, or variant@strategy in a grid

@@ -63,6 +63,8 @@ class EvalSuite:
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
     vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
     injects_faults: bool = False  # every run has a fault injected: a FAIL is the fault detected, which the eval expects
+    version: int = 1  # bump when the eval's cases, checks or scoring change meaning: rows record it, the gate compares
+    # only rows of the same version (a baseline of version 1 against results of version 2 is refused, not compared)
 
     def required_for(self, strategy: str) -> tuple[str, ...]:
         """``required`` under ``strategy``: the history-file recovery check becomes the strategy's own recovery

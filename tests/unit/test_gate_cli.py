@@ -111,3 +111,12 @@ def test_bad_input_exits_2_with_the_reason(tmp_path, capsys):
     assert "--max-error-rate must be between 0 and 1, got 1.5" in capsys.readouterr().err
     assert main(["regress", str(tmp_path), "--baseline", baseline]) == EXIT_BAD_INPUT
     assert "neither a run directory (results.jsonl) nor an experiment directory (cells.jsonl)" in capsys.readouterr().err
+
+
+def test_a_baseline_of_another_eval_version_exits_2_and_says_how_to_rewrite_it(tmp_path, capsys):
+    baseline = _baseline(tmp_path, _cells(8), capsys)
+    changed = [{**r, "eval_version": 2} for r in _cells(8)]
+    assert main(["regress", _grid(tmp_path / "now", changed), "--baseline", baseline]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "the baseline was scored under version 1, the current results under version 2" in err
+    assert f"--baseline {baseline} --update" in err

@@ -272,3 +272,23 @@ def test_by_default_a_partial_grid_fails(tmp_path):
     (run / "cells.jsonl").write_text("".join(json.dumps({**r, "cell_id": r["case_id"]}) + "\n" for r in _cells(3)))
     ok, _, notes = regress(run, tmp_path / "baseline.json")
     assert not ok and notes[-1].startswith("INCOMPLETE: 1 of 4 baseline cells have no result in now (goal eval, a at 20%: 1)")
+
+
+def test_a_baseline_from_another_version_of_an_eval_is_refused_not_compared(tmp_path):
+    import pytest
+
+    from harness.errors import HarnessError
+
+    base = _cells(8, True)  # written before versions: scored under version 1
+    same = [{**r, "eval_version": 1} for r in _cells(8, True)]
+    assert _gate(tmp_path, base, same)[0]  # version 1 both sides: compared, and it passes
+    changed = [{**r, "eval_version": 2} for r in _cells(8, True)]
+    with pytest.raises(HarnessError) as err:
+        _gate(tmp_path / "v2", base, changed)
+    message = str(err.value)
+    assert "eval 'goal': the baseline was scored under version 1, the current results under version 2" in message
+    assert "--update" in message and "not comparable" in message
+    # a version change in one eval refuses the whole gate even though the other eval's cells match
+    needle = _cells(4, True, eval_name="needle")
+    with pytest.raises(HarnessError, match="eval 'goal'"):
+        _gate(tmp_path / "mixed", base + needle, changed + needle)

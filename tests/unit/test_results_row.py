@@ -73,6 +73,18 @@ def test_the_eval_is_the_kind_unless_named_and_the_scorer_set_is_default_unless_
     assert (named["eval"], named["scorers"]) == ("faults", "subagent")
 
 
+def test_the_row_records_the_version_of_its_eval_and_an_unknown_eval_has_none(monkeypatch):
+    from dataclasses import replace
+
+    from harness.runs import results
+    from harness.suites.registry import SUITES
+
+    assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == SUITES["needle"].version == 1
+    monkeypatch.setattr(results, "SUITES", {**SUITES, "needle": replace(SUITES["needle"], version=3)})
+    assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == 3
+    assert result_row(_trace(), SCORES, trace_file="t.json", eval_name="not-an-eval")["eval_version"] is None
+
+
 def test_a_config_without_a_strategy_is_deepagents_summarization_and_without_a_name_has_no_arm():
     row = result_row(_trace(config={"trigger_tokens": 900}), SCORES, trace_file="t.json")
     assert (row["arm"], row["strategy"]) == (None, "deepagents-summarization")
