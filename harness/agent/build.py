@@ -31,9 +31,9 @@ from harness.compaction.strategies.base import StrategyStack, with_window
 def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
     """The middleware for ``config.strategy``: its registered module builds its own from released packages (the
     registry knows strategies by name; the config names one and is checked against the names)."""
-    from harness.compaction.strategies.registry import MODULES  # local: the strategies import langchain middleware
+    from harness.compaction.strategies.registry import load  # local: the strategies import langchain middleware
 
-    return MODULES[config.strategy].build(config, model, backend=backend, summarizer=summarizer)
+    return load(config.strategy).build(config, model, backend=backend, summarizer=summarizer)
 
 
 @dataclass

@@ -13,9 +13,13 @@ Context sizes use deepagents' own tuples: ``("fraction", 0.2)``, ``("tokens", 60
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.errors import ConfigError
+
+if TYPE_CHECKING:  # the type only: the config imports no middleware
+    from langchain.agents.middleware.summarization import ContextSize as LangChainContextSize
+    from langchain.agents.middleware.summarization import TriggerClause
 
 SIZE_UNITS = ("fraction", "tokens", "messages")
 
@@ -71,8 +75,11 @@ class ContextSize:
         unit, _, value = raw.partition(":")
         return cls(unit.strip(), _number(value.strip(), raw))
 
-    def as_tuple(self) -> tuple[str, float | int]:
-        return (self.unit, float(self.value) if self.unit == "fraction" else int(self.value))
+    def as_tuple(self) -> LangChainContextSize:
+        """The size as LangChain's and deepagents' summarization middleware take it: ("fraction", 0.2), ("tokens", 6000)."""
+        if self.unit == "fraction":
+            return ("fraction", float(self.value))
+        return ("tokens", int(self.value)) if self.unit == "tokens" else ("messages", int(self.value))
 
     def tokens(self, window: int | None) -> int | None:
         """This size in tokens for a declared window (None for a message count, or a fraction of no window)."""
@@ -147,10 +154,11 @@ class CompactionConfig:
 
     def __post_init__(self) -> None:
         if self.strategy != DEFAULT_STRATEGY:
-            from harness.compaction.strategies.registry import NAMES  # local: the strategies import langchain middleware
+            from harness.compaction.strategies.names import strategy_names  # local: reads installed packages' metadata
 
-            if self.strategy not in NAMES:
-                raise ConfigError(f"config {self.name!r}: unknown strategy {self.strategy!r}; known: {', '.join(NAMES)}")
+            known = strategy_names()
+            if self.strategy not in known:
+                raise ConfigError(f"config {self.name!r}: unknown strategy {self.strategy!r}; known: {', '.join(known)}")
         if (self.strategy == "custom") != (self.custom_strategy is not None):
             raise ConfigError(
                 f"config {self.name!r}: custom_strategy (module:function) goes with strategy custom, and only with it"
@@ -181,11 +189,12 @@ class CompactionConfig:
             validate_prompt(self.summary_prompt, source=f"config {self.name!r}")
 
     # -- derived views -------------------------------------------------------------
-    def trigger_arg(self) -> tuple | list[tuple]:
-        """The `trigger=` argument for deepagents' SummarizationMiddleware."""
+    def trigger_arg(self) -> LangChainContextSize | list[LangChainContextSize | TriggerClause]:
+        """The `trigger=` argument for deepagents' and LangChain's SummarizationMiddleware."""
         if len(self.trigger) == 1:
             return self.trigger[0].as_tuple()
-        return [t.as_tuple() for t in self.trigger]
+        clauses: list[LangChainContextSize | TriggerClause] = [t.as_tuple() for t in self.trigger]
+        return clauses
 
     def effective_truncation(self) -> ArgTruncation:
         return self.arg_truncation or ArgTruncation(trigger=self.trigger[0], keep=self.keep)

@@ -236,7 +236,7 @@ def make_config(
 ) -> CompactionConfig:
     """A preset or a variant file (``datasets/variants/<name>.md``) with command-line overrides applied.
 
-    ``strategy`` is a name from ``compaction.strategies.registry.NAMES``, or ``module:function`` for a custom strategy."""
+    ``strategy`` is a name from ``compaction.strategies.names.strategy_names()``, or ``module:function`` for a custom strategy."""
     base = get_preset(variant) if variant in PRESETS else resolve_config(variant)[0]
     if window is not None:
         try:
@@ -276,8 +276,9 @@ def parse_strategy(text: str | None) -> tuple[str | None, str | None]:
 
         load_callable(text, source="--strategy")
         return "custom", text
-    from harness.compaction.strategies.registry import NAMES
+    from harness.compaction.strategies.names import strategy_names
 
-    if text not in NAMES:
-        raise ConfigError(f"--strategy {text!r}: unknown strategy; known: {', '.join(NAMES)}, or module:function")
+    known = strategy_names()
+    if text not in known:
+        raise ConfigError(f"--strategy {text!r}: unknown strategy; known: {', '.join(known)}, or module:function")
     return text, None

@@ -1,11 +1,17 @@
-"""What every strategy module shares: its description (`StrategyInfo`) and what it builds (`StrategyStack`).
+"""What every strategy shares: its description (`StrategyInfo`), what it builds (`StrategyStack`), and the protocol a
+strategy satisfies (`Strategy`), built in or from an installed package.
 
 Data only (no middleware imported here), so configs, scorers and reports can read a strategy's description."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 
 @dataclass(frozen=True)
@@ -23,6 +29,25 @@ class StrategyStack:
     slot: Any  # takes deepagents' "SummarizationMiddleware" entry (main agent and general-purpose subagent)
     inner: list[Any]  # appended after deepagents' core entries, outside the recorder
     summarization: Any = None  # the deepagents SummarizationMiddleware instance, when there is one
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """A compaction strategy: a module or an object with an ``INFO`` and a ``build``.
+
+    ``build`` returns the middleware for one agent: ``slot`` takes deepagents' summarization entry (by its name,
+    ``SummarizationMiddleware``; `none.VacatedSummarizationSlot` leaves it empty), ``inner`` is added inside it, and
+    ``summarization`` is the deepagents summarization middleware when the strategy has one (the recorder reads its
+    events). ``model`` is the agent's model, already given the config's window; ``backend`` is the agent's file backend
+    (where a summarization strategy offloads the history); ``summarizer`` is the summary model, when the run has one.
+    Every middleware it returns must come from a released package (deepagents, langchain) or the user's own code,
+    never a copy of one."""
+
+    INFO: StrategyInfo
+
+    def build(
+        self, config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+    ) -> StrategyStack: ...
 
 
 def with_window(model: Any, window: int) -> Any:

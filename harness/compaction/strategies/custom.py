@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
 from harness.errors import ConfigError
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "custom",
@@ -61,8 +66,12 @@ class CustomStrategyMiddleware(AgentMiddleware):
         return await handler(self._apply(request))
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
-    fn = load_callable(config.custom_strategy)
-    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[CustomStrategyMiddleware(fn, config.custom_strategy)])
+    spec = config.custom_strategy
+    if spec is None:  # the config refuses strategy custom without its function; a hand-made one may not
+        raise ConfigError(f"config {config.name!r}: strategy custom needs custom_strategy (module:function)")
+    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[CustomStrategyMiddleware(load_callable(spec), spec)])

@@ -8,10 +8,15 @@ explicitly, as `create_summarization_middleware` would.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.compaction.prompts import deepagents_default_prompt
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "deepagents-summarization",
@@ -40,6 +45,8 @@ def summarization(config: Any, model: Any, *, backend: Any, summarizer: Any = No
     )
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     middleware = summarization(config, model, backend=backend, summarizer=summarizer)
     return StrategyStack(slot=middleware, inner=[], summarization=middleware)

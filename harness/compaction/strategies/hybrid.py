@@ -9,12 +9,17 @@ masked request is still over the trigger, and then offloads the unmasked history
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "hybrid",
@@ -35,7 +40,9 @@ def masked_counter(edit: Any) -> Any:
     return count
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     from langchain.agents.middleware import ContextEditingMiddleware
 
     from harness.compaction.strategies.deepagents_summarization import summarization

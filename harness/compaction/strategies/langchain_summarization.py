@@ -9,10 +9,15 @@ declared window too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.compaction.prompts import deepagents_default_prompt
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack, with_window
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "langchain-summarization",
@@ -24,7 +29,9 @@ INFO = StrategyInfo(
 )
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     from langchain.agents.middleware import SummarizationMiddleware
 
     summary_model = with_window(summarizer if summarizer is not None else model, config.window)

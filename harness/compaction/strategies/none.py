@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "none", "no compaction (control arm): the window must hold the whole task", "nothing is compacted", None, False, ()
@@ -23,5 +28,7 @@ class VacatedSummarizationSlot(AgentMiddleware):
         return "SummarizationMiddleware"
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     return StrategyStack(slot=VacatedSummarizationSlot(), inner=[])

@@ -8,9 +8,14 @@ messages only, not the system prompt and tool schemas deepagents also counts.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "observation-masking",
@@ -31,7 +36,9 @@ def clear_tool_uses(config: Any) -> Any:
     return ClearToolUsesEdit(trigger=config.trigger_tokens() or 0, keep=config.mask_keep, placeholder=PLACEHOLDER)
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     from langchain.agents.middleware import ContextEditingMiddleware
 
     from harness.compaction.strategies.none import VacatedSummarizationSlot

@@ -1,31 +1,57 @@
-"""The strategies by name: each module's ``INFO`` and ``build``. Adding a strategy is its module plus one line here."""
+"""The strategies by name (`names.strategy_names`), each loaded when it is first built or described.
+
+A built-in strategy is a module of this package (`names.BUILTIN`); an installed one comes from the entry-point group
+``compaction_harness.strategies``. Either satisfies `base.Strategy`: an ``INFO`` (`base.StrategyInfo`, whose name is
+the strategy's) and a ``build``. Adding a built-in strategy is its module plus one line in `names.BUILTIN`.
+"""
 
 from __future__ import annotations
 
-from types import ModuleType
+import importlib
+from collections.abc import Iterator, Mapping
+from functools import cache
 
-from harness.compaction.strategies import (
-    custom,
-    deepagents_summarization,
-    hybrid,
-    langchain_summarization,
-    none,
-    observation_masking,
-    sliding_window,
-)
-from harness.compaction.strategies.base import StrategyInfo
+from harness.compaction.strategies.base import Strategy, StrategyInfo
+from harness.compaction.strategies.names import BUILTIN, installed, strategy_names
+from harness.errors import ConfigError
 
-MODULES: dict[str, ModuleType] = {
-    m.INFO.name: m
-    for m in (
-        deepagents_summarization,
-        langchain_summarization,
-        observation_masking,
-        sliding_window,
-        hybrid,
-        none,
-        custom,
-    )
-}
-INFO: dict[str, StrategyInfo] = {name: m.INFO for name, m in MODULES.items()}
-NAMES = tuple(MODULES)
+
+@cache
+def load(name: str) -> Strategy:
+    """The strategy ``name``. Raises KeyError for a name no strategy has; ConfigError for an installed one that does
+    not import or does not satisfy `base.Strategy` (naming its entry point)."""
+    if name in BUILTIN:
+        loaded: object = importlib.import_module(BUILTIN[name])
+        where = BUILTIN[name]
+    else:
+        ep = installed().get(name)
+        if ep is None:
+            raise KeyError(name)
+        where = f"entry point {ep.name!r} = {ep.value!r}"
+        try:
+            loaded = ep.load()
+        except Exception as exc:  # noqa: BLE001 - whatever the package raised on import, name the entry point
+            raise ConfigError(f"strategy {name!r}: {where} does not load ({type(exc).__name__}: {exc})") from None
+    info = getattr(loaded, "INFO", None)
+    if not isinstance(info, StrategyInfo) or not callable(getattr(loaded, "build", None)):
+        raise ConfigError(f"strategy {name!r}: {where} has no INFO (a StrategyInfo) and build(config, model, ...)")
+    if info.name != name:
+        raise ConfigError(f"strategy {name!r}: {where} describes itself as {info.name!r}; the names must agree")
+    return loaded  # type: ignore[return-value]  # checked structurally above
+
+
+class _Infos(Mapping[str, StrategyInfo]):
+    """``INFO[name]``: a strategy's description, loading the strategy on first use."""
+
+    def __getitem__(self, name: str) -> StrategyInfo:
+        return load(name).INFO
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(strategy_names())
+
+    def __len__(self) -> int:
+        return len(strategy_names())
+
+
+INFO: Mapping[str, StrategyInfo] = _Infos()
+NAMES = tuple(BUILTIN)  # the built-in strategies; `names.strategy_names()` adds the installed ones

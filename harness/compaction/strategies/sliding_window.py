@@ -11,13 +11,18 @@ everything; nothing trimmed can be recovered.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import BaseMessage, HumanMessage, trim_messages
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from harness.compaction.config import CompactionConfig
 
 INFO = StrategyInfo(
     "sliding-window",
@@ -67,7 +72,9 @@ class SlidingWindowMiddleware(AgentMiddleware):
         return await handler(self._trim(request))
 
 
-def build(config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> Any:
+def build(
+    config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
+) -> StrategyStack:
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
     keep_messages = int(config.keep.value) if config.keep.unit == "messages" else None

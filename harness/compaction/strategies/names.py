@@ -1,0 +1,50 @@
+"""Which strategies exist, by name, without importing any: the built-in ones and those installed packages add.
+
+A package adds a strategy through the entry-point group ``compaction_harness.strategies``: the entry point's name is
+the strategy's name and its object satisfies `harness.compaction.strategies.base.Strategy` (a module or an object
+with ``INFO`` and ``build``). For example, in the package's pyproject.toml::
+
+    [project.entry-points."compaction_harness.strategies"]
+    action-masking = "mypkg.masking"
+
+Names are read from the installed metadata only (nothing is imported here), so a config can check a strategy's name
+without loading middleware; `harness.compaction.strategies.registry` loads a strategy when it is built or described.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.metadata import EntryPoint, entry_points
+
+from harness.errors import ConfigError
+
+GROUP = "compaction_harness.strategies"
+BUILTIN: dict[str, str] = {  # name -> module, in the order the README's table and `harness run --help` list them
+    "deepagents-summarization": "harness.compaction.strategies.deepagents_summarization",
+    "langchain-summarization": "harness.compaction.strategies.langchain_summarization",
+    "observation-masking": "harness.compaction.strategies.observation_masking",
+    "sliding-window": "harness.compaction.strategies.sliding_window",
+    "hybrid": "harness.compaction.strategies.hybrid",
+    "none": "harness.compaction.strategies.none",
+    "custom": "harness.compaction.strategies.custom",
+}
+
+
+@lru_cache(maxsize=1)
+def installed() -> dict[str, EntryPoint]:
+    """The strategies installed packages declare, by name (sorted). Raises ConfigError for one that takes a built-in
+    strategy's name or that two packages declare: which one runs would depend on install order."""
+    found: dict[str, EntryPoint] = {}
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
+        where = f"entry point {ep.name!r} = {ep.value!r} (group {GROUP})"
+        if ep.name in BUILTIN:
+            raise ConfigError(f"{where}: {ep.name!r} is a built-in strategy; give the package's strategy another name")
+        if ep.name in found and found[ep.name].value != ep.value:
+            raise ConfigError(f"{where}: {ep.name!r} is also declared as {found[ep.name].value!r}; rename one")
+        found[ep.name] = ep
+    return found
+
+
+def strategy_names() -> tuple[str, ...]:
+    """Every strategy a config may name: the built-in ones, then the installed ones."""
+    return (*BUILTIN, *installed())
