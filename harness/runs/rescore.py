@@ -14,7 +14,7 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.runs.results import SCENARIOS_FILE, append_row, read_rows, result_row
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios
-from harness.scoring.scorers import SCORER_SETS, score_case
+from harness.scoring.scorers import score_case, scorer_sets
 from harness.trace.schema import load_trace
 
 
@@ -43,7 +43,7 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
             raise HarnessError(f"{run_dir}: case {old['case_id']!r} is not in the scenario files; pass --datasets")
         trace = load_trace(run_dir / old["trace"])
         scorers = old.get("scorers", "default")
-        if scorers not in SCORER_SETS:
+        if scorers not in scorer_sets():
             raise HarnessError(f"{run_dir}: case {old['case_id']!r} was scored by an unknown scorer set {scorers!r}")
         scores = score_case(trace, scenario, scorers)
         new = result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers, eval_name=old.get("eval"))

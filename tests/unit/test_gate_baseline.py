@@ -50,6 +50,7 @@ def test_a_cell_records_its_ids_outcome_gated_checks_and_metrics():
             "outcome": "PASS",
             "valid": True,
             "passed": True,
+            "eval_version": 1,  # written before versions: version 1
             "checks": {"goal_preserved": True},  # only the eval's gated checks, as booleans
             "goal_preserved": 1.0,
             "agent_tokens": 1234,

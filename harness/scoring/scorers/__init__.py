@@ -31,9 +31,11 @@ from harness.scoring.scorers.registry import (
     NEEDS_COMPACTION,
     SCORER_SETS,
     ScorerFn,
+    load_installed_scorers,
     outcome,
     score_case,
     scorer,
+    scorer_sets,
     scores_by_key,
 )
 from harness.scoring.scorers.shared import (
@@ -74,6 +76,8 @@ __all__ = [
     "OUTCOMES",
     "PASS",
     "SCORER_SETS",
+    "load_installed_scorers",
+    "scorer_sets",
     "VALIDITY",
     "Score",
     "ScorerFn",

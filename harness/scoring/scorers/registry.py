@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
+from harness.errors import ConfigError
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import goal_scores
@@ -48,12 +50,40 @@ scorer(scorer_set="eviction")(eviction_scores)
 scorer(scorer_set="overflow")(overflow_scores)
 scorer(scorer_set="subagent")(subagent_scores)
 scorer("probe", "needle", "chain", scorer_set="retention")(retention_scores)
-SCORER_SETS = tuple(_REGISTRY)  # a result row records which one scored it (``scorers``)
+SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
+SCORER_GROUP = "compaction_harness.scorers"
+
+
+@lru_cache(maxsize=1)
+def load_installed_scorers() -> tuple[str, ...]:
+    """Import the scorer modules installed packages declare (entry-point group ``compaction_harness.scorers``, each
+    a module that registers its functions with `scorer`), once; the entry points' names. Raises ConfigError naming
+    the entry point when one does not import. Called on first use, never at import: a scorer module imports this
+    package's face, which must be whole by then."""
+    from importlib.metadata import entry_points
+
+    loaded = []
+    for ep in sorted(entry_points(group=SCORER_GROUP), key=lambda e: (e.name, e.value)):
+        try:
+            ep.load()
+        except Exception as exc:  # noqa: BLE001 - whatever the package raised on import, name the entry point
+            raise ConfigError(
+                f"scorers: entry point {ep.name!r} = {ep.value!r} (group {SCORER_GROUP}) does not load "
+                f"({type(exc).__name__}: {exc})"
+            ) from None
+        loaded.append(ep.name)
+    return tuple(loaded)
+
+
+def scorer_sets() -> tuple[str, ...]:
+    """Every scorer set: the built-in ones, then those installed packages' scorers register."""
+    load_installed_scorers()
+    return tuple(_REGISTRY)
 
 
 def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> list[Score]:
     """Scores for one case: the shared checks, then the scorers registered for its kind in the scorer set."""
-    if scorers not in _REGISTRY:
+    if scorers not in scorer_sets():
         raise ValueError(f"unknown scorer set {scorers!r}; known: {', '.join(_REGISTRY)}")
     scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
     by_kind = _REGISTRY[scorers]

@@ -1,5 +1,6 @@
-"""A strategy from an installed package (entry-point group ``compaction_harness.strategies``): found by name, checked,
-run through the real agent, and refused with a clear error when it clashes or is malformed.
+"""Strategies and scorers from an installed package (entry-point groups ``compaction_harness.strategies`` and
+``compaction_harness.scorers``): found, checked, run through the real agent and scored, and refused with a clear error
+when one clashes, does not import or is malformed.
 
 The package is made in a temporary directory as an installer leaves one: the module, and a ``.dist-info`` with its
 METADATA and entry_points.txt, on ``sys.path``; `importlib.metadata` finds it as it finds any installed package.
@@ -7,6 +8,7 @@ METADATA and entry_points.txt, on ``sys.path``; `importlib.metadata` finds it as
 
 from __future__ import annotations
 
+import copy
 import re
 import textwrap
 
@@ -20,6 +22,9 @@ from harness.compaction.strategies.base import Strategy
 from harness.compaction.variants import make_config
 from harness.errors import ConfigError
 from harness.scenarios.schema import load_scenarios
+from harness.scoring.scorers import registry as scorer_registry
+from harness.scoring.scorers import score_case, scorer_sets, scores_by_key
+from harness.scoring.scorers.registry import SCORER_GROUP
 
 NEEDLE = DATASETS_DIR / "needle.jsonl"
 ACME = textwrap.dedent(
@@ -40,24 +45,49 @@ ACME = textwrap.dedent(
 )
 
 
-def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | None = None) -> None:
+ACME_CHECKS = textwrap.dedent(
+    '''
+    """An outside package's scorers: a check on every needle case in the default set, and a set of its own."""
+    from harness.scoring.scorers import CHECK, MEASURE, Score, scorer
+
+
+    @scorer("needle")
+    def acme_answer_short(trace, scenario):
+        answer = trace.answer(len(scenario.turns) - 1) or ""
+        return Score("acme_answer_short", len(answer) < 200, CHECK, f"{len(answer)} characters")
+
+
+    @scorer(scorer_set="acme")
+    def acme_calls(trace, scenario):
+        return Score("acme_calls", len(trace.agent_calls()), MEASURE, "agent calls")
+    '''
+)
+
+
+def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | None = None, group: str = names.GROUP) -> None:
     """A package installed into ``tmp_path`` (on sys.path), declaring ``entry_points`` (entry_points.txt lines)."""
     for name, source in (modules or {"acme_compaction": ACME}).items():
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
     info = tmp_path / "acme_compaction-0.1.dist-info"
-    info.mkdir()
+    info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-compaction\nVersion: 0.1\n", encoding="utf-8")
-    (info / "entry_points.txt").write_text(f"[{names.GROUP}]\n{entry_points}\n", encoding="utf-8")
+    with (info / "entry_points.txt").open("a", encoding="utf-8") as fh:
+        fh.write(f"[{group}]\n{entry_points}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     names.installed.cache_clear()
     registry.load.cache_clear()
+    scorer_registry.load_installed_scorers.cache_clear()
 
 
 @pytest.fixture(autouse=True)
-def _fresh_registry():
+def _fresh_registries():
+    registered = copy.deepcopy(scorer_registry._REGISTRY)  # noqa: SLF001 - a package's scorers register there
     yield
     names.installed.cache_clear()  # the next test sees the packages actually installed
     registry.load.cache_clear()
+    scorer_registry.load_installed_scorers.cache_clear()
+    scorer_registry._REGISTRY.clear()  # noqa: SLF001
+    scorer_registry._REGISTRY.update(registered)  # noqa: SLF001
 
 
 def test_an_installed_strategy_is_named_checked_and_runs_through_the_real_agent(tmp_path, monkeypatch):
@@ -73,6 +103,18 @@ def test_an_installed_strategy_is_named_checked_and_runs_through_the_real_agent(
     trace = run_case(scenario, config, choose_models(None, None, window=config.window))
     assert trace.config["strategy"] == "acme-masking"
     assert trace.events_of("mask") and not trace.events_of("summary")  # its middleware ran, deepagents' did not
+
+    assert "acme_answer_short" not in scores_by_key(score_case(trace, scenario))
+    install(tmp_path, monkeypatch, "acme = acme_checks", {"acme_checks": ACME_CHECKS}, group=SCORER_GROUP)
+    scores = scores_by_key(score_case(trace, scenario))
+    assert scores["acme_answer_short"].role == "check" and "needle_correct" in scores  # beside the built-in ones
+    assert scorer_sets()[-1] == "acme" and score_case(trace, scenario, "acme")[-1].key == "acme_calls"
+
+
+def test_a_scorer_package_that_does_not_import_is_refused_naming_its_entry_point(tmp_path, monkeypatch):
+    install(tmp_path, monkeypatch, "acme = acme_gone", {}, group=SCORER_GROUP)
+    with pytest.raises(ConfigError, match=re.escape("entry point 'acme' = 'acme_gone' (group compaction_harness.scorers)")):
+        scorer_sets()
 
 
 @pytest.mark.parametrize(
