@@ -140,6 +140,17 @@ def test_a_broken_reference_question_is_refused_by_the_schema(mutate, message):
         validate_row(row, "probes.jsonl", 1)
 
 
+def test_a_reference_question_before_its_reference_is_said_is_refused():
+    row = copy.deepcopy(_family("reference-resolution", 1))  # the references in the assistant message before turn 1
+    validate_row(row, "probes.jsonl", 1)
+    row["assistant"][0]["turn"] = 2  # now said just before the question's own turn
+    for f in row["facts"]:
+        if f["place"] == "assistant":
+            f["turn"] = 2
+    with pytest.raises(DatasetError, match="asks about 'reference' before it is stated"):
+        validate_row(row, "probes.jsonl", 1)
+
+
 def test_canary_rounds_plants_the_five_canaries_and_asks_each_once():
     row = _family("canary-rounds")
     assert [(f["type"], f["place"]) for f in row["facts"]] == [
