@@ -163,6 +163,54 @@ def parse_question(text: str) -> str | None:
     return match.group(1).strip() if match else None
 
 
+# -- reference questions: an attribute asked through a reference to its entity ------------------------------------------
+# "For the record, the primary site is ORBIT-7." defines the reference; "For the record, the ORBIT-7 access code is
+# 4417-KESTREL." states the attribute under the entity's own name; "What is the access code of the primary site?" asks
+# it through the reference. The attribute never contains " of the " (the split is at its first occurrence).
+REFERENCE_JOIN = " of the "
+
+
+def reference_key(attribute: str, reference: str) -> str:
+    """The key a reference question asks: "access code of the primary site"."""
+    if REFERENCE_JOIN in f" {attribute} ":
+        raise ValueError(f"an attribute must not contain {REFERENCE_JOIN.strip()!r}: {attribute!r}")
+    return f"{attribute}{REFERENCE_JOIN}{reference}"
+
+
+def attribute_key(entity: str, attribute: str) -> str:
+    """The key an attribute is stated under, named by its entity: "ORBIT-7 access code"."""
+    return f"{entity} {attribute}"
+
+
+def entity_attribute(key: str, entity: str) -> str | None:
+    """The attribute an attribute key states for ``entity`` ("ORBIT-7 access code", "ORBIT-7" -> "access code"), or
+    None when ``key`` is not named by ``entity``."""
+    prefix = f"{entity} "
+    attribute = key[len(prefix) :].strip() if key.lower().startswith(prefix.lower()) else ""
+    return attribute or None
+
+
+def reference_question_key(key: str, entity: str, reference: str) -> str | None:
+    """What a reference question asks of the attribute stated under ``key`` ("ORBIT-7 access code") when ``reference``
+    ("primary site") names ``entity`` ("ORBIT-7"): "access code of the primary site"; None when ``key`` is not named
+    by ``entity``."""
+    attribute = entity_attribute(key, entity)
+    return reference_key(attribute, reference) if attribute else None
+
+
+def render_reference_question(attribute: str, reference: str) -> str:
+    """'Question: What is the <attribute> of the <reference>? Reply with the value only.'"""
+    return render_question(reference_key(attribute, reference))
+
+
+def parse_reference(key: str) -> tuple[str, str] | None:
+    """(attribute, reference) of a reference question's key ("access code of the primary site"), or None when the key
+    names no reference. A plain key may read the same way ("name of the ship"): a reader tries the key as stated
+    first."""
+    attribute, join, reference = key.partition(REFERENCE_JOIN)
+    return (attribute.strip(), reference.strip()) if join and attribute.strip() and reference.strip() else None
+
+
 def needle_sentence(key: str, value: str) -> str:
     return f"For the record, the {key} is {value}."
 

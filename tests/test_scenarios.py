@@ -28,7 +28,7 @@ def write(tmp_path, rows, name="cases.jsonl"):
 def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenarios):
     kinds = [s.kind for s in scenarios.values()]
     assert kinds.count("needle") >= 20 and kinds.count("goal") >= 10 and kinds.count("chain") == 8
-    assert kinds.count("truncation") == 8 and kinds.count("probe") == 15  # 14 generated families + the recorded conversation
+    assert kinds.count("truncation") == 8 and kinds.count("probe") == 17  # 16 generated (8 families x 2) + the recorded one
     assert {s.min_summaries for s in scenarios.values() if s.kind == "chain"} == {1, 2, 4, 8}
     needle = scenarios["needle-h24k-d025"]
     assert needle.needles[0].answer and needle.followups and needle.documents

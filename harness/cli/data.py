@@ -211,7 +211,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--families",
         default=None,
         help="comma-separated families (default all): buried-constraint, decision-override, entity-confusion, "
-        "artifact-trail, plan-state, standing-rule, canary-rounds",
+        "artifact-trail, plan-state, standing-rule, canary-rounds, reference-resolution",
     )
     probes.add_argument("--instances", type=int, default=2, help="instances per family (default 2, as the shipped set)")
     gen.set_defaults(handler=cmd_generate)

@@ -11,7 +11,11 @@ It never sees a scenario, an expected answer or a seed; only the request's messa
 - A question (``parse_probe``), of four kinds:
   - recall and continuation ("What is the <key>?"): the latest statement of "the <key>
     is <value>" in everything it sees, in the order it was said (the system prompt, then
-    history pages by offset, then the summary, then the messages after it); failing that,
+    history pages by offset, then the summary, then the messages after it); a reference
+    question ("What is the access code of the primary site?") that no statement answers as
+    asked is resolved in two links, each the latest statement in view: the entity the
+    reference names ("the primary site is ORBIT-7"), then its attribute ("the ORBIT-7
+    access code is ..."); failing that (either link missing),
     it calls a cleared read-only tool again, or pages through evicted results and the
     history file the summary names with read_file (resuming after the pages it can see or
     the summary records), and says it does not know when those are exhausted or none is
@@ -54,10 +58,12 @@ from harness.task_format import (
     COMPLETION_MARKER,
     FINDING_PREFIX,
     Step,
+    attribute_key,
     call_target,
     delegation_brief,
     find_facts,
     parse_probe,
+    parse_reference,
     parse_statements,
     parse_steps,
     render_decision_answer,
@@ -394,11 +400,32 @@ def _answer_probe(view: View, kind: str, key: str | None, *, first: bool = False
     return _answer(view, key, str, first=first)
 
 
+def resolve(view: View, key: str, *, first: bool = False) -> str | None:
+    """The value of ``key`` from what is in view: the latest statement of "the <key> is <value>" (``first``: the
+    first, the stale-answer fault); failing that, for a reference question's key ("access code of the primary site",
+    ``parse_reference``), the entity the reference names ("the primary site is ORBIT-7"), then that entity's attribute
+    ("the ORBIT-7 access code is 4417-KESTREL"). None when a link is missing."""
+
+    def lookup(k: str) -> str | None:
+        if first:
+            stated = view.stated_values(k)
+            return stated[0] if stated else None
+        return view.latest_statement(k)
+
+    value = lookup(key)
+    split = parse_reference(key)
+    if value or split is None:
+        return value
+    attribute, reference = split
+    entity = lookup(reference)
+    return lookup(attribute_key(entity, attribute)) if entity else None
+
+
 def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = False) -> Action:
-    """``reply(latest value)`` when ``key`` is stated in view; otherwise the next step of the search for it (a cleared
-    tool called again, a page of an evicted result or of the history file), and "I don't know" when that is over."""
-    stated = view.stated_values(key) if first else []
-    value = stated[0] if stated else (None if first else view.latest_statement(key))
+    """``reply(latest value)`` when ``key`` is stated in view (or, for a reference question, can be resolved from
+    view: `resolve`); otherwise the next step of the search for it (a cleared tool called again, a page of an evicted
+    result or of the history file), and "I don't know" when that is over."""
+    value = resolve(view, key, first=first)
     if value:
         return ReplyAction(reply(value))
     # A tool result cleared to save context: call that tool again, as a capable model would.

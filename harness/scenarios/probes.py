@@ -15,6 +15,10 @@ documents, the assistant message comes before turn 1, and turn 1 is the rest of 
   follow-up turn, or a later document: "Decision (changed): ..., not <old>"); a decision probe (latest required,
   stale forbidden).
 - ``entity-confusion``: two facts whose keys differ in one word (north/south vault); one of them asked.
+- ``reference-resolution``: an entity named by a defining fact early ("the primary site is ORBIT-7"), its attribute
+  stated under its own name in a document ("the ORBIT-7 access code is ..."), a look-alike entity with the same
+  attribute; a recall probe asks the attribute through the reference ("the access code of the primary site"), so the
+  answer needs both facts.
 - ``artifact-trail``: the task reads seed files, writes notes, appends a section to a file with edit_file, among
   fetches; an artifact probe asks which files were created or changed (reads are not artifacts).
 - ``plan-state``: goal_state facts ("Status: the next step is ...") updated as the work goes (assistant messages and
@@ -46,7 +50,9 @@ from harness.scenarios.haystack import CHARS_PER_TOKEN, CODEWORDS, COMPANIES, PL
 from harness.task_format import (
     ARTIFACT_QUESTION,
     Step,
+    attribute_key,
     fact_sentence,
+    reference_question_key,
     render_decision_question,
     render_question,
     render_task,
@@ -89,6 +95,15 @@ _PREFERENCES = (
     ("date format", ("iso-8601", "dd-mm-yyyy", "mm-dd-yyyy")),
     ("currency display", ("eur-symbol", "usd-code", "gbp-code")),
 )
+_ROLES = (
+    ("primary site", "backup site"),
+    ("main depot", "overflow depot"),
+    ("lead supplier", "standby supplier"),
+    ("home terminal", "relief terminal"),
+)
+_ATTRIBUTES = ("access code", "gate code", "account number", "dock code")
+# Entity names never said by the haystack's prose (lowercase words, company names, DOC ids, dates, digit-CODEWORD codes)
+_ENTITIES = ("ORBIT", "VEGA", "NOVA", "ATLAS", "LYRA", "RIGEL", "ALTAIR", "SIRIUS")
 _RULES = (
     ("commit prefix", "{w}-OPS"),
     ("ticket prefix for the {place} depot", "{w}-{n}"),
@@ -164,12 +179,19 @@ def _fact(
     return out
 
 
-def question_text(probe: str, key: str) -> str:
-    """The follow-up that asks a ``probe`` question about ``key`` (the artifact question names no key)."""
+def question_text(probe: str, key: str, reference: tuple[str, str] | None = None) -> str:
+    """The follow-up that asks a ``probe`` question about ``key`` (the artifact question names no key). ``reference``:
+    (the key, the value) of the fact that names the entity ``key`` is stated under, for a reference question
+    ("What is the access code of the primary site?" of "ORBIT-7 access code" with ("primary site", "ORBIT-7"))."""
     if probe == "decision":
         return render_decision_question(key)
     if probe == "artifact":
         return ARTIFACT_QUESTION
+    if reference is not None:
+        asked = reference_question_key(key, reference[1], reference[0])
+        if asked is None:
+            raise ValueError(f"{key!r} is not named by {reference[1]!r}: a reference question cannot ask it")
+        return render_question(asked)
     return render_question(key)
 
 
@@ -196,7 +218,9 @@ def _row(
     questions = []
     for probe, ids in asks:
         questions.append({"turn": len(turns), "facts": ids, "probe": probe})
-        turns.append(question_text(probe, by_id[ids[0]]["key"]))
+        # a recall of two facts asks the first through the second (a reference question); other asks name one key
+        reference = (by_id[ids[1]]["key"], by_id[ids[1]]["value"]) if probe == "recall" and len(ids) == 2 else None
+        turns.append(question_text(probe, by_id[ids[0]]["key"], reference))
     steps = [s for _, part in parts for s in part]
     row: dict[str, Any] = {
         "id": f"probe-{family}-s{seed}-i{instance}",
@@ -329,6 +353,64 @@ def entity_confusion(seed: int, instance: int) -> dict:
         documents=docs,
         facts=facts,
         asks=[("recall", [f"entity-{asked + 1}"])],
+    )
+
+
+def reference_resolution(seed: int, instance: int) -> dict:
+    """An entity introduced by a defining fact early ("For the record, the primary site is ORBIT-7."), its attribute
+    stated under the entity's own name in a document ("For the record, the ORBIT-7 access code is 4417-KESTREL."), and
+    a look-alike (the backup site, another entity, the same attribute in another document). A recall question asks
+    the attribute through the reference only ("What is the access code of the primary site?"): the answer needs both
+    facts. Instance even: the defining facts in the task's prose, the attributes in early documents of the haystack.
+    Odd: the defining facts in a scripted assistant message after the briefing, the attributes in early documents of
+    the turn-1 continuation."""
+    rng = random.Random(f"probe:reference-resolution:{seed}:{instance}")
+    company = rng.choice(COMPANIES)
+    roles = rng.choice(_ROLES)
+    attribute = rng.choice(_ATTRIBUTES)
+    entities = [f"{name}-{rng.randint(2, 9)}" for name in rng.sample(_ENTITIES, 2)]
+    codes = [_code(rng)]
+    while len(codes) < 2:
+        codes += [c for c in [_code(rng)] if c != codes[0]]
+    defining = [fact_sentence("fact", roles[k], entities[k]) for k in (0, 1)]
+    keys = [attribute_key(entities[k], attribute) for k in (0, 1)]
+    at = (rng.randint(0, 2), rng.randint(3, 5))
+    if rng.random() < 0.5:  # which attribute is stated first
+        at = (at[1], at[0])
+    said = {at[k]: [fact_sentence("fact", keys[k], codes[k])] for k in (0, 1)}
+    if instance % 2 == 0:
+        n_docs = rng.randint(11, 13)
+        docs = _docs(rng, company, 1, n_docs, DOC_TOKENS, said)
+        parts = [(_intro(company, *defining), _with_reply(_fetches(docs)))]
+        place, turn, assistant, where = "user", 0, [], "the task's prose"
+        stated = docs
+    else:
+        brief = _docs(rng, company, 1, 2, BRIEF_DOC_TOKENS, {})
+        n_more = rng.randint(14, 16)
+        stated = _docs(rng, company, 3, n_more, CONT_DOC_TOKENS, said)
+        docs = brief + stated
+        part0 = _with_reply(_fetches(brief))
+        parts = [(_intro(company), part0), (_continuation(company), _with_reply(_fetches(stated, part0[-1].number + 1)))]
+        place, turn, where = "assistant", 1, "an assistant message after the briefing"
+        assistant = [(1, " ".join(["Noted from the briefing.", *defining]))]
+    facts = [
+        _fact("attribute", "fact", keys[0], codes[0], "tool", turn, stated[at[0]]["id"]),
+        _fact("reference", "fact", roles[0], entities[0], place, turn),
+        _fact("distractor", "fact", keys[1], codes[1], "tool", turn, stated[at[1]]["id"]),
+        _fact("distractor-reference", "fact", roles[1], entities[1], place, turn),
+    ]
+    return _row(
+        "reference-resolution",
+        seed,
+        instance,
+        f"The {roles[0]} ({entities[0]}) and the {roles[1]} ({entities[1]}) named in {where}, their {attribute}s in "
+        f"{stated[at[0]]['id']} and {stated[at[1]]['id']} of {len(docs)} documents; asked for the {attribute} of the "
+        f"{roles[0]} (needs both facts).",
+        parts,
+        documents=docs,
+        facts=facts,
+        assistant=assistant,
+        asks=[("recall", ["attribute", "reference"])],
     )
 
 
@@ -500,6 +582,8 @@ FAMILIES: dict[str, Callable[[int, int], dict]] = {
     "plan-state": plan_state,
     "standing-rule": standing_rule,
     "canary-rounds": canary_rounds,
+    # after the first seven, so their held-out seeds and instances (tests/test_probe_families.py) stay as they were
+    "reference-resolution": reference_resolution,
 }
 
 

@@ -26,6 +26,8 @@ from harness.task_format import (
     find_facts,
     parse_probe,
     parse_question,
+    reference_question_key,
+    render_question,
 )
 
 KINDS = ("needle", "goal", "chain", "truncation", "probe")
@@ -439,8 +441,15 @@ def _check_questions(row: dict, n_turns: int, ids: dict[str, int], fail) -> None
             if form != ("artifact", None):
                 fail(f"followups[{q['turn'] - 1}]", "does not ask the artifact question (harness.task_format.ARTIFACT_QUESTION)")
             continue
+        if len(asked_facts) == 2 and q["probe"] == "recall":
+            _check_reference_question(row, where, q, asked_facts, ids, fail)
+            continue
         if len(asked_facts) != 1:
-            fail(f"{where}.facts", f"a {q['probe']} probe asks about one fact (its update chain is followed)")
+            fail(
+                f"{where}.facts",
+                f"a {q['probe']} probe asks about one fact (its update chain is followed); a recall probe may ask two: "
+                "an attribute through the fact that names its entity (a reference question)",
+            )
         fact = asked_facts[0]
         wanted = {"continuation": {"goal_state"}, "decision": {"decision"}}.get(q["probe"])
         if wanted is not None and fact["type"] not in wanted:
@@ -457,6 +466,31 @@ def _check_questions(row: dict, n_turns: int, ids: dict[str, int], fail) -> None
         fail("questions", "a probe scenario needs at least one question")
     if row.get("questions") and not facts:
         fail("facts", "questions ask about facts: the row has none")
+
+
+def _check_reference_question(row: dict, where: str, q: dict, asked: list[dict], ids: dict[str, int], fail) -> None:  # noqa: ANN001
+    """A recall of two facts is a reference question: the first is the attribute, stated under its entity's name ("the
+    ORBIT-7 access code is ..."), the second the fact that names the entity ("the primary site is ORBIT-7", its chain's
+    latest value), and the follow-up asks "What is the <attribute> of the <reference>?"."""
+    facts = row.get("facts", [])
+    attribute, reference = asked
+    for f in asked:
+        if f["type"] == "artifact":
+            fail(f"{where}.facts", "a reference question asks about stated facts, not artifacts")
+        if f["turn"] >= q["turn"]:
+            fail(f"{where}.turn", f"asks about {f['id']!r} before it is stated (turn {f['turn']})")
+    entity = reference
+    while entity.get("superseded_by"):
+        entity = facts[ids[entity["superseded_by"]]]
+    asked_key = reference_question_key(attribute["key"], entity["value"], reference["key"])
+    if asked_key is None:
+        fail(
+            f"{where}.facts",
+            f"a recall of two facts asks the first through the second: {attribute['key']!r} is not named by "
+            f"{reference['id']!r}'s value {entity['value']!r} (expected '{entity['value']} <attribute>')",
+        )
+    if parse_probe(row["followups"][q["turn"] - 1]) != ("value", asked_key):
+        fail(f"followups[{q['turn'] - 1}]", f"does not ask {render_question(str(asked_key))!r}")
 
 
 def offline_statement_problem(scenario: Scenario) -> str | None:

@@ -19,6 +19,7 @@ from harness.scenarios.probes import (
     check_padding,
     estimated_summaries,
     probe_rows,
+    question_text,
     tokens_before_question,
 )
 from harness.scenarios.schema import PLACES, validate_row
@@ -32,7 +33,7 @@ def _family(name: str, instance: int = 0, seed: int = SHIPPED_SEED) -> dict:
 
 
 def test_the_dev_set_is_two_valid_probe_rows_per_family_with_facts_in_every_place():
-    assert len(DEV) == 2 * len(FAMILIES) == 14
+    assert len(DEV) == 2 * len(FAMILIES) == 16
     for row in DEV:
         validate_row(row, "probes.jsonl", 1)
         assert row["kind"] == "probe"
@@ -84,6 +85,70 @@ def test_entity_confusion_keys_differ_in_one_word_and_the_instances_ask_each():
     keys = [f["key"].split() for f in a["facts"]]
     assert len(keys[0]) == len(keys[1]) and sum(x != y for x, y in zip(*keys)) == 1
     assert a["questions"][0]["facts"] == ["entity-1"] and b["questions"][0]["facts"] == ["entity-2"]
+
+
+def test_reference_resolution_asks_an_attribute_only_through_its_reference_beside_a_look_alike():
+    for instance, place in ((0, "user"), (1, "assistant")):
+        row = _family("reference-resolution", instance)
+        facts = {f["id"]: f for f in row["facts"]}
+        attr, ref, other, other_ref = (facts[x] for x in ("attribute", "reference", "distractor", "distractor-reference"))
+        assert row["questions"] == [{"turn": len(row["followups"]), "facts": ["attribute", "reference"], "probe": "recall"}]
+        attribute = attr["key"].removeprefix(ref["value"] + " ")
+        assert attribute != attr["key"] and other["key"] == f"{other_ref['value']} {attribute}"
+        assert ref["value"] != other_ref["value"] and attr["value"] != other["value"]
+        question = row["followups"][-1]
+        assert parse_probe(question) == ("value", f"{attribute} of the {ref['key']}")
+        assert ref["value"] not in question and attr["value"] not in question
+        assert (ref["place"], other_ref["place"], attr["place"], other["place"]) == (place, place, "tool", "tool")
+        said_by = row["task"] if place == "user" else row["assistant"][0]["text"]
+        assert {(s.key, s.value) for s in parse_statements(said_by)} == {
+            (ref["key"], ref["value"]),
+            (other_ref["key"], other_ref["value"]),
+        }
+        docs = {d["id"]: d["text"] for d in row["documents"]}
+        assert attr["doc"] != other["doc"]
+        # each entity is named in the documents only by its own attribute's statement
+        for entity, doc in ((ref["value"], attr["doc"]), (other_ref["value"], other["doc"])):
+            assert [d for d, text in docs.items() if entity in text] == [doc]
+        check_padding(row, "reference-resolution")
+
+
+def test_a_reference_question_is_asked_only_of_an_attribute_the_reference_names():
+    assert question_text("recall", "ORBIT-7 access code", ("primary site", "ORBIT-7")) == (
+        "Question: What is the access code of the primary site? Reply with the value only."
+    )
+    with pytest.raises(ValueError, match="is not named by 'VEGA-2'"):
+        question_text("recall", "ORBIT-7 access code", ("primary site", "VEGA-2"))
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda r: r["questions"][0].update(facts=["distractor", "reference"]), "is not named by 'reference''s value"),
+        (lambda r: r["questions"][0].update(facts=["reference", "attribute"]), "is not named by 'attribute''s value"),
+        (lambda r: r["followups"].__setitem__(-1, r["followups"][-1].replace("primary", "backup")), "does not ask"),
+        (lambda r: r["questions"][0].update(probe="continuation"), "asks about one fact"),
+        (lambda r: r["questions"][0].update(facts=["attribute", "reference", "distractor"]), "asks about one fact"),
+    ],
+)
+def test_a_broken_reference_question_is_refused_by_the_schema(mutate, message):
+    row = copy.deepcopy(_family("reference-resolution"))
+    validate_row(row, "probes.jsonl", 1)
+    assert "of the primary site?" in row["followups"][-1]  # seed 7, instance 0: the primary and the backup site
+    mutate(row)
+    with pytest.raises(DatasetError, match=message):
+        validate_row(row, "probes.jsonl", 1)
+
+
+def test_a_reference_question_before_its_reference_is_said_is_refused():
+    row = copy.deepcopy(_family("reference-resolution", 1))  # the references in the assistant message before turn 1
+    validate_row(row, "probes.jsonl", 1)
+    row["assistant"][0]["turn"] = 2  # now said just before the question's own turn
+    for f in row["facts"]:
+        if f["place"] == "assistant":
+            f["turn"] = 2
+    with pytest.raises(DatasetError, match="asks about 'reference' before it is stated"):
+        validate_row(row, "probes.jsonl", 1)
 
 
 def test_canary_rounds_plants_the_five_canaries_and_asks_each_once():

@@ -152,7 +152,11 @@ def test_a_good_row_loads_with_its_facts_questions_and_places():
         ({"questions__3__facts": ["fmt"]}, "questions[3].facts", "goal_state fact"),
         ({"questions__2__facts": ["fmt"]}, "questions[2].facts", "artifact facts only"),
         ({"questions__1__facts": ["note"]}, "questions[1].probe", "artifact probe"),
-        ({"questions__1__facts": ["rule", "fmt"]}, "questions[1].facts", "one fact"),
+        ({"questions__1__facts": ["rule", "fmt", "next"]}, "questions[1].facts", "one fact"),
+        ({"questions__3__facts": ["next", "fmt"]}, "questions[3].facts", "one fact"),
+        # a recall of two facts is a reference question: the first must be stated under the second's value
+        ({"questions__1__facts": ["rule", "fmt"]}, "questions[1].facts", "'commit prefix' is not named by 'fmt''s value"),
+        ({"questions__1__facts": ["note", "fmt"]}, "questions[1].facts", "not artifacts"),
         ({"followups__0": render_question("billing database")}, "followups[0]", "What was decided"),
         ({"followups__2": render_question("x")}, "followups[2]", "artifact question"),
         ({"facts__5__turn": 4, "assistant__0__turn": 4}, "questions[3].turn", "before it is stated"),

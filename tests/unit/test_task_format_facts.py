@@ -7,15 +7,21 @@ import pytest
 from harness.task_format import (
     ARTIFACT_QUESTION,
     Statement,
+    attribute_key,
+    entity_attribute,
     extract_value,
     fact_sentence,
     parse_decision_answer,
     parse_paths,
     parse_probe,
+    parse_reference,
     parse_statements,
+    reference_key,
+    reference_question_key,
     render_decision_answer,
     render_decision_question,
     render_question,
+    render_reference_question,
 )
 
 
@@ -82,3 +88,24 @@ def test_a_decision_answer_gives_the_decided_and_the_rejected_values():
 def test_paths_are_read_whole_and_once():
     assert parse_paths("/reports/a.md\n- /notes/b.md.\n/reports/a.md and x/y and /c") == ["/reports/a.md", "/notes/b.md", "/c"]
     assert parse_paths("none") == []
+
+
+def test_a_reference_question_asks_an_attribute_through_a_reference_and_parses_back():
+    question = render_reference_question("access code", "primary site")
+    assert question == "Question: What is the access code of the primary site? Reply with the value only."
+    assert parse_probe(question) == ("value", "access code of the primary site")
+    assert parse_reference("access code of the primary site") == ("access code", "primary site")
+    assert parse_reference(reference_key("dock code", "head of the north office")) == ("dock code", "head of the north office")
+    assert parse_reference("vault code") is None and parse_reference("of the site") is None
+    with pytest.raises(ValueError, match="must not contain"):
+        reference_key("name of the ship", "primary site")
+
+
+def test_an_attribute_is_stated_under_its_entitys_name_and_read_back_only_for_that_entity():
+    key = attribute_key("ORBIT-7", "access code")
+    assert fact_sentence("fact", key, "4417-KESTREL") == "For the record, the ORBIT-7 access code is 4417-KESTREL."
+    assert entity_attribute(key, "ORBIT-7") == "access code" and entity_attribute(key, "orbit-7") == "access code"
+    assert entity_attribute(key, "VEGA-2") is None and entity_attribute(key, "ORBIT") is None
+    assert entity_attribute("ORBIT-7", "ORBIT-7") is None
+    assert reference_question_key(key, "ORBIT-7", "primary site") == "access code of the primary site"
+    assert reference_question_key(key, "VEGA-2", "primary site") is None

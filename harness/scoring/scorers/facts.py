@@ -3,7 +3,8 @@ view, whether each later round kept its latest value (the summary or the kept me
 
 A fact is *stated* at a call when its value (whole word, case aside: `carries_answer`) is in a message of the request
 that is neither the summary at the head nor a page of a history file the agent read, or, for a system fact, in the
-system prompt of the call. An artifact (a file the agent wrote) is stated by its own write/edit call or that call's
+system prompt of the call; a value that names an entity ("the primary site is ORBIT-7") counts outside the keys of
+the facts stated under that entity ("the ORBIT-7 access code is ...": `TrackedFact.masks`). An artifact (a file the agent wrote) is stated by its own write/edit call or that call's
 result in view, and is looked for by its path. The value looked for at a call is the latest member of the fact's
 update chain stated by then (its value has appeared in some request up to that call); the others are stale.
 
@@ -19,8 +20,9 @@ set runs on those cases too.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -51,6 +53,9 @@ class TrackedFact:
     turns: tuple[int, ...]  # the user turn each member is stated in
     ids: tuple[str, ...]  # each member's fact id
     places: tuple[str, ...] = ()  # each member's place (an assistant member is said just before its user turn)
+    # Phrases that never state this fact although they carry its value: the keys of the attributes its value names
+    # ("ORBIT-7 access code" for "the primary site is ORBIT-7"), so an attribute's statement is not the reference's.
+    masks: tuple[str, ...] = ()
 
     def said_before(self, member: int, turn: int) -> bool:
         """Chain member ``member`` is said before user turn ``turn``'s message: in an earlier turn, or as the
@@ -89,7 +94,25 @@ def tracked_facts(scenario: Scenario) -> list[TrackedFact]:
         )
     for i, n in enumerate(scenario.needles, 1):
         out.append(TrackedFact(f"needle-{i}", "fact", n.key, "tool", 0, (n.answer,), (0,), (f"needle-{i}",)))
-    return out
+    return [_with_masks(f, out) for f in out]
+
+
+def _with_masks(fact: TrackedFact, facts: list[TrackedFact]) -> TrackedFact:
+    """``fact`` with ``masks``: the keys of the other stated facts that carry one of its values (an attribute named
+    by the entity ``fact`` names)."""
+    if fact.type == "artifact":
+        return fact
+    keys = [g.key for g in facts if g.id != fact.id and g.type != "artifact"]
+    masks = tuple(dict.fromkeys(k for k in keys if any(carries_answer(k, v) for v in fact.values)))
+    return replace(fact, masks=masks) if masks else fact
+
+
+def unmasked(text: str, masks: tuple[str, ...]) -> str:
+    """``text`` without the phrases ``masks`` (case and spacing aside): what is left to state a masked fact."""
+    for phrase in masks:
+        words = r"\s+".join(re.escape(w) for w in phrase.split())
+        text = re.sub(rf"(?<![A-Za-z0-9\-]){words}(?![A-Za-z0-9\-])", " ", text, flags=re.IGNORECASE)
+    return text
 
 
 def asked_questions(scenario: Scenario) -> list[Question]:
@@ -105,17 +128,18 @@ class TraceReader:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
         self.history_reads = history_read_ids(trace)
-        self._hits: dict[tuple[str, str], bool] = {}
+        self._hits: dict[tuple[str, ...], bool] = {}
         self._writes: dict[str, set[str]] = {}  # path -> ids of write/edit calls on it
         for _, tc in trace.tool_calls():
             if tc["name"] in ARTIFACT_ACTIONS:
                 self._writes.setdefault(call_target(tc), set()).add(tc.get("id") or "")
 
-    def has(self, key: str, token: str) -> bool:
-        """Message ``key`` carries ``token`` as a whole word."""
-        hit = self._hits.get((key, token))
+    def has(self, key: str, token: str, masks: tuple[str, ...] = ()) -> bool:
+        """Message ``key`` carries ``token`` as a whole word (outside the phrases ``masks``: `TrackedFact.masks`)."""
+        hit = self._hits.get((key, token, *masks))
         if hit is None:
-            hit = self._hits[key, token] = carries_answer(self.trace.message_text(key), token)
+            text = self.trace.message_text(key)
+            hit = self._hits[(key, token, *masks)] = carries_answer(unmasked(text, masks) if masks else text, token)
         return hit
 
     def _writes_path(self, key: str, path: str) -> bool:
@@ -129,7 +153,9 @@ class TraceReader:
     def where(self, call: dict, fact: TrackedFact, token: str) -> Where:
         """Where ``token`` of ``fact`` is in ``call``'s request (an artifact is stated only by its own write)."""
         system = fact.place == "system"
-        where = locate(self.trace, call, lambda k: self.has(k, token), system=system, history_reads=self.history_reads)
+        where = locate(
+            self.trace, call, lambda k: self.has(k, token, fact.masks), system=system, history_reads=self.history_reads
+        )
         if fact.type != "artifact":
             return where
         wrote = locate(self.trace, call, lambda k: self._writes_path(k, token), history_reads=self.history_reads)
@@ -142,7 +168,7 @@ class TraceReader:
         keys = [*call["message_keys"], *([call["system_key"]] if fact.place == "system" and call.get("system_key") else [])]
         if fact.type == "artifact":
             return any(self._mentions_made(k, token) for k in keys)
-        return any(self.has(k, token) for k in keys)
+        return any(self.has(k, token, fact.masks) for k in keys)
 
     def _mentions_made(self, key: str, path: str) -> bool:
         hit = self._hits.get((key, "artifact:" + path))
@@ -225,7 +251,7 @@ def retention_record(reader: TraceReader, line: Timeline) -> dict[str, Any]:
     last = trace.agent_calls()[-1]["index"] if trace.agent_calls() else -1
     latest = line.latest_at(last)
     summaries = [e["summary_key"] for e in trace.events_of("summary") if e.get("summary_key")]
-    in_summary = latest is not None and any(reader.has(k, fact.tokens[latest]) for k in summaries)
+    in_summary = latest is not None and any(reader.has(k, fact.tokens[latest], fact.masks) for k in summaries)
     left_event = events[line.left_view_round - 1] if line.left_view_round is not None else {}
     offloaded = left_event.get("type") == "summary" and bool(left_event.get("history_path"))
     return {

@@ -3,7 +3,9 @@ answered with the latest value (read from the answer, never a substring), where 
 per-fact records a result row carries.
 
 Expected answers come from the scenario: the latest member of the asked fact's chain stated in a turn before the
-question; the earlier members are stale. A question is valid when every fact it asks left view (`facts.Timeline`) at
+question; the earlier members are stale. A recall of two facts is a reference question ("What is the access code
+of the primary site?"): the first fact (the attribute) gives the expected value, the second (the fact naming its
+entity) is needed to reach it, so both are judged with the answer. A question is valid when every fact it asks left view (`facts.Timeline`) at
 or before the question's first call and is not stated there; a fact that a history page, read for an earlier
 question, brought back is still out of view, and the explanation records it.
 """
@@ -23,6 +25,7 @@ from harness.scoring.scorers.facts import (
     survival_cliff_score,
     timeline,
     tracked_facts,
+    unmasked,
 )
 from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
@@ -137,7 +140,7 @@ def _original(reader: TraceReader, call: dict, fact: TrackedFact) -> Where:
     return locate(
         reader.trace,
         call,
-        lambda k: reader.has(k, first) and not any(reader.has(k, t) for t in later),
+        lambda k: reader.has(k, first, fact.masks) and not any(reader.has(k, t, fact.masks) for t in later),
         system=fact.place == "system",
         history_reads=reader.history_reads,
     )
@@ -164,6 +167,11 @@ def read_answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
         named = {v.lower() for v in rejected}
         judged.rejected_recall = sum(v.lower() in named for v in stale) / len(stale)
     judged.per_fact = {fact.id: {"expected": expected, "expected_token": expected, "correct": correct, "stale": is_stale}}
+    # A reference question (a recall of an attribute through the fact naming its entity): the asked value is the
+    # attribute's, and right only when the reference was resolved too, so each further fact is as right as the answer.
+    for other in facts[1:]:
+        value = other.values[expected_member(other, q.turn)]
+        judged.per_fact[other.id] = {"expected": value, "expected_token": value, "correct": correct, "stale": False}
     return judged
 
 
@@ -191,10 +199,10 @@ def _via(reader: TraceReader, turn: int, fact: TrackedFact, token: str, where: A
         return "view"
     if where.in_summary:
         return "summary"
-    returned = [trace.tool_result(tc.get("id") or "") or "" for tc in history_reads(trace, turn)]
+    returned = [unmasked(trace.tool_result(tc.get("id") or "") or "", fact.masks) for tc in history_reads(trace, turn)]
     if where.on_history_page or any(carries_answer(text, token) for text in returned):
         return "history"
-    again = [trace.tool_result(tc.get("id") or "") or "" for tc in repeated_calls(trace, turn)]
+    again = [unmasked(trace.tool_result(tc.get("id") or "") or "", fact.masks) for tc in repeated_calls(trace, turn)]
     return "recall" if any(carries_answer(text, token) for text in again) else None
 
 
