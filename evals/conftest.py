@@ -32,21 +32,16 @@ if not os.environ.get("LANGSMITH_API_KEY"):
 
     switch_off()
 
-from dataclasses import dataclass  # noqa: E402
-
 import pytest  # noqa: E402
 
 from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
-from harness.agent.models import choose_models, summary_model_for  # noqa: E402
-from harness.agent.runner import run_case_for  # noqa: E402
-from harness.compaction.config import DEFAULT_PRESET
-from harness.compaction.variants import make_config
+from harness.compaction.config import DEFAULT_PRESET  # noqa: E402
 from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.runs.run import RunSink  # noqa: E402
-from harness.scenarios.generate import generated_case  # noqa: E402
-from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select  # noqa: E402
-from harness.scoring.scorers import ERROR, VALIDITY, Score, score_case, scores_by_key  # noqa: E402
-from harness.suites.registry import SUITES, EvalSuite  # noqa: E402
+from harness.runs.executor import EvalSession, ProviderOutage
+from harness.scenarios.schema import Scenario  # noqa: E402
+from harness.scoring.scorers import ERROR, Score  # noqa: E402
+from harness.suites.execute import CaseResult, NotRun, eval_case_ids  # noqa: E402
+from harness.suites.registry import SUITES  # noqa: E402
 
 LANGSMITH = None  # the session's `harness.runs.langsmith_session.LangSmithSession`, set in pytest_configure
 
@@ -101,16 +96,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-_SCENARIOS: list[Scenario] | None = None
-
-
-def _scenarios() -> list[Scenario]:
-    global _SCENARIOS
-    if _SCENARIOS is None:
-        _SCENARIOS = load_scenarios(all_scenario_files())
-    return _SCENARIOS
-
-
 def _eval_name(metafunc: pytest.Metafunc) -> str | None:
     names = [m.name for m in metafunc.definition.iter_markers() if m.name in SUITES]
     return names[0] if names else None
@@ -123,121 +108,27 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     name = _eval_name(metafunc)
     if name is None:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} takes `case` but carries no eval marker ({', '.join(SUITES)})")
-    suite = SUITES[name]
     # Case ids, not Scenario objects: the langsmith plugin uploads a test's arguments as its inputs, and a
     # needle case's documents are ~100 KB.
-    ids = [c.id for c in select(_scenarios(), kind=suite.kind)] if suite.kind else list(suite.case_ids)
+    ids = eval_case_ids(name)
     metafunc.parametrize("case", ids, ids=ids)
 
 
-def _find_case(case_id: str) -> Scenario:
-    found = next((s for s in _scenarios() if s.id == case_id), None)
-    return found if found is not None else generated_case(case_id)
-
-
-@dataclass
-class CaseResult:
-    scenario: Scenario
-    scores: dict[str, Score]
-    row: dict
-    trace: object = None
-    strategy: str = "deepagents-summarization"
-
-    def require(self, key: str) -> None:
-        """Assert one validity score or check, failing with its explanation."""
-        score = self.scores.get(key)
-        assert score is not None, f"{self.scenario.id}: no score {key!r}"
-        label = "INVALID (the case did not test what it claims)" if score.role == VALIDITY else "failed"
-        assert score.value, f"{self.scenario.id}: {key} {label}: {score.explanation}"
-
-    def require_eval(self, name: str) -> None:
-        """Assert everything eval ``name`` asserts (its ``required`` in ``harness.suites.registry``, the list the
-        validity matrix proves): its validity scores first, then its checks, in order."""
-        required = SUITES[name].required_of(self.strategy, set(self.scores))
-        for key in sorted(required, key=lambda k: self.scores[k].role != VALIDITY if k in self.scores else False):
-            self.require(key)
-
-
-class EvalSession:
-    def __init__(self, config: pytest.Config) -> None:
-        opt = config.getoption
-        self.seed = opt("--seed")
-        self.config = make_config(
-            opt("--variant"), trigger=opt("--trigger"), keep=opt("--keep"), window=opt("--window"), strategy=opt("--strategy")
-        )
-        self.agent_model = opt("--model")
-        self.summary_model = summary_model_for(self.config.summary_model, opt("--summary-model"), variant=self.config.name)
-        from types import SimpleNamespace
-
-        from harness.cli.main import endpoints_from_args
-
-        self.endpoints = endpoints_from_args(
-            SimpleNamespace(
-                base_url=opt("--base-url"),
-                summary_base_url=opt("--summary-base-url"),
-                model_kwargs=opt("--model-kwargs"),
-                summary_model_kwargs=opt("--summary-model-kwargs"),
-                max_rps=opt("--max-rps"),
-                max_tpm=opt("--max-tpm"),
-            )
-        )
-        from harness.agent.runner import case_budget
-
-        self.case_budget_s = case_budget(opt("--case-budget"))
-        self.models = choose_models(
-            self.agent_model,
-            self.summary_model,
-            window=self.config.window,
-            seed=self.seed,
-            agent_endpoint=self.endpoints[0],
-            summary_endpoint=self.endpoints[1],
-        )
-        if self.models.endpoints:  # once, before any case: a server that is not there stops the session (exit 4)
-            from harness.agent.models import check_endpoints_answer
-
-            check_endpoints_answer(*self.endpoints)
-        self.runs_dir = opt("--runs-dir")
-        self.sink: RunSink | None = None
-
-    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
-        """Run ``case_id`` with the session's agent and an injected summarizer fault."""
-        from dataclasses import replace
-
-        from harness.suites.faults import FaultySummarizer
-
-        scenario = _find_case(case_id)
-        models = replace(
-            self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True
-        )
-        # Its own variant label, so the session report does not pool injected failures with healthy runs.
-        return self.run(
-            scenario, models=models, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"), eval_name="faults"
-        )
+class PytestEvalSession(EvalSession):
+    """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason, and the
+    token-skew report goes to the session's run directory."""
 
     def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
-        """Run ``case`` as eval ``name``'s registry entry says: its preset (on the session's window unless the entry
-        keeps the preset's), its scorer set, and for overflow a provider that rejects requests over its hard limit."""
-        from dataclasses import replace
+        try:
+            return super().run_eval(name, case)
+        except NotRun as exc:
+            pytest.skip(str(exc))
 
-        suite: EvalSuite = SUITES[name]
-        reason = suite.not_applicable_reason(self.config.strategy)
-        if reason:
-            pytest.skip(reason)
-        scenario = case if isinstance(case, Scenario) else _find_case(case)
-        config, models = self.config, self.models
-        if suite.preset is not None:
-            config = replace(
-                make_config(suite.preset), strategy=self.config.strategy, custom_strategy=self.config.custom_strategy
-            )
-            if not suite.keep_preset_window:
-                config = replace(config, window=self.config.window)
-        if suite.hard_limit is not None:
-            from harness.reference import ReferenceAgentModel
-
-            agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=suite.hard_limit)
-            models = replace(self.models, agent=agent, agent_name=f"reference-agent+limit-{suite.hard_limit}", simulated=True)
-            config = replace(config, name=name)
-        return self.run(scenario, models=models, config=config, scorers=suite.scorers, eval_name=name)
+    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
+        try:
+            return super().run_with_fault(case_id, fault)
+        except NotRun as exc:
+            pytest.skip(str(exc))
 
     def token_skew(self, traces) -> dict:  # noqa: ANN001
         """Skew tables for ``traces``, also written to the session's run directory."""
@@ -249,70 +140,12 @@ class EvalSession:
             write_skew(result, self.sink.path)
         return result
 
-    def run(self, scenario: Scenario | str, models=None, config=None, scorers: str = "default", eval_name=None) -> CaseResult:  # noqa: ANN001
-        if isinstance(scenario, str):
-            scenario = _find_case(scenario)
-        from harness.agent.runner import offline_skip_reason
-
-        reason = offline_skip_reason(scenario, models or self.models)
-        if reason:
-            pytest.skip(f"{scenario.id}: {reason}")
-        if self.sink is None:
-            with _quiet():  # the overhead probe runs an agent too
-                self.sink = RunSink(
-                    _scenarios(),
-                    self.config,
-                    agent_model=self.agent_model,
-                    summary_model=self.summary_model,
-                    seed=self.seed,
-                    trials=1,
-                    out_dir=self.runs_dir,
-                    command="pytest evals/",
-                    run_id=_run_id(self.config),
-                    progress=lambda line: None,
-                    agent_endpoint=self.endpoints[0],
-                    summary_endpoint=self.endpoints[1],
-                )
-        with _quiet():
-            trace = run_case_for(
-                scenario,
-                config or self.config,
-                models or self.models,
-                run_id=self.sink.run.run_id,
-                seed=self.seed,
-                budget_s=self.case_budget_s,
-            )
-        scores = score_case(trace, scenario, scorers)
-        row = self.sink.record(trace, scores, scenario, scorers=scorers, eval_name=eval_name)
-        _log_to_langsmith(scenario, row, scores, trace)
-        if row["outcome"] == ERROR:
-            cause = ", ".join(row["outcome_keys"])
-            raise ProviderOutage(
-                f"{scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
-                f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}"
-            )
-        return CaseResult(scenario, scores_by_key(scores), row, trace, (config or self.config).strategy)
-
-
-def _run_id(config) -> str | None:  # noqa: ANN001
-    """Under pytest-xdist (-n N) each worker writes its own run directory, named after the worker (…-gw0, …-gw1)."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:
-        return None
-    from harness.runs.run import new_run_id
-
-    return f"{new_run_id(config.name)}-{worker}"
-
-
-class ProviderOutage(Exception):
-    """A case ended in ERROR. pytest reports it as an error (see `pytest_report_teststatus`), never as a failure."""
-
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
     outcome = yield
     report = outcome.get_result()
-    if call.excinfo is not None and call.excinfo.errisinstance(ProviderOutage):
+    if call.excinfo is not None and call.excinfo.errisinstance(ProviderOutage):  # reported as an error, never a failure
         report.user_properties.append(("harness_outcome", ERROR))
     _redact_report(report)
 
@@ -386,8 +219,40 @@ _SESSION: EvalSession | None = None
 @pytest.fixture(scope="session")
 def eval_session(pytestconfig: pytest.Config) -> EvalSession:
     global _SESSION
+    opt = pytestconfig.getoption
+    from types import SimpleNamespace
+
+    from harness.agent.runner import case_budget
+    from harness.cli.main import endpoints_from_args
+
     try:
-        _SESSION = EvalSession(pytestconfig)
+        endpoints = endpoints_from_args(
+            SimpleNamespace(
+                base_url=opt("--base-url"),
+                summary_base_url=opt("--summary-base-url"),
+                model_kwargs=opt("--model-kwargs"),
+                summary_model_kwargs=opt("--summary-model-kwargs"),
+                max_rps=opt("--max-rps"),
+                max_tpm=opt("--max-tpm"),
+            )
+        )
+        _SESSION = PytestEvalSession.from_options(
+            variant=opt("--variant"),
+            trigger=opt("--trigger"),
+            keep=opt("--keep"),
+            window=opt("--window"),
+            strategy=opt("--strategy"),
+            model=opt("--model"),
+            summary_model=opt("--summary-model"),
+            endpoints=endpoints,
+            seed=opt("--seed"),
+            case_budget_s=case_budget(opt("--case-budget")),
+            runs_dir=opt("--runs-dir"),
+            command="pytest evals/",
+            run_id_suffix=os.environ.get("PYTEST_XDIST_WORKER"),  # under -n N, one run directory per worker (…-gw0)
+            on_row=_log_to_langsmith,
+            around_run=_quiet,
+        )
     except LiveModelUnavailable as exc:
         pytest.skip(str(exc))
     except EndpointUnreachable as exc:  # a provider problem, found before any case: ERROR's exit code, as the CLI's

@@ -13,6 +13,12 @@ from typing import Any
 from harness._version import __version__
 
 _EXPORTS = {
+    "evaluate": "api",
+    "EvalRun": "api",
+    "EvalSession": "runs.executor",
+    "CaseResult": "suites.execute",
+    "Settings": "suites.execute",
+    "run_eval_case": "suites.execute",
     "BuiltAgent": "agent.build",
     "build_agent": "agent.build",
     "DEFAULT_PRESET": "compaction.config",

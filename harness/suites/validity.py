@@ -10,22 +10,14 @@ asserts it.
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import time
-import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any
 
-from harness.agent.models import ModelChoice, choose_models
-from harness.agent.runner import run_case
 from harness.compaction.config import DEFAULT_PRESET
-from harness.compaction.variants import make_config
-from harness.reference import ReferenceAgentModel
 from harness.scenarios.generate import generated_case
 from harness.scenarios.schema import all_scenario_files, load_scenarios
-from harness.scoring.scorers import score_case
+from harness.suites.execute import Settings, run_eval_case
 from harness.suites.faults import SEEDED_FAULTS, SeededFault
 from harness.suites.matrix import ValidityResult
 from harness.suites.registry import EvalSuite, matrix_suites
@@ -38,33 +30,17 @@ def _preset(suite: EvalSuite) -> str:
 
 
 def _run(spec: EvalSuite, scenario, seed: int, fault: SeededFault | None) -> dict[str, Any]:
-    config = make_config(_preset(spec))
-    models: ModelChoice = choose_models(None, None, window=config.window, seed=seed)
-    options = dict(fault.agent_options or {}) if fault is not None else {}
-    if spec.hard_limit is not None or options:
-        agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=spec.hard_limit, **options)
-        models = replace(
-            models, agent=agent, agent_name=f"fault:{fault.name}" if fault is not None and options else models.agent_name
-        )
-    kwargs: dict[str, Any] = {}
-    if fault is not None:
-        if fault.summarizer:
-            models = replace(models, summarizer=fault.summarizer(), summarizer_name=f"fault:{fault.name}")
-        if fault.backend:
-            kwargs["backend"] = fault.backend()
-        if fault.middleware:
-            kwargs["middleware"] = fault.middleware()
-    with _quiet() if fault is not None else contextlib.nullcontext():
-        trace = run_case(scenario, config, models, seed=seed, **kwargs)
-    scores = {s.key: s for s in score_case(trace, scenario, spec.scorers)}
-    failed = [k for k in spec.required if k in scores and not scores[k].value]
+    """One matrix run: the case run as the eval runs it (`harness.runs.executor.run_eval_case`, offline, the default
+    preset's session, ``seed``), with ``fault`` injected; which of the eval's required keys failed."""
+    result = run_eval_case(spec.name, scenario, Settings.offline(seed=seed), fault=fault)
+    failed = [k for k in spec.required if k in result.scores and not result.scores[k].value]
     return {
         "eval": spec.name,
         "case_id": scenario.id,
         "seed": seed,
         "fault": fault.name if fault else None,
         "failed": failed,
-        "explanations": {k: scores[k].explanation for k in failed},
+        "explanations": {k: result.scores[k].explanation for k in failed},
     }
 
 
@@ -79,23 +55,6 @@ def _case(spec: EvalSuite, scenarios: dict, case_id: str, seed: int):  # noqa: A
     return _scenario(
         regenerate_truncation_case(case_id, seed), f"harness.scenarios.generate.regenerate_truncation_case (seed {seed})"
     )
-
-
-@contextlib.contextmanager
-def _quiet():
-    """deepagents logs and warns about the failures a fault injects (history not offloaded, ...): expected here.
-
-    What the run did is in its trace and scores; the console stays readable.
-    """
-    logger = logging.getLogger("deepagents")
-    level = logger.level
-    logger.setLevel(logging.CRITICAL)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        logger.setLevel(level)
 
 
 def run_validity(

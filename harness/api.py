@@ -1,0 +1,120 @@
+"""The Python face of the harness: run evals from a script or a notebook, read and plot what they wrote.
+
+    import harness
+
+    run = harness.evaluate("goal")               # every goal case, offline (simulated), as `pytest evals/ -m goal`
+    print(run.outcomes())                        # {'PASS': 10}
+    frame = run.frame()                          # one row per case, scores as columns (pandas)
+    chart = harness.plot_token_curves(run.calls(), overlay=True)   # tokens over calls, compactions marked
+
+`evaluate` is a thin caller of `harness.runs.executor` (the one definition of how an eval runs a case, which
+`pytest evals/` and the validity matrix call too) and writes the run's report like `harness run`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.compaction.config import DEFAULT_PRESET
+from harness.errors import HarnessError
+from harness.runs.executor import EvalSession, ProviderOutage
+from harness.suites.execute import CaseResult, NotRun, eval_case_ids
+from harness.suites.registry import SUITES
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from harness.trace.schema import Trace
+
+
+@dataclass
+class EvalRun:
+    """What `evaluate` returns: the run directory, each case's result, and the cases not run with why."""
+
+    path: Path | None
+    report: Path | None = None  # report.md beside results.jsonl
+    results: list[CaseResult] = field(default_factory=list)
+    not_run: list[tuple[str, str, str]] = field(default_factory=list)  # (eval, case, reason)
+    errors: list[tuple[str, str, str]] = field(default_factory=list)  # (eval, case, cause): ERROR, counted nowhere
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        return [r.row for r in self.results if r.row is not None]
+
+    def outcomes(self) -> dict[str, int]:
+        """How many rows ended PASS, FAIL, INVALID or ERROR."""
+        return dict(Counter(row["outcome"] for row in self.rows))
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a flat pandas frame (`harness.runs.results.read_results`): one row per case, scores as columns."""
+        from harness.runs.results import read_results
+
+        if self.path is None:
+            raise HarnessError("no case ran: there is no results.jsonl to read")
+        return read_results(self.path)
+
+    def traces(self) -> list[Trace]:
+        """Each case's trace (what the model saw at every call, and the compaction events), in row order."""
+        from harness.trace.schema import load_trace
+
+        if self.path is None:
+            return []
+        return [load_trace(self.path / row["trace"]) for row in self.rows]
+
+    def calls(self) -> pd.DataFrame:
+        """One row per model call of every case, events joined (`harness.trace.frames.calls_frame`): what
+        `harness.plot_token_curves` draws."""
+        from harness.trace.frames import calls_frame
+
+        return calls_frame(self.traces())
+
+
+def evaluate(
+    evals: str | Sequence[str],
+    *,
+    cases: Sequence[str] | None = None,
+    variant: str = DEFAULT_PRESET,
+    strategy: str | None = None,
+    model: str | None = None,
+    summary_model: str | None = None,
+    seed: int = 0,
+    runs_dir: str | Path = "reports/runs",
+    progress: Callable[[str], None] | None = None,
+) -> EvalRun:
+    """Run every case of the evals ``evals`` (registry names: ``"needle"``, ``["needle", "goal"]``), or only ``cases``
+    of them, as `pytest evals/ -m NAME` runs them, into one run directory with its report; offline (the reference
+    models, simulated) unless ``model`` names a provider model. Returns an `EvalRun`. Raises KeyError for an unknown
+    eval (naming the known ones)."""
+    names = [evals] if isinstance(evals, str) else list(evals)
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        raise KeyError(f"no eval {unknown[0]!r}; the registry has {', '.join(SUITES)}")
+    session = EvalSession.from_options(
+        variant=variant, strategy=strategy, model=model, summary_model=summary_model, seed=seed, runs_dir=runs_dir
+    )
+    out = EvalRun(None)
+    for name in names:
+        ids = [c for c in eval_case_ids(name) if cases is None or c in cases]
+        for case_id in ids:
+            try:
+                result = session.run_eval(name, case_id)
+            except NotRun as exc:
+                out.not_run.append((name, case_id, str(exc)))
+                continue
+            except ProviderOutage as exc:
+                out.errors.append((name, case_id, str(exc)))  # its row is in results.jsonl, outcome ERROR
+                continue
+            out.results.append(result)
+            if progress is not None:
+                assert result.row is not None
+                progress(f"{name} {case_id}: {result.row['outcome']}")
+    out.path = session.finish()
+    if out.path is not None:
+        from harness.report.run_report import write_report
+
+        out.report = write_report(out.path)
+    return out

@@ -1,0 +1,170 @@
+"""A session of evals written to one run directory: `harness.suites.execute` runs each case as its eval, and
+`EvalSession` records it (results.jsonl, traces/), as `pytest evals/` and `harness.evaluate` both need."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.agent.models import Endpoint, ModelChoice, choose_models, summary_model_for
+from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
+from harness.compaction.variants import make_config
+from harness.scenarios.schema import Scenario
+from harness.scoring.scorers import ERROR, Score
+from harness.suites.execute import CaseResult, Settings, find_case, prepared, run_eval_case, shipped_scenarios
+from harness.suites.registry import SUITES
+from harness.trace.schema import Trace
+
+if TYPE_CHECKING:
+    from harness.runs.run import RunSink
+
+
+class ProviderOutage(Exception):
+    """The case ended in ERROR (a provider error after every retry): counted in no rate, never a failed eval."""
+
+
+class EvalSession:
+    """Cases run as evals under one session's settings, each recorded in one run directory as it finishes (results.jsonl,
+    traces/, report.md when finished): what `pytest evals/` and `evaluate` both use.
+
+    ``on_row(scenario, row, scores, trace)`` is called after each case (the pytest session logs it to LangSmith there);
+    ``around_run`` wraps each agent run (the pytest session keeps LangSmith tracing quiet there); ``run_id_suffix``
+    names the run directory after its process (pytest-xdist's worker)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        runs_dir: str | Path = "reports/runs",
+        agent_model: str | None = None,
+        summary_model: str | None = None,
+        endpoints: tuple[Endpoint, Endpoint] | None = None,
+        command: str = "harness.evaluate",
+        run_id: str | None = None,
+        run_id_suffix: str | None = None,
+        on_row: Callable[[Scenario, dict[str, Any], list[Score], Trace], None] | None = None,
+        around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
+    ) -> None:
+        self.settings = settings
+        self.runs_dir = runs_dir
+        self.agent_model, self.summary_model = agent_model, summary_model
+        self.endpoints = endpoints or (Endpoint(), Endpoint())
+        self.command, self.run_id, self.run_id_suffix = command, run_id, run_id_suffix
+        self.on_row, self.around_run = on_row, around_run
+        self.sink: RunSink | None = None
+
+    @classmethod
+    def from_options(
+        cls,
+        *,
+        variant: str = DEFAULT_PRESET,
+        trigger: list[str] | None = None,
+        keep: str | None = None,
+        window: int | str | None = None,
+        strategy: str | None = None,
+        model: str | None = None,
+        summary_model: str | None = None,
+        endpoints: tuple[Endpoint, Endpoint] | None = None,
+        seed: int = 0,
+        case_budget_s: float | None = None,
+        **session: Any,
+    ) -> EvalSession:
+        """A session from the options `harness run` and `pytest evals/` take (``model=None``: the offline reference
+        models). Raises ConfigError for a bad option, LiveModelUnavailable without a key, EndpointUnreachable when a
+        base URL does not answer (checked once, before any case)."""
+        config = make_config(variant, trigger=trigger, keep=keep, window=window, strategy=strategy)
+        summary = summary_model_for(config.summary_model, summary_model, variant=config.name)
+        agent_endpoint, summary_endpoint = endpoints or (Endpoint(), Endpoint())
+        models = choose_models(
+            model, summary, window=config.window, seed=seed, agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint
+        )
+        if models.endpoints:
+            from harness.agent.models import check_endpoints_answer
+
+            check_endpoints_answer(agent_endpoint, summary_endpoint)
+        settings = Settings(config, models, seed, case_budget_s)
+        return cls(settings, agent_model=model, summary_model=summary, endpoints=(agent_endpoint, summary_endpoint), **session)
+
+    @property
+    def config(self) -> CompactionConfig:
+        return self.settings.config
+
+    @property
+    def models(self) -> ModelChoice:
+        return self.settings.models
+
+    def _sink(self) -> RunSink:
+        if self.sink is None:
+            from harness.runs.run import RunSink, new_run_id
+
+            run_id = self.run_id
+            if run_id is None and self.run_id_suffix:
+                run_id = f"{new_run_id(self.config.name)}-{self.run_id_suffix}"
+            with self.around_run():  # the overhead probe runs an agent too
+                self.sink = RunSink(
+                    shipped_scenarios(),
+                    self.config,
+                    agent_model=self.agent_model,
+                    summary_model=self.summary_model,
+                    seed=self.settings.seed,
+                    trials=1,
+                    out_dir=self.runs_dir,
+                    command=self.command,
+                    run_id=run_id,
+                    progress=lambda line: None,
+                    agent_endpoint=self.endpoints[0],
+                    summary_endpoint=self.endpoints[1],
+                )
+        return self.sink
+
+    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
+        """Run ``case`` as eval ``name`` (`run_eval_case`) and record it. Raises NotRun (a skip, with its reason) and
+        ProviderOutage (the case ended in ERROR: recorded, counted in no rate)."""
+        scenario = case if isinstance(case, Scenario) else find_case(case)
+        prepared(name, scenario, self.settings, None)  # a case not run leaves no run directory behind
+        sink = self._sink()
+        with self.around_run():
+            result = run_eval_case(name, scenario, self.settings, run_id=sink.run.run_id)
+        return self._record(result, eval_name=name)
+
+    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
+        """Run ``case_id`` with the session's agent and an injected summarizer fault (the faults eval)."""
+        from harness.suites.faults import FaultySummarizer
+
+        scenario = find_case(case_id)
+        prepared("faults", scenario, self.settings, None)
+        models = replace(
+            self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True
+        )
+        # Its own arm label, so the session report does not pool injected failures with healthy runs.
+        settings = replace(self.settings, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"), models=models)
+        sink = self._sink()
+        with self.around_run():
+            result = run_eval_case("faults", scenario, settings, run_id=sink.run.run_id)
+        return self._record(result, eval_name="faults")
+
+    def _record(self, result: CaseResult, *, eval_name: str) -> CaseResult:
+        assert result.trace is not None
+        scores = list(result.scores.values())
+        scorers = SUITES[eval_name].scorers
+        row = self._sink().record(result.trace, scores, result.scenario, scorers=scorers, eval_name=eval_name)
+        result.row = row
+        if self.on_row is not None:
+            self.on_row(result.scenario, row, scores, result.trace)
+        if row["outcome"] == ERROR:
+            cause = ", ".join(row["outcome_keys"])
+            raise ProviderOutage(
+                f"{result.scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
+                f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}"
+            )
+        return result
+
+    def finish(self) -> Path | None:
+        """Close the run directory (meta.json's finish time) and return it (None when no case ran). The report is the
+        caller's (`harness.report.run_report.write_report`, a layer above)."""
+        if self.sink is None:
+            return None
+        return self.sink.finish().path

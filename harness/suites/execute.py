@@ -1,0 +1,207 @@
+"""How an eval runs a case, defined once: `pytest evals/`, `harness.evaluate` (Python and notebooks) and the validity
+matrix all call it.
+
+An eval is a registry entry (`harness.suites.registry.SUITES`). Running case ``c`` as eval ``e`` under a session's
+settings (its variant and overrides, its strategy, its models, its seed) means:
+
+1. the configuration: ``e``'s preset when it names one (on the session's window unless it keeps the preset's own),
+   with the session's strategy; otherwise the session's configuration;
+2. the models: the session's, with the simulated provider limit ``e`` asks for (overflow), and a seeded fault's
+   agent options, summarizer, backend or middleware when one is injected;
+3. the run (`harness.agent.runner.run_case`, or `arun_case` on an event loop: one implementation, two callers);
+4. the scores of ``e``'s scorer set, and what ``e`` asserts of them (`EvalSuite.required_of`).
+
+`run_eval_case` / `arun_eval_case` do exactly that and write nothing; `harness.runs.executor.EvalSession` adds a run
+directory (one row and trace per case), and `harness.api.evaluate` runs every case of one or more evals into one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from harness.agent.models import ModelChoice, choose_models
+from harness.agent.runner import arun_case, offline_skip_reason, run_case
+from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
+from harness.compaction.variants import make_config
+from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select
+from harness.scoring.scorers import VALIDITY, Score, score_case, scores_by_key
+from harness.suites.registry import SUITES, EvalSuite
+from harness.trace.schema import Trace
+
+if TYPE_CHECKING:
+    from harness.suites.faults import SeededFault
+
+
+class NotRun(Exception):
+    """The case is not run, and why: the eval does not apply to the strategy, or an offline run cannot do it. pytest
+    reports it as a skip; `evaluate` lists it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a session fixes for every case: the configuration (variant, overrides, strategy), the models, the seed
+    and the per-case budget."""
+
+    config: CompactionConfig
+    models: ModelChoice
+    seed: int = 0
+    case_budget_s: float | None = None
+
+    @classmethod
+    def offline(cls, variant: str = DEFAULT_PRESET, *, strategy: str | None = None, seed: int = 0) -> Settings:
+        """The reference models under ``variant`` (a preset or a variant file) and ``strategy``."""
+        config = make_config(variant, strategy=strategy)
+        return cls(config, choose_models(None, None, window=config.window, seed=seed), seed)
+
+
+def eval_setup(
+    suite: EvalSuite, settings: Settings, fault: SeededFault | None = None
+) -> tuple[CompactionConfig, ModelChoice, dict[str, Any]]:
+    """The configuration, models and run options eval ``suite`` runs a case with under ``settings`` (steps 1 and 2 of
+    the module docstring); ``fault``: a seeded fault injected into them (the validity matrix)."""
+    from harness.reference import ReferenceAgentModel
+
+    config, models = settings.config, settings.models
+    if suite.preset is not None:
+        config = replace(make_config(suite.preset), strategy=config.strategy, custom_strategy=config.custom_strategy)
+        if not suite.keep_preset_window:
+            config = replace(config, window=settings.config.window)
+    options = dict(fault.agent_options or {}) if fault is not None else {}
+    if suite.hard_limit is not None or options:
+        agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=suite.hard_limit, **options)
+        name = f"fault:{fault.name}" if fault is not None and options else f"reference-agent+limit-{suite.hard_limit}"
+        models = replace(models, agent=agent, agent_name=name, simulated=True)
+        if suite.hard_limit is not None:
+            config = replace(config, name=suite.name)
+    kwargs: dict[str, Any] = {}
+    if fault is not None:
+        if fault.summarizer:
+            models = replace(models, summarizer=fault.summarizer(), summarizer_name=f"fault:{fault.name}", simulated=True)
+        if fault.backend:
+            kwargs["backend"] = fault.backend()
+        if fault.middleware:
+            kwargs["middleware"] = fault.middleware()
+    return config, models, kwargs
+
+
+@dataclass
+class CaseResult:
+    """One case run as one eval: its scenario, trace and scores, the eval's name, the strategy it ran under, and the
+    result row when a session recorded it."""
+
+    scenario: Scenario
+    scores: dict[str, Score]
+    row: dict[str, Any] | None = None
+    trace: Trace | None = None
+    strategy: str = "deepagents-summarization"
+    eval_name: str | None = None
+
+    def required(self, name: str | None = None) -> tuple[str, ...]:
+        """What eval ``name`` (default: the one it ran as) asserts of this case, validity scores first."""
+        keys = SUITES[name or self.eval_name or self.scenario.kind].required_of(self.strategy, set(self.scores))
+        return tuple(sorted(keys, key=lambda k: self.scores[k].role != VALIDITY if k in self.scores else False))
+
+    def failed(self, name: str | None = None) -> list[str]:
+        """The keys of `required` that are missing or false."""
+        return [k for k in self.required(name) if k not in self.scores or not self.scores[k].value]
+
+    def require(self, key: str) -> None:
+        """Assert one validity score or check, failing with its explanation."""
+        score = self.scores.get(key)
+        assert score is not None, f"{self.scenario.id}: no score {key!r}"
+        label = "INVALID (the case did not test what it claims)" if score.role == VALIDITY else "failed"
+        assert score.value, f"{self.scenario.id}: {key} {label}: {score.explanation}"
+
+    def require_eval(self, name: str | None = None) -> None:
+        """Assert everything eval ``name`` asserts (its ``required`` in `harness.suites.registry`, the list the validity
+        matrix proves): its validity scores first, then its checks, in order."""
+        for key in self.required(name):
+            self.require(key)
+
+
+@contextlib.contextmanager
+def quiet_deepagents() -> Iterator[None]:
+    """deepagents logs and warns about the failures a fault injects (history not offloaded, ...): expected there.
+    What the run did is in its trace and scores; the console stays readable."""
+    logger = logging.getLogger("deepagents")
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        logger.setLevel(level)
+
+
+def prepared(
+    name: str, scenario: Scenario, settings: Settings, fault: SeededFault | None
+) -> tuple[EvalSuite, CompactionConfig, ModelChoice, dict[str, Any]]:
+    """Eval ``name``'s setup for ``scenario`` (`eval_setup`). Raises NotRun when the eval does not apply to the
+    strategy or the offline models cannot run the case."""
+    suite = SUITES[name]
+    reason = suite.not_applicable_reason(settings.config.strategy)
+    if reason:
+        raise NotRun(reason)
+    config, models, kwargs = eval_setup(suite, settings, fault)
+    reason = offline_skip_reason(scenario, models)
+    if reason:
+        raise NotRun(f"{scenario.id}: {reason}")
+    return suite, config, models, kwargs
+
+
+def _result(suite: EvalSuite, scenario: Scenario, config: CompactionConfig, trace: Trace) -> CaseResult:
+    scores = score_case(trace, scenario, suite.scorers)
+    return CaseResult(scenario, scores_by_key(scores), None, trace, config.strategy, suite.name)
+
+
+def run_eval_case(
+    name: str, scenario: Scenario, settings: Settings, *, fault: SeededFault | None = None, run_id: str = "", trial: int = 0
+) -> CaseResult:
+    """Run ``scenario`` as eval ``name`` under ``settings`` (and ``fault``), and score it with the eval's scorer set.
+    Raises NotRun when the eval does not apply to the strategy or the offline models cannot run the case."""
+    suite, config, models, kwargs = prepared(name, scenario, settings, fault)
+    with quiet_deepagents() if fault is not None else contextlib.nullcontext():
+        trace = run_case(scenario, config, models, run_id=run_id, trial=trial, seed=settings.seed, **kwargs)
+    return _result(suite, scenario, config, trace)
+
+
+async def arun_eval_case(
+    name: str, scenario: Scenario, settings: Settings, *, fault: SeededFault | None = None, run_id: str = "", trial: int = 0
+) -> CaseResult:
+    """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
+    suite, config, models, kwargs = prepared(name, scenario, settings, fault)
+    trace = await arun_case(
+        scenario, config, models, run_id=run_id, trial=trial, seed=settings.seed, budget_s=settings.case_budget_s, **kwargs
+    )
+    return _result(suite, scenario, config, trace)
+
+
+_SCENARIOS: list[Scenario] | None = None
+
+
+def shipped_scenarios() -> list[Scenario]:
+    """Every case of the shipped scenario files (loaded once per process)."""
+    global _SCENARIOS
+    if _SCENARIOS is None:
+        _SCENARIOS = load_scenarios(all_scenario_files())
+    return _SCENARIOS
+
+
+def find_case(case_id: str) -> Scenario:
+    """A shipped case by id, or a generated one (`harness.scenarios.generate.generated_case`)."""
+    from harness.scenarios.generate import generated_case
+
+    found = next((s for s in shipped_scenarios() if s.id == case_id), None)
+    return found if found is not None else generated_case(case_id)
+
+
+def eval_case_ids(name: str) -> list[str]:
+    """The cases eval ``name`` runs: every shipped case of its kind, or the ids its entry lists."""
+    suite = SUITES[name]
+    return [c.id for c in select(shipped_scenarios(), kind=suite.kind)] if suite.kind else list(suite.case_ids)
