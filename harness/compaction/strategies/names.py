@@ -45,6 +45,9 @@ def installed() -> dict[str, EntryPoint]:
     return found
 
 
+RUNTIME: dict[str, object] = {}  # strategies registered in this process (`registry.register`: the pytest plugin's)
+
+
 def strategy_names() -> tuple[str, ...]:
-    """Every strategy a config may name: the built-in ones, then the installed ones."""
-    return (*BUILTIN, *installed())
+    """Every strategy a config may name: the built-in ones, the installed ones, then those registered at run time."""
+    return (*BUILTIN, *installed(), *(n for n in RUNTIME if n not in BUILTIN))

@@ -10,9 +10,10 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator, Mapping
 from functools import cache
+from typing import Any
 
-from harness.compaction.strategies.base import Strategy, StrategyInfo
-from harness.compaction.strategies.names import BUILTIN, installed, strategy_names
+from harness.compaction.strategies.base import Strategy, StrategyInfo, StrategyStack
+from harness.compaction.strategies.names import BUILTIN, RUNTIME, installed, strategy_names
 from harness.errors import ConfigError
 
 
@@ -23,6 +24,8 @@ def load(name: str) -> Strategy:
     if name in BUILTIN:
         loaded: object = importlib.import_module(BUILTIN[name])
         where = BUILTIN[name]
+    elif name in RUNTIME:
+        loaded, where = RUNTIME[name], f"strategy registered as {name!r}"
     else:
         ep = installed().get(name)
         if ep is None:
@@ -38,6 +41,54 @@ def load(name: str) -> Strategy:
     if info.name != name:
         raise ConfigError(f"strategy {name!r}: {where} describes itself as {info.name!r}; the names must agree")
     return loaded  # type: ignore[return-value]  # checked structurally above
+
+
+def register(spec: str) -> str:
+    """Register ``module:attr`` for this process and return its strategy name: an object or module with ``INFO`` and
+    ``build`` (its INFO's name), or a factory ``make(config, model, *, backend, summarizer) -> StrategyStack`` (named
+    ``spec``, its recovery unknown). Raises ConfigError when it does not import or is neither."""
+    from harness.compaction.strategies.custom import load_callable
+
+    module_name, _, attr = spec.partition(":")
+    try:
+        target: Any = getattr(importlib.import_module(module_name), attr) if attr else importlib.import_module(module_name)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"strategy {spec!r}: cannot import it ({type(exc).__name__}: {exc})") from None
+    if isinstance(getattr(target, "INFO", None), StrategyInfo) and callable(getattr(target, "build", None)):
+        name = target.INFO.name
+    else:
+        make = load_callable(spec, source="strategy")
+        name = spec
+        target = _Factory(
+            StrategyInfo(
+                name,
+                f"{spec}, a middleware factory",
+                "unknown: whatever its middleware keeps",
+                None,
+                False,
+                ("summary", "mask", "trim"),
+            ),
+            make,
+        )
+    if name in BUILTIN or name in installed():
+        raise ConfigError(f"strategy {spec!r}: its name {name!r} is taken by another strategy")
+    RUNTIME[name] = target
+    load.cache_clear()
+    return name
+
+
+class _Factory:
+    """A middleware factory as a `Strategy`: its INFO, and its function as ``build``."""
+
+    def __init__(self, info: StrategyInfo, make: Any) -> None:
+        self.INFO = info
+        self._make = make
+
+    def build(self, config: Any, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
+        stack = self._make(config, model, backend=backend, summarizer=summarizer)
+        if not isinstance(stack, StrategyStack):
+            raise ConfigError(f"strategy {self.INFO.name!r}: its factory returned {type(stack).__name__}, not a StrategyStack")
+        return stack
 
 
 class _Infos(Mapping[str, StrategyInfo]):
