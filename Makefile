@@ -9,7 +9,7 @@ PYTEST = $(BIN)/python -m pytest
 # 20-second tests at the end do not leave a core idle); `make test XDIST=` runs in one process.
 XDIST ?= -n 2 --dist worksteal
 
-.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-live bench lock readme-image mutation mutation-changed
+.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
 # where pip took about 85 s (docs/design.md, "CI time").
@@ -55,8 +55,13 @@ test-unit: install-dev
 test-evals: install-dev
 	$(PYTEST) $(XDIST) evals -m "not validity" $(ARGS)
 
+# CI's subset of the validity matrix (every eval healthy over 3 seeds and under each fault it names: all the test
+# asserts); test-validity-full is the whole matrix (10 seeds, every eval under every fault), run nightly.
 test-validity: install-dev
 	$(PYTEST) $(XDIST) evals -m validity $(ARGS)
+
+test-validity-full: install-dev
+	$(PYTEST) $(XDIST) evals -m validity --validity-full $(ARGS)
 
 test-live: install-dev
 	$(PYTEST) $(XDIST) tests -m live $(ARGS)
