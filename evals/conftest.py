@@ -79,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="compaction strategy (harness/compaction/strategies/); evals that do not apply to it are skipped with the reason",
     )
     g.addoption("--seed", type=int, default=0, help="reference summarizer seed")
+    g.addoption(
+        "--validity-full",
+        action="store_true",
+        help="-m validity: the whole matrix (10 healthy seeds, every seeded fault; nightly) instead of CI's subset "
+        "(3 seeds, the faults each eval names)",
+    )
     g.addoption("--runs-dir", default="reports/runs", help="where the session's run directory goes")
     g.addoption("--base-url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
     g.addoption("--summary-base-url", default=None, help="the summarizer's endpoint (default: --base-url)")

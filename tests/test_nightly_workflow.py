@@ -45,23 +45,35 @@ def _run(line: str, **matrix) -> int:
     return main(argv)
 
 
-@pytest.fixture
-def nightly(tmp_path, monkeypatch):
-    """A checkout-like directory with the small spec and a baseline made from one unsharded run of it."""
-    monkeypatch.chdir(tmp_path)
-    spec = tmp_path / "datasets" / "experiments" / "nightly.yaml"
-    spec.parent.mkdir(parents=True)
-    spec.write_text(SMALL_SPEC)
-    assert main(["experiment", "run", str(spec), "--out", "base", "--no-langsmith"]) == EXIT_OK
-    assert main(["regress", "base/nightly", "--baseline", "datasets/baselines/nightly.json", "--update"]) == EXIT_OK
-    shards = WORKFLOW["jobs"]["grid"]["strategy"]["matrix"]["shard"]
-    (grid_step,) = _harness_steps("grid")
-    for shard in shards:  # each grid job, then its upload-artifact as the merge job's download-artifact lays it out
-        assert _run(grid_step, shard=shard) == EXIT_OK
+@pytest.fixture(scope="module")
+def _nightly_grid(tmp_path_factory):
+    """A checkout-like directory with the small spec, a baseline made from one unsharded run of it, and each grid
+    job's artifact where the merge job's download-artifact puts it. Built once; each test gets its own copy."""
+    root = tmp_path_factory.mktemp("nightly")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(root)
+        spec = root / "datasets" / "experiments" / "nightly.yaml"
+        spec.parent.mkdir(parents=True)
+        spec.write_text(SMALL_SPEC)
+        assert main(["experiment", "run", str(spec), "--out", "base", "--no-langsmith"]) == EXIT_OK
+        assert main(["regress", "base/nightly", "--baseline", "datasets/baselines/nightly.json", "--update"]) == EXIT_OK
+        shards = WORKFLOW["jobs"]["grid"]["strategy"]["matrix"]["shard"]
+        (grid_step,) = _harness_steps("grid")
         upload = next(s for s in WORKFLOW["jobs"]["grid"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
-        name = upload["with"]["name"].replace("${{ matrix.shard }}", str(shard))
-        shutil.copytree(upload["with"]["path"].replace("${{ matrix.shard }}", str(shard)), tmp_path / "shards" / name)
-    return tmp_path
+        for shard in shards:  # each grid job, then its upload-artifact as the merge job's download-artifact lays it out
+            assert _run(grid_step, shard=shard) == EXIT_OK
+            name = upload["with"]["name"].replace("${{ matrix.shard }}", str(shard))
+            shutil.copytree(upload["with"]["path"].replace("${{ matrix.shard }}", str(shard)), root / "shards" / name)
+    return root
+
+
+@pytest.fixture
+def nightly(_nightly_grid, tmp_path, monkeypatch):
+    """This test's copy of the grid jobs' results, as the merge-and-gate job starts from them (the current directory)."""
+    checkout = tmp_path / "checkout"
+    shutil.copytree(_nightly_grid, checkout)
+    monkeypatch.chdir(checkout)
+    return checkout
 
 
 def test_the_nightly_steps_run_as_written_and_the_gate_passes_a_whole_grid(nightly, capsys):
@@ -81,3 +93,26 @@ def test_a_lost_shard_artifact_fails_the_night(nightly, capsys):
     out = capsys.readouterr().out
     assert codes[:-1] == [EXIT_OK] * (len(steps) - 1) and codes[-1] == EXIT_FAILED, codes
     assert "shard(s) 3of4 missing" in out and "INCOMPLETE: 1 of 4 baseline cells have no result in nightly" in out
+
+
+def _make_recipe(target: str) -> list[str]:
+    """The Makefile's recipe lines of ``target`` (the tab-indented lines under its rule)."""
+    lines = (ROOT / "Makefile").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"{target}:"))
+    recipe = []
+    for line in lines[start + 1 :]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip())
+    return recipe
+
+
+def test_the_nightly_workflow_runs_the_whole_validity_matrix_that_ci_runs_a_subset_of():
+    """CI (`make test`) runs each eval under the faults it names; the whole matrix (every fault, 10 seeds) is the
+    nightly's: a job runs `make test-validity-full`, whose recipe asks pytest for the validity tier with --validity-full."""
+    runs = [step["run"] for job in WORKFLOW["jobs"].values() for step in job["steps"] if "run" in step]
+    assert any(line.split()[:2] == ["make", "test-validity-full"] for line in runs), runs
+    (recipe,) = _make_recipe("test-validity-full")
+    assert "evals -m validity --validity-full" in recipe
+    (ci,) = _make_recipe("test-validity")
+    assert "--validity-full" not in ci

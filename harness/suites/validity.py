@@ -22,7 +22,7 @@ from harness.suites.faults import SEEDED_FAULTS, SeededFault
 from harness.suites.matrix import ValidityResult
 from harness.suites.registry import EvalSuite, matrix_suites
 
-__all__ = ["ValidityResult", "run_validity"]
+__all__ = ["ValidityResult", "run_validity", "validity_plan"]
 
 
 def _preset(suite: EvalSuite) -> str:
@@ -57,11 +57,41 @@ def _case(spec: EvalSuite, scenarios: dict, case_id: str, seed: int):  # noqa: A
     )
 
 
+def validity_plan(
+    suites: Sequence[EvalSuite], seeds: int, *, named_faults_only: bool = False
+) -> list[tuple[EvalSuite, str, int, SeededFault | None]]:
+    """The runs of the matrix, in order: (eval, case, seed, fault or None for healthy). Each eval's cases healthy over
+    ``seeds`` seeds, then under every seeded fault at seed 0, or with ``named_faults_only`` under the faults its entry
+    names (all that `pytest -m validity` asserts; the other cells only fill in the report's matrix)."""
+    plan: list[tuple[EvalSuite, str, int, SeededFault | None]] = [
+        (spec, case, seed, None) for spec in suites for seed in range(seeds) for case in spec.matrix_cases
+    ]
+    for fault in SEEDED_FAULTS.values():
+        plan += [
+            (spec, case, 0, fault)
+            for spec in suites
+            if not named_faults_only or fault.name in spec.faults
+            for case in spec.matrix_cases
+        ]
+    return plan
+
+
+def _step(entry: tuple[EvalSuite, str, int, SeededFault | None], seeds: int) -> str:
+    """The progress line's group of a plan entry: one eval's healthy runs, or one fault's runs."""
+    spec, _, _, fault = entry
+    return f"{spec.name} healthy over {seeds} seeds" if fault is None else f"fault {fault.name}"
+
+
 def run_validity(
-    *, seeds: int = 10, progress: Callable[[str], None] = print, evals: Sequence[str] | None = None
+    *,
+    seeds: int = 10,
+    progress: Callable[[str], None] = print,
+    evals: Sequence[str] | None = None,
+    named_faults_only: bool = False,
 ) -> ValidityResult:
     """Every matrix eval (or those named in ``evals``) healthy over ``seeds`` seeds, then under every seeded fault
-    (seed 0). The evals' runs are independent: the matrix of several evals is the union of theirs."""
+    (seed 0), or only the faults each eval's entry names (``validity_plan``). The evals' runs are independent: the
+    matrix of several evals is the union of theirs."""
     suites = [s for s in matrix_suites() if evals is None or s.name in evals]
     unknown = sorted(set(evals or ()) - {s.name for s in matrix_suites()})
     if unknown:
@@ -69,14 +99,9 @@ def run_validity(
     scenarios = {s.id: s for s in load_scenarios(all_scenario_files())}
     runs: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for spec in suites:
-        for seed in range(seeds):
-            for case in spec.matrix_cases:
-                runs.append(_run(spec, _case(spec, scenarios, case, seed), seed, None))
-        progress(f"validity: {spec.name} healthy over {seeds} seeds ({time.perf_counter() - started:.0f}s)")
-    for fault in SEEDED_FAULTS.values():
-        for spec in suites:
-            for case in spec.matrix_cases:
-                runs.append(_run(spec, _case(spec, scenarios, case, 0), 0, fault))
-        progress(f"validity: fault {fault.name} ({time.perf_counter() - started:.0f}s)")
+    plan = validity_plan(suites, seeds, named_faults_only=named_faults_only)
+    for i, (spec, case, seed, fault) in enumerate(plan):
+        runs.append(_run(spec, _case(spec, scenarios, case, seed), seed, fault))
+        if i + 1 == len(plan) or _step(plan[i + 1], seeds) != _step(plan[i], seeds):
+            progress(f"validity: {_step(plan[i], seeds)} ({time.perf_counter() - started:.0f}s)")
     return ValidityResult.from_runs(runs, seeds)
