@@ -37,10 +37,11 @@ import pytest  # noqa: E402
 from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
 from harness.compaction.config import DEFAULT_PRESET  # noqa: E402
 from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.runs.executor import EvalSession, ProviderOutage
+from harness.pytest_plugin import PytestEvalSession  # noqa: E402
+from harness.runs.executor import EvalSession, ProviderOutage  # noqa: E402
 from harness.scenarios.schema import Scenario  # noqa: E402
 from harness.scoring.scorers import ERROR, Score  # noqa: E402
-from harness.suites.execute import CaseResult, NotRun, eval_case_ids  # noqa: E402
+from harness.suites.execute import eval_case_ids  # noqa: E402
 from harness.suites.registry import SUITES  # noqa: E402
 
 LANGSMITH = None  # the session's `harness.runs.langsmith_session.LangSmithSession`, set in pytest_configure
@@ -120,21 +121,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     metafunc.parametrize("case", ids, ids=ids)
 
 
-class PytestEvalSession(EvalSession):
-    """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason, and the
-    token-skew report goes to the session's run directory."""
-
-    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
-        try:
-            return super().run_eval(name, case)
-        except NotRun as exc:
-            pytest.skip(str(exc))
-
-    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
-        try:
-            return super().run_with_fault(case_id, fault)
-        except NotRun as exc:
-            pytest.skip(str(exc))
+class EvalsSession(PytestEvalSession):
+    """The plugin's pytest session (a case not run is a skip), and the token-skew report in the run directory."""
 
     def token_skew(self, traces) -> dict:  # noqa: ANN001
         """Skew tables for ``traces``, also written to the session's run directory."""
@@ -242,7 +230,7 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
                 max_tpm=opt("--max-tpm"),
             )
         )
-        _SESSION = PytestEvalSession.from_options(
+        _SESSION = EvalsSession.from_options(
             variant=opt("--variant"),
             trigger=opt("--trigger"),
             keep=opt("--keep"),

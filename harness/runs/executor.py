@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from harness.agent.models import Endpoint, ModelChoice, choose_models, summary_model_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
@@ -71,7 +71,7 @@ class EvalSession:
         seed: int = 0,
         case_budget_s: float | None = None,
         **session: Any,
-    ) -> EvalSession:
+    ) -> Self:
         """A session from the options `harness run` and `pytest evals/` take (``model=None``: the offline reference
         models). Raises ConfigError for a bad option, LiveModelUnavailable without a key, EndpointUnreachable when a
         base URL does not answer (checked once, before any case)."""

@@ -46,7 +46,7 @@ def load(name: str) -> Strategy:
 def register(spec: str) -> str:
     """Register ``module:attr`` for this process and return its strategy name: an object or module with ``INFO`` and
     ``build`` (its INFO's name), or a factory ``make(config, model, *, backend, summarizer) -> StrategyStack`` (named
-    ``spec``, its recovery unknown). Raises ConfigError when it does not import or is neither."""
+    ``module.attr``, its recovery unknown). Raises ConfigError when it does not import or is neither."""
     from harness.compaction.strategies.custom import load_callable
 
     module_name, _, attr = spec.partition(":")
@@ -58,7 +58,7 @@ def register(spec: str) -> str:
         name = target.INFO.name
     else:
         make = load_callable(spec, source="strategy")
-        name = spec
+        name = spec.replace(":", ".")  # a name, not module:function (which --strategy reads as a messages function)
         target = _Factory(
             StrategyInfo(
                 name,

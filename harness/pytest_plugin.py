@@ -1,0 +1,162 @@
+"""The harness's evals in anyone's repository: a pytest plugin (entry point ``pytest11``), inert unless asked.
+
+    pip install compaction-harness
+    pytest --compaction-strategy mypkg.compaction:make          # every eval that applies, offline (simulated)
+    pytest --compaction-strategy mypkg.compaction:make --compaction-evals needle,goal -n 2
+
+``--compaction-strategy MODULE:ATTR`` names the compactor under test: an object or module with ``INFO`` and
+``build`` (`harness.compaction.strategies.base.Strategy`), or a factory ``make(config, model, *, backend,
+summarizer) -> StrategyStack``. With it, pytest also collects the harness's evals (`harness._plugin_evals`: one test
+per eval and case, marked with the eval's name, so ``-m needle`` selects as in the harness's own ``evals/``) and runs
+each as `harness.suites.execute` runs it, the user's strategy in place of deepagents' summarization. Results go to a
+run directory with its report (``--compaction-runs-dir``, default reports/compaction-harness). Without the option
+the plugin adds nothing: no test, no fixture a test would see, no network.
+
+Options are prefixed (``--compaction-``) so they never clash with a repository's own.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.runs.executor import EvalSession
+from harness.scenarios.schema import Scenario
+from harness.suites.execute import CaseResult, NotRun
+
+OPTION = "--compaction-strategy"
+EVALS_MODULE = Path(__file__).with_name("_plugin_evals.py")
+STRATEGY = pytest.StashKey[str]()  # the registered name of the strategy under test
+REPORT = pytest.StashKey[Path]()  # the session's report.md
+GENERIC = ("needle", "goal", "chain", "probe", "retention", "eviction", "truncation", "overflow", "subagent")
+"""The evals whose test is "run the case as the eval, assert what it asserts" (the faults and tokens evals have tests
+of their own in the harness's evals/)."""
+
+
+class PytestEvalSession(EvalSession):
+    """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason."""
+
+    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
+        try:
+            return super().run_eval(name, case)
+        except NotRun as exc:
+            pytest.skip(str(exc))
+
+    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
+        try:
+            return super().run_with_fault(case_id, fault)
+        except NotRun as exc:
+            pytest.skip(str(exc))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("compaction-harness", "compaction-harness evals against your own compactor (opt-in)")
+    group.addoption(OPTION, metavar="MODULE:ATTR", default=None, help="your strategy; with it the harness's evals run")
+    group.addoption(
+        "--compaction-evals",
+        metavar="NAMES",
+        default=None,
+        help=f"comma-separated evals to run (default: every one that applies: {', '.join(GENERIC)})",
+    )
+    group.addoption("--compaction-model", metavar="PROVIDER:NAME", default=None, help="the agent model (default: offline)")
+    group.addoption("--compaction-variant", default=None, help="threshold preset or variant file (default forced-20)")
+    group.addoption("--compaction-runs-dir", default="reports/compaction-harness", help="where the run directory goes")
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """With ``--compaction-strategy``, collect the harness's evals too (a file given on the command line is
+    collected whatever the repository's ``python_files`` says)."""
+    if any(a == OPTION or a.startswith(OPTION + "=") for a in args):
+        args.append(str(EVALS_MODULE))
+
+
+def _active(config: pytest.Config) -> bool:
+    return config.getoption(OPTION, default=None) is not None
+
+
+def selected_evals(config: pytest.Config) -> list[str]:
+    """The evals ``--compaction-evals`` names (all of `GENERIC` by default). Raises pytest.UsageError naming an unknown
+    one."""
+    given = config.getoption("--compaction-evals")
+    names = [n.strip() for n in given.split(",") if n.strip()] if given else list(GENERIC)
+    unknown = [n for n in names if n not in GENERIC]
+    if unknown:
+        raise pytest.UsageError(f"--compaction-evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
+    return names
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """With the option: the strategy registered and the evals checked before collection (a mistake is a usage error,
+    exit 4, before anything runs), and the evals' markers declared."""
+    if not _active(config):
+        return
+    from harness.compaction.strategies.registry import register
+    from harness.errors import HarnessError
+
+    selected_evals(config)
+    try:
+        config.stash[STRATEGY] = register(config.getoption(OPTION))
+    except HarnessError as exc:
+        raise pytest.UsageError(f"{OPTION}: {exc}") from None
+    for name in GENERIC:
+        config.addinivalue_line("markers", f"{name}: the compaction-harness {name} eval")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The plugin's test (`harness._plugin_evals`) gets one case per (eval, case), marked with the eval's name."""
+    if "compaction_eval_case" not in metafunc.fixturenames:
+        return
+    from harness.suites.execute import eval_case_ids
+
+    params = [
+        pytest.param((name, case), id=f"{name}-{case}", marks=getattr(pytest.mark, name))
+        for name in selected_evals(metafunc.config)
+        for case in eval_case_ids(name)
+    ]
+    metafunc.parametrize("compaction_eval_case", params)
+
+
+_SESSION: PytestEvalSession | None = None
+
+
+@pytest.fixture(scope="session")
+def compaction_session(pytestconfig: pytest.Config) -> PytestEvalSession:
+    """The session the plugin's evals run in: the user's strategy registered, the reference models unless
+    ``--compaction-model``, the default preset unless ``--compaction-variant``."""
+    global _SESSION
+    from harness.compaction.config import DEFAULT_PRESET
+    from harness.errors import HarnessError
+
+    opt = pytestconfig.getoption
+    try:
+        session = PytestEvalSession.from_options(
+            variant=opt("--compaction-variant") or DEFAULT_PRESET,
+            strategy=pytestconfig.stash[STRATEGY],
+            model=opt("--compaction-model"),
+            runs_dir=opt("--compaction-runs-dir"),
+            command="pytest " + OPTION + " " + opt(OPTION),
+            run_id_suffix=os.environ.get("PYTEST_XDIST_WORKER"),
+        )
+    except HarnessError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    _SESSION = session
+    return session
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _SESSION is None or _SESSION.sink is None:
+        return
+    from harness.report.run_report import write_report
+
+    path = _SESSION.finish()
+    assert path is not None
+    session.config.stash[REPORT] = write_report(path)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    report = config.stash.get(REPORT, None)
+    if report is not None:
+        terminalreporter.write_line(f"compaction-harness results: {report.parent} (report.md, results.jsonl, traces/)")
