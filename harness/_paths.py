@@ -8,4 +8,6 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
 _CHECKOUT = REPO_ROOT / "datasets"
-DATASETS_DIR = _CHECKOUT if (REPO_ROOT / "pyproject.toml").is_file() and _CHECKOUT.is_dir() else PACKAGE_DIR / "_data" / "datasets"
+DATASETS_DIR = (
+    _CHECKOUT if (REPO_ROOT / "pyproject.toml").is_file() and _CHECKOUT.is_dir() else PACKAGE_DIR / "_data" / "datasets"
+)

@@ -26,14 +26,13 @@ import pytest
 from harness.runs.executor import EvalSession
 from harness.scenarios.schema import Scenario
 from harness.suites.execute import CaseResult, NotRun
+from harness.suites.registry import STANDARD_EVALS
 
 OPTION = "--compaction-strategy"
 EVALS_MODULE = Path(__file__).with_name("_plugin_evals.py")
 STRATEGY = pytest.StashKey[str]()  # the registered name of the strategy under test
 REPORT = pytest.StashKey[Path]()  # the session's report.md
-GENERIC = ("needle", "goal", "chain", "probe", "retention", "eviction", "truncation", "overflow", "subagent")
-"""The evals whose test is "run the case as the eval, assert what it asserts" (the faults and tokens evals have tests
-of their own in the harness's evals/)."""
+GENERIC = STANDARD_EVALS
 
 
 class PytestEvalSession(EvalSession):

@@ -1,4 +1,4 @@
-"""``harness audit``, ``validity``: checking configs and evals before trusting results."""
+"""``harness audit``, ``validity``, ``check``: checking configs, evals and a compactor before trusting results."""
 
 from __future__ import annotations
 
@@ -36,8 +36,50 @@ def cmd_validity(args: argparse.Namespace) -> int:
     return EXIT_OK if result.ok else EXIT_FAILED
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from harness.api import evaluate
+    from harness.cli.experiments import gate
+    from harness.compaction.strategies.registry import register
+    from harness.suites.registry import STANDARD_EVALS as GENERIC
+
+    evals = [e.strip() for e in args.evals.split(",") if e.strip()] if args.evals else list(GENERIC)
+    unknown = [e for e in evals if e not in GENERIC]
+    if unknown:
+        from harness.errors import ConfigError
+
+        raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
+    strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
+    run = evaluate(
+        evals, cases=args.cases, strategy=strategy, model=args.model, runs_dir=args.out, progress=print if args.verbose else None
+    )
+    if run.path is None:
+        print("nothing ran: " + "; ".join(f"{e} {c}: {why}" for e, c, why in run.not_run[:3]))
+        return EXIT_FAILED
+    print(f"{len(run.rows)} case(s): {run.outcomes()}; run {run.path}")
+    return gate(str(run.path), args.baseline, update=args.update, max_error_rate=args.max_error_rate, allow_partial=False)
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """This group's subcommands: audit, validity."""
+    """This group's subcommands: audit, validity, check."""
+    chk = sub.add_parser(
+        "check",
+        help="run the evals against a compactor and gate the run against a stored baseline (exit 1 on a regression)",
+        description="Run every eval that applies (or --evals) with --strategy, offline unless --model, into a run "
+        "directory with its report, then compare with --baseline as `harness regress` does: exit 1 on a significant drop "
+        "in a gated rate, 4 when too many cases ended in ERROR, 0 otherwise; --update writes the baseline from this run "
+        "instead. --strategy is a strategy's name, or MODULE:ATTR: an object with INFO and build, or a middleware "
+        "factory make(config, model, *, backend, summarizer) (as `pytest --compaction-strategy` takes it).",
+    )
+    chk.add_argument("--strategy", default=None, help="the compactor: a strategy name or MODULE:ATTR (default: deepagents')")
+    chk.add_argument("--baseline", required=True, help="the baseline JSON file (written by --update)")
+    chk.add_argument("--update", action="store_true", help="write the baseline from this run instead of gating")
+    chk.add_argument("--evals", default=None, help="comma-separated evals (default: every one that applies)")
+    chk.add_argument("--cases", nargs="+", metavar="ID", default=None, help="only these cases of the evals")
+    chk.add_argument("--model", default=None, help="the agent model provider:name (default: the offline reference models)")
+    chk.add_argument("--out", default="reports/check", help="where the run directory goes (default reports/check)")
+    chk.add_argument("--max-error-rate", type=float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR")
+    chk.add_argument("--verbose", action="store_true", help="a line per case")
+    chk.set_defaults(handler=cmd_check)
     aud = sub.add_parser(
         "audit",
         help="check a model's compaction settings for the known traps (exit 0 clean, 1 warnings, 2 errors)",

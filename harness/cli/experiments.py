@@ -75,20 +75,27 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_regress(args: argparse.Namespace) -> int:
+    return gate(
+        args.results, args.baseline, update=args.update, max_error_rate=args.max_error_rate, allow_partial=args.allow_partial
+    )
+
+
+def gate(results: str, baseline: str, *, update: bool, max_error_rate: float, allow_partial: bool) -> int:
+    """The nightly gate's verdict, printed (`harness regress`, `harness check`): the exit code."""
     from harness.analysis.regress import error_gate, load_rows, regress, write_baseline
 
-    if args.update:
-        name, rows = load_rows(args.results)
-        path = write_baseline(rows, name, args.baseline)
+    if update:
+        name, rows = load_rows(results)
+        path = write_baseline(rows, name, baseline)
         print(f"baseline {path} rewritten from {len(rows)} cell(s) of {name}")
         return EXIT_OK
-    if not 0 <= args.max_error_rate <= 1:
+    if not 0 <= max_error_rate <= 1:
         from harness.errors import ConfigError
 
-        raise ConfigError(f"--max-error-rate must be between 0 and 1, got {args.max_error_rate}")
+        raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
     # An outage first: its cells pair with nothing, and what is left is too little to vouch for (exit 4, not a verdict).
-    too_many_errors = error_gate(load_rows(args.results)[1], args.max_error_rate)
-    ok, gates, notes = regress(args.results, args.baseline, allow_partial=args.allow_partial)
+    too_many_errors = error_gate(load_rows(results)[1], max_error_rate)
+    ok, gates, notes = regress(results, baseline, allow_partial=allow_partial)
     if not gates.empty:
         print(gates.to_markdown(index=False))
     for note in notes:
