@@ -121,7 +121,10 @@ def test_cells_written_before_arm_existed_are_read_as_arms(tmp_path, capsys):
     run = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
     cells = run.path / "cells.jsonl"
     old = [json.loads(line) for line in cells.read_text().splitlines()]
-    cells.write_text("".join(json.dumps({("variant" if k == "arm" else k): v for k, v in r.items()}) + "\n" for r in old))
+    schema_1 = [
+        {("variant" if k == "arm" else k): v for k, v in r.items() if k not in ("schema_version", "eval_version")} for r in old
+    ]
+    cells.write_text("".join(json.dumps(r) + "\n" for r in schema_1))
     assert "arm" not in cells.read_text()
     assert {r["arm"] for r in read_cells(cells)} == {"deepagents-default", "minimal"}
     assert run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None).skipped == 4

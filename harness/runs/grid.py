@@ -36,7 +36,7 @@ from harness.agent.runner import arun_case, case_budget, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
-from harness.runs.results import append_row, read_cells, result_row, row_outcome
+from harness.runs.results import META_SCHEMA_VERSION, append_row, read_cells, result_row, row_outcome
 from harness.runs.run import dataset_hashes, git_commit, make_output_dir
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.scenarios.schema import Scenario, load_scenarios, select
@@ -394,6 +394,7 @@ def _write_meta(
     skipped: list[dict[str, Any]] | None = None,
 ) -> None:
     meta = {
+        "schema_version": META_SCHEMA_VERSION,
         "experiment": spec.name,
         "spec": spec.raw,
         "spec_fingerprint": spec.fingerprint(),

@@ -52,6 +52,7 @@ def result_row(
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
     row = {
+        "schema_version": ROW_SCHEMA_VERSION,
         "run_id": trace.run_id,
         "case_id": trace.case_id,
         "kind": trace.kind,
@@ -171,7 +172,7 @@ def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]
         if not line.strip():
             continue
         try:
-            rows.append(_current(json.loads(line)))
+            rows.append(upgrade_row(json.loads(line), f"{path}, line {i + 1}"))
             good.append(line if line.endswith("\n") else line + "\n")
         except json.JSONDecodeError:
             if i != len(lines) - 1:
@@ -181,11 +182,40 @@ def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]
     return rows
 
 
-def _current(row: dict[str, Any]) -> dict[str, Any]:
-    """A row as this version writes it: rows written before the ``arm`` field named it ``variant``."""
-    if "variant" in row and "arm" not in row:
+META_SCHEMA_VERSION = 2
+"""meta.json of a run or an experiment: 1 had no ``schema_version``; 2 adds it (and rows of schema 3)."""
+ROW_SCHEMA_VERSION = 3
+"""The result row's schema (results.jsonl, and cells.jsonl, whose rows are result rows with cell fields):
+1. before arms: the compared configuration is ``variant``; no ``outcome`` (derived from ``passed`` and ``validity``);
+2. ``arm``, ``outcome`` and ``outcome_keys``, ``eval``, ``scorers``; no ``schema_version``;
+3. ``schema_version`` and ``eval_version`` (the registry's version of the eval the row was scored under).
+`upgrade_row` reads each as version 3; tests/data/rows keeps a row of each."""
+
+
+def upgrade_row(row: dict[str, Any], where: str = "row") -> dict[str, Any]:
+    """``row`` as schema `ROW_SCHEMA_VERSION` has it, from any earlier schema (see there). Raises HarnessError for a
+    row written by a newer harness (its fields cannot be known)."""
+    version = row.get("schema_version")
+    if isinstance(version, int) and version > ROW_SCHEMA_VERSION:
+        raise HarnessError(
+            f"{where}: schema_version {version} is newer than this harness reads ({ROW_SCHEMA_VERSION}); upgrade the harness"
+        )
+    if version == ROW_SCHEMA_VERSION:
+        return row
+    if "variant" in row and "arm" not in row:  # schema 1
         row = {("arm" if k == "variant" else k): v for k, v in row.items()}
-    return row
+    if "scores" not in row:  # not a result row (a hand-made line, a scenario row): only the rename applies
+        return row
+    if "outcome" not in row and "passed" in row:
+        outcome, keys = row_outcome(row)
+        row = {**row, "outcome": outcome, "outcome_keys": keys}
+    return {
+        **row,
+        "eval": row.get("eval") or row.get("kind"),
+        "scorers": row.get("scorers", "default"),
+        "eval_version": row_eval_version(row),
+        "schema_version": ROW_SCHEMA_VERSION,
+    }
 
 
 def read_results(path: str | Path) -> pd.DataFrame:

@@ -32,7 +32,7 @@ from harness.agent.preflight import fixed_overhead_tokens
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, offline_skip_reason, run_async, run_case
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
-from harness.runs.results import SCENARIOS_FILE, append_row, result_row, row_events, row_outcome
+from harness.runs.results import META_SCHEMA_VERSION, SCENARIOS_FILE, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
 from harness.scoring.scorers import PASS, Score, score_case
 from harness.trace.schema import Trace
@@ -159,6 +159,7 @@ class RunSink:
             )
         make_output_dir(self.run.path / "traces", out_dir, out_option)
         self.meta: dict[str, Any] = {
+            "schema_version": META_SCHEMA_VERSION,
             "run_id": run_id,
             "command": command or " ".join(["harness", *sys.argv[1:]]),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -13,6 +13,7 @@ import pytest
 
 from harness.analysis.regress import compare_sets, load_rows
 from harness.errors import HarnessError
+from harness.runs.results import upgrade_row
 
 
 def _row(case, ok=True, *, arm="a", threshold="20%", tokens=100, **metrics):
@@ -43,7 +44,7 @@ def _write(path, rows, file="results.jsonl"):
 def test_a_run_directory_reads_its_results_rows_named_after_the_directory(tmp_path):
     rows = [_row("c1"), _row("c1")]  # a run file keeps every row
     name, got = load_rows(str(_write(tmp_path / "night-1", rows)))
-    assert name == "night-1" and got == rows
+    assert name == "night-1" and got == [upgrade_row(r) for r in rows]
 
 
 def test_an_experiment_directory_reads_the_current_row_of_each_cell_first(tmp_path):

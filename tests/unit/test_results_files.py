@@ -8,7 +8,7 @@ import json
 import pytest
 
 from harness.errors import HarnessError
-from harness.runs.results import append_row, read_cells, read_results, read_rows, row_events
+from harness.runs.results import append_row, read_cells, read_results, read_rows, row_events, upgrade_row
 
 
 def _row(case_id: str, **extra) -> dict:
@@ -40,7 +40,7 @@ def test_appended_rows_are_one_json_line_each_and_read_back_in_order(tmp_path):
     assert len(lines) == 2 and all(line.endswith("\n") for line in lines)
     assert json.loads(lines[1])["when"] == str(tmp_path)
     assert [r["case_id"] for r in read_rows(path)] == ["a", "b"]
-    assert read_rows(path)[0] == _row("a")
+    assert read_rows(path)[0] == upgrade_row(_row("a"))  # a result row reads as the current schema
 
 
 def test_a_missing_file_has_no_rows_and_blank_lines_are_skipped(tmp_path):
@@ -95,6 +95,10 @@ def test_the_results_frame_flattens_a_row_into_prefixed_columns(tmp_path):
             "arm": "base",
             "outcome": "PASS",
             "kind": "needle",
+            "eval": "needle",  # a row before schema 3 is read as its kind's eval, version 1, the default scorers
+            "scorers": "default",
+            "eval_version": 1,
+            "schema_version": 3,
             "case.haystack_tokens": 8000,
             "metric.cost_usd": 0.5,
             "score.needle_correct": True,
