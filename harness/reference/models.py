@@ -19,6 +19,25 @@ from harness.reference import policy, summarizer
 
 AGENT_NAME = "reference-agent"
 SUMMARIZER_NAME = "reference-summarizer"
+TOOL_CACHE_SIZE = 512  # tool objects remembered: a case builds about 30 (deepagents' tools for the agent and subagents)
+_TOOL_SCHEMAS: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def openai_tool(tool: Any) -> dict[str, Any]:
+    """``convert_to_openai_tool(tool)``, converted once per tool object: create_agent binds the tools again before
+    every model call, and converting a LangChain tool builds its JSON schema each time. The object is held beside
+    its schema, so its id cannot be reused while it is cached; a dict is converted each time (it may be a new one
+    at the same address)."""
+    if isinstance(tool, dict):
+        return convert_to_openai_tool(tool)
+    hit = _TOOL_SCHEMAS.get(id(tool))
+    if hit is not None and hit[0] is tool:
+        return hit[1]
+    if len(_TOOL_SCHEMAS) >= TOOL_CACHE_SIZE:
+        _TOOL_SCHEMAS.clear()
+    schema = convert_to_openai_tool(tool)
+    _TOOL_SCHEMAS[id(tool)] = (tool, schema)
+    return schema
 
 
 class ReferenceAgentModel(BaseChatModel):
@@ -50,7 +69,7 @@ class ReferenceAgentModel(BaseChatModel):
         }
 
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
-        return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
+        return self.bind(tools=[openai_tool(t) for t in tools], **kwargs)
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
         if kwargs.get("tools") is None:

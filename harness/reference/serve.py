@@ -18,8 +18,8 @@ names the model ``reference-judge``, the stand-in judge (`harness.reference.judg
 
 Faults are given at start (``--fault MODE[:COUNT][@agent|@summary|@judge]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
-``GET /admin/stats`` returns request counts, peak concurrency and the time from the first
-to the latest request; ``POST /admin/reset``
+``GET /admin/stats`` returns request counts, peak concurrency, the time from the first
+to the latest request and the server's CPU time; ``POST /admin/reset``
 clears faults and counters. Answers are marked simulated (``system_fingerprint``) so a run
 through the server is labelled as such. Loopback by default; the server stops by itself
 after ``max_requests`` requests or ``max_seconds`` seconds.
@@ -136,6 +136,7 @@ class ServerState:
                 "faults": [asdict(f) for f in self.faults],
                 "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
+                "cpu_s": round(time.process_time(), 3),  # the server process's CPU time so far (harness bench)
                 "window_s": round(self.last_at - self.first_at, 4)
                 if self.first_at is not None and self.last_at is not None
                 else 0.0,

@@ -15,10 +15,13 @@
    disk is timed separately.
 
 5. Live throughput: ``harness run --concurrency N [--processes P]`` against ``harness serve
-   --latency 0.2`` (a separate process, as a real endpoint is), for N = 1, 4, 16, 32 in one
-   process and 16, 32 over two: cells per second
-   over the server's busy window, and as a share of the ideal, latency-bound rate
-   N / (requests per case x latency): what is lost to the harness and the client.
+   --latency L`` (a separate process, as a real endpoint is), for N = 1, 4, 16, 32 in one
+   process and 16, 32 over two at L = 0.2 s, and N = 64 in one process at L = 2 s: cells per
+   second over the server's busy window, and as a share of the ideal, latency-bound rate
+   N / (requests per case x latency): what is lost to the harness and the client. Each row
+   also gives the CPU one request costs the client (this process and its workers) and the
+   server, and the share of ideal the client's CPU alone allows P processes
+   (1000 / client ms per request, in cells/s): below the goal, one process is CPU-bound.
 
 Results go to stdout as a markdown table and to reports/bench/bench-<time>.json.
 """
@@ -26,6 +29,7 @@ Results go to stdout as a markdown table and to reports/bench/bench-<time>.json.
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import random
@@ -34,6 +38,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -154,19 +160,51 @@ def grid_throughput() -> dict:
 
 
 LIVE_LATENCY_S = 0.2
-LIVE_SETTINGS = ((1, 1), (4, 1), (16, 1), (16, 2), (32, 1), (32, 2))  # (cases in flight, processes)
+# (cases in flight, processes, server latency in s, waves): each row runs about ``waves`` x the cases in flight
+LIVE_SETTINGS = (
+    (1, 1, 0.2, 4),
+    (4, 1, 0.2, 4),
+    (16, 1, 0.2, 4),
+    (16, 2, 0.2, 4),
+    (32, 1, 0.2, 4),
+    (32, 2, 0.2, 4),
+    (64, 1, 2.0, 2),  # issue 18's goal: 0.9 of ideal at 64 in flight with 2 s latency (two waves: ~2 minutes)
+)
 
 
-def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, latency: float = LIVE_LATENCY_S) -> dict:
-    """Cells/s of live runs through `harness serve` with N cases in flight over P processes, and the share of the
-    ideal rate."""
-    import math
+def live_plan(n: int, cases: list, waves: int) -> tuple[list, int]:
+    """The cases and trials of a live row with ``n`` in flight: about ``waves`` waves of ``n`` cases. With more in
+    flight than cases, the first m cases, m the largest divisor of ``n`` up to their number, so the cells fill whole
+    waves (a last wave part-full would run with fewer in flight than the ideal assumes)."""
+    if n <= len(cases):
+        return cases, max(1, math.ceil(waves * n / len(cases)))
+    m = max(d for d in range(1, len(cases) + 1) if n % d == 0)
+    return cases[:m], waves * n // m
+
+
+def client_cpu_s() -> float:
+    """CPU time of this process and of its finished children (the worker processes of ``--processes``)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def live_throughput(settings: tuple[tuple[int, int, float, int], ...] = LIVE_SETTINGS) -> dict:
+    """Cells/s of live runs through `harness serve` with N cases in flight over P processes, the share of the ideal
+    rate, and the CPU each request costs the client and the server (what bounds one process)."""
+    out: dict = {"cases": 0, "runs": []}
+    for latency in dict.fromkeys(s[2] for s in settings):
+        with _served(latency) as url:
+            for n, processes, _, waves in (s for s in settings if s[2] == latency):
+                out["runs"].append(_live_row(url, n, processes, latency, waves))
+    return out
+
+
+@contextmanager
+def _served(latency: float) -> Iterator[str]:
+    """``harness serve --latency`` in its own process (as a real endpoint is): its base URL."""
     import re
-
-    from harness.agent.models import Endpoint
-    from harness.compaction.variants import make_config
-    from harness.runs.run import run_cases
-    from harness.scenarios.schema import load_scenarios, select
 
     server = subprocess.Popen(
         [sys.executable, "-m", "harness", "serve", "--port", "0", "--latency", str(latency), "--max-seconds", "1800"],
@@ -178,49 +216,59 @@ def live_throughput(settings: tuple[tuple[int, int], ...] = LIVE_SETTINGS, laten
         match = re.search(r"(http://\S+/v1)", line)
         if not match:
             raise RuntimeError(f"harness serve did not start: {line!r}")
-        url = match.group(1)
-        cases = select(load_scenarios(), kind="needle")
-        config = make_config("forced-20")
-        out: dict = {"latency_s": latency, "cases": len(cases), "runs": []}
-        for n, processes in settings:
-            _post(url, "/admin/reset")
-            trials = max(1, math.ceil(4 * n / len(cases)))  # four waves of cases: the tail, with fewer in flight, stays short
-            with tempfile.TemporaryDirectory() as tmp:
-                run = run_cases(
-                    cases,
-                    config,
-                    agent_model="openai:reference-agent",
-                    summary_model="openai:reference-summarizer",
-                    trials=trials,
-                    out_dir=tmp,
-                    agent_endpoint=Endpoint(url),
-                    concurrency=n,
-                    processes=processes,
-                    progress=lambda _: None,
-                )
-            stats = json.loads(_get(url, "/admin/stats"))
-            requests = sum(stats["requests"].values())
-            cells = len(run.rows)
-            rate = cells / stats["window_s"]
-            ideal = n / (requests / cells * latency)
-            out["runs"].append(
-                {
-                    "concurrency": n,
-                    "processes": processes,
-                    "cells": cells,
-                    "requests": requests,
-                    "window_s": stats["window_s"],
-                    "peak_in_flight": stats["peak_in_flight"],
-                    "cells_per_s": round(rate, 3),
-                    "ideal_cells_per_s": round(ideal, 3),
-                    "share_of_ideal": round(rate / ideal, 3),
-                    "errors": sum(r["outcome"] == "ERROR" for r in run.rows),
-                }
-            )
-        return out
+        yield match.group(1)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def _live_row(url: str, n: int, processes: int, latency: float, waves: int) -> dict:
+    from harness.agent.models import Endpoint
+    from harness.compaction.variants import make_config
+    from harness.runs.run import run_cases
+    from harness.scenarios.schema import load_scenarios, select
+
+    cases, trials = live_plan(n, select(load_scenarios(), kind="needle"), waves)
+    _post(url, "/admin/reset")
+    server_cpu0, client_cpu0 = json.loads(_get(url, "/admin/stats")).get("cpu_s", 0.0), client_cpu_s()
+    with tempfile.TemporaryDirectory() as tmp:
+        run = run_cases(
+            cases,
+            make_config("forced-20"),
+            agent_model="openai:reference-agent",
+            summary_model="openai:reference-summarizer",
+            trials=trials,
+            out_dir=tmp,
+            agent_endpoint=Endpoint(url),
+            concurrency=n,
+            processes=processes,
+            progress=lambda _: None,
+        )
+    client_cpu = client_cpu_s() - client_cpu0
+    stats = json.loads(_get(url, "/admin/stats"))
+    requests = sum(stats["requests"].values())
+    cells = len(run.rows)
+    rate = cells / stats["window_s"]
+    ideal = n / (requests / cells * latency)
+    client_ms = client_cpu / requests * 1000
+    # One process spends client_ms of CPU on each request, so it cannot send more than 1000 / client_ms a second.
+    ceiling = 1000 / client_ms / (requests / cells) * processes
+    return {
+        "concurrency": n,
+        "processes": processes,
+        "latency_s": latency,
+        "cells": cells,
+        "requests": requests,
+        "window_s": stats["window_s"],
+        "peak_in_flight": stats["peak_in_flight"],
+        "cells_per_s": round(rate, 3),
+        "ideal_cells_per_s": round(ideal, 3),
+        "share_of_ideal": round(rate / ideal, 3),
+        "client_cpu_ms_per_request": round(client_ms, 2),
+        "server_cpu_ms_per_request": round((stats.get("cpu_s", 0.0) - server_cpu0) / requests * 1000, 2),
+        "client_cpu_ceiling_share": round(min(1.0, ceiling / ideal), 3),
+        "errors": sum(r["outcome"] == "ERROR" for r in run.rows),
+    }
 
 
 def _get(url: str, path: str) -> str:
@@ -249,8 +297,6 @@ def stress(ledgers: int = 250) -> dict:
     (two per step). The log-log slope of cost against history says how cost grows with
     it: 1 is linear, below 1 slower than the history.
     """
-    import math
-
     from harness.agent.models import choose_models
     from harness.agent.runner import run_case
     from harness.compaction.variants import make_config
@@ -345,11 +391,24 @@ def render(result: dict) -> str:
         ]
     live = result.get("live")
     if live:
-        for run in live["runs"]:
-            procs = f" --processes {run['processes']}" if run.get("processes", 1) > 1 else ""
-            lines.append(
-                f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {live['latency_s']}` "
-                f"({run['cells']} cells, {run['requests']} requests) | {run['cells_per_s']} cells/s = "
-                f"{run['share_of_ideal']:.0%} of the ideal {run['ideal_cells_per_s']} (peak {run['peak_in_flight']} in flight) |"
-            )
+        lines += [render_live_row(run, live.get("latency_s", LIVE_LATENCY_S)) for run in live["runs"]]
     return "\n".join(lines)
+
+
+def render_live_row(run: dict, default_latency: float = LIVE_LATENCY_S) -> str:
+    """One live row of the table: the command, then the share of ideal first, then what bounds it."""
+    procs = f" --processes {run['processes']}" if run.get("processes", 1) > 1 else ""
+    latency = run.get("latency_s", default_latency)
+    value = (
+        f"**{run['share_of_ideal']:.0%} of ideal**: {run['cells_per_s']} cells/s vs the ideal {run['ideal_cells_per_s']} "
+        f"(peak {run['peak_in_flight']} in flight)"
+    )
+    if "client_cpu_ms_per_request" in run:
+        value += (
+            f"; CPU per request: client {run['client_cpu_ms_per_request']} ms, server {run['server_cpu_ms_per_request']} ms; "
+            f"the client's CPU alone caps it at {run['client_cpu_ceiling_share']:.0%} of ideal"
+        )
+    return (
+        f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {latency:g}` "
+        f"({run['cells']} cells, {run['requests']} requests) | {value} |"
+    )

@@ -1,0 +1,63 @@
+"""`harness bench`'s live rows: whole waves of cases, and a row that says the share of ideal and its CPU bound."""
+
+import pytest
+
+from harness.runs.bench import live_plan, render_live_row
+
+CASES = [f"case-{i}" for i in range(20)]
+
+
+@pytest.mark.parametrize(
+    ("n", "waves", "cases", "trials"),
+    [(1, 4, 20, 1), (4, 4, 20, 1), (16, 4, 20, 4), (32, 4, 16, 8), (64, 2, 16, 8), (40, 1, 20, 2)],
+)
+def test_live_plan_fills_whole_waves_when_more_are_in_flight_than_cases(n, waves, cases, trials):
+    chosen, got_trials = live_plan(n, CASES, waves)
+    assert (len(chosen), got_trials) == (cases, trials)
+    assert chosen == CASES[:cases]
+    if n > len(CASES):
+        assert len(chosen) * got_trials == waves * n  # no part-full last wave
+
+
+def test_a_plan_with_a_part_full_last_wave_would_be_caught():
+    chosen, trials = len(CASES), 7  # the old rule for 64 in flight: 140 cells, two waves and 12 cases
+    assert (chosen * trials) % 64 != 0
+    assert live_plan(64, CASES, 2) != (CASES, 7)
+
+
+def test_a_live_row_leads_with_the_share_of_ideal_and_gives_the_cpu_bound():
+    row = {
+        "concurrency": 64,
+        "processes": 1,
+        "latency_s": 2.0,
+        "cells": 128,
+        "requests": 3570,
+        "peak_in_flight": 64,
+        "cells_per_s": 1.05,
+        "ideal_cells_per_s": 1.147,
+        "share_of_ideal": 0.915,
+        "client_cpu_ms_per_request": 14.2,
+        "server_cpu_ms_per_request": 1.5,
+        "client_cpu_ceiling_share": 1.0,
+    }
+    line = render_live_row(row)
+    assert "`harness run --concurrency 64` vs `harness serve --latency 2`" in line
+    assert "**92% of ideal**" in line and "client 14.2 ms, server 1.5 ms" in line and "caps it at 100% of ideal" in line
+
+
+def test_an_older_live_row_without_cpu_figures_still_renders():
+    row = {"concurrency": 16, "processes": 2, "cells": 80, "requests": 2232, "peak_in_flight": 16}
+    row |= {"cells_per_s": 1.96, "ideal_cells_per_s": 2.867, "share_of_ideal": 0.684}
+    line = render_live_row(row)
+    assert "--processes 2" in line and "--latency 0.2" in line and "**68% of ideal**" in line and "CPU" not in line
+
+
+def test_the_servers_stats_give_its_process_cpu_time():
+    import time
+
+    from harness.reference.serve import ServerState
+
+    before = time.process_time()
+    sum(i * i for i in range(200_000))  # some CPU, so a constant would not pass
+    cpu = ServerState().stats()["cpu_s"]
+    assert before - 0.001 <= cpu <= time.process_time() + 0.001
