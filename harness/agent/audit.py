@@ -172,6 +172,8 @@ def audit(
     measure_overhead: bool = True,
     base_url: str | None = None,
 ) -> AuditReport:
+    """Model ``spec``'s compaction settings checked for the known traps (no profile for the exact name, a window above
+    the served length, a trigger under the fixed overhead, keep at or above the trigger, fractions without a profile)."""
     from deepagents.middleware.summarization import compute_summarization_defaults
 
     model = build_model(spec)

@@ -54,6 +54,9 @@ def build_agent(
     checkpointer: Any = None,
     backend: Any = None,
 ) -> BuiltAgent:
+    """The real `create_deep_agent` with ``config``'s strategy in deepagents' summarization slot (and its eviction
+    setting), the strategy's own middleware and ``middleware`` (the runner's recorder, a fault's) after it, ``tools``,
+    a state backend and an in-memory checkpointer; ``summarizer``: the summary model (default: ``model``)."""
     from deepagents import create_deep_agent
     from deepagents.backends import StateBackend
     from deepagents.middleware import FilesystemMiddleware

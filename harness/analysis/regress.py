@@ -170,6 +170,7 @@ def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
 
 
 def write_baseline(rows: list[dict[str, Any]], source: str, path: str | Path) -> Path:
+    """Write the gate's baseline (`snapshot` of ``rows``: one record per cell, its gated checks) to ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(snapshot(rows, source), indent=1) + "\n", encoding="utf-8")

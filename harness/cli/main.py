@@ -46,6 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `harness` command: parse ``argv``, run the subcommand, return its exit code (2 for a mistake in the input,
+    3 no key, 4 a provider error; no traceback for a mistake of the user's)."""
     from harness.redact import redact, redact_process_output
 
     redact_process_output()  # no key reaches the terminal, whoever prints it

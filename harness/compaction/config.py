@@ -342,6 +342,7 @@ DEFAULT_PRESET = "forced-20"
 
 
 def get_preset(name: str) -> CompactionConfig:
+    """The threshold preset ``name`` (`PRESETS`). Raises ConfigError naming the known ones."""
     try:
         return PRESETS[name]
     except KeyError:

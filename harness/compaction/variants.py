@@ -159,6 +159,8 @@ def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Variant:
+    """A summary-prompt variant by name (datasets/variants/<name>.md) or path: its settings (front matter) and prompt.
+    Raises ConfigError for an unknown name, bad settings or an include cycle."""
     path = Path(name_or_path)
     if path.suffix not in (".md", ".txt") or not path.exists():
         candidates = [VARIANTS_DIR / f"{name_or_path}.md", VARIANTS_DIR / f"{name_or_path}.txt"]
@@ -215,6 +217,7 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
 
 
 def variant_names() -> list[str]:
+    """The shipped summary-prompt variants (datasets/variants/), by name."""
     return sorted(p.stem for p in VARIANTS_DIR.glob("*.md"))
 
 

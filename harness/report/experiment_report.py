@@ -96,6 +96,8 @@ def load_experiment(path: str | Path) -> tuple[dict, list[dict], pd.DataFrame]:
 
 
 def write_experiment_report(path: Path) -> Path:
+    """report.md (and report.html, charts) for the experiment directory ``path``: arms side by side with intervals and
+    paired tests, per-kind sections, token curves; returns report.md."""
     meta, rows, frame = load_experiment(path)
     baseline = meta["baseline"]
     arms = list(dict.fromkeys([baseline, *(meta.get("arms") or meta["variants"]), *(r["arm"] for r in rows)]))

@@ -211,6 +211,8 @@ def _positive_number(data: dict, key: str, path: str) -> float | None:
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:
+    """An experiment spec (YAML: datasets/experiments/), checked key by key. Raises ConfigError naming the file and the
+    key for anything it cannot run."""
     path = Path(path)
     where = str(path)
     if not path.is_file():

@@ -713,6 +713,7 @@ def _fact_row(f: Fact) -> dict[str, Any]:
 def select(
     scenarios: Sequence[Scenario], *, kind: str | None = None, ids: Sequence[str] | None = None, limit: int | None = None
 ) -> list[Scenario]:
+    """The scenarios of ``kind`` whose ids match one of the ``ids`` globs, at most ``limit`` of them, in order."""
     out = [s for s in scenarios if kind is None or s.kind == kind]
     if ids:
         import fnmatch

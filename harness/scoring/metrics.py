@@ -100,6 +100,8 @@ def cost_usd(trace: Trace) -> float | None:
 
 
 def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]:
+    """The case's metrics for comparisons: rates (None where they do not apply to ``kind``), tokens, peak context,
+    tokens removed per summary, summary length and cost."""
     by_key = {s.key: s.value for s in scores}
     events = trace.events_of("summary")
     agent, summ = trace.agent_calls(), trace.summarizer_calls()

@@ -86,6 +86,7 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
 
 
 def events_frame(traces: Iterable[Trace]) -> pd.DataFrame:
+    """One row per compaction event of every trace (run, case, arm, trial, then the event's fields)."""
     rows = []
     for tr in traces:
         for ev in tr.events:

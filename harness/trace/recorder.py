@@ -33,6 +33,10 @@ from harness.trace.schema import SIMULATED_FINGERPRINT
 
 
 class Recorder:
+    """What the model saw, call by call: each model call's request (messages, approximate and provider tokens) and
+    response, and each compaction event (summary, mask, trim, eviction, argument truncation, overflow recovery) with
+    what it removed. Its middleware and callback feed it during a run; the runner makes the `Trace` from it."""
+
     def __init__(self, truncation_text: str = da.TRUNCATION_TEXT, strategy: str = "deepagents-summarization") -> None:
         self.truncation_text = truncation_text
         self.strategy = strategy

@@ -236,6 +236,7 @@ def _text(data: dict[str, Any]) -> str:
 
 
 def load_trace(path: str | Path) -> Trace:
+    """A trace file (``.json`` or ``.json.gz``) as a `Trace`, any supported schema version."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as fh:

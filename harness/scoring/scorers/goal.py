@@ -16,6 +16,8 @@ from harness.trace.schema import Trace
 
 
 def goal_scores(trace: Trace, scenario: Scenario, turn: int = 0) -> list[Score]:
+    """Goal preservation: after a compaction the agent keeps going (no clarification request, no premature "done") and
+    finishes the step list of ``turn`` without repeating steps."""
     expected = [(s.tool, s.target) for s in scenario.expected_steps if s.tool != "reply"]
     expected_set = set(expected)
     done: set[tuple[str, str]] = set()

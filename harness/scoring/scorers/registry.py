@@ -115,6 +115,7 @@ def _as_control_arm(score: Score) -> Score:
 
 
 def scores_by_key(scores: list[Score]) -> dict[str, Score]:
+    """The scores by key."""
     return {s.key: s for s in scores}
 
 

@@ -12,6 +12,7 @@ from harness.trace.schema import Trace
 
 
 def run_completed(trace: Trace) -> Score:
+    """Every turn finished (the run raised nothing, provider error or otherwise)."""
     err = trace.error
     if err:
         what = "a provider error" if err.get("provider_error") else "the run raised"
@@ -89,6 +90,8 @@ def structural_issues(trace: Trace) -> list[str]:
 
 
 def structure_ok(trace: Trace) -> Score:
+    """Every request well formed: tool calls paired with their results, the summary at the head, the system prompt
+    intact (`structural_issues`)."""
     issues = structural_issues(trace)
     n = len(trace.agent_calls())
     if issues:
