@@ -90,8 +90,11 @@ BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_re
 
 
 def load_experiment(path: str | Path) -> tuple[dict, list[dict], pd.DataFrame]:
-    """An experiment directory's meta.json, its cells' current rows and their frame (`analysis.compare.cells_frame`)."""
+    """An experiment directory's meta.json, its cells' current rows and their frame (`analysis.compare.cells_frame`).
+    The rows are in cell-id order, not the order workers finished them in: the seeded bootstrap and permutation tests
+    pair rows in frame order, so the same cells give the same report however the grid ran."""
     meta, rows = read_experiment(path)
+    rows = sorted(rows, key=lambda r: str(r.get("cell_id")))
     return meta, rows, cells_frame(rows)
 
 
@@ -189,8 +192,21 @@ def write_experiment_report(path: Path) -> Path:
     if grid is not None:
         doc.text("Needle recovery by needle depth (x) and context length (y), Kamradt style, valid runs only.")
         doc.image(save(grid, path / "needle_depth_length.png"), "needle recovery by depth and context length")
+    in_spec_order = sorted(  # workers finish cells in any order: the section follows the spec's arms and thresholds
+        rows,
+        key=lambda r: (
+            arms.index(r["arm"]) if r["arm"] in arms else len(arms),
+            thresholds.index(str(r.get("threshold"))) if str(r.get("threshold")) in thresholds else len(thresholds),
+            str(r["case_id"]),
+            int(r.get("trial") or 0),
+        ),
+    )
     add_facts_section(
-        doc, rows, path, source_label(simulated, served_over_http(meta)), spec.get("cliff_threshold") or CLIFF_THRESHOLD
+        doc,
+        in_spec_order,
+        path,
+        source_label(simulated, served_over_http(meta)),
+        spec.get("cliff_threshold") or CLIFF_THRESHOLD,
     )
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
