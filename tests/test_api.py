@@ -12,7 +12,7 @@ import harness
 from harness.api import evaluate
 from tests._docs import page, page_path, section
 
-PYTHON_PAGE = "README"  # the page with "Using the results from Python"
+PYTHON_PAGE = "python"  # the page with "Using the results from Python"
 
 
 def readme_snippet() -> str:
