@@ -35,13 +35,17 @@ def blocks(text: str, lang: str) -> list[str]:
 
 
 def section(text: str, heading: str) -> str:
-    """The text after the heading ``heading`` (at any level) up to the next heading of the same or a higher level."""
+    """The text after the heading ``heading`` (at any level) up to the next heading of the same or a higher level
+    (a ``#`` line inside a fenced code block is not a heading)."""
     match = re.search(rf"^(#+) {re.escape(heading)}\n", text, flags=re.M)
     assert match, f"no heading {heading!r}"
-    level = len(match[1])
-    rest = text[match.end() :]
-    end = re.search(rf"^#{{1,{level}}} ", rest, flags=re.M)
-    return rest[: end.start()] if end else rest
+    level, kept, fenced = len(match[1]), [], False
+    for line in text[match.end() :].splitlines(keepends=True):
+        fenced ^= line.startswith("```")
+        if not fenced and re.match(rf"#{{1,{level}}} ", line):
+            break
+        kept.append(line)
+    return "".join(kept)
 
 
 def command_lines(text: str) -> list[str]:
