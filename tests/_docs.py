@@ -6,7 +6,11 @@ is docs/cli.md, ``page("README")`` the README), so moving text between pages is 
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
 import re
+import shlex
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,3 +71,44 @@ def command_line(text: str, prefix: str) -> str:
     lines = [line for line in command_lines(text) if line.startswith(prefix) or line == prefix.rstrip()]
     assert lines, f"the documentation no longer has a command starting {prefix!r}"
     return lines[0]
+
+
+# -- checking the documented commands without running them ----------------------------------------------------------
+HARNESS_PREFIXES = (".venv/bin/harness ", "harness ")
+CHECKED_PREFIXES = (*HARNESS_PREFIXES, "make ", ".venv/bin/pytest ")
+PYTEST_MARK_WORDS = {"and", "or", "not", "(", ")"}
+
+
+def make_targets(makefile: str) -> set[str]:
+    """The targets a Makefile's text defines (``name:`` at the start of a line, not ``NAME :=``)."""
+    return set(re.findall(r"^([A-Za-z0-9_.-]+):(?!=)", makefile, flags=re.M))
+
+
+def command_problem(command: str, parser: argparse.ArgumentParser, targets: set[str], markers: set[str]) -> str | None:
+    """What is wrong with one documented command, or None: a ``harness`` command must parse with the real parser
+    (its subcommands and options exist), a ``make`` command name existing targets, a ``pytest`` command's ``-m``
+    expression existing markers. Commands with another prefix are not checked."""
+    if not command.startswith(CHECKED_PREFIXES):
+        return None
+    words = shlex.split(command)
+    if command.startswith(HARNESS_PREFIXES):
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                parser.parse_args(words[1:])
+        except SystemExit as exc:
+            if exc.code:
+                return f"{command!r}: {err.getvalue().strip().splitlines()[-1]}"
+        return None
+    if command.startswith("make "):
+        unknown = [w for w in words[1:] if "=" not in w and w not in targets]
+        return f"{command!r}: no make target {unknown}" if unknown else None
+    expressions = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "-m"]
+    names = {name for expr in expressions for name in re.findall(r"[\w-]+|[()]", expr)} - PYTEST_MARK_WORDS
+    unknown = sorted(names - markers)
+    return f"{command!r}: no pytest marker {unknown}" if unknown else None
+
+
+def missing_doc_links(readme: str, pages: list[Path]) -> list[str]:
+    """The docs/ pages (by file name) that the README text does not link to as ``](docs/NAME.md``."""
+    return [p.name for p in pages if f"](docs/{p.name}" not in readme]

@@ -20,7 +20,7 @@ import pytest
 from tests._docs import ROOT, blocks, command_line, page, section
 
 BIN = Path(sys.executable).parent
-NIAH, EVALS, PYTHON, EXPERIMENTS, CLI = "data", "README", "python", "experiments", "cli"  # the pages each part is on
+NIAH, EVALS, PYTHON, EXPERIMENTS, CLI = "data", "evals", "python", "experiments", "cli"  # the pages each part is on
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from harness.suites.registry import OTHER_MARKERS, SUITES
 from tests._docs import page
 
 ROOT = Path(__file__).resolve().parent.parent
-MARKER_TABLE_PAGE = "README"  # the page with the `| marker | what it checks |` table
+MARKER_TABLE_PAGE = "evals"  # the page with the `| marker | what it checks |` table
 
 
 def _markers() -> dict[str, str]:
