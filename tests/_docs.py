@@ -112,3 +112,10 @@ def command_problem(command: str, parser: argparse.ArgumentParser, targets: set[
 def missing_doc_links(readme: str, pages: list[Path]) -> list[str]:
     """The docs/ pages (by file name) that the README text does not link to as ``](docs/NAME.md``."""
     return [p.name for p in pages if f"](docs/{p.name}" not in readme]
+
+
+def broken_links(text: str, base: Path) -> list[str]:
+    """The relative link targets in the Markdown ``text`` (a page in the folder ``base``) that name no existing file;
+    web addresses and in-page anchors are not checked."""
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    return [t for t in targets if not t.startswith(("http:", "https:", "mailto:", "#")) and not (base / t.split("#")[0]).exists()]

@@ -6,7 +6,18 @@ from __future__ import annotations
 import tomllib
 
 from harness.cli.main import build_parser
-from tests._docs import README, ROOT, blocks, command_lines, command_problem, doc_pages, make_targets, missing_doc_links, page
+from tests._docs import (
+    README,
+    ROOT,
+    blocks,
+    broken_links,
+    command_lines,
+    command_problem,
+    doc_pages,
+    make_targets,
+    missing_doc_links,
+    page,
+)
 
 README_MAX_LINES = 260
 
@@ -39,3 +50,12 @@ def test_the_readme_python_example_is_the_one_docs_python_md_runs():
     """The README's notebook example is a copy of the snippet tests/test_api.py runs from docs/python.md."""
     (example,) = blocks(README.read_text(encoding="utf-8"), "python")
     assert example in blocks(page("python"), "python")
+
+
+def test_every_relative_link_of_the_readme_and_the_docs_pages_names_a_file():
+    problems = [
+        f"{p.relative_to(ROOT)}: {t}"
+        for p in [README, *doc_pages()]
+        for t in broken_links(p.read_text(encoding="utf-8"), p.parent)
+    ]
+    assert not problems, problems

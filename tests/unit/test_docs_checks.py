@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tests._docs import command_lines, command_problem, make_targets, missing_doc_links, section
+from tests._docs import broken_links, command_lines, command_problem, make_targets, missing_doc_links, section
 
 MAKEFILE = "VENV := .venv\nrun: install\n\t$(BIN)/harness run\ntest: lint\ntest-unit: install-dev\n"
 MARKERS = {"needle", "goal", "chain"}
@@ -70,3 +70,12 @@ def test_a_section_ends_at_the_next_heading_of_its_level_but_not_inside_code():
     text = "# A\n## B\nb\n```yaml\n# comment\n```\n### C\nc\n## D\nd\n"
     assert section(text, "B") == "b\n```yaml\n# comment\n```\n### C\nc\n"
     assert section(text, "C") == "c\n"
+
+
+def test_broken_links_names_relative_targets_that_do_not_exist(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "live.md").write_text("")
+    text = "[a](live.md#errors) [b](https://example.com/x) [c](#here) [d](../README.md) ![e](img/x.png)"
+    (tmp_path / "README.md").write_text("")
+    assert broken_links(text, tmp_path / "docs") == ["img/x.png"]
+    assert broken_links("[a](live.md)", tmp_path / "docs") == []
