@@ -1,4 +1,4 @@
-"""The Python face (`harness.evaluate`): the README's snippet runs as written, an eval runs as pytest runs it, and
+"""The Python face (`harness.evaluate`): the snippet of docs/python.md runs as written, an eval runs as pytest runs it, and
 what is not run or not known is said."""
 
 from __future__ import annotations
