@@ -3,6 +3,7 @@ every documented ``harness``, ``make`` and ``pytest`` command names a real subco
 
 from __future__ import annotations
 
+import re
 import tomllib
 
 from harness.cli.main import build_parser
@@ -17,6 +18,7 @@ from tests._docs import (
     make_targets,
     missing_doc_links,
     page,
+    section,
 )
 
 README_MAX_LINES = 260
@@ -59,3 +61,10 @@ def test_every_relative_link_of_the_readme_and_the_docs_pages_names_a_file():
         for t in broken_links(p.read_text(encoding="utf-8"), p.parent)
     ]
     assert not problems, problems
+
+
+def test_the_readme_names_every_eval_marker_and_nothing_else():
+    from harness.suites.registry import SUITES
+
+    paragraph = section(README.read_text(encoding="utf-8"), "1. pytest evals").split("\n\n", 1)[0]
+    assert re.findall(r"`([\w-]+)`", paragraph) == [*SUITES, "validity"], "README's marker list is out of step with SUITES"
