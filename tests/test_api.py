@@ -1,4 +1,4 @@
-"""The Python face (`harness.evaluate`): the README's snippet runs as written, an eval runs as pytest runs it, and
+"""The Python face (`harness.evaluate`): the snippet of docs/python.md runs as written, an eval runs as pytest runs it, and
 what is not run or not known is said."""
 
 from __future__ import annotations
@@ -10,19 +10,20 @@ import pytest
 
 import harness
 from harness.api import evaluate
+from tests._docs import page, page_path, section
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PYTHON_PAGE = "python"  # the page with "Using the results from Python"
 
 
 def readme_snippet() -> str:
-    section = README.read_text(encoding="utf-8").split("## Using the results from Python", 1)[1]
-    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    """The first Python block of the documentation's "Using the results from Python"."""
+    return re.search(r"```python\n(.*?)```", section(page(PYTHON_PAGE), "Using the results from Python"), re.DOTALL).group(1)
 
 
 def test_the_readme_snippet_runs_as_written(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # runs_dir defaults to reports/runs under the working directory
     scope: dict = {}
-    exec(compile(readme_snippet(), "README.md", "exec"), scope)  # noqa: S102 - the README's own code
+    exec(compile(readme_snippet(), str(page_path(PYTHON_PAGE)), "exec"), scope)  # noqa: S102 - the docs' own code
     run = scope["run"]
     assert run.outcomes() == {"PASS": 10} and run.path.parent == Path("reports/runs")
     assert (run.path / "report.md").is_file() and run.report == run.path / "report.md"

@@ -1,4 +1,4 @@
-"""`pytest evals/` the way people run it: in a fresh process, from the repository root, as the README shows."""
+"""`pytest evals/` the way people run it: in a fresh process, from the repository root, as docs/evals.md shows."""
 
 from __future__ import annotations
 

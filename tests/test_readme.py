@@ -1,4 +1,4 @@
-"""The README's own commands, run as written in a copy of the repository, and the README's claims about the CLI.
+"""The documentation's own commands, run as written in a copy of the repository, and its claims about the CLI.
 
 The commands run with the repository's virtual environment and the copy's code (``PYTHONPATH``), from the copy's
 root, so what they write (a needle grid under datasets/, run directories) lands in the copy and is read back the way
@@ -17,20 +17,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+from tests._docs import ROOT, blocks, command_line, page, section
+
 BIN = Path(sys.executable).parent
-
-
-def _blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
-
-
-def _readme_line(prefix: str) -> str:
-    """The README command line that starts with ``prefix`` (without its trailing comment)."""
-    lines = [line for block in _blocks("bash") for line in block.splitlines() if line.startswith(prefix)]
-    assert lines, f"the README no longer has a command starting {prefix!r}"
-    return lines[0].split("  #")[0].strip()
+NIAH, EVALS, PYTHON, EXPERIMENTS, CLI = "data", "evals", "python", "experiments", "cli"  # the pages each part is on
 
 
 @pytest.fixture(scope="module")
@@ -51,27 +41,27 @@ def _sh(checkout: Path, line: str, timeout: float = 600) -> subprocess.Completed
 def test_the_needle_grid_example_runs_as_written_and_leaves_the_default_evals_green(checkout):
     """The NIAH example writes its grid into datasets/: it used to join every later default run, and
     `pytest evals/ -m needle` went from 20 passed to 14 failed, 26 passed."""
-    generate = _readme_line(".venv/bin/harness generate needle --lengths")
+    generate = command_line(page(NIAH), ".venv/bin/harness generate needle --lengths")
     assert "--out datasets/" in generate
     done = _sh(checkout, generate)
     assert done.returncode == 0, done.stderr[-2000:]
     out = re.search(r"--out (\S+)", generate)[1]
     assert (checkout / out).is_file()
 
-    run = _readme_line(f".venv/bin/harness run --datasets {out}")
+    run = command_line(page(NIAH), f".venv/bin/harness run --datasets {out}")
     done = _sh(checkout, run)
     assert done.returncode == 0, done.stderr[-2000:]
     (run_dir,) = (checkout / "reports" / "runs").iterdir()
     assert (run_dir / "needle_depth_length.png").exists() and "20 case runs" in done.stdout
 
-    needle = _readme_line(".venv/bin/pytest evals/ -m needle ")
+    needle = command_line(page(EVALS), ".venv/bin/pytest evals/ -m needle ")
     assert needle == ".venv/bin/pytest evals/ -m needle"
     done = _sh(checkout, f"{needle} -q -p no:cacheprovider")
     summary = done.stdout.strip().splitlines()[-1]
     assert done.returncode == 0 and re.search(r"\b20 passed\b", summary) and "failed" not in summary, done.stdout[-2000:]
 
     # "Using the results from Python", on the needle-grid run
-    (code,) = [b for b in _blocks("python") if "harness.read_results" in b]
+    (code,) = [b for b in blocks(page(PYTHON), "python") if "harness.read_results" in b]
     script = (
         "import matplotlib\nmatplotlib.use('Agg')\n" + code.replace("<run-id>", run_dir.name) + "\nprint(len(frame), len(calls))"
     )
@@ -88,10 +78,11 @@ def test_the_needle_grid_example_runs_as_written_and_leaves_the_default_evals_gr
     assert rows == 20 and calls > rows
 
 
-def test_the_readme_example_spec_is_the_shipped_file():
+def test_the_documented_example_spec_is_the_shipped_file():
     shipped = (ROOT / "datasets" / "experiments" / "prompt-comparison.yaml").read_text(encoding="utf-8")
-    assert shipped in _blocks("yaml"), "the README's example spec differs from datasets/experiments/prompt-comparison.yaml"
-    assert "harness experiment run datasets/experiments/prompt-comparison.yaml" in README
+    text = page(EXPERIMENTS)
+    assert shipped in blocks(text, "yaml"), "the documented example spec differs from datasets/experiments/prompt-comparison.yaml"
+    assert "harness experiment run datasets/experiments/prompt-comparison.yaml" in text
 
 
 def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
@@ -102,14 +93,13 @@ def _subcommands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
                 yield from _subcommands(sub, (*path, name))
 
 
-def test_every_subcommand_has_a_description_and_the_readme_lists_every_command():
+def test_every_subcommand_has_a_description_and_the_docs_list_every_command():
     from harness.cli.main import build_parser
 
     commands = dict(_subcommands(build_parser()))
     bare = [" ".join(path) for path, sub in commands.items() if not sub.description]
     assert not bare, f"`harness {bare[0]} --help` has no description"
-    section = README.split("## The command line", 1)[1]
-    (block,) = re.findall(r"```\n(.*?)```", section, flags=re.S)[:1]
+    (block,) = blocks(section(page(CLI), "The command line"), "")[:1]
     listed = {line.split()[1] for line in block.splitlines() if line.startswith("harness ")}
     top = {path[0] for path in commands}
-    assert top <= listed, f"the README's command list lacks {sorted(top - listed)}"
+    assert top <= listed, f"the documented command list lacks {sorted(top - listed)}"
