@@ -152,7 +152,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="make one LangSmith experiment per arm x threshold from an experiment directory",
         description="Replay the stored cells of an experiment directory through langsmith.evaluate: one experiment "
         "per arm x threshold over the same examples, every score as feedback. Uploads when LANGSMITH_API_KEY is set "
-        "(bounded: see the README), runs locally otherwise; writes langsmith.json.",
+        "(bounded: see docs/experiments.md), runs locally otherwise; writes langsmith.json.",
     )
     exp_ls.add_argument("path", help="experiment directory")
     exp_ls.add_argument(

@@ -1,4 +1,4 @@
-"""``harness serve``, ``bench``: the reference models over HTTP, and the README's figures."""
+"""``harness serve``, ``bench``: the reference models over HTTP, and the performance figures (docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -87,8 +87,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     bench = sub.add_parser(
         "bench",
-        help="measure suite wall time and recorder overhead; print a README table",
-        description="Measure what the README's Performance table reports: wall time of the offline eval suites, the "
+        help="measure suite wall time and recorder overhead; print the docs/performance.md table",
+        description="Measure what docs/performance.md's table reports: wall time of the offline eval suites, the "
         "recorder's overhead (paired runs), grid throughput with 1 and 2 workers, a 500-call stress run, and live "
         "throughput against a harness serve it starts. About 8 minutes; writes reports/bench/ and prints the table.",
     )

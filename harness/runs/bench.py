@@ -1,4 +1,4 @@
-"""``harness bench``: the figures the README quotes, measured, never asserted in a test.
+"""``harness bench``: the figures docs/performance.md quotes, measured, never asserted in a test.
 
 1. Wall time of the offline eval suites as a user runs them (``pytest evals/ -m needle``,
    ``-m goal`` and the other mechanisms, in a fresh interpreter, imports included).

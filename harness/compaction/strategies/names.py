@@ -19,7 +19,7 @@ from importlib.metadata import EntryPoint, entry_points
 from harness.errors import ConfigError
 
 GROUP = "compaction_harness.strategies"
-BUILTIN: dict[str, str] = {  # name -> module, in the order the README's table and `harness run --help` list them
+BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's table and `harness run --help` list them
     "deepagents-summarization": "harness.compaction.strategies.deepagents_summarization",
     "langchain-summarization": "harness.compaction.strategies.langchain_summarization",
     "observation-masking": "harness.compaction.strategies.observation_masking",
