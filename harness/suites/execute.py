@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from harness.agent.models import ModelChoice, choose_models
-from harness.agent.runner import arun_case, offline_skip_reason, run_case
+from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select
@@ -166,8 +166,10 @@ def run_eval_case(
     """Run ``scenario`` as eval ``name`` under ``settings`` (and ``fault``), and score it with the eval's scorer set.
     Raises NotRun when the eval does not apply to the strategy or the offline models cannot run the case."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
+    budget = settings.case_budget_s if settings.case_budget_s is not None else DEFAULT_CASE_BUDGET_S
     with quiet_deepagents() if fault is not None else contextlib.nullcontext():
-        trace = run_case(scenario, config, models, run_id=run_id, trial=trial, seed=settings.seed, **kwargs)
+        # a live model runs on the event loop under the per-case budget (`run_case_for`), offline in this thread
+        trace = run_case_for(scenario, config, models, budget_s=budget, run_id=run_id, trial=trial, seed=settings.seed, **kwargs)
     return _result(suite, scenario, config, trace)
 
 
@@ -177,7 +179,14 @@ async def arun_eval_case(
     """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
     trace = await arun_case(
-        scenario, config, models, run_id=run_id, trial=trial, seed=settings.seed, budget_s=settings.case_budget_s, **kwargs
+        scenario,
+        config,
+        models,
+        run_id=run_id,
+        trial=trial,
+        seed=settings.seed,
+        budget_s=settings.case_budget_s if settings.case_budget_s is not None else DEFAULT_CASE_BUDGET_S,
+        **kwargs,
     )
     return _result(suite, scenario, config, trace)
 
