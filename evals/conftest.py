@@ -220,26 +220,16 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
     from harness.cli.main import endpoints_from_args
 
     try:
-        endpoints = endpoints_from_args(
-            SimpleNamespace(
-                base_url=opt("--base-url"),
-                summary_base_url=opt("--summary-base-url"),
-                model_kwargs=opt("--model-kwargs"),
-                summary_model_kwargs=opt("--summary-model-kwargs"),
-                max_rps=opt("--max-rps"),
-                max_tpm=opt("--max-tpm"),
-            )
-        )
+
+        def given(*names: str) -> dict:
+            """The session's options by their Python names (``summary_base_url`` is ``--summary-base-url``)."""
+            return {name: opt("--" + name.replace("_", "-")) for name in names}
+
+        endpoint_options = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
+        endpoints = endpoints_from_args(SimpleNamespace(**given(*endpoint_options)))
         _SESSION = EvalsSession.from_options(
-            variant=opt("--variant"),
-            trigger=opt("--trigger"),
-            keep=opt("--keep"),
-            window=opt("--window"),
-            strategy=opt("--strategy"),
-            model=opt("--model"),
-            summary_model=opt("--summary-model"),
+            **given("variant", "trigger", "keep", "window", "strategy", "model", "summary_model", "seed"),
             endpoints=endpoints,
-            seed=opt("--seed"),
             case_budget_s=case_budget(opt("--case-budget")),
             runs_dir=opt("--runs-dir"),
             command="pytest evals/",
