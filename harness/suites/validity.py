@@ -14,19 +14,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from harness.compaction.config import DEFAULT_PRESET
 from harness.scenarios.generate import generated_case
-from harness.scenarios.schema import all_scenario_files, load_scenarios
-from harness.suites.execute import Settings, run_eval_case
+from harness.suites.execute import Settings, run_eval_case, shipped_scenarios
 from harness.suites.faults import SEEDED_FAULTS, SeededFault
 from harness.suites.matrix import ValidityResult
 from harness.suites.registry import EvalSuite, matrix_suites
 
 __all__ = ["ValidityResult", "run_validity", "validity_plan"]
-
-
-def _preset(suite: EvalSuite) -> str:
-    return suite.preset or DEFAULT_PRESET
 
 
 def _run(spec: EvalSuite, scenario, seed: int, fault: SeededFault | None) -> dict[str, Any]:
@@ -96,7 +90,7 @@ def run_validity(
     unknown = sorted(set(evals or ()) - {s.name for s in matrix_suites()})
     if unknown:
         raise KeyError(f"no eval {unknown[0]!r} in the validity matrix; it has {', '.join(s.name for s in matrix_suites())}")
-    scenarios = {s.id: s for s in load_scenarios(all_scenario_files())}
+    scenarios = {s.id: s for s in shipped_scenarios()}
     runs: list[dict[str, Any]] = []
     started = time.perf_counter()
     plan = validity_plan(suites, seeds, named_faults_only=named_faults_only)
