@@ -63,6 +63,8 @@ class EvalSuite:
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
     vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
     injects_faults: bool = False  # every run has a fault injected: a FAIL is the fault detected, which the eval expects
+    known_upstream: Mapping[str, str] = field(default_factory=dict)  # check -> upstream issue URL: a check the
+    # installed deepagents fails for any model (a known upstream failure: reported as such, never a pass or a FAIL)
     version: int = 1  # bump when the eval's cases, checks or scoring change meaning: rows record it, the gate compares
     # only rows of the same version (a baseline of version 1 against results of version 2 is refused, not compared)
 
