@@ -31,6 +31,19 @@ from matplotlib.ticker import MaxNLocator
 
 DPI = 110
 PAGE_WIDTH_IN = 1200 / DPI  # report.html's page is 1200 px wide (_document.py): a chart this wide shows 1:1
+# The panel grid's geometry in inches (`_panels_figure`): one panel row's height (its title and gap included), the
+# margins: a line of the suptitle and the gap under it to the first panel title, the y label, the x label, and one
+# row of the legend below.
+PANEL_HEIGHT_IN, PANEL_GAP_IN = 2.1, 0.62
+LEGEND_COLUMNS = 7
+PANEL_TITLE_LINE_IN, PANEL_TITLE_IN, PANEL_LEFT_IN, PANEL_RIGHT_IN, PANEL_XLABEL_IN, PANEL_LEGEND_ROW_IN = (
+    0.19,
+    0.42,
+    0.75,
+    0.12,
+    0.5,
+    0.22,
+)
 
 # Event markers: a shape each, a black edge, and warm colours (or black) that no line uses.
 MARKERS = {
@@ -64,6 +77,8 @@ _NOUNS = {"case_id": "case", "arm": "arm", "trial": "trial", "panel": "case", "k
 class Chart(Figure):
     """A matplotlib Figure made without pyplot. In IPython it shows as one PNG: through the inline backend's
     formatter when one is active, else through ``_repr_png_`` (no backend needed)."""
+
+    grid_shape: tuple[int, int] = (0, 0)  # a panel grid's (panel rows, legend rows), for `_fix_grid_geometry`
 
     def _repr_png_(self) -> bytes:
         buf = io.BytesIO()
@@ -281,7 +296,12 @@ def plot_token_curves(
         fig = _overlay_figure(groups, provider, count)
     else:
         fig = _panels_figure(frame, groups, by, provider, columns)
-    fig.suptitle(_wrap(f"{heading}\n{count}{'; ' + source if source else ''}", fig, 10), fontsize=10)
+    suptitle = _wrap(f"{heading}\n{count}{'; ' + source if source else ''}", fig, 10)
+    if overlay:
+        fig.suptitle(suptitle, fontsize=10)
+    else:  # the grid's top margin holds the title's lines
+        _fix_grid_geometry(fig, title_lines=suptitle.count("\n") + 1)
+        fig.suptitle(suptitle, fontsize=10, y=1 - 0.08 / fig.get_figheight(), va="top")
     return fig
 
 
@@ -309,7 +329,7 @@ def _panels_figure(frame: pd.DataFrame, groups: list[tuple[str, pd.DataFrame]], 
     labels = sorted({_curve_label(key, inner) for _, part in groups for key, _ in split_curves(part)})
     cols = max(1, min(columns, len(groups)))
     rows = math.ceil(len(groups) / cols)
-    fig, grid = subplots(rows, cols, figsize=(PAGE_WIDTH_IN, 2.1 * rows + 1.1), squeeze=False, sharey=True, layout="constrained")
+    fig, grid = subplots(rows, cols, figsize=(PAGE_WIDTH_IN, PANEL_HEIGHT_IN * rows), squeeze=False, sharey=True)
     axes = list(grid.flat)
     for ax, (name, part) in zip(axes, groups):
         curves = split_curves(part)
@@ -345,11 +365,38 @@ def _panels_figure(frame: pd.DataFrame, groups: list[tuple[str, pd.DataFrame]], 
     for ax in axes[max(0, len(groups) - cols) : len(groups)]:
         ax.set_xlabel("agent call", fontsize=8)
     handles = legend_handles(axes)
+    fig.grid_shape = (rows, math.ceil(len(handles) / LEGEND_COLUMNS))
     if handles:
         fig.legend(
-            handles.values(), handles.keys(), loc="outside lower center", ncols=min(len(handles), 7), fontsize=8, frameon=False
+            handles.values(),
+            handles.keys(),
+            loc="lower center",
+            bbox_to_anchor=(0.5, 0),
+            ncols=min(len(handles), LEGEND_COLUMNS),
+            fontsize=8,
+            frameon=False,
         )
     return fig
+
+
+def _fix_grid_geometry(fig: Chart, title_lines: int) -> None:
+    """Size and place a panel grid (`_panels_figure`) by fixed margins in inches: ``title_lines`` of suptitle above;
+    the x labels and the legend's rows below. Not the constrained layout engine: it measured every tick label of
+    every panel to find the same margins, a third of the chart's time with 20 panels (docs/design.md, "Where the time
+    goes")."""
+    rows, legend_rows = fig.grid_shape
+    top = PANEL_TITLE_LINE_IN * title_lines + PANEL_TITLE_IN
+    bottom = PANEL_XLABEL_IN + PANEL_LEGEND_ROW_IN * legend_rows
+    height = PANEL_HEIGHT_IN * rows + top + bottom
+    fig.set_size_inches(PAGE_WIDTH_IN, height)
+    fig.subplots_adjust(
+        left=PANEL_LEFT_IN / PAGE_WIDTH_IN,
+        right=1 - PANEL_RIGHT_IN / PAGE_WIDTH_IN,
+        top=1 - top / height,
+        bottom=bottom / height,
+        hspace=PANEL_GAP_IN / (PANEL_HEIGHT_IN - PANEL_GAP_IN),
+        wspace=0.06,
+    )
 
 
 def _curve_label(key: dict, inner: list[str]) -> str:
