@@ -87,6 +87,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(3 seeds, the faults each eval names)",
     )
     g.addoption("--runs-dir", default="reports/runs", help="where the session's run directory goes")
+    g.addoption(
+        "--run-ahead",
+        type=int,
+        default=None,
+        metavar="N",
+        help="offline: N forked workers run the session's cases ahead of their tests (default: one per extra core, "
+        "at most 3; 0: off). Results are recorded by the session in test order, identical to a run without",
+    )
     g.addoption("--base-url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
     g.addoption("--summary-base-url", default=None, help="the summarizer's endpoint (default: --base-url)")
     g.addoption("--model-kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
@@ -211,7 +219,7 @@ _SESSION: EvalSession | None = None
 
 
 @pytest.fixture(scope="session")
-def eval_session(pytestconfig: pytest.Config) -> EvalSession:
+def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> EvalSession:
     global _SESSION
     opt = pytestconfig.getoption
     from types import SimpleNamespace
@@ -245,7 +253,27 @@ def eval_session(pytestconfig: pytest.Config) -> EvalSession:
         pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
+    workers = opt("--run-ahead")
+    if workers is None:
+        from harness.runs.ahead import default_workers
+
+        workers = default_workers()
+    under_xdist = os.environ.get("PYTEST_XDIST_WORKER") is not None  # a worker runs only the tests it is handed
+    if workers > 0 and not under_xdist and (LANGSMITH is None or not LANGSMITH.enabled):
+        _SESSION.run_ahead(_jobs(request.session.items), workers)
     return _SESSION
+
+
+def _jobs(items: list[pytest.Item]) -> list[tuple[str, str, str | None]]:
+    """The session's eval cases in test order, as `EvalSession.run_ahead` takes them: (eval, case id, fault or None)
+    for every test with a ``case`` parameter and an eval marker."""
+    jobs = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        names = [m.name for m in item.iter_markers() if m.name in SUITES]
+        if "case" in params and names and isinstance(params["case"], str):
+            jobs.append((names[0], params["case"], params.get("fault")))
+    return jobs
 
 
 @pytest.fixture(scope="session")
@@ -271,16 +299,18 @@ def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if _SESSION is None or _SESSION.sink is None:
+    if _SESSION is None:
         return
     from harness.report.run_report import write_report
 
-    run = _SESSION.sink.finish()
+    path = _SESSION.finish()
+    if path is None:
+        return
     if LANGSMITH is not None:
         import json
 
-        (run.path / "langsmith.json").write_text(json.dumps({**LANGSMITH.summary(), "notes": LANGSMITH.notes}, indent=2) + "\n")
-    report = write_report(run.path)
+        (path / "langsmith.json").write_text(json.dumps({**LANGSMITH.summary(), "notes": LANGSMITH.notes}, indent=2) + "\n")
+    report = write_report(path)
     session.config._harness_report = report  # noqa: SLF001
     if hasattr(session.config, "workeroutput"):  # an xdist worker: tell the controller where its results are
         session.config.workeroutput["harness_run"] = str(report.parent)
@@ -301,6 +331,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
         terminalreporter.write_line(LANGSMITH.status_line())
     for run in sorted(_WORKER_RUNS):
         terminalreporter.write_line(f"harness results (one directory per xdist worker): {run}")
+    if _SESSION is not None and _SESSION.ahead_status:
+        terminalreporter.write_line(f"harness: {_SESSION.ahead_status}")
     report = getattr(config, "_harness_report", None)
     if report is not None:
         terminalreporter.write_line(f"harness results: {report.parent} (report.md, token_curves.png, results.jsonl, traces/)")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.compaction.config import DEFAULT_PRESET
 from harness.errors import HarnessError
+from harness.runs.ahead import default_workers
 from harness.runs.executor import EvalSession, ProviderOutage
 from harness.suites.execute import CaseResult, NotRun, eval_case_ids
 from harness.suites.registry import SUITES
@@ -84,10 +85,12 @@ def evaluate(
     seed: int = 0,
     runs_dir: str | Path = "reports/runs",
     progress: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> EvalRun:
     """Run every case of the evals ``evals`` (registry names: ``"needle"``, ``["needle", "goal"]``), or only ``cases``
     of them, as `pytest evals/ -m NAME` runs them, into one run directory with its report; offline (the reference
-    models, simulated) unless ``model`` names a provider model. Returns an `EvalRun`. Raises KeyError for an unknown
+    models, simulated) unless ``model`` names a provider model. Offline, ``workers`` forked processes run cases ahead
+    (`harness.runs.ahead`; default one per extra core, at most 3; 0: none): the results are the same. Returns an `EvalRun`. Raises KeyError for an unknown
     eval (naming the known ones)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
@@ -97,21 +100,24 @@ def evaluate(
         variant=variant, strategy=strategy, model=model, summary_model=summary_model, seed=seed, runs_dir=runs_dir
     )
     out = EvalRun(None)
-    for name in names:
-        ids = [c for c in eval_case_ids(name) if cases is None or c in cases]
-        for case_id in ids:
-            try:
-                result = session.run_eval(name, case_id)
-            except NotRun as exc:
-                out.not_run.append((name, case_id, str(exc)))
-                continue
-            except ProviderOutage as exc:
-                out.errors.append((name, case_id, str(exc)))  # its row is in results.jsonl, outcome ERROR
-                continue
-            out.results.append(result)
-            if progress is not None:
-                assert result.row is not None
-                progress(f"{name} {case_id}: {result.row['outcome']}")
+    plan = [(name, case_id) for name in names for case_id in eval_case_ids(name) if cases is None or case_id in cases]
+    if workers is None:
+        workers = default_workers()
+    if workers > 0:
+        session.run_ahead([(name, case_id, None) for name, case_id in plan], workers)
+    for name, case_id in plan:
+        try:
+            result = session.run_eval(name, case_id)
+        except NotRun as exc:
+            out.not_run.append((name, case_id, str(exc)))
+            continue
+        except ProviderOutage as exc:
+            out.errors.append((name, case_id, str(exc)))  # its row is in results.jsonl, outcome ERROR
+            continue
+        out.results.append(result)
+        if progress is not None:
+            assert result.row is not None
+            progress(f"{name} {case_id}: {result.row['outcome']}")
     out.path = session.finish()
     if out.path is not None:
         from harness.report.run_report import write_report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,24 @@ def test_a_base_url_where_nothing_answers_stops_the_session_before_any_case_with
     assert f"nothing answers at http://127.0.0.1:{port}/v1" in done.stdout and "No case was run" in done.stdout
     assert "passed" not in done.stdout and "failed" not in done.stdout
     assert not list(tmp_path.iterdir())  # no run directory was written
+
+
+def test_cases_run_ahead_in_a_forked_worker_give_the_rows_a_one_process_session_writes(tmp_path):
+    """Offline, `pytest evals/` forks a worker that runs cases ahead of their tests (`harness.runs.ahead`); the
+    session still records each case itself, in test order: the rows are those of a session without it."""
+    import json
+
+    from harness.api import evaluate
+
+    picked = ["truncation-report-06", "truncation-report-08", "truncation-edits-06", "truncation-edits-08"]
+    done = run_pytest("-m", "truncation", "-k", " or ".join(picked), "--run-ahead", "1", tmp_path=tmp_path / "ahead")
+    assert done.returncode == 0 and "4 passed" in done.stdout, done.stdout[-2000:]
+    ran = re.search(r"harness: (\d) of 4 cases ran ahead in 1 forked worker", done.stdout)
+    assert ran and int(ran.group(1)) >= 1, done.stdout[-2000:]
+    (results,) = (tmp_path / "ahead").glob("*/results.jsonl")
+    ahead_rows = [json.loads(line) for line in results.read_text().splitlines()]
+    alone = evaluate("truncation", cases=picked, runs_dir=tmp_path / "alone", workers=0)
+    varying = {"run_id", "wall_time_s", "trace"}  # the run's id and clock, and the trace file named after the run
+    assert [{k: v for k, v in r.items() if k not in varying} for r in ahead_rows] == [
+        {k: v for k, v in r.items() if k not in varying} for r in alone.rows
+    ]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +20,7 @@ from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
+    from harness.runs.ahead import Job, RunAhead
     from harness.runs.run import RunSink
 
 
@@ -55,6 +57,8 @@ class EvalSession:
         self.command, self.run_id, self.run_id_suffix = command, run_id, run_id_suffix
         self.on_row, self.around_run = on_row, around_run
         self.sink: RunSink | None = None
+        self.ahead: RunAhead | None = None
+        self.ahead_status = ""  # after `finish`: what ran ahead ("12 of 20 cases ran ahead in 1 forked worker")
 
     @classmethod
     def from_options(
@@ -120,18 +124,62 @@ class EvalSession:
                 )
         return self.sink
 
-    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
-        """Run ``case`` as eval ``name`` (`run_eval_case`) and record it. Raises NotRun (a skip, with its reason) and
-        ProviderOutage (the case ended in ERROR: recorded, counted in no rate)."""
-        scenario = case if isinstance(case, Scenario) else find_case(case)
+    @property
+    def can_run_ahead(self) -> bool:
+        """Cases may run ahead in forked workers (`run_ahead`): offline models only (a live model's calls belong under
+        their test, and its rate limits in one process), on a machine with a second core."""
+        return self.models.simulated and not self.models.endpoints and (os.cpu_count() or 1) > 1
+
+    def run_ahead(self, jobs: list[Job], workers: int = 1) -> bool:
+        """Start ``workers`` forked processes running ``jobs`` ((eval, case id, fault or None), in the order the
+        caller will ask for them) from the end (`harness.runs.ahead`); `run_eval` and `run_with_fault` then take a
+        job's result from them or run it in place. False (nothing started) when it cannot help or is not safe: a live
+        session, one core, fewer than 4 jobs, or other threads running."""
+        from harness.runs.ahead import RunAhead, can_fork
+
+        if self.ahead is not None or len(jobs) < 4 or not self.can_run_ahead:
+            return False
+        self._sink()  # before the fork: the run id, and the overhead probe run once
+        if not can_fork():
+            return False
+        self.ahead = RunAhead(jobs, self._run_job, workers)
+        return True
+
+    def _run_job(self, job: Job) -> CaseResult:
+        name, case_id, fault = job
+        if fault is not None:
+            return self._run_fault(case_id, fault)
+        scenario = find_case(case_id)
         prepared(name, scenario, self.settings, None)  # a case not run leaves no run directory behind
         sink = self._sink()
         with self.around_run():
-            result = run_eval_case(name, scenario, self.settings, run_id=sink.run.run_id)
+            return run_eval_case(name, scenario, self.settings, run_id=sink.run.run_id)
+
+    def _taken(self, job: Job) -> CaseResult | None:
+        if self.ahead is None:
+            return None
+        done, result = self.ahead.take(job)
+        return result if done else None
+
+    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
+        """Run ``case`` as eval ``name`` (`run_eval_case`) and record it. Raises NotRun (a skip, with its reason) and
+        ProviderOutage (the case ended in ERROR: recorded, counted in no rate)."""
+        if isinstance(case, Scenario):
+            prepared(name, case, self.settings, None)
+            sink = self._sink()
+            with self.around_run():
+                result = run_eval_case(name, case, self.settings, run_id=sink.run.run_id)
+        else:
+            job = (name, case, None)
+            result = self._taken(job) or self._run_job(job)
         return self._record(result, eval_name=name)
 
     def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
         """Run ``case_id`` with the session's agent and an injected summarizer fault (the faults eval)."""
+        job = ("faults", case_id, fault)
+        return self._record(self._taken(job) or self._run_fault(case_id, fault), eval_name="faults")
+
+    def _run_fault(self, case_id: str, fault: str) -> CaseResult:
         from harness.suites.faults import FaultySummarizer
 
         scenario = find_case(case_id)
@@ -143,8 +191,7 @@ class EvalSession:
         settings = replace(self.settings, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"), models=models)
         sink = self._sink()
         with self.around_run():
-            result = run_eval_case("faults", scenario, settings, run_id=sink.run.run_id)
-        return self._record(result, eval_name="faults")
+            return run_eval_case("faults", scenario, settings, run_id=sink.run.run_id)
 
     def _record(self, result: CaseResult, *, eval_name: str) -> CaseResult:
         assert result.trace is not None
@@ -165,6 +212,10 @@ class EvalSession:
     def finish(self) -> Path | None:
         """Close the run directory (meta.json's finish time) and return it (None when no case ran). The report is the
         caller's (`harness.report.run_report.write_report`, a layer above)."""
+        if self.ahead is not None:
+            self.ahead.close()
+            self.ahead_status = self.ahead.status_line()
+            self.ahead = None
         if self.sink is None:
             return None
         return self.sink.finish().path

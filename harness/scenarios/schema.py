@@ -588,9 +588,17 @@ def _load_hf(path: Path):  # noqa: ANN202
     # datasets exports these lazily, out of mypy's sight
     datasets.disable_progress_bars()  # type: ignore[attr-defined]
     datasets.logging.set_verbosity_error()  # type: ignore[attr-defined]
-    return datasets.load_dataset(  # type: ignore[attr-defined]
-        "json", data_files=str(path), split="train"
-    )
+    # datasets resolves the file through tqdm's thread_map, and tqdm starts its monitor thread for any bar, disabled or
+    # not: a thread that outlived the load and made the process unsafe to fork (`harness.runs.ahead.can_fork`).
+    from tqdm import std
+
+    interval, std.tqdm.monitor_interval = std.tqdm.monitor_interval, 0
+    try:
+        return datasets.load_dataset(  # type: ignore[attr-defined]
+            "json", data_files=str(path), split="train"
+        )
+    finally:
+        std.tqdm.monitor_interval = interval
 
 
 def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
