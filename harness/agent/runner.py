@@ -265,24 +265,35 @@ def run_case_for(
 
 
 WRITTEN_FILE_CHARS = 100_000  # cap on each written file's text kept in the trace
+HISTORY_FILE_CHARS = 400_000  # cap on each /conversation_history/ file's text kept in the trace
 
 
 def _final_state(graph, thread, seeded: set[str]) -> dict:  # noqa: ANN001
-    """Files at the end of the run: paths and sizes, history line counts, and the text of files the agent wrote."""
+    """The graph's final state: files (paths and sizes), history line counts and texts (the offloaded spans and the
+    over-large user messages saved under /conversation_history/), the text of files the agent wrote, and the todo
+    list (``write_todos``'s state)."""
     try:
         values = graph.get_state(thread).values
     except Exception:  # noqa: BLE001
-        return {"files": {}, "history_files": {}, "written_files": {}}
+        return {"files": {}, "history_files": {}, "history_texts": {}, "written_files": {}, "todos": None}
     files = values.get("files") or {}
-    sizes, history, written = {}, {}, {}
+    sizes, history, history_texts, written = {}, {}, {}, {}
     for path, data in files.items():
         text = da.file_text(data)
         sizes[path] = len(text)
         if path.startswith(da.HISTORY_PREFIX):
             history[path] = text.count("\n") + 1
+            history_texts[path] = text[:HISTORY_FILE_CHARS]
         elif not path.startswith(da.LARGE_RESULTS_PREFIX) and path not in seeded:
             written[path] = text[:WRITTEN_FILE_CHARS]
-    return {"files": sizes, "history_files": history, "written_files": written}
+    todos = values.get("todos")
+    return {
+        "files": sizes,
+        "history_files": history,
+        "history_texts": history_texts,
+        "written_files": written,
+        "todos": [dict(t) for t in todos] if isinstance(todos, list) else None,
+    }
 
 
 def _where(exc: BaseException) -> str:

@@ -271,6 +271,18 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 injects_faults=True,
             ),
             EvalSuite(
+                "history",
+                "every summary names a history file that exists in the backend and holds the span it summarized away",
+                required=("run_completed", "structure_ok", "compacted", "history_path_named", "history_file_exists", "history_holds_span"),
+                validity=("compacted",),
+                case_ids=("goal-ledgers-12", "needle-h24k-d000"),
+                matrix_cases=("goal-ledgers-12",),
+                scorers="history",
+                strategies=DEEPAGENTS,
+                faults={"history-misplaced": "history_file_exists", "offload-disabled": "history_path_named"},
+                gated=("history_holds_span",),
+            ),
+            EvalSuite(
                 "tokens",
                 "approximate vs exact token counts per call; late compaction when the true size passes the window first",
                 required=("compacted",),

@@ -14,6 +14,7 @@ from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
 from harness.scoring.scorers.probes import probe_scores
+from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores
 from harness.scoring.scorers.shared import (
     run_completed,
     structure_ok,
@@ -50,6 +51,10 @@ scorer(scorer_set="eviction")(eviction_scores)
 scorer(scorer_set="overflow")(overflow_scores)
 scorer(scorer_set="subagent")(subagent_scores)
 scorer("probe", "needle", "chain", scorer_set="retention")(retention_scores)
+scorer(scorer_set="history")(history_scores)
+scorer("needle", scorer_set="longid")(long_id_scores)
+scorer("needle", scorer_set="longid")(eviction_scores)
+scorer(scorer_set="pasted")(pasted_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
