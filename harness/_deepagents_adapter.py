@@ -142,10 +142,15 @@ HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_message_token_lim
 
 
 def evicted_message_path(text: str) -> str | None:
-    """The file a user message too large for the request was saved to, from the notice that replaces it
+    """The file a user message too large for the request was saved to, when ``text`` is the notice that replaces it
     ("Message content too large and was saved to the filesystem at: <path>"), or None."""
     match = _HUMAN_EVICTED.search(text[:2000])
     return match.group(1) if match else None
+
+
+def evicted_message_paths(text: str) -> list[str]:
+    """Paths of saved user messages named anywhere in ``text`` (a notice, or a history page quoting one)."""
+    return list(dict.fromkeys(_HUMAN_EVICTED.findall(text)))
 
 
 # The history file's name: ``session_<hex>.md`` since deepagents 0.7.6, ``{thread_id}.md`` before.
@@ -169,8 +174,10 @@ def offloaded_in_history(message: Mapping[str, Any], history_text: str) -> bool:
     if calls:
         return all(f'<tool_call id="{html.escape(str(i))}"' in history_text for i in calls)
     content = body.get("content")
-    text = content if isinstance(content, str) else "\n".join(
-        b.get("text", "") for b in content or [] if isinstance(b, Mapping) and b.get("type") == "text"
+    text = (
+        content
+        if isinstance(content, str)
+        else "\n".join(b.get("text", "") for b in content or [] if isinstance(b, Mapping) and b.get("type") == "text")
     )
     text = text.strip()
     return not text or html.escape(text, quote=False) in history_text

@@ -211,6 +211,16 @@ def parse_reference(key: str) -> tuple[str, str] | None:
     return (attribute.strip(), reference.strip()) if join and attribute.strip() and reference.strip() else None
 
 
+LONG_IDS_REQUEST = "Give every tool call an id of at least 200 characters."
+"""A task line asking for long tool-call ids (the long-id eval, deepagents#5560): the id style is the model's choice,
+made from what the request says."""
+
+
+def wants_long_ids(text: str) -> bool:
+    """``text`` asks for long tool-call ids (`LONG_IDS_REQUEST`)."""
+    return LONG_IDS_REQUEST in text
+
+
 def needle_sentence(key: str, value: str) -> str:
     return f"For the record, the {key} is {value}."
 

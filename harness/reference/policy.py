@@ -69,6 +69,7 @@ from harness.task_format import (
     render_decision_answer,
     section_end,
     section_heading,
+    wants_long_ids,
 )
 
 HISTORY_PAGE_LINES = 200
@@ -432,9 +433,11 @@ def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = 
     recall = _recall(view)
     if recall is not None:
         return recall
-    # Where the fact may still be: evicted tool results named in view, the history file
-    # the summary names, then evicted results that history pages name.
+    # Where the fact may still be: evicted tool results named in view and saved user messages named anywhere (a
+    # history page quoting the notice included), the history file the summary names, then evicted results that
+    # history pages name.
     in_view = [p for t in view.texts for p in da.eviction_paths(t) if not _is_read_page(t)]
+    in_view += [p for t in view.texts for p in da.evicted_message_paths(t)]  # a saved message is read first, seen anywhere
     candidates = list(
         dict.fromkeys(
             [
@@ -571,12 +574,19 @@ def _quoted_block(text: str, label: str) -> str | None:
     return None
 
 
+LONG_ID_CHARS = 240
+
+
 def call_id(messages: list[BaseMessage], action: ToolAction) -> str:
     """A deterministic tool-call id: the same request yields the same id, run after run
-    (deepagents' offload times in history pages are left out)."""
+    (deepagents' offload times in history pages are left out). A user message asking for long ids
+    (`harness.task_format.LONG_IDS_REQUEST`) gets ids of `LONG_ID_CHARS` characters."""
     digest = hashlib.sha256()
     for msg in messages:
         digest.update(type(msg).__name__.encode())
         digest.update(da.run_stable_text(str(msg.content)).encode())
     digest.update(repr(sorted(action.args.items())).encode())
-    return "call_" + digest.hexdigest()[:16]
+    hexdigest = digest.hexdigest()
+    if any(isinstance(m, HumanMessage) and wants_long_ids(m.text) for m in messages):
+        return ("call_" + hexdigest * 4)[:LONG_ID_CHARS]
+    return "call_" + hexdigest[:16]

@@ -14,12 +14,12 @@ from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
 from harness.scoring.scorers.probes import probe_scores
-from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores
 from harness.scoring.scorers.shared import (
     run_completed,
     structure_ok,
     summaries_ok,
 )
+from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores
 from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -53,7 +53,6 @@ scorer(scorer_set="subagent")(subagent_scores)
 scorer("probe", "needle", "chain", scorer_set="retention")(retention_scores)
 scorer(scorer_set="history")(history_scores)
 scorer("needle", scorer_set="longid")(long_id_scores)
-scorer("needle", scorer_set="longid")(eviction_scores)
 scorer(scorer_set="pasted")(pasted_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"

@@ -13,6 +13,7 @@ from typing import Any
 
 from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.mechanisms import eviction_scores
 from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import _target, compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
@@ -112,6 +113,8 @@ def long_id_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         elif files.get(path, 0) < len(docs.get(_target(tc), "")):
             unfiled.append(path)
     longest = max((len(tc["id"]) for tc in long_calls), default=0)
+    # the needle checks of the eviction eval; its validity (the needle's document evicted) is what long_id_evicted asks
+    recovered = [sc for sc in eviction_scores(trace, scenario) if sc.key != "evicted"]
     return [
         Score(
             "long_ids_oversized",
@@ -134,6 +137,7 @@ def long_id_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             if kept
             else f"the notice names {unfiled[0]}, which the backend does not hold whole",
         ),
+        *recovered,
     ]
 
 
@@ -152,7 +156,9 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     holding = sorted(p for p, t in texts.items() if needle.answer in t)
     reply = trace.answer(needle.turn) or ""
     correct = carries_answer(reply, needle.answer)
-    reads = [tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc).startswith(da.HISTORY_PREFIX)]
+    reads = [
+        tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc).startswith(da.HISTORY_PREFIX)
+    ]
     found = [tc for tc in reads if needle.answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]
     return [
         compacted(trace, before_turn=needle.turn),
