@@ -77,7 +77,7 @@ def test_a_summary_whose_named_file_holds_its_span_passes_every_history_check():
     scores = _history(trace)
     assert scores["compacted"].value
     assert scores["history_path_named"].value and scores["history_file_exists"].value and scores["history_holds_span"].value
-    assert scores["history_naming"].value == "session"
+    assert scores["history_files"].value == 1 and "naming scheme: session" in scores["history_files"].explanation
 
 
 def test_a_summary_that_names_no_file_fails_history_path_named():

@@ -85,7 +85,12 @@ def history_scores(trace: Trace, scenario: Scenario) -> list[Score]:  # noqa: AR
             else f"{len(lost)} summaries' spans are not in their file; first: call {lost[0][0]}, {lost[0][1]} lacks "
             f"{lost[0][2]} of the {lost[0][3]} message(s) summarized away",
         ),
-        Score("history_naming", ",".join(schemes) or "none", MEASURE, "the history files' naming scheme(s)"),
+        Score(
+            "history_files",
+            len({e["history_path"] for e in named}),
+            MEASURE,
+            f"history files named by the summaries; naming scheme: {', '.join(schemes) or 'none'}",
+        ),
     ]
 
 
