@@ -24,6 +24,7 @@ from harness.agent.models import ModelChoice
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
+from harness.task_format import wants_todos
 from harness.trace.recorder import Recorder
 from harness.trace.schema import Trace
 
@@ -45,6 +46,12 @@ def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
     if not isinstance(models.agent, ReferenceAgentModel):
         return None
     return cannot_follow(scenario.task) or offline_statement_problem(scenario)
+
+
+def _todo_middleware() -> Any:
+    from langchain.agents.middleware import TodoListMiddleware
+
+    return TodoListMiddleware()
 
 
 class _Case:
@@ -74,12 +81,15 @@ class _Case:
         retry = [agent_retry_middleware(), retry_after_middleware()] if "agent" in models.endpoints else []
         if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
             retry.append(models.token_budget.middleware())
+        # deepagents 0.7.32 has no write_todos tool by default (only some model profiles add it): a task that asks for
+        # its plan in the todo list gets LangChain's TodoListMiddleware, as a caller of create_deep_agent adds it.
+        todos = [_todo_middleware()] if wants_todos(scenario.task) else []
         self.built = build_agent(
             config,
             models.agent,
             summarizer=models.summarizer,
             tools=tools_for(scenario.documents_dict()),
-            middleware=[*middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
+            middleware=[*todos, *middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
             system_prompt=scenario.agent_system_prompt(),
             backend=backend,
         )

@@ -69,7 +69,9 @@ from harness.task_format import (
     render_decision_answer,
     section_end,
     section_heading,
+    todo_content,
     wants_long_ids,
+    wants_todos,
 )
 
 HISTORY_PAGE_LINES = 200
@@ -206,8 +208,16 @@ def cannot_follow(task: str) -> str | None:
     return None if parse_probe(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
 
 
-def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False, takes_first_statement: bool = False) -> Action:
-    """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them)."""
+def decide(
+    messages: list[BaseMessage],
+    *,
+    trust_clipped_args: bool = False,
+    takes_first_statement: bool = False,
+    writes_todos_once: bool = False,
+) -> Action:
+    """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them).
+    ``writes_todos_once`` is a seeded fault (todos-not-updated): the todo list is written as the first action and
+    never updated."""
     view = View.of(messages)
     request = view.latest_request() or ""
     probe = parse_probe(request)
@@ -219,11 +229,43 @@ def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False, tak
     files = {s.target: _file_state(view, s.target, trust_clipped_args) for s in steps if _is_report_step(s)}
     done = _completed_step_numbers(view, steps, files)
     first, last = steps[0].number, steps[-1].number
+    tracked = wants_todos(request)
+    known = todo_list(view) if tracked else None
+    if known:  # the todo list in view carries progress: an item marked completed is a step done
+        number = {todo_content(s): s.number for s in steps}
+        done |= {number[t["content"]] for t in known if t.get("status") == "completed" and t.get("content") in number}
     # a plan starting at step k means 1..k-1 are done; steps done before it (another request's) count for nothing here
     following = max(max(done, default=0), first - 1) + 1
+    if tracked:
+        want = _todos_for(steps, done, following)
+        first_action = not view.calls and view.summary is None
+        if known != want and (first_action or not writes_todos_once):
+            return ToolAction("write_todos", {"todos": want})
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
     return _step_action(steps[following - first], view, files)
+
+
+def todo_list(view: View) -> list[dict] | None:
+    """The todo list in view: the items of the latest successful write_todos call, or None when none is in view."""
+    for call, result in reversed(view.calls):
+        if call.get("name") == "write_todos" and result is not None and not _is_error(result):
+            todos = (call.get("args") or {}).get("todos")
+            if isinstance(todos, list):
+                return [dict(t) for t in todos if isinstance(t, dict)]
+    return None
+
+
+def _todos_for(steps: list[Step], done: set[int], following: int) -> list[dict]:
+    """The todo list for ``steps`` (the reply step aside): done steps completed, the next one in progress."""
+    return [
+        {
+            "content": todo_content(s),
+            "status": "completed" if s.number in done else "in_progress" if s.number == following else "pending",
+        }
+        for s in steps
+        if s.tool != "reply"
+    ]
 
 
 def _is_report_step(step: Step) -> bool:

@@ -232,6 +232,11 @@ SEEDED_FAULTS = {
             "subagent-result-lost", "the subagent's report never reaches the parent", middleware=lambda: (LoseSubagentResult(),)
         ),
         SeededFault(
+            "todos-not-updated",
+            "the agent writes its todo list once and never updates it (a plan that lives only in an old write_todos call)",
+            agent_options={"writes_todos_once": True},
+        ),
+        SeededFault(
             "history-misplaced",
             "the history file is stored somewhere other than the path the summary names",
             backend=lambda: MisplacingBackend("/conversation_history/"),

@@ -271,6 +271,26 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 injects_faults=True,
             ),
             EvalSuite(
+                "todos",
+                "the plan kept with write_todos reaches the model after every summary and is continued, not lost or restarted",
+                required=(
+                    "run_completed",
+                    "structure_ok",
+                    "compacted",
+                    "todos_planned",
+                    "todos_reach_model",
+                    "todos_continued",
+                    *GOAL_KEPT,
+                ),
+                validity=("compacted", "todos_planned"),
+                case_ids=("todos-ledgers-08",),
+                matrix_cases=("todos-ledgers-08",),
+                scorers="todos",
+                strategies=DEEPAGENTS,
+                faults={"todos-not-updated": "todos_reach_model"},
+                gated=("todos_reach_model", "todos_continued"),
+            ),
+            EvalSuite(
                 "history",
                 "every summary names a history file that exists in the backend and holds the span it summarized away",
                 required=(

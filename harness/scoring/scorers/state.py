@@ -9,13 +9,16 @@ from them.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores
 from harness.scoring.scorers.needle import carries_answer
-from harness.scoring.scorers.shared import _target, compacted
+from harness.scoring.scorers.shared import _succeeded, _target, compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -204,6 +207,114 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             if found
             else f"{len(reads)} read_file call(s) under {da.HISTORY_PREFIX} in the question turn, none returned the fact",
         ),
+    ]
+
+
+# -- the todo list across summaries (deepagents#4161, #4164) --------------------------------
+TODO_GOAL_KEYS = ("goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done")
+
+
+def _todo_writes(trace: Trace) -> list[tuple[int, list[dict[str, Any]]]]:
+    """(call index, items) of every successful write_todos call, in order."""
+    out = []
+    for call, tc in trace.tool_calls():
+        todos = (tc.get("args") or {}).get("todos")
+        if tc["name"] == "write_todos" and isinstance(todos, list) and _succeeded(trace, tc):
+            out.append((call["index"], [t for t in todos if isinstance(t, dict)]))
+    return out
+
+
+def shows_todo(text: str, item: dict[str, Any]) -> bool:
+    """``text`` shows the todo ``item``: its content followed on the same line, within 40 characters, by its status
+    (a write_todos call's arguments, the tool's "Updated todo list to [...]" reply, a summary line "<content>
+    (completed)"). The step list the task quotes has the contents but no statuses, so it does not count."""
+    pattern = re.escape(str(item.get("content"))) + r".{0,40}?" + re.escape(str(item.get("status")))
+    return re.search(pattern, text) is not None
+
+
+def _in_request(trace: Trace, call: dict[str, Any]) -> str:
+    """What the model received at ``call``: every message's text and the arguments of the tool calls in it."""
+    parts = []
+    for key in call["message_keys"]:
+        data = trace.messages[key]
+        parts.append(trace.message_text(key))
+        parts += [json.dumps(tc.get("args"), ensure_ascii=False) for tc in data.get("data", {}).get("tool_calls") or []]
+    return "\n".join(parts)
+
+
+def todo_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """The plan kept in the todo list: after every summary the latest list reaches the model (in the summary or in a
+    write_todos call still in the request), and the agent continues it: in the final state every item of the first
+    list is there and completed, and no item once completed was set back (restarted)."""
+    writes = _todo_writes(trace)
+    summaries = trace.events_of("summary")
+    first_summary = min((e["call_index"] for e in summaries), default=None)
+    planned = bool(writes) and first_summary is not None and writes[0][0] < first_summary
+    unseen = []
+    for event in summaries:
+        latest = next((items for index, items in reversed(writes) if index < event["call_index"]), None)
+        if latest is None:
+            continue
+        seen = _in_request(trace, trace.call(event["call_index"]))
+        if not all(shows_todo(seen, t) for t in latest):
+            unseen.append(event["call_index"])
+    final = trace.final.get("todos")
+    first = [str(t.get("content")) for t in writes[0][1]] if writes else []
+    status = {str(t.get("content")): t.get("status") for t in final or []}
+    lost = [c for c in first if c not in status]
+    unfinished = [c for c, st in status.items() if st != "completed"]
+    restarted: list[str] = []
+    completed: set[str] = set()
+    for _, items in writes:
+        for t in items:
+            content = str(t.get("content"))
+            if t.get("status") == "completed":
+                completed.add(content)
+            elif content in completed and content not in restarted:
+                restarted.append(content)
+    continued = final is not None and bool(first) and not lost and not unfinished and not restarted
+    why = (
+        f"all {len(first)} items of the plan completed in the final state, none set back"
+        if continued
+        else "the final state holds no todo list"
+        if final is None
+        else "no todo list was written"
+        if not first
+        else "; ".join(
+            part
+            for part in (
+                f"{len(lost)} item(s) of the first list missing from the final state (first: {lost[0]!r})" if lost else "",
+                f"{len(unfinished)} item(s) not completed (first: {unfinished[0]!r})" if unfinished else "",
+                f"{len(restarted)} item(s) set back after being completed (first: {restarted[0]!r})" if restarted else "",
+            )
+            if part
+        )
+    )
+    goal = [sc for sc in goal_scores(trace, scenario) if sc.key in TODO_GOAL_KEYS]
+    return [
+        compacted(trace),
+        Score(
+            "todos_planned",
+            planned,
+            VALIDITY,
+            f"a todo list of {len(writes[0][1])} items was written at call {writes[0][0]}, before the first summary"
+            if planned
+            else "no todo list was written before the first summary: the case is invalid",
+        ),
+        Score(
+            "todos_reach_model",
+            planned and not unseen,
+            CHECK,
+            f"after each of the {len(summaries)} summaries the latest todo list was in the request"
+            if planned and not unseen
+            else "nothing to carry"
+            if not planned
+            else f"after {len(unseen)} of {len(summaries)} summaries the request showed no current todo list (first at call "
+            f"{unseen[0]}): the plan lives in state only",
+        ),
+        Score("todos_continued", continued, CHECK, why),
+        Score("todo_writes", len(writes), MEASURE, f"{len(writes)} write_todos call(s)"),
+        *goal,
     ]
 
 
