@@ -10,7 +10,14 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage, get_bu
 from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers import scores_by_key
-from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, summarized_span
+from harness.scoring.scorers.state import (
+    history_scores,
+    long_id_scores,
+    pasted_scores,
+    shows_todo,
+    summarized_span,
+    todo_scores,
+)
 from harness.trace.schema import Trace
 from tests._messages import summary_message
 
@@ -229,3 +236,85 @@ def test_offloaded_in_history_reads_deepagents_xml_escaping():
     [data] = messages_to_dict([HumanMessage("a <b> & c")])
     assert da.offloaded_in_history(data, text)
     assert not da.offloaded_in_history(data, '<message type="human">a b c</message>')
+
+
+# -- the todo list across summaries ---------------------------------------------------------
+ITEMS = ["1. Read /l/a.md with read_file.", "2. Write /n/a.md with write_file: a one-line note on /l/a.md."]
+
+
+def _todos(*statuses: str) -> list[dict[str, str]]:
+    return [{"content": c, "status": s} for c, s in zip(ITEMS, statuses)]
+
+
+def _todo_trace(*, shown: bool = True, final: list | None = None, second: tuple = ("completed", "in_progress")) -> Trace:
+    """write_todos (plan) -> a summary (the list in its request when ``shown``) -> write_todos (``second``) -> the
+    last write_todos; the final state holds ``final`` (default: both completed)."""
+    writes = [_todos("in_progress", "pending"), _todos(*second), _todos("completed", "completed")]
+    trace = Trace(case_id="todos-x", kind="goal")
+    trace.messages = {
+        "summary": {"type": "human", "data": {"content": "You are in the middle of a conversation that has been summarized."}},
+        "call": {
+            "type": "ai",
+            "data": {"content": "", "tool_calls": [{"name": "write_todos", "args": {"todos": writes[0]}, "id": "w1"}]},
+        },
+        **{f"r{i}": {"type": "tool", "data": {"content": "Updated todo list", "tool_call_id": f"w{i}"}} for i in (1, 2, 3)},
+    }
+    trace.calls = [
+        _agent_call(0, [], tool_calls=[{"name": "write_todos", "args": {"todos": writes[0]}, "id": "w1"}]),
+        _agent_call(
+            1,
+            ["summary", *(["call", "r1"] if shown else [])],
+            tool_calls=[{"name": "write_todos", "args": {"todos": writes[1]}, "id": "w2"}],
+        ),
+        _agent_call(2, ["summary"], tool_calls=[{"name": "write_todos", "args": {"todos": writes[2]}, "id": "w3"}]),
+    ]
+    trace.events = [_summary_event(1, PATH)]
+    trace.final = {"todos": _todos("completed", "completed") if final is None else final, "answers": ["TASK COMPLETE"]}
+    return trace
+
+
+def _todo(trace: Trace) -> dict:
+    return scores_by_key(todo_scores(trace, Scenario(id="todos-x", kind="goal", description="", task="")))
+
+
+def test_a_plan_in_view_after_the_summary_and_finished_passes():
+    scores = _todo(_todo_trace())
+    assert scores["todos_planned"].value and scores["todos_reach_model"].value and scores["todos_continued"].value
+    assert scores["todo_writes"].value == 3
+
+
+def test_a_plan_out_of_the_request_after_a_summary_fails_todos_reach_model():
+    scores = _todo(_todo_trace(shown=False))
+    assert not scores["todos_reach_model"].value and "plan lives in state only" in scores["todos_reach_model"].explanation
+
+
+def test_the_step_list_without_statuses_does_not_count_as_the_plan_reaching_the_model():
+    assert shows_todo('{"content": "1. Read /l/a.md with read_file.", "status": "completed"}', _todos("completed")[0])
+    assert not shows_todo("1. Read /l/a.md with read_file.\n2. Write /n/a.md ...", _todos("completed")[0])
+
+
+def test_an_item_lost_from_the_final_state_fails_todos_continued():
+    scores = _todo(_todo_trace(final=_todos("completed")[:1]))
+    assert not scores["todos_continued"].value and "missing from the final state" in scores["todos_continued"].explanation
+
+
+def test_an_unfinished_item_fails_todos_continued():
+    scores = _todo(_todo_trace(final=_todos("completed", "pending")))
+    assert not scores["todos_continued"].value and "not completed" in scores["todos_continued"].explanation
+
+
+def test_a_completed_item_set_back_is_a_restart_and_fails_todos_continued():
+    scores = _todo(_todo_trace(second=("in_progress", "pending")))
+    assert scores["todos_continued"].value  # never completed before: no restart
+    writes_back = _todo_trace()
+    writes_back.calls[1]["response"]["tool_calls"][0]["args"]["todos"] = _todos("completed", "in_progress")
+    writes_back.calls[2]["response"]["tool_calls"][0]["args"]["todos"] = _todos("pending", "completed")
+    scores = _todo(writes_back)
+    assert not scores["todos_continued"].value and "set back" in scores["todos_continued"].explanation
+
+
+def test_no_plan_before_the_first_summary_makes_the_case_invalid():
+    trace = _todo_trace()
+    trace.calls[0]["response"]["tool_calls"] = []
+    scores = _todo(trace)
+    assert not scores["todos_planned"].value and not scores["todos_reach_model"].value
