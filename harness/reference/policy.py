@@ -621,13 +621,13 @@ LONG_ID_CHARS = 240
 
 def call_id(messages: list[BaseMessage], action: ToolAction) -> str:
     """A deterministic tool-call id: the same request yields the same id, run after run
-    (deepagents' offload times in history pages are left out). A user message asking for long ids
+    (deepagents' offload times in history pages and the uuid4 names of saved user messages are left out). A user message asking for long ids
     (`harness.task_format.LONG_IDS_REQUEST`) gets ids of `LONG_ID_CHARS` characters."""
     digest = hashlib.sha256()
     for msg in messages:
         digest.update(type(msg).__name__.encode())
         digest.update(da.run_stable_text(str(msg.content)).encode())
-    digest.update(repr(sorted(action.args.items())).encode())
+    digest.update(da.run_stable_text(repr(sorted(action.args.items()))).encode())
     hexdigest = digest.hexdigest()
     if any(isinstance(m, HumanMessage) and wants_long_ids(m.text) for m in messages):
         return ("call_" + hexdigest * 4)[:LONG_ID_CHARS]

@@ -104,3 +104,20 @@ def test_an_eviction_notice_gives_the_messages_own_id_not_the_shortened_one():
     long = "call_" + "a" * 200
     notice = f"Tool result too large, the result of this tool call {long[:32]}... was saved in the filesystem at this path: /x"
     assert da.eviction_notice(ToolMessage(notice, tool_call_id=long)) == da.Eviction(long, "/x")
+
+
+def test_a_saved_messages_uuid4_name_changes_neither_the_call_id_nor_the_comparable_trace():
+    from harness.trace.schema import Trace, comparable
+
+    other = SAVED.replace("0f1e2d3c", "99999999")
+    msgs = [HumanMessage(NOTICE)]
+    first = call_id(msgs, ToolAction("read_file", {"file_path": SAVED}))
+    assert first == call_id([HumanMessage(NOTICE.replace(SAVED, other))], ToolAction("read_file", {"file_path": other}))
+    assert first != call_id(msgs, ToolAction("read_file", {"file_path": "/conversation_history/session_ab.md"}))
+
+    def trace(path: str) -> Trace:
+        response = {"text": "", "tool_calls": [{"name": "read_file", "args": {"file_path": path}, "id": "c1"}]}
+        return Trace(case_id="x", kind="needle", calls=[{"index": 0, "message_keys": [], "response": response}])
+
+    assert comparable(trace(SAVED)) == comparable(trace(other))
+    assert comparable(trace(SAVED)) != comparable(trace("/notes/a.md"))

@@ -174,7 +174,7 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             "pasted_evicted",
             len(saved),
             VALIDITY,
-            f"the pasted message was saved to {', '.join(sorted(saved))} and replaced by a notice in the request"
+            f"the pasted message was saved to {_stable(saved)} and replaced by a notice in the request"
             if saved
             else "no user message was replaced by the 'Message content too large' notice: the case is invalid",
         ),
@@ -192,7 +192,7 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             "pasted_in_workspace",
             bool(holding),
             CHECK,
-            f"the pasted fact is in {', '.join(holding)}"
+            f"the pasted fact is in {_stable(holding)}"
             if holding
             else f"no file under {da.HISTORY_PREFIX} holds the pasted fact ({len(texts)} file(s) there)",
         ),
@@ -201,9 +201,9 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             "pasted_via_file",
             bool(found) and correct,
             CHECK,
-            f"read_file on {_target(found[0])} returned the pasted fact and the reply carried it"
+            f"read_file on {_stable([_target(found[0])])} returned the pasted fact and the reply carried it"
             if found and correct
-            else f"read_file on {_target(found[0])} returned the fact, but the reply did not carry it"
+            else f"read_file on {_stable([_target(found[0])])} returned the fact, but the reply did not carry it"
             if found
             else f"{len(reads)} read_file call(s) under {da.HISTORY_PREFIX} in the question turn, none returned the fact",
         ),
@@ -316,6 +316,11 @@ def todo_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         Score("todo_writes", len(writes), MEASURE, f"{len(writes)} write_todos call(s)"),
         *goal,
     ]
+
+
+def _stable(paths: Any) -> str:
+    """Paths for an explanation, run-stable: a saved user message's uuid4 name differs on every run."""
+    return da.run_stable_text(", ".join(sorted(paths)))
 
 
 def _text(trace: Trace, key: str) -> str:
