@@ -119,6 +119,7 @@ class Eviction:
 
 _EVICTED_ANYWHERE = re.compile(r"was saved in the filesystem at this path: (\S+)")
 LARGE_RESULTS_PREFIX = "/large_tool_results/"
+TOOL_CALL_PATH_COMPONENT_BYTES = 128  # deepagents 0.7.32 hashes a longer tool_call_id into the evicted file's name
 HISTORY_PREFIX = "/conversation_history/"
 
 
@@ -128,11 +129,58 @@ def eviction_paths(text: str) -> list[str]:
 
 
 def eviction_notice(msg: BaseMessage) -> Eviction | None:
-    """Parse FilesystemMiddleware's "Tool result too large" replacement."""
+    """Parse FilesystemMiddleware's "Tool result too large" replacement. The id is the message's own
+    ``tool_call_id``: the notice shows an id over 32 characters cut short ("<first 32>...", deepagents 0.7.32)."""
     if not isinstance(msg, ToolMessage) or not isinstance(msg.content, str):
         return None
     match = _EVICTED.match(msg.content)
-    return Eviction(match.group(1), match.group(2)) if match else None
+    return Eviction(msg.tool_call_id or match.group(1), match.group(2)) if match else None
+
+
+_HUMAN_EVICTED = re.compile(r"Message content too large and was saved to the filesystem at: (\S+)")
+HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_message_token_limit_before_evict default (0.7.32)
+
+
+def evicted_message_path(text: str) -> str | None:
+    """The file a user message too large for the request was saved to, when ``text`` is the notice that replaces it
+    ("Message content too large and was saved to the filesystem at: <path>"), or None."""
+    match = _HUMAN_EVICTED.search(text[:2000])
+    return match.group(1) if match else None
+
+
+def evicted_message_paths(text: str) -> list[str]:
+    """Paths of saved user messages named anywhere in ``text`` (a notice, or a history page quoting one)."""
+    return list(dict.fromkeys(_HUMAN_EVICTED.findall(text)))
+
+
+# The history file's name: ``session_<hex>.md`` since deepagents 0.7.6, ``{thread_id}.md`` before.
+_SESSION_FILE = re.compile(r"/session_[0-9a-f]+\.md$")
+
+
+def history_naming(path: str) -> str:
+    """Which naming scheme a history path follows: "session" (``session_<hex>.md``) or "thread" (anything else under
+    the history prefix, the older ``{thread_id}.md``); "other" outside the prefix."""
+    if not path.startswith(HISTORY_PREFIX):
+        return "other"
+    return "session" if _SESSION_FILE.search(path) else "thread"
+
+
+def offloaded_in_history(message: Mapping[str, Any], history_text: str) -> bool:
+    """True when the serialized message (``messages_to_dict`` form) is recorded in the history file's text: its
+    text, escaped as deepagents' XML offload escapes it, or for an AI message its tool calls' ids. A message with
+    nothing to find (no text, no calls) counts as recorded."""
+    body = message.get("data", {})
+    calls = [c.get("id") for c in body.get("tool_calls") or [] if c.get("id")]
+    if calls:
+        return all(f'<tool_call id="{html.escape(str(i))}"' in history_text for i in calls)
+    content = body.get("content")
+    text = (
+        content
+        if isinstance(content, str)
+        else "\n".join(b.get("text", "") for b in content or [] if isinstance(b, Mapping) and b.get("type") == "text")
+    )
+    text = text.strip()
+    return not text or html.escape(text, quote=False) in history_text
 
 
 TRUNCATION_TEXT = "...(argument truncated)"  # deepagents' default suffix for a clipped argument
@@ -189,13 +237,16 @@ def read_page_body(text: str) -> str | None:
 
 
 _SESSION_ID = re.compile(r"session_[0-9a-f]{32}")
+_EVICTED_MESSAGE_FILE = re.compile(r"/conversation_history/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.md")
 _OFFLOAD_TIME = re.compile(r"## Summarized at \d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
 
 
 def run_stable_text(text: str) -> str:
     """``text`` without what deepagents makes different on every run: the history file's
-    ``session_<uuid4 hex>`` and each offload section's ``## Summarized at <time>`` heading."""
-    return _OFFLOAD_TIME.sub("## Summarized at <time>", _SESSION_ID.sub("session_<id>", text))
+    ``session_<uuid4 hex>``, each offload section's ``## Summarized at <time>`` heading and the ``<uuid4>.md`` file an
+    over-large user message is saved to."""
+    text = _EVICTED_MESSAGE_FILE.sub("/conversation_history/<message>.md", _SESSION_ID.sub("session_<id>", text))
+    return _OFFLOAD_TIME.sub("## Summarized at <time>", text)
 
 
 def stable_session_middleware() -> Any:

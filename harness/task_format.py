@@ -211,6 +211,30 @@ def parse_reference(key: str) -> tuple[str, str] | None:
     return (attribute.strip(), reference.strip()) if join and attribute.strip() and reference.strip() else None
 
 
+TODOS_REQUEST = "Track these steps with write_todos: one todo per step, each marked completed as soon as it is done."
+"""A task line asking the agent to keep its plan in the todo list (the todos eval, deepagents#4161 / #4164)."""
+
+
+def wants_todos(text: str) -> bool:
+    """``text`` asks for the plan to be tracked with write_todos (`TODOS_REQUEST`)."""
+    return TODOS_REQUEST in text
+
+
+def todo_content(step: Step) -> str:
+    """The todo item for ``step``: the step's own line, so an item names its step."""
+    return step.render()
+
+
+LONG_IDS_REQUEST = "Give every tool call an id of at least 200 characters."
+"""A task line asking for long tool-call ids (the long-id eval, deepagents#5560): the id style is the model's choice,
+made from what the request says."""
+
+
+def wants_long_ids(text: str) -> bool:
+    """``text`` asks for long tool-call ids (`LONG_IDS_REQUEST`)."""
+    return LONG_IDS_REQUEST in text
+
+
 def needle_sentence(key: str, value: str) -> str:
     return f"For the record, the {key} is {value}."
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, CompactionConfig
+from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS, CompactionConfig
 from harness.compaction.strategies.base import StrategyStack, with_window
 
 
@@ -66,9 +66,15 @@ def build_agent(
     model = with_window(model, config.window)
     stack = build_strategy(config, model, backend=backend, summarizer=summarizer)
     replacements: list[Any] = [stack.slot]
-    if config.eviction_tokens != DEEPAGENTS_EVICTION_TOKENS:
-        # Only when it differs: replacing it drops the model profile's tool-description overrides.
-        replacements.append(FilesystemMiddleware(backend=backend, tool_token_limit_before_evict=config.eviction_tokens))
+    if (config.eviction_tokens, config.human_eviction_tokens) != (DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS):
+        # Only when one differs: replacing it drops the model profile's tool-description overrides.
+        replacements.append(
+            FilesystemMiddleware(
+                backend=backend,
+                tool_token_limit_before_evict=config.eviction_tokens,
+                human_message_token_limit_before_evict=config.human_eviction_tokens,
+            )
+        )
     graph = create_deep_agent(
         model=model,
         tools=list(tools),

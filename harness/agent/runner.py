@@ -24,6 +24,7 @@ from harness.agent.models import ModelChoice
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
+from harness.task_format import wants_todos
 from harness.trace.recorder import Recorder
 from harness.trace.schema import Trace
 
@@ -45,6 +46,12 @@ def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
     if not isinstance(models.agent, ReferenceAgentModel):
         return None
     return cannot_follow(scenario.task) or offline_statement_problem(scenario)
+
+
+def _todo_middleware() -> Any:
+    from langchain.agents.middleware import TodoListMiddleware
+
+    return TodoListMiddleware()
 
 
 class _Case:
@@ -74,12 +81,15 @@ class _Case:
         retry = [agent_retry_middleware(), retry_after_middleware()] if "agent" in models.endpoints else []
         if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
             retry.append(models.token_budget.middleware())
+        # deepagents 0.7.32 has no write_todos tool by default (only some model profiles add it): a task that asks for
+        # its plan in the todo list gets LangChain's TodoListMiddleware, as a caller of create_deep_agent adds it.
+        todos = [_todo_middleware()] if wants_todos(scenario.task) else []
         self.built = build_agent(
             config,
             models.agent,
             summarizer=models.summarizer,
             tools=tools_for(scenario.documents_dict()),
-            middleware=[*middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
+            middleware=[*todos, *middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
             system_prompt=scenario.agent_system_prompt(),
             backend=backend,
         )
@@ -265,24 +275,35 @@ def run_case_for(
 
 
 WRITTEN_FILE_CHARS = 100_000  # cap on each written file's text kept in the trace
+HISTORY_FILE_CHARS = 400_000  # cap on each /conversation_history/ file's text kept in the trace
 
 
 def _final_state(graph, thread, seeded: set[str]) -> dict:  # noqa: ANN001
-    """Files at the end of the run: paths and sizes, history line counts, and the text of files the agent wrote."""
+    """The graph's final state: files (paths and sizes), history line counts and texts (the offloaded spans and the
+    over-large user messages saved under /conversation_history/), the text of files the agent wrote, and the todo
+    list (``write_todos``'s state)."""
     try:
         values = graph.get_state(thread).values
     except Exception:  # noqa: BLE001
-        return {"files": {}, "history_files": {}, "written_files": {}}
+        return {"files": {}, "history_files": {}, "history_texts": {}, "written_files": {}, "todos": None}
     files = values.get("files") or {}
-    sizes, history, written = {}, {}, {}
+    sizes, history, history_texts, written = {}, {}, {}, {}
     for path, data in files.items():
         text = da.file_text(data)
         sizes[path] = len(text)
         if path.startswith(da.HISTORY_PREFIX):
             history[path] = text.count("\n") + 1
+            history_texts[path] = text[:HISTORY_FILE_CHARS]
         elif not path.startswith(da.LARGE_RESULTS_PREFIX) and path not in seeded:
             written[path] = text[:WRITTEN_FILE_CHARS]
-    return {"files": sizes, "history_files": history, "written_files": written}
+    todos = values.get("todos")
+    return {
+        "files": sizes,
+        "history_files": history,
+        "history_texts": history_texts,
+        "written_files": written,
+        "todos": [dict(t) for t in todos] if isinstance(todos, list) else None,
+    }
 
 
 def _where(exc: BaseException) -> str:

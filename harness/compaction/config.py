@@ -33,6 +33,7 @@ MIN_WINDOW = 1000
 """The smallest declared window a config accepts (tokens): below it the fixed per-call overhead alone fills it."""
 
 DEEPAGENTS_EVICTION_TOKENS = 20_000
+DEEPAGENTS_HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_message_token_limit_before_evict (0.7.32)
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
 DEFAULT_STRATEGY = "deepagents-summarization"
@@ -147,6 +148,7 @@ class CompactionConfig:
     trim_tokens_to_summarize: int | None = None
     arg_truncation: ArgTruncation | None = field(default=None)
     eviction_tokens: int = DEEPAGENTS_EVICTION_TOKENS
+    human_eviction_tokens: int = DEEPAGENTS_HUMAN_EVICTION_TOKENS  # a user message over this is saved to a file
     summary_model: str | None = None  # provider:name or "reference"; None: the run's default
     strategy: str = DEFAULT_STRATEGY
     mask_keep: int = 3  # observation masking / hybrid: the newest tool results left whole
@@ -173,6 +175,8 @@ class CompactionConfig:
             )
         if self.eviction_tokens <= 0:
             raise ConfigError(f"config {self.name!r}: eviction_tokens must be positive, got {self.eviction_tokens!r}")
+        if self.human_eviction_tokens <= 0:
+            raise ConfigError(f"config {self.name!r}: human_eviction_tokens must be positive, got {self.human_eviction_tokens!r}")
         if self.trim_tokens_to_summarize is not None and self.trim_tokens_to_summarize <= 0:
             raise ConfigError(f"config {self.name!r}: trim_tokens_to_summarize must be positive or None")
         keep_tokens = self.keep.tokens(self.window)
@@ -270,6 +274,8 @@ class CompactionConfig:
             # still match (a resumed experiment compares them).
             for key in ("strategy", "mask_keep", "custom_strategy"):
                 data.pop(key)
+        if self.human_eviction_tokens == DEEPAGENTS_HUMAN_EVICTION_TOKENS:  # absent at deepagents' default: older hashes match
+            data.pop("human_eviction_tokens")
         data["trigger"] = [list(t.as_tuple()) for t in self.trigger]
         data["keep"] = list(self.keep.as_tuple())
         trunc = self.effective_truncation()
@@ -321,6 +327,14 @@ PRESETS: dict[str, CompactionConfig] = {
         trigger=(ContextSize("fraction", 0.85),),
         keep=ContextSize("fraction", 0.10),
         eviction_tokens=1000,
+    ),
+    # Pasted content: forced-20 summarization, and a user message over 1,500 tokens (6,000 characters) saved to
+    # /conversation_history/ and replaced by a notice (deepagents' own setting, 50,000 tokens by default, scaled down).
+    "pasted": CompactionConfig(
+        name="pasted",
+        trigger=(ContextSize("fraction", 0.20),),
+        keep=ContextSize("fraction", 0.05),
+        human_eviction_tokens=1500,
     ),
     # Argument truncation in isolation: summarization out of the way (85 %), old write_file /
     # edit_file arguments over 2,000 characters clipped from 10 % of the window, keeping the

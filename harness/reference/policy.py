@@ -69,6 +69,9 @@ from harness.task_format import (
     render_decision_answer,
     section_end,
     section_heading,
+    todo_content,
+    wants_long_ids,
+    wants_todos,
 )
 
 HISTORY_PAGE_LINES = 200
@@ -205,8 +208,16 @@ def cannot_follow(task: str) -> str | None:
     return None if parse_probe(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
 
 
-def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False, takes_first_statement: bool = False) -> Action:
-    """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them)."""
+def decide(
+    messages: list[BaseMessage],
+    *,
+    trust_clipped_args: bool = False,
+    takes_first_statement: bool = False,
+    writes_todos_once: bool = False,
+) -> Action:
+    """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them).
+    ``writes_todos_once`` is a seeded fault (todos-not-updated): the todo list is written as the first action and
+    never updated."""
     view = View.of(messages)
     request = view.latest_request() or ""
     probe = parse_probe(request)
@@ -218,11 +229,43 @@ def decide(messages: list[BaseMessage], *, trust_clipped_args: bool = False, tak
     files = {s.target: _file_state(view, s.target, trust_clipped_args) for s in steps if _is_report_step(s)}
     done = _completed_step_numbers(view, steps, files)
     first, last = steps[0].number, steps[-1].number
+    tracked = wants_todos(request)
+    known = todo_list(view) if tracked else None
+    if known:  # the todo list in view carries progress: an item marked completed is a step done
+        number = {todo_content(s): s.number for s in steps}
+        done |= {number[t["content"]] for t in known if t.get("status") == "completed" and t.get("content") in number}
     # a plan starting at step k means 1..k-1 are done; steps done before it (another request's) count for nothing here
     following = max(max(done, default=0), first - 1) + 1
+    if tracked:
+        want = _todos_for(steps, done, following)
+        first_action = not view.calls and view.summary is None
+        if known != want and (first_action or not writes_todos_once):
+            return ToolAction("write_todos", {"todos": want})
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
     return _step_action(steps[following - first], view, files)
+
+
+def todo_list(view: View) -> list[dict] | None:
+    """The todo list in view: the items of the latest successful write_todos call, or None when none is in view."""
+    for call, result in reversed(view.calls):
+        if call.get("name") == "write_todos" and result is not None and not _is_error(result):
+            todos = (call.get("args") or {}).get("todos")
+            if isinstance(todos, list):
+                return [dict(t) for t in todos if isinstance(t, dict)]
+    return None
+
+
+def _todos_for(steps: list[Step], done: set[int], following: int) -> list[dict]:
+    """The todo list for ``steps`` (the reply step aside): done steps completed, the next one in progress."""
+    return [
+        {
+            "content": todo_content(s),
+            "status": "completed" if s.number in done else "in_progress" if s.number == following else "pending",
+        }
+        for s in steps
+        if s.tool != "reply"
+    ]
 
 
 def _is_report_step(step: Step) -> bool:
@@ -432,9 +475,11 @@ def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = 
     recall = _recall(view)
     if recall is not None:
         return recall
-    # Where the fact may still be: evicted tool results named in view, the history file
-    # the summary names, then evicted results that history pages name.
+    # Where the fact may still be: evicted tool results named in view and saved user messages named anywhere (a
+    # history page quoting the notice included), the history file the summary names, then evicted results that
+    # history pages name.
     in_view = [p for t in view.texts for p in da.eviction_paths(t) if not _is_read_page(t)]
+    in_view += [p for t in view.texts for p in da.evicted_message_paths(t)]  # a saved message is read first, seen anywhere
     candidates = list(
         dict.fromkeys(
             [
@@ -571,12 +616,19 @@ def _quoted_block(text: str, label: str) -> str | None:
     return None
 
 
+LONG_ID_CHARS = 240
+
+
 def call_id(messages: list[BaseMessage], action: ToolAction) -> str:
     """A deterministic tool-call id: the same request yields the same id, run after run
-    (deepagents' offload times in history pages are left out)."""
+    (deepagents' offload times in history pages and the uuid4 names of saved user messages are left out). A user message asking for long ids
+    (`harness.task_format.LONG_IDS_REQUEST`) gets ids of `LONG_ID_CHARS` characters."""
     digest = hashlib.sha256()
     for msg in messages:
         digest.update(type(msg).__name__.encode())
         digest.update(da.run_stable_text(str(msg.content)).encode())
-    digest.update(repr(sorted(action.args.items())).encode())
-    return "call_" + digest.hexdigest()[:16]
+    digest.update(da.run_stable_text(repr(sorted(action.args.items()))).encode())
+    hexdigest = digest.hexdigest()
+    if any(isinstance(m, HumanMessage) and wants_long_ids(m.text) for m in messages):
+        return ("call_" + hexdigest * 4)[:LONG_ID_CHARS]
+    return "call_" + hexdigest[:16]

@@ -72,6 +72,23 @@ class FaultyBackend(StateBackend):
         return super().write(file_path, content)
 
 
+class MisplacingBackend(StateBackend):
+    """deepagents' StateBackend that stores every file written under ``prefix`` one folder down (``<prefix>archive/``)
+    and reports success: what a caller wrapping the offload did when the history file's name changed. The summary
+    names a path that does not exist."""
+
+    def __init__(self, prefix: str) -> None:
+        super().__init__()
+        self.prefix = prefix
+
+    def write(self, file_path: str, content: str) -> WriteResult:
+        if file_path.startswith(self.prefix):
+            moved = self.prefix + "archive/" + file_path[len(self.prefix) :]
+            result = super().write(moved, content)
+            return WriteResult(error=result.error, path=None if result.error else file_path)
+        return super().write(file_path, content)
+
+
 class DropToolResult(AgentMiddleware):
     """Corrupts requests: removes the last tool result before the model sees it (a broken compaction)."""
 
@@ -213,6 +230,21 @@ SEEDED_FAULTS = {
         ),
         SeededFault(
             "subagent-result-lost", "the subagent's report never reaches the parent", middleware=lambda: (LoseSubagentResult(),)
+        ),
+        SeededFault(
+            "todos-not-updated",
+            "the agent writes its todo list once and never updates it (a plan that lives only in an old write_todos call)",
+            agent_options={"writes_todos_once": True},
+        ),
+        SeededFault(
+            "history-misplaced",
+            "the history file is stored somewhere other than the path the summary names",
+            backend=lambda: MisplacingBackend("/conversation_history/"),
+        ),
+        SeededFault(
+            "eviction-unwritable",
+            "writing /large_tool_results/ fails, so an over-large tool result stays whole in the request",
+            backend=lambda: FaultyBackend(unwritable="/large_tool_results/"),
         ),
         SeededFault(
             "tool-result-dropped", "compaction drops a tool result from the request", middleware=lambda: (DropToolResult(),)

@@ -210,7 +210,11 @@ def comparable(trace: Trace) -> dict[str, Any]:
 
     data = {k: v for k, v in trace.to_dict().items() if k not in (*VOLATILE_TRACE_FIELDS, "messages")}
     data["calls"] = [
-        {**{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS}, "message_keys": [stable(k) for k in c["message_keys"]]}
+        {
+            **{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS},
+            "message_keys": [stable(k) for k in c["message_keys"]],
+            "response": json.loads(run_stable_text(json.dumps(c.get("response")))),  # a saved message's uuid4 path in args
+        }
         for c in trace.calls
     ]
     data["events"] = [

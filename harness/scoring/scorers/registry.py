@@ -19,6 +19,7 @@ from harness.scoring.scorers.shared import (
     structure_ok,
     summaries_ok,
 )
+from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
 from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -50,6 +51,10 @@ scorer(scorer_set="eviction")(eviction_scores)
 scorer(scorer_set="overflow")(overflow_scores)
 scorer(scorer_set="subagent")(subagent_scores)
 scorer("probe", "needle", "chain", scorer_set="retention")(retention_scores)
+scorer(scorer_set="history")(history_scores)
+scorer("needle", scorer_set="longid")(long_id_scores)
+scorer(scorer_set="pasted")(pasted_scores)
+scorer(scorer_set="todos")(todo_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
