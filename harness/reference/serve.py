@@ -38,12 +38,13 @@ from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from langchain_core.messages import AIMessage, convert_to_messages
+from langchain_core.messages import convert_to_messages
 
 from harness.errors import ConfigError
-from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
-from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
+from harness.reference import AGENT_NAME, SUMMARIZER_NAME
+from harness.reference.judge import JUDGE_NAME
 from harness.reference.provider_tokens import provider_tokens, simulated_usage
+from harness.reference.wire import reference_reply, scope_of
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
 MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
@@ -162,26 +163,14 @@ class ServerState:
 def request_scope(body: dict[str, Any]) -> str:
     """A judge request names the stand-in judge; an agent request carries tools; deepagents' summary request is a
     single prompt without any."""
-    if body.get("model") == JUDGE_NAME:
-        return "judge"
-    return "agent" if body.get("tools") else "summary"
+    return scope_of(body.get("model"), body.get("tools"))
 
 
 def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any]:
     """The chat.completion for an OpenAI-format request, from the reference models (a pure function of the request)."""
     messages = convert_to_messages(body.get("messages") or [])
     tools = body.get("tools") or None
-    scope = request_scope(body)
-    if scope == "judge":
-        result = ReferenceJudgeModel()._generate(messages, tools=tools)
-        name = JUDGE_NAME
-    elif scope == "agent":
-        result = ReferenceAgentModel()._generate(messages, tools=tools)
-        name = AGENT_NAME
-    else:
-        result = ReferenceSummarizerModel(seed=int(body.get("seed", seed)))._generate(messages)
-        name = SUMMARIZER_NAME
-    reply: AIMessage = result.generations[0].message  # type: ignore[assignment]
+    reply, name = reference_reply(messages, tools, request_scope(body), int(body.get("seed", seed)))
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.tool_calls:
         message["tool_calls"] = [

@@ -1,0 +1,52 @@
+"""What every served API shares: which reference model answers a request, and its reply as a LangChain message.
+
+Each API module (chat completions in ``serve.py``, ``serve_anthropic.py``, ``serve_responses.py``) turns its
+request into LangChain messages and OpenAI-format tool schemas, asks `reference_reply`, and writes the reply in its
+own wire format; so the three endpoints answer a request the same way, from the same pure functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
+from harness.reference.models import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+
+
+def scope_of(model: object, tools: object) -> str:
+    """A judge request names the stand-in judge; an agent request carries tools; deepagents' summary request is a
+    single prompt without any."""
+    if model == JUDGE_NAME:
+        return "judge"
+    return "agent" if tools else "summary"
+
+
+def reference_reply(
+    messages: Sequence[BaseMessage], tools: list[dict[str, Any]] | None, scope: str, seed: int
+) -> tuple[AIMessage, str]:
+    """The reply of the reference model for ``scope`` to ``messages`` (with OpenAI-format ``tools``), and its name."""
+    if scope == "judge":
+        result = ReferenceJudgeModel()._generate(list(messages), tools=tools)
+        name = JUDGE_NAME
+    elif scope == "agent":
+        result = ReferenceAgentModel()._generate(list(messages), tools=tools)
+        name = AGENT_NAME
+    else:
+        result = ReferenceSummarizerModel(seed=seed)._generate(list(messages))
+        name = SUMMARIZER_NAME
+    return result.generations[0].message, name  # type: ignore[return-value]
+
+
+def stable_id(prefix: str, *parts: object) -> str:
+    """A deterministic id: ``prefix`` and 24 hex digits of the parts' JSON (same reply, same id, run after run)."""
+    return prefix + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def conversation_key(messages: Sequence[BaseMessage]) -> str:
+    """The first user turn's text: the simulated prompt cache keeps entries per conversation (``prompt_cache``)."""
+    return next((m.text for m in messages if m.type == "human"), "")
