@@ -41,13 +41,22 @@ from typing import Any
 from langchain_core.messages import convert_to_messages
 
 from harness.errors import ConfigError
-from harness.reference import AGENT_NAME, SUMMARIZER_NAME
+from harness.reference import AGENT_NAME, SUMMARIZER_NAME, serve_anthropic, serve_responses
 from harness.reference.judge import JUDGE_NAME
+from harness.reference.prompt_cache import PromptCache
 from harness.reference.provider_tokens import provider_tokens, simulated_usage
-from harness.reference.wire import reference_reply, scope_of
+from harness.reference.serve_responses import ResponseStore
+from harness.reference.wire import Outcome, RequestError, reference_reply, scope_of
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
-MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
+COMPACTION_MODES = ("null-compaction", "compaction-midstream")  # fire only when a native compaction does
+MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth", *COMPACTION_MODES)
+APIS = {  # path (without /v1) -> the API it speaks
+    "/chat/completions": "chat",
+    "/messages": "messages",
+    "/responses": "responses",
+    "/responses/compact": "compact",
+}
 SCOPES = ("any", "agent", "summary", "judge")
 DEFAULT_PORT = 8765
 DEFAULT_MAX_SECONDS = 3600.0
@@ -127,6 +136,8 @@ class ServerState:
     last_at: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    cache: PromptCache = field(default_factory=PromptCache)  # the simulated prompt cache of /messages and /responses
+    responses: ResponseStore = field(default_factory=ResponseStore)  # stored responses, for previous_response_id
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -150,11 +161,15 @@ class ServerState:
                 counter.clear()
             self.peak_in_flight = self.in_flight
             self.first_at = self.last_at = None
+        self.cache.clear()
+        self.responses.clear()
 
-    def pick_fault(self, scope: str) -> Fault | None:
+    def pick_fault(self, scope: str, compaction: bool = False) -> Fault | None:
+        """The fault that fires on this request of ``scope``, if any; ``compaction``: the one that fires on a
+        native compaction (only the compaction modes, which never fire elsewhere)."""
         with self.lock:
             for fault in self.faults:
-                if fault.take(scope):
+                if (fault.mode in COMPACTION_MODES) == compaction and fault.take(scope):
                     self.injected[f"{fault.mode}@{scope}"] += 1
                     return fault
         return None
@@ -208,11 +223,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: stats are at /admin/stats
         pass
 
-    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        body: dict[str, Any] | bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
+    ) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
@@ -249,7 +270,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, _error(f"no route {self.path}", "not_found"))
 
     def do_POST(self) -> None:  # noqa: N802
-        path = self.path.rstrip("/")
+        path = self.path.partition("?")[0].rstrip("/")  # the Anthropic SDK's beta client adds ?beta=true
         body = self._body()
         if body is None:
             return
@@ -265,14 +286,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/admin/reset":
             self.state.reset()
             self._send(200, {"ok": True})
-        elif path in ("/v1/chat/completions", "/chat/completions"):
-            self._chat(body)
+        elif path.removeprefix("/v1") in APIS:
+            self._serve(APIS[path.removeprefix("/v1")], body)
         else:
             self._send(404, _error(f"no route {self.path}", "not_found"))
 
-    def _chat(self, body: dict[str, Any]) -> None:
+    def _serve(self, api: str, body: dict[str, Any]) -> None:
         state = self.state
-        scope = request_scope(body)
+        scope = "summary" if api == "compact" else request_scope(body)
         with state.lock:
             state.requests[scope] += 1
             state.last_at = time.monotonic()
@@ -284,64 +305,139 @@ class _Handler(BaseHTTPRequestHandler):
                 state.stopping.wait(state.latency)
             fault = state.pick_fault(scope)
             if fault is None:
-                self._send(200, answer(body, state.seed, state.usage))
+                self._answer(api, body, scope)
             else:
-                self._fault(fault, body)
+                self._fault(fault, body, api, scope)
         except Exception as exc:  # noqa: BLE001 - a bug here must reach the client as a 500, not hang it
-            self._send(500, _error(f"harness serve: {type(exc).__name__}: {exc}", "server_error"))
+            self._send(500, _api_error(api, 500, f"harness serve: {type(exc).__name__}: {exc}", "server_error"))
         finally:
             with state.lock:
                 state.in_flight -= 1
 
-    def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
+    def _answer(self, api: str, body: dict[str, Any], scope: str) -> None:
+        """The API's answer, streamed when asked; a refused request is the API's 400."""
+        state = self.state
+
+        def compaction_fault() -> str | None:
+            fault = state.pick_fault(scope, compaction=True)
+            return fault.mode if fault else None
+
+        if api == "chat":
+            self._send(200, answer(body, state.seed, state.usage))
+            return
+        try:
+            if api == "messages":
+                outcome = serve_anthropic.answer(body, state.seed, state.cache, compaction_fault)
+            elif api == "responses":
+                outcome = serve_responses.answer(body, state.seed, state.cache, state.responses, compaction_fault)
+            else:
+                outcome = Outcome(serve_responses.compact(body, state.seed, state.responses))
+        except RequestError as exc:
+            self._send(exc.status, _api_error(api, exc.status, str(exc)))
+            return
+        midstream = outcome.fault == "compaction-midstream"
+        if body.get("stream") and api != "compact":
+            events = (serve_anthropic.sse_events if api == "messages" else serve_responses.sse_events)(outcome.body, midstream)
+            self._send(200, events, content_type="text/event-stream")
+        elif midstream:
+            self._send(500, _api_error(api, 500, "compaction failed (injected by harness serve)", "server_error"))
+        else:
+            self._send(200, outcome.body)
+
+    def _fault(self, fault: Fault, body: dict[str, Any], api: str = "chat", scope: str = "agent") -> None:
         mode = fault.mode
         if mode == "429":
             self._send(
                 429,
-                _error("Rate limit reached (injected by harness serve)", "requests", "rate_limit_exceeded"),
+                _api_error(api, 429, "Rate limit reached (injected by harness serve)", "rate_limit_exceeded", type_="requests"),
                 {"Retry-After": f"{fault.retry_after:g}"},
             )
         elif mode in ("500", "503"):
-            self._send(int(mode), _error(f"The server had an error (injected {mode})", "server_error"))
+            self._send(int(mode), _api_error(api, int(mode), f"The server had an error (injected {mode})", type_="server_error"))
         elif mode == "stall":
             self.state.stopping.wait(fault.sleep)
-            self._send(200, answer(body, self.state.seed, self.state.usage))
+            self._answer(api, body, scope)
         elif mode == "context":
-            size = provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
-            self._send(
-                400,
-                _error(
+            size = _request_tokens(api, body)
+            if api == "messages":
+                message = f"prompt is too long: {size} tokens > {max(1, size // 2)} maximum"
+            else:
+                message = (
                     f"This model's maximum context length is {max(1, size // 2)} tokens. However, your messages resulted in "
-                    f"{size} tokens. Please reduce the length of the messages.",
-                    "invalid_request_error",
-                    "context_length_exceeded",
-                    "messages",
-                ),
-            )
+                    f"{size} tokens. Please reduce the length of the messages."
+                )
+            self._send(400, _api_error(api, 400, message, "context_length_exceeded", "messages" if api == "chat" else "input"))
         elif mode == "malformed":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
         elif mode == "empty":
-            self._send(
-                200,
-                {
-                    "id": "chatcmpl-empty",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": AGENT_NAME,
-                    "choices": [],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                },
-            )
+            self._send(200, _empty(api, body))
         elif mode == "auth":
-            echoed = self.headers.get("Authorization", "")
+            echoed = self.headers.get("x-api-key" if api == "messages" else "Authorization", "")
             self._send(
                 401,
-                _error(
+                _api_error(
+                    api,
+                    401,
                     f"Incorrect API key provided: {echoed}. You can find your API key at https://platform.openai.com.",
-                    "invalid_request_error",
                     "invalid_api_key",
                 ),
             )
+
+
+def _api_error(
+    api: str, status: int, message: str, code: str | None = None, param: str | None = None, type_: str = "invalid_request_error"
+) -> dict[str, Any]:
+    """The error body in the API's own shape."""
+    if api == "messages":
+        return serve_anthropic.error_body(status, message)
+    return _error(message, type_, code, param)
+
+
+def _request_tokens(api: str, body: dict[str, Any]) -> int:
+    """The simulated size of a request, for the ``context`` fault's message."""
+    try:
+        if api == "messages":
+            return serve_anthropic.parse_request(body).input_tokens()
+        if api in ("responses", "compact"):
+            return provider_tokens(serve_responses.to_messages(serve_responses.input_items(body, ResponseStore())))
+    except (RequestError, KeyError, TypeError, ValueError):
+        return 0
+    return provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
+
+
+def _empty(api: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A 200 with nothing in it, in the API's shape: no choices, no content blocks, no output items."""
+    if api == "messages":
+        return {
+            "id": "msg_empty",
+            "type": "message",
+            "role": "assistant",
+            "model": str(body.get("model") or AGENT_NAME),
+            "content": [],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+    if api in ("responses", "compact"):
+        return {
+            "id": "resp_empty",
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": str(body.get("model") or AGENT_NAME),
+            "status": "completed",
+            "output": [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+    return {
+        "id": "chatcmpl-empty",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": AGENT_NAME,
+        "choices": [],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
 
 
 class _Server(ThreadingHTTPServer):

@@ -31,8 +31,17 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from harness.reference import native
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import provider_tokens, text_tokens
-from harness.reference.wire import conversation_key, reference_reply, scope_of, stable_id
+from harness.reference.provider_tokens import text_tokens
+from harness.reference.wire import (
+    Outcome,
+    RequestError,
+    conversation_key,
+    message_unit,
+    reference_reply,
+    scope_of,
+    stable_id,
+    tool_unit,
+)
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
 CLEARED_PLACEHOLDER = "[cleared]"  # what replaces a cleared tool result (LangChain's ClearToolUsesEdit says the same)
@@ -49,14 +58,6 @@ BLOCK_KEYS = {
 }
 EDIT_TYPES = ("clear_thinking_20251015", "clear_tool_uses_20250919", "compact_20260112")
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error", 429: "rate_limit_error"}
-
-
-class RequestError(Exception):
-    """A request the API refuses: ``status`` and Anthropic's error ``type`` and message."""
-
-    def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 def error_body(status: int, message: str) -> dict[str, Any]:
@@ -78,21 +79,11 @@ class Conversation:
 
     def units(self) -> list[tuple[str, int]]:
         """The cache units in Anthropic's order: tools, system, messages."""
-        return [*self.tool_units, *(_unit(m) for m in [*self.system, *self.messages])]
+        return [*self.tool_units, *(message_unit(m) for m in [*self.system, *self.messages])]
 
     def input_tokens(self) -> int:
         """The simulated input tokens of the request as it stands (after any edits)."""
         return sum(n for _, n in self.units())
-
-
-def _unit(msg: BaseMessage) -> tuple[str, int]:
-    thinking = (
-        [b.get("thinking", "") for b in msg.content if isinstance(b, dict) and b.get("type") == "thinking"]
-        if isinstance(msg.content, list)
-        else []
-    )
-    key = json.dumps([msg.type, msg.text, getattr(msg, "tool_calls", None), thinking], sort_keys=True, default=str)
-    return key, provider_tokens([msg]) + sum(int(text_tokens(t)) for t in thinking)
 
 
 def _text(content: Any) -> str:
@@ -147,7 +138,6 @@ def parse_request(body: dict[str, Any]) -> Conversation:
         tools=[],
         tool_units=[],
     )
-    offset = 0
     for t, tool in enumerate(body.get("tools") or []):
         conv.tools.append(
             {
@@ -159,7 +149,7 @@ def parse_request(body: dict[str, Any]) -> Conversation:
                 },
             }
         )
-        conv.tool_units.append((json.dumps(tool, sort_keys=True), int(text_tokens(json.dumps(tool, default=str)))))
+        conv.tool_units.append(tool_unit(tool))
         if "cache_control" in tool:
             conv.breakpoints.add(t)
     offset = len(conv.tool_units)
@@ -240,7 +230,7 @@ def clear_thinking(conv: Conversation, edit: dict[str, Any]) -> dict[str, Any] |
         msg = conv.messages[i]
         assert isinstance(msg, AIMessage)
         rest = [b for b in msg.content if not (isinstance(b, dict) and b.get("type") == "thinking")]
-        conv.messages[i] = AIMessage(content=rest, tool_calls=msg.tool_calls)  # type: ignore[arg-type]
+        conv.messages[i] = AIMessage(content=rest, tool_calls=msg.tool_calls)
     return {
         "type": "clear_thinking_20251015",
         "cleared_thinking_turns": len(cleared),
@@ -287,17 +277,12 @@ def _clear_input(messages: list[BaseMessage], call_id: str, which: bool | list[s
     for k, msg in enumerate(messages):
         if isinstance(msg, AIMessage) and any(c["id"] == call_id for c in msg.tool_calls):
             calls = [
-                {**c, "args": {}} if c["id"] == call_id and (which is True or c["name"] in which) else c for c in msg.tool_calls
+                {**c, "args": {}}
+                if c["id"] == call_id and (which is True or (isinstance(which, list) and c["name"] in which))
+                else c
+                for c in msg.tool_calls
             ]
             messages[k] = AIMessage(content=msg.content, tool_calls=calls)
-
-
-@dataclass
-class Outcome:
-    """One answered request: the message body, and the compaction fault to play when streaming."""
-
-    message: dict[str, Any]
-    fail_midstream: bool = False
 
 
 def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault: Any = None) -> Outcome:
@@ -334,7 +319,7 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
                     conv.breakpoints.add(len(conv.tool_units) + len(conv.system))
             if compact.get("pause_after_compaction"):
                 message = _message(body, content, "compaction", _usage(CacheUse(0, 0, 0), 0), applied, iterations)
-                return Outcome(message, fault == "compaction-midstream")
+                return Outcome(message, fault)
     reply, _name = reference_reply([*conv.system, *conv.messages], conv.tools or None, scope, seed)
     used = cache.use(key, conv.units(), sorted(conv.breakpoints))
     if reply.text:
@@ -346,7 +331,7 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
     if iterations:
         iterations.append(usage | {"type": "message"})
     stop = "tool_use" if reply.tool_calls else "end_turn"
-    return Outcome(_message(body, content, stop, usage, applied, iterations), fault == "compaction-midstream")
+    return Outcome(_message(body, content, stop, usage, applied, iterations), fault)
 
 
 def _usage(used: CacheUse, output: int) -> dict[str, Any]:

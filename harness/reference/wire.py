@@ -10,12 +10,31 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
 from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
 from harness.reference.models import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+from harness.reference.provider_tokens import provider_tokens, text_tokens
+
+
+class RequestError(Exception):
+    """A request the API refuses (a 400 unless ``status`` says otherwise), with the message the client sees."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Outcome:
+    """One answered request: the response body, and the compaction fault that fired while making it (None,
+    ``"null-compaction"`` or ``"compaction-midstream"``, which the HTTP layer plays: an error mid-stream, or a 500)."""
+
+    body: dict[str, Any]
+    fault: str | None = None
 
 
 def scope_of(model: object, tools: object) -> str:
@@ -50,3 +69,16 @@ def stable_id(prefix: str, *parts: object) -> str:
 def conversation_key(messages: Sequence[BaseMessage]) -> str:
     """The first user turn's text: the simulated prompt cache keeps entries per conversation (``prompt_cache``)."""
     return next((m.text for m in messages if m.type == "human"), "")
+
+
+def message_unit(msg: BaseMessage) -> tuple[str, int]:
+    """One message as a prompt-cache unit: its canonical text and its simulated tokens (thinking blocks included)."""
+    content = msg.content if isinstance(msg.content, list) else []
+    thinking = [b.get("thinking", "") for b in content if isinstance(b, dict) and b.get("type") == "thinking"]
+    key = json.dumps([msg.type, msg.text, getattr(msg, "tool_calls", None), thinking], sort_keys=True, default=str)
+    return key, provider_tokens([msg]) + sum(int(text_tokens(t)) for t in thinking)
+
+
+def tool_unit(tool: dict[str, Any]) -> tuple[str, int]:
+    """One tool schema as a prompt-cache unit."""
+    return json.dumps(tool, sort_keys=True), int(text_tokens(json.dumps(tool, default=str)))
