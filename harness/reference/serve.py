@@ -372,7 +372,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif mode == "empty":
             self._send(200, _empty(api, body))
         elif mode == "auth":
-            echoed = self.headers.get("x-api-key" if api == "messages" else "Authorization", "")
+            echoed = self.headers.get("x-api-key") or self.headers.get("Authorization", "")  # Anthropic's SDK sends either
             self._send(
                 401,
                 _api_error(

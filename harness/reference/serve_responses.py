@@ -351,7 +351,10 @@ def sse_events(response: dict[str, Any], fail_midstream: bool = False) -> bytes:
                 failure = error_body(
                     "compaction failed mid-stream (injected by harness serve)", "server_error", None, "server_error"
                 )
-                events.append({"type": "error", **failure})
+                # the event's own fields (ResponseErrorEvent) and the "error" object the SDK raises on
+                events.append(
+                    {"type": "error", "code": "server_error", "message": failure["error"]["message"], "param": None, **failure}
+                )
                 break
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
     else:

@@ -50,3 +50,22 @@ def tool_turns(n: int, size: int = 40) -> list[dict[str, Any]]:
         )
         out.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": call, "content": "result " * size}]})
     return out
+
+
+def big_turns() -> list[dict[str, Any]]:
+    """The task, its first step (read_file) and a result past the compaction minimum, in Anthropic's shape."""
+    call = {"type": "tool_use", "id": "toolu_read", "name": "read_file", "input": {"file_path": "/ledgers/a.csv"}}
+    return [
+        {"role": "user", "content": TASK},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_read", "content": BIG}]},
+    ]
+
+
+def big_items() -> list[dict[str, Any]]:
+    """`big_turns` as Responses input items."""
+    return [
+        {"role": "user", "content": TASK},
+        {"type": "function_call", "call_id": "call_read", "name": "read_file", "arguments": '{"file_path": "/ledgers/a.csv"}'},
+        {"type": "function_call_output", "call_id": "call_read", "output": BIG},
+    ]

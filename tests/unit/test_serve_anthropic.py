@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 from harness.reference import native, serve_anthropic
 from harness.reference.prompt_cache import PromptCache
 from harness.reference.wire import RequestError
-from tests.unit._wire import BIG, TASK, compact_edit, messages_body, tool_turns
+from tests.unit._wire import TASK, big_turns, compact_edit, messages_body, tool_turns
 
 EVENTS: TypeAdapter = TypeAdapter(BetaRawMessageStreamEvent)
 
@@ -22,7 +22,7 @@ def ask(body, fault=None, cache=None):
 
 
 def big_conversation():
-    return [{"role": "user", "content": TASK + "\n" + BIG}]
+    return big_turns()
 
 
 def test_a_plain_request_is_a_message_with_tool_use_and_usage():
@@ -38,7 +38,7 @@ def test_compaction_fires_at_the_trigger_and_bills_the_summary_only_in_iteration
     msg, _ = ask(body)
     block = msg.content[0]
     assert block.type == "compaction" and block.content.startswith("## NEXT STEPS")  # shaped by the instructions
-    assert msg.content[1].type == "tool_use"  # the model answers from the summary
+    assert msg.content[1].type == "tool_use" and msg.content[1].name == "write_file"  # the next step, from the summary
     kinds = [it.type for it in msg.usage.iterations]
     assert kinds == ["compaction", "message"]
     compaction, sampling = msg.usage.iterations
