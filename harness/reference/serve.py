@@ -1,4 +1,4 @@
-"""``harness serve``: the reference models behind a real OpenAI-compatible HTTP endpoint.
+"""``harness serve``: the reference models behind real OpenAI- and Anthropic-compatible HTTP endpoints.
 
 The live path (``init_chat_model("openai:...")``, the OpenAI SDK's retries and timeouts,
 deepagents' live code paths) can only be trusted once it has met a server that misbehaves.
@@ -6,23 +6,31 @@ This one answers ``POST /v1/chat/completions`` with the reference agent policy (
 that carries tools), the reference summarizer (a request without tools) or, when the request
 names the model ``reference-judge``, the stand-in judge (`harness.reference.judge`), reports
 ``usage`` from the calibrated provider tokenizer, lists ``GET /v1/models`` (with vLLM's
-``max_model_len``), and injects faults on request:
+``max_model_len``). The same models answer Anthropic's ``POST /v1/messages``
+(``serve_anthropic.py``: streaming, tool use, cache usage fields, native compaction and context
+editing) and OpenAI's ``POST /v1/responses`` and ``POST /v1/responses/compact``
+(``serve_responses.py``: compaction items, ``previous_response_id``), each with a simulated
+prompt cache (``prompt_cache.py``). It injects faults on request, in each API's error shape:
 
     429       rate limited, with a Retry-After header
     500, 503  server errors
     stall     answer only after ``sleep`` seconds (past the client's timeout)
-    context   OpenAI's 400 ``context_length_exceeded`` body
+    context   the provider's context-length 400 (OpenAI's ``context_length_exceeded``, Anthropic's "prompt is too long")
     malformed a 200 whose body is not JSON
-    empty     a 200 with no choices
-    auth      a 401 whose message echoes the Authorization header (a provider that leaks keys)
+    empty     a 200 with no choices (no content blocks, no output items)
+    auth      a 401 whose message echoes the key header (a provider that leaks keys)
+    null-compaction       a native compaction that fails: a compaction block with null content (Anthropic), no
+                          compaction item (OpenAI); fires only on a request that compacts
+    compaction-midstream  a native compaction that fails mid-stream: an ``error`` event after the compaction block
+                          (item) starts, or a 500 when the request is not streamed
 
 Faults are given at start (``--fault MODE[:COUNT][@agent|@summary|@judge]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
 ``GET /admin/stats`` returns request counts, peak concurrency, the time from the first
 to the latest request and the server's CPU time; ``POST /admin/reset``
-clears faults and counters. Answers are marked simulated (``system_fingerprint``) so a run
-through the server is labelled as such. Loopback by default; the server stops by itself
-after ``max_requests`` requests or ``max_seconds`` seconds.
+clears faults, counters, the prompt cache and stored responses. Answers are marked simulated
+(``system_fingerprint``) so a run through the server is labelled as such. Loopback by default;
+the server stops by itself after ``max_requests`` requests or ``max_seconds`` seconds.
 """
 
 from __future__ import annotations
