@@ -9,6 +9,7 @@ the clients parse, faults arrive as the errors the clients raise.
 from __future__ import annotations
 
 import json
+import urllib.request
 
 import anthropic
 import openai
@@ -63,6 +64,16 @@ def test_the_anthropic_sdk_reads_messages_streamed_and_not(srv):
             context_management=compact_edit(20_000),
             betas=["compact-2026-01-12"],
         )
+
+
+def test_a_query_string_does_not_change_the_route(srv):
+    request = urllib.request.Request(  # older Anthropic SDKs' beta client posts to /v1/messages?beta=true
+        srv.url + "/messages?beta=true",
+        data=json.dumps({"model": "reference-agent", "max_tokens": 64, "messages": [{"role": "user", "content": TASK}]}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert json.loads(answer.read())["type"] == "message"
 
 
 def test_chat_anthropic_compacts_and_the_next_request_drops_what_the_summary_replaced(srv):

@@ -118,9 +118,7 @@ def to_messages(items: list[dict[str, Any]]) -> list[BaseMessage]:
             except ValueError as exc:
                 raise RequestError(f"input[{k}].encrypted_content: {exc}") from None
             if k == last:
-                out = [native.summary_message(summary)]
-            continue
-        if last is not None and k < last:
+                out = [native.summary_message(summary)]  # it stands for every item before it
             continue
         if kind == "message":
             role, text = item.get("role"), _text(item.get("content"))
