@@ -111,6 +111,7 @@ def test_compaction_faults_on_the_messages_path(srv):
     with pytest.raises(anthropic.APIStatusError, match="compaction failed mid-stream"):
         streaming.invoke(BIG_TURNS)
     assert srv.state.stats()["faults_injected"] == {"null-compaction@agent": 1, "compaction-midstream@agent": 1}
+    assert srv.state.stats()["compactions"] == {"messages": 2}  # the failed ones count: the server made them
 
 
 def test_existing_faults_reach_the_anthropic_client_in_its_shape(srv):
@@ -131,6 +132,7 @@ def test_the_openai_sdk_reads_responses_compact_and_refuses_a_compaction_id(srv)
     streamed = list(client.responses.create(model="reference-agent", input=TASK, tools=RESPONSES_TOOLS, stream=True))
     assert streamed[-1].type == "response.completed" and streamed[-1].response.output[0].arguments == resp.output[0].arguments
     compacted = client.responses.compact(model="gpt-5.4", input=[{"role": "user", "content": TASK}])
+    assert srv.state.stats()["compactions"] == {"compact": 1}
     assert compacted.output[-1].type == "compaction" and "1. Read" in native.decode_compaction(
         compacted.output[-1].encrypted_content
     )
