@@ -31,7 +31,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from harness.reference import native
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import text_tokens
+from harness.reference.provider_tokens import output_tokens
 from harness.reference.wire import (
     Outcome,
     RequestError,
@@ -313,7 +313,7 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
             content.append({"type": "compaction", "content": block_content})
             # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
             pass_use = cache.use(key, conv.units(), sorted(conv.breakpoints))
-            iterations.append(_usage(pass_use, int(text_tokens(summary)) + 1) | {"type": "compaction"})
+            iterations.append(_usage(pass_use, output_tokens(AIMessage(content=summary))) | {"type": "compaction"})
             if block_content is not None:
                 conv.messages = [native.summary_message(summary)]
                 conv.breakpoints = {i for i in conv.breakpoints if i < len(conv.tool_units) + len(conv.system)}
@@ -329,7 +329,7 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
         content.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
         content.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]})
-    output = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    output = output_tokens(reply)
     usage = _usage(used, output)
     if iterations:
         iterations.append(usage | {"type": "message"})

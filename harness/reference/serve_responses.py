@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from harness.reference import native
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import text_tokens
+from harness.reference.provider_tokens import output_tokens
 from harness.reference.wire import (
     Outcome,
     RequestError,
@@ -231,7 +231,7 @@ def answer(
             output.append(compaction_item(summary, items))
             # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
             summary_pass = cache.use(key, _tokens(system, messages, tools))
-            summary_out = int(text_tokens(summary)) + 1
+            summary_out = output_tokens(AIMessage(content=summary))
             messages = [native.summary_message(summary)]
     reply, _ = reference_reply([*system, *messages], tools or None, scope_of(body.get("model"), tools), seed)
     if reply.text:
@@ -257,7 +257,7 @@ def answer(
         )
     # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
     used = cache.use(cache_key("openai", body, messages), _tokens(system, messages, tools))
-    out_tokens = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    out_tokens = output_tokens(reply)
     response = {
         "id": stable_id("resp_", body.get("model"), items, output),
         "object": "response",
@@ -312,7 +312,7 @@ def compact(body: dict[str, Any], seed: int, store: ResponseStore) -> dict[str, 
         "object": "response.compaction",
         "created_at": int(time.time()),
         "output": output,
-        "usage": usage(0, 0, total, int(text_tokens(summary)) + 1),
+        "usage": usage(0, 0, total, output_tokens(AIMessage(content=summary))),
     }
 
 
