@@ -59,8 +59,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     """This group's subcommands: serve, bench."""
     srv = sub.add_parser(
         "serve",
-        help="serve the reference models as an OpenAI-compatible endpoint, with injected faults",
-        description="Serve /v1/chat/completions and /v1/models on loopback, answering agent requests (with tools) "
+        help="serve the reference models as OpenAI- and Anthropic-compatible endpoints, with injected faults",
+        description="Serve /v1/chat/completions, /v1/messages (Anthropic), /v1/responses, /v1/responses/compact "
+        "and /v1/models on loopback, answering agent requests (with tools) "
         "with the reference agent, summary requests with the reference summarizer and requests for the model "
         "reference-judge with the stand-in judge, so a live "
         "setup (--model openai:reference-agent --base-url http://127.0.0.1:8765/v1) can be "
@@ -75,7 +76,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         action="append",
         default=[],
         metavar="MODE[:COUNT][@SCOPE]",
-        help="inject a fault: MODE one of 429, 500, 503, stall, context, malformed, empty, auth; COUNT requests "
+        help="inject a fault: MODE one of 429, 500, 503, stall, context, malformed, empty, auth, null-compaction, "
+        "compaction-midstream (the last two on requests that compact natively); COUNT requests "
         "(default 1, * for all); SCOPE agent, summary or judge (default all). Repeatable",
     )
     srv.add_argument("--seed", type=int, default=0, help="reference summarizer seed when a request sends none (default 0)")

@@ -1,4 +1,4 @@
-"""``harness serve``: the reference models behind a real OpenAI-compatible HTTP endpoint.
+"""``harness serve``: the reference models behind real OpenAI- and Anthropic-compatible HTTP endpoints.
 
 The live path (``init_chat_model("openai:...")``, the OpenAI SDK's retries and timeouts,
 deepagents' live code paths) can only be trusted once it has met a server that misbehaves.
@@ -6,23 +6,31 @@ This one answers ``POST /v1/chat/completions`` with the reference agent policy (
 that carries tools), the reference summarizer (a request without tools) or, when the request
 names the model ``reference-judge``, the stand-in judge (`harness.reference.judge`), reports
 ``usage`` from the calibrated provider tokenizer, lists ``GET /v1/models`` (with vLLM's
-``max_model_len``), and injects faults on request:
+``max_model_len``). The same models answer Anthropic's ``POST /v1/messages``
+(``serve_anthropic.py``: streaming, tool use, cache usage fields, native compaction and context
+editing) and OpenAI's ``POST /v1/responses`` and ``POST /v1/responses/compact``
+(``serve_responses.py``: compaction items, ``previous_response_id``), each with a simulated
+prompt cache (``prompt_cache.py``). It injects faults on request, in each API's error shape:
 
     429       rate limited, with a Retry-After header
     500, 503  server errors
     stall     answer only after ``sleep`` seconds (past the client's timeout)
-    context   OpenAI's 400 ``context_length_exceeded`` body
+    context   the provider's context-length 400 (OpenAI's ``context_length_exceeded``, Anthropic's "prompt is too long")
     malformed a 200 whose body is not JSON
-    empty     a 200 with no choices
-    auth      a 401 whose message echoes the Authorization header (a provider that leaks keys)
+    empty     a 200 with no choices (no content blocks, no output items)
+    auth      a 401 whose message echoes the key header (a provider that leaks keys)
+    null-compaction       a native compaction that fails: a compaction block with null content (Anthropic), no
+                          compaction item (OpenAI); fires only on a request that compacts
+    compaction-midstream  a native compaction that fails mid-stream: an ``error`` event after the compaction block
+                          (item) starts, or a 500 when the request is not streamed
 
 Faults are given at start (``--fault MODE[:COUNT][@agent|@summary|@judge]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
 ``GET /admin/stats`` returns request counts, peak concurrency, the time from the first
 to the latest request and the server's CPU time; ``POST /admin/reset``
-clears faults and counters. Answers are marked simulated (``system_fingerprint``) so a run
-through the server is labelled as such. Loopback by default; the server stops by itself
-after ``max_requests`` requests or ``max_seconds`` seconds.
+clears faults, counters, the prompt cache and stored responses. Answers are marked simulated
+(``system_fingerprint``) so a run through the server is labelled as such. Loopback by default;
+the server stops by itself after ``max_requests`` requests or ``max_seconds`` seconds.
 """
 
 from __future__ import annotations
@@ -38,15 +46,25 @@ from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from langchain_core.messages import AIMessage, convert_to_messages
+from langchain_core.messages import convert_to_messages
 
 from harness.errors import ConfigError
-from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
-from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
+from harness.reference import AGENT_NAME, SUMMARIZER_NAME, serve_anthropic, serve_responses
+from harness.reference.judge import JUDGE_NAME
+from harness.reference.prompt_cache import PromptCache
 from harness.reference.provider_tokens import provider_tokens, simulated_usage
+from harness.reference.serve_responses import ResponseStore
+from harness.reference.wire import Outcome, RequestError, reference_reply, scope_of
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
-MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth")
+COMPACTION_MODES = ("null-compaction", "compaction-midstream")  # fire only when a native compaction does
+MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth", *COMPACTION_MODES)
+APIS = {  # path (without /v1) -> the API it speaks
+    "/chat/completions": "chat",
+    "/messages": "messages",
+    "/responses": "responses",
+    "/responses/compact": "compact",
+}
 SCOPES = ("any", "agent", "summary", "judge")
 DEFAULT_PORT = 8765
 DEFAULT_MAX_SECONDS = 3600.0
@@ -120,12 +138,15 @@ class ServerState:
     requests: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)
     injected: Counter = field(default_factory=Counter)
+    compactions: Counter = field(default_factory=Counter)  # native compactions made, per API (a null Anthropic block counts)
     in_flight: int = 0
     peak_in_flight: int = 0
     first_at: float | None = None  # monotonic time of the first and the latest chat request since the last reset
     last_at: float | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
+    cache: PromptCache = field(default_factory=PromptCache)  # the simulated prompt cache of /messages and /responses
+    responses: ResponseStore = field(default_factory=ResponseStore)  # stored responses, for previous_response_id
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -133,6 +154,7 @@ class ServerState:
                 "requests": dict(self.requests),
                 "statuses": {str(k): v for k, v in self.statuses.items()},
                 "faults_injected": dict(self.injected),
+                "compactions": dict(self.compactions),
                 "faults": [asdict(f) for f in self.faults],
                 "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
@@ -145,15 +167,19 @@ class ServerState:
     def reset(self) -> None:
         with self.lock:
             self.faults.clear()
-            for counter in (self.requests, self.statuses, self.injected):
+            for counter in (self.requests, self.statuses, self.injected, self.compactions):
                 counter.clear()
             self.peak_in_flight = self.in_flight
             self.first_at = self.last_at = None
+        self.cache.clear()
+        self.responses.clear()
 
-    def pick_fault(self, scope: str) -> Fault | None:
+    def pick_fault(self, scope: str, compaction: bool = False) -> Fault | None:
+        """The fault that fires on this request of ``scope``, if any; ``compaction``: the one that fires on a
+        native compaction (only the compaction modes, which never fire elsewhere)."""
         with self.lock:
             for fault in self.faults:
-                if fault.take(scope):
+                if (fault.mode in COMPACTION_MODES) == compaction and fault.take(scope):
                     self.injected[f"{fault.mode}@{scope}"] += 1
                     return fault
         return None
@@ -162,26 +188,14 @@ class ServerState:
 def request_scope(body: dict[str, Any]) -> str:
     """A judge request names the stand-in judge; an agent request carries tools; deepagents' summary request is a
     single prompt without any."""
-    if body.get("model") == JUDGE_NAME:
-        return "judge"
-    return "agent" if body.get("tools") else "summary"
+    return scope_of(body.get("model"), body.get("tools"))
 
 
 def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any]:
     """The chat.completion for an OpenAI-format request, from the reference models (a pure function of the request)."""
     messages = convert_to_messages(body.get("messages") or [])
     tools = body.get("tools") or None
-    scope = request_scope(body)
-    if scope == "judge":
-        result = ReferenceJudgeModel()._generate(messages, tools=tools)
-        name = JUDGE_NAME
-    elif scope == "agent":
-        result = ReferenceAgentModel()._generate(messages, tools=tools)
-        name = AGENT_NAME
-    else:
-        result = ReferenceSummarizerModel(seed=int(body.get("seed", seed)))._generate(messages)
-        name = SUMMARIZER_NAME
-    reply: AIMessage = result.generations[0].message  # type: ignore[assignment]
+    reply, name = reference_reply(messages, tools, request_scope(body), int(body.get("seed", seed)))
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.tool_calls:
         message["tool_calls"] = [
@@ -219,11 +233,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: stats are at /admin/stats
         pass
 
-    def _send(self, status: int, body: dict[str, Any] | bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        body: dict[str, Any] | bytes,
+        headers: dict[str, str] | None = None,
+        content_type: str = "application/json",
+    ) -> None:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(data)))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
@@ -260,7 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, _error(f"no route {self.path}", "not_found"))
 
     def do_POST(self) -> None:  # noqa: N802
-        path = self.path.rstrip("/")
+        path = self.path.partition("?")[0].rstrip("/")  # the Anthropic SDK's beta client adds ?beta=true
         body = self._body()
         if body is None:
             return
@@ -276,14 +296,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/admin/reset":
             self.state.reset()
             self._send(200, {"ok": True})
-        elif path in ("/v1/chat/completions", "/chat/completions"):
-            self._chat(body)
+        elif path.removeprefix("/v1") in APIS:
+            self._serve(APIS[path.removeprefix("/v1")], body)
         else:
             self._send(404, _error(f"no route {self.path}", "not_found"))
 
-    def _chat(self, body: dict[str, Any]) -> None:
+    def _serve(self, api: str, body: dict[str, Any]) -> None:
         state = self.state
-        scope = request_scope(body)
+        scope = "summary" if api == "compact" else request_scope(body)
         with state.lock:
             state.requests[scope] += 1
             state.last_at = time.monotonic()
@@ -295,64 +315,145 @@ class _Handler(BaseHTTPRequestHandler):
                 state.stopping.wait(state.latency)
             fault = state.pick_fault(scope)
             if fault is None:
-                self._send(200, answer(body, state.seed, state.usage))
+                self._answer(api, body, scope)
             else:
-                self._fault(fault, body)
+                self._fault(fault, body, api, scope)
         except Exception as exc:  # noqa: BLE001 - a bug here must reach the client as a 500, not hang it
-            self._send(500, _error(f"harness serve: {type(exc).__name__}: {exc}", "server_error"))
+            self._send(500, _api_error(api, 500, f"harness serve: {type(exc).__name__}: {exc}", "server_error"))
         finally:
             with state.lock:
                 state.in_flight -= 1
 
-    def _fault(self, fault: Fault, body: dict[str, Any]) -> None:
+    def _answer(self, api: str, body: dict[str, Any], scope: str) -> None:
+        """The API's answer, streamed when asked; a refused request is the API's 400."""
+        state = self.state
+
+        def compaction_fault() -> str | None:
+            fault = state.pick_fault(scope, compaction=True)
+            return fault.mode if fault else None
+
+        if api == "chat":
+            self._send(200, answer(body, state.seed, state.usage))
+            return
+        try:
+            if api == "messages":
+                outcome = serve_anthropic.answer(body, state.seed, state.cache, compaction_fault)
+            elif api == "responses":
+                outcome = serve_responses.answer(body, state.seed, state.cache, state.responses, compaction_fault)
+            else:
+                outcome = Outcome(serve_responses.compact(body, state.seed, state.responses))
+        except RequestError as exc:
+            self._send(exc.status, _api_error(api, exc.status, str(exc)))
+            return
+        made = sum(
+            1 for part in outcome.body.get("content") or outcome.body.get("output") or [] if part.get("type") == "compaction"
+        )
+        if made:
+            with state.lock:
+                state.compactions[api] += made
+        midstream = outcome.fault == "compaction-midstream"
+        if body.get("stream") and api != "compact":
+            events = (serve_anthropic.sse_events if api == "messages" else serve_responses.sse_events)(outcome.body, midstream)
+            self._send(200, events, content_type="text/event-stream")
+        elif midstream:
+            self._send(500, _api_error(api, 500, "compaction failed (injected by harness serve)", "server_error"))
+        else:
+            self._send(200, outcome.body)
+
+    def _fault(self, fault: Fault, body: dict[str, Any], api: str = "chat", scope: str = "agent") -> None:
         mode = fault.mode
         if mode == "429":
             self._send(
                 429,
-                _error("Rate limit reached (injected by harness serve)", "requests", "rate_limit_exceeded"),
+                _api_error(api, 429, "Rate limit reached (injected by harness serve)", "rate_limit_exceeded", type_="requests"),
                 {"Retry-After": f"{fault.retry_after:g}"},
             )
         elif mode in ("500", "503"):
-            self._send(int(mode), _error(f"The server had an error (injected {mode})", "server_error"))
+            self._send(int(mode), _api_error(api, int(mode), f"The server had an error (injected {mode})", type_="server_error"))
         elif mode == "stall":
             self.state.stopping.wait(fault.sleep)
-            self._send(200, answer(body, self.state.seed, self.state.usage))
+            self._answer(api, body, scope)
         elif mode == "context":
-            size = provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
-            self._send(
-                400,
-                _error(
+            size = _request_tokens(api, body)
+            if api == "messages":
+                message = f"prompt is too long: {size} tokens > {max(1, size // 2)} maximum"
+            else:
+                message = (
                     f"This model's maximum context length is {max(1, size // 2)} tokens. However, your messages resulted in "
-                    f"{size} tokens. Please reduce the length of the messages.",
-                    "invalid_request_error",
-                    "context_length_exceeded",
-                    "messages",
-                ),
-            )
+                    f"{size} tokens. Please reduce the length of the messages."
+                )
+            self._send(400, _api_error(api, 400, message, "context_length_exceeded", "messages" if api == "chat" else "input"))
         elif mode == "malformed":
             self._send(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
         elif mode == "empty":
-            self._send(
-                200,
-                {
-                    "id": "chatcmpl-empty",
-                    "object": "chat.completion",
-                    "created": int(time.time()),
-                    "model": AGENT_NAME,
-                    "choices": [],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
-                },
-            )
+            self._send(200, _empty(api, body))
         elif mode == "auth":
-            echoed = self.headers.get("Authorization", "")
+            echoed = self.headers.get("x-api-key") or self.headers.get("Authorization", "")  # Anthropic's SDK sends either
             self._send(
                 401,
-                _error(
+                _api_error(
+                    api,
+                    401,
                     f"Incorrect API key provided: {echoed}. You can find your API key at https://platform.openai.com.",
-                    "invalid_request_error",
                     "invalid_api_key",
                 ),
             )
+
+
+def _api_error(
+    api: str, status: int, message: str, code: str | None = None, param: str | None = None, type_: str = "invalid_request_error"
+) -> dict[str, Any]:
+    """The error body in the API's own shape."""
+    if api == "messages":
+        return serve_anthropic.error_body(status, message)
+    return _error(message, type_, code, param)
+
+
+def _request_tokens(api: str, body: dict[str, Any]) -> int:
+    """The simulated size of a request, for the ``context`` fault's message."""
+    try:
+        if api == "messages":
+            return serve_anthropic.parse_request(body).input_tokens()
+        if api in ("responses", "compact"):
+            return provider_tokens(serve_responses.to_messages(serve_responses.input_items(body, ResponseStore())))
+    except (RequestError, KeyError, TypeError, ValueError):
+        return 0
+    return provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
+
+
+def _empty(api: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A 200 with nothing in it, in the API's shape: no choices, no content blocks, no output items."""
+    if api == "messages":
+        return {
+            "id": "msg_empty",
+            "type": "message",
+            "role": "assistant",
+            "model": str(body.get("model") or AGENT_NAME),
+            "content": [],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+    if api in ("responses", "compact"):
+        return {
+            "id": "resp_empty",
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": str(body.get("model") or AGENT_NAME),
+            "status": "completed",
+            "output": [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+    return {
+        "id": "chatcmpl-empty",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": AGENT_NAME,
+        "choices": [],
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+    }
 
 
 class _Server(ThreadingHTTPServer):

@@ -299,7 +299,9 @@ class Recorder:
             }
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
-            if message.response_metadata.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+            meta = message.response_metadata
+            # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
+            if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
                 self.served_simulated = True
 
 

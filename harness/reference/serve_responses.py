@@ -1,0 +1,370 @@
+"""``POST /v1/responses`` and ``POST /v1/responses/compact``: the OpenAI Responses API over the reference models.
+
+Input items (messages, ``function_call``, ``function_call_output``, ``compaction``) and ``instructions`` become
+LangChain messages for `wire.reference_reply`; the reply is written as output items (``message`` with
+``output_text``, ``function_call``) in a ``response`` object, with usage in the Responses fields and the prompt
+cache simulated (``input_tokens_details.cached_tokens`` and ``cache_write_tokens``). The semantics served:
+
+- ``context_management=[{"type": "compaction", "compact_threshold": N}]``: when the input reaches N tokens the
+  reference summarizer summarizes it and the output starts with a ``compaction`` item whose ``encrypted_content`` is
+  the harness's envelope (`native.encode_compaction`, decoded offline by `native.decode_compaction`); the model
+  answers from the summary. The summary pass is counted in the response's usage (the Responses usage has no
+  per-iteration breakdown).
+- A ``compaction`` item in the input replaces every item before it (its summary is what the model sees); an
+  envelope the harness cannot read is a 400.
+- ``/responses/compact`` returns the user messages of the input followed by one compaction item.
+- ``previous_response_id`` continues a stored response (``store`` is on by default, as OpenAI's); the id of a
+  compaction (a ``/responses/compact`` result or a compaction item) is rejected with a 400 naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from harness.reference import native
+from harness.reference.prompt_cache import CacheUse, PromptCache
+from harness.reference.provider_tokens import output_tokens
+from harness.reference.wire import (
+    Outcome,
+    RequestError,
+    cache_key,
+    message_unit,
+    reference_reply,
+    scope_of,
+    stable_id,
+    tool_unit,
+)
+from harness.trace.schema import SIMULATED_FINGERPRINT
+
+COMPACTION_ID_PREFIX = "cmp_"
+STORE_SIZE = 4096  # responses remembered for previous_response_id
+
+
+class ResponseStore:
+    """Stored responses (their whole input and output items) for ``previous_response_id``, bounded, thread-safe."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(self, response_id: str, items: list[dict[str, Any]]) -> None:
+        """Remember the items a response leaves in context."""
+        with self._lock:
+            self._items[response_id] = items
+            while len(self._items) > STORE_SIZE:
+                self._items.popitem(last=False)
+
+    def get(self, response_id: str) -> list[dict[str, Any]]:
+        """The items of a stored response; RequestError for a compaction id or an unknown one."""
+        if response_id.startswith(COMPACTION_ID_PREFIX):
+            raise RequestError(
+                f"previous_response_id {response_id!r} is a compaction, not a response: send the compaction output "
+                "as input instead"
+            )
+        with self._lock:
+            items = self._items.get(response_id)
+        if items is None:
+            raise RequestError(f"Previous response with id '{response_id}' not found.")
+        return items
+
+    def clear(self) -> None:
+        """Forget every stored response."""
+        with self._lock:
+            self._items.clear()
+
+
+def error_body(
+    message: str, code: str | None = None, param: str | None = None, type_: str = "invalid_request_error"
+) -> dict[str, Any]:
+    """OpenAI's error body."""
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def input_items(body: dict[str, Any], store: ResponseStore) -> list[dict[str, Any]]:
+    """The request's items in context order: a previous response's, then this request's input."""
+    raw = body.get("input")
+    items = [{"type": "message", "role": "user", "content": raw}] if isinstance(raw, str) else list(raw or [])
+    previous = body.get("previous_response_id")
+    return [*(store.get(previous) if previous else []), *items]
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "text")
+    )
+
+
+def to_messages(items: list[dict[str, Any]]) -> list[BaseMessage]:
+    """LangChain messages for the reference models; items before the latest compaction item are dropped (its
+    summary stands for them). RequestError on an item type this server does not read or an unreadable envelope."""
+    last = max((k for k, it in enumerate(items) if isinstance(it, dict) and it.get("type") == "compaction"), default=None)
+    out: list[BaseMessage] = []
+    for k, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise RequestError(f"input[{k}]: an item must be an object")
+        kind = item.get("type", "message")
+        if kind == "compaction":
+            try:
+                summary = native.decode_compaction(item.get("encrypted_content", ""))
+            except ValueError as exc:
+                raise RequestError(f"input[{k}].encrypted_content: {exc}") from None
+            if k == last:
+                out = [native.summary_message(summary)]  # it stands for every item before it
+            continue
+        if kind == "message":
+            role, text = item.get("role"), _text(item.get("content"))
+            if role == "assistant":
+                out.append(AIMessage(content=text))
+            elif role in ("system", "developer"):
+                out.append(SystemMessage(content=text))
+            else:
+                out.append(HumanMessage(content=text))
+        elif kind == "function_call":
+            call = {
+                "name": item["name"],
+                "args": json.loads(item.get("arguments") or "{}"),
+                "id": item["call_id"],
+                "type": "tool_call",
+            }
+            prev = out[-1] if out else None
+            if isinstance(prev, AIMessage):
+                out[-1] = AIMessage(content=prev.content, tool_calls=[*prev.tool_calls, call])
+            else:
+                out.append(AIMessage(content="", tool_calls=[call]))
+        elif kind == "function_call_output":
+            output = item.get("output")
+            out.append(ToolMessage(content=output if isinstance(output, str) else _text(output), tool_call_id=item["call_id"]))
+        elif kind == "reasoning":
+            continue  # the reference models neither make nor read reasoning items (issue 19 §3)
+        else:
+            raise RequestError(f"input[{k}].type: {kind!r} is not an item type harness serve reads")
+    return out
+
+
+def chat_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Responses function tools in the chat-completions shape the reference agent takes."""
+    out = []
+    for tool in tools:
+        if tool.get("type") != "function":
+            raise RequestError(f"tools: type {tool.get('type')!r}: harness serve serves function tools only")
+        out.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": tool["name"],
+                    "description": tool.get("description") or "",
+                    "parameters": tool.get("parameters") or {},
+                },
+            }
+        )
+    return out
+
+
+def compact_threshold(body: dict[str, Any]) -> int | None:
+    """The compaction threshold ``context_management`` asks for, or None (RequestError on an entry it does not know)."""
+    threshold = None
+    for k, entry in enumerate(body.get("context_management") or []):
+        if not isinstance(entry, dict) or entry.get("type") != "compaction":
+            raise RequestError(
+                f"context_management[{k}].type: only 'compaction' is supported",
+            )
+        if not isinstance(entry.get("compact_threshold"), int) or entry["compact_threshold"] < 1:
+            raise RequestError(f"context_management[{k}].compact_threshold: a positive number of tokens is required")
+        threshold = entry["compact_threshold"]
+    return threshold
+
+
+def _tokens(system: Sequence[BaseMessage], messages: Sequence[BaseMessage], tools: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    return [*(tool_unit(t) for t in tools), *(message_unit(m) for m in [*system, *messages])]
+
+
+def usage(read: int, write: int, total_in: int, output: int) -> dict[str, Any]:
+    """The Responses usage object."""
+    return {
+        "input_tokens": total_in,
+        "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
+        "output_tokens": output,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": total_in + output,
+    }
+
+
+def compaction_item(summary: str, context: object) -> dict[str, Any]:
+    """A ``compaction`` output item carrying ``summary`` in the harness envelope."""
+    return {
+        "type": "compaction",
+        "id": stable_id(COMPACTION_ID_PREFIX, context, summary),
+        "encrypted_content": native.encode_compaction(summary),
+    }
+
+
+def answer(
+    body: dict[str, Any], seed: int, cache: PromptCache, store: ResponseStore, compaction_fault: Callable[[], Any] | None = None
+) -> Outcome:
+    """The ``response`` for a Responses API request (a pure function of the request, the stored responses it names
+    and the cache's earlier entries). ``compaction_fault`` returning ``"null-compaction"`` makes the compaction
+    fail: no item, the model answers from the whole input."""
+    threshold = compact_threshold(body)
+    items = input_items(body, store)
+    messages = to_messages(items)
+    system: list[BaseMessage] = [SystemMessage(content=body["instructions"])] if body.get("instructions") else []
+    tools = chat_tools(body.get("tools") or [])
+    output: list[dict[str, Any]] = []
+    key = cache_key("openai", body, messages)
+    summary_pass = CacheUse(0, 0, 0)
+    summary_out = 0
+    fault = None
+    if threshold is not None:
+        total = sum(n for _, n in _tokens(system, messages, tools))
+        fault = (compaction_fault() if compaction_fault else None) if total >= threshold else None
+        if total >= threshold and fault != "null-compaction":
+            summary = native.compaction_summary(messages, seed=seed)
+            output.append(compaction_item(summary, items))
+            # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
+            summary_pass = cache.use(key, _tokens(system, messages, tools))
+            summary_out = output_tokens(AIMessage(content=summary))
+            messages = [native.summary_message(summary)]
+    reply, _ = reference_reply([*system, *messages], tools or None, scope_of(body.get("model"), tools), seed)
+    if reply.text:
+        output.append(
+            {
+                "type": "message",
+                "id": stable_id("msg_", items, reply.text),
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+            }
+        )
+    for call in reply.tool_calls:
+        output.append(
+            {
+                "type": "function_call",
+                "id": stable_id("fc_", call["id"]),
+                "call_id": call["id"],
+                "name": call["name"],
+                "arguments": json.dumps(call["args"]),
+                "status": "completed",
+            }
+        )
+    # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
+    used = cache.use(cache_key("openai", body, messages), _tokens(system, messages, tools))
+    out_tokens = output_tokens(reply)
+    response = {
+        "id": stable_id("resp_", body.get("model"), items, output),
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": str(body.get("model") or "reference-agent"),
+        "status": "completed",
+        "output": output,
+        "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
+        "tool_choice": body.get("tool_choice") or "auto",
+        "tools": body.get("tools") or [],
+        "instructions": body.get("instructions"),
+        "previous_response_id": body.get("previous_response_id"),
+        "metadata": {**(body.get("metadata") or {}), "system_fingerprint": SIMULATED_FINGERPRINT},
+        "error": None,
+        "incomplete_details": None,
+        "temperature": body.get("temperature"),
+        "top_p": body.get("top_p"),
+        "store": body.get("store", True),
+        "text": {"format": {"type": "text"}},
+        "usage": usage(
+            used.read + summary_pass.read,
+            used.write + summary_pass.write,
+            used.total + summary_pass.total,
+            out_tokens + summary_out,
+        ),
+    }
+    if body.get("store", True) is not False:
+        store.put(response["id"], [*items, *output])  # a compaction item among them drops what precedes it
+    return Outcome(response, fault)
+
+
+def compact(body: dict[str, Any], seed: int, store: ResponseStore) -> dict[str, Any]:
+    """The ``response.compaction`` for ``/responses/compact``: the user messages, then one compaction item."""
+    items = input_items(body, store)
+    messages = to_messages(items)
+    summary = native.compaction_summary(messages, seed=seed)
+    users = [m for m in messages if isinstance(m, HumanMessage)]
+    output: list[dict[str, Any]] = [
+        {
+            "type": "message",
+            "id": stable_id("msg_", items, k),
+            "role": "user",
+            "status": "completed",
+            "content": [{"type": "input_text", "text": m.text}],
+        }
+        for k, m in enumerate(users)
+    ]
+    output.append(compaction_item(summary, items))
+    total = sum(n for _, n in _tokens([], messages, []))
+    return {
+        "id": stable_id(COMPACTION_ID_PREFIX, body.get("model"), items),
+        "object": "response.compaction",
+        "created_at": int(time.time()),
+        "output": output,
+        "usage": usage(0, 0, total, output_tokens(AIMessage(content=summary))),
+    }
+
+
+def sse_events(response: dict[str, Any], fail_midstream: bool = False) -> bytes:
+    """The response as the server-sent events of a streamed Responses request; ``fail_midstream`` ends the stream
+    with an ``error`` event right after the compaction item is added (a compaction that fails mid-stream)."""
+    events: list[dict[str, Any]] = []
+    shell = {**response, "status": "in_progress", "output": [], "usage": None}
+    events.append({"type": "response.created", "response": shell})
+    events.append({"type": "response.in_progress", "response": shell})
+    for index, item in enumerate(response["output"]):
+        if item["type"] == "message":
+            events.append(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "status": "in_progress", "content": []},
+                }
+            )
+            part = item["content"][0]
+            base = {"item_id": item["id"], "output_index": index, "content_index": 0}
+            events.append({"type": "response.content_part.added", **base, "part": {**part, "text": ""}})
+            events.append({"type": "response.output_text.delta", **base, "delta": part["text"], "logprobs": []})
+            events.append({"type": "response.output_text.done", **base, "text": part["text"], "logprobs": []})
+            events.append({"type": "response.content_part.done", **base, "part": part})
+        elif item["type"] == "function_call":
+            events.append(
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {**item, "status": "in_progress", "arguments": ""},
+                }
+            )
+            base = {"item_id": item["id"], "output_index": index}
+            events.append({"type": "response.function_call_arguments.delta", **base, "delta": item["arguments"]})
+            events.append(
+                {"type": "response.function_call_arguments.done", **base, "arguments": item["arguments"], "name": item["name"]}
+            )
+        else:
+            events.append({"type": "response.output_item.added", "output_index": index, "item": item})
+            if fail_midstream:
+                failure = error_body(
+                    "compaction failed mid-stream (injected by harness serve)", "server_error", None, "server_error"
+                )
+                # the event's own fields (ResponseErrorEvent) and the "error" object the SDK raises on
+                events.append(
+                    {"type": "error", "code": "server_error", "message": failure["error"]["message"], "param": None, **failure}
+                )
+                break
+        events.append({"type": "response.output_item.done", "output_index": index, "item": item})
+    else:
+        events.append({"type": "response.completed", "response": response})
+    return "".join(
+        f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n" for n, e in enumerate(events)
+    ).encode()

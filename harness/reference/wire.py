@@ -1,0 +1,86 @@
+"""What every served API shares: which reference model answers a request, and its reply as a LangChain message.
+
+Each API module (chat completions in ``serve.py``, ``serve_anthropic.py``, ``serve_responses.py``) turns its
+request into LangChain messages and OpenAI-format tool schemas, asks `reference_reply`, and writes the reply in its
+own wire format; so the three endpoints answer a request the same way, from the same pure functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+
+from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
+from harness.reference.models import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+from harness.reference.provider_tokens import provider_tokens, text_tokens
+
+
+class RequestError(Exception):
+    """A request the API refuses (a 400 unless ``status`` says otherwise), with the message the client sees."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Outcome:
+    """One answered request: the response body, and the compaction fault that fired while making it (None,
+    ``"null-compaction"`` or ``"compaction-midstream"``, which the HTTP layer plays: an error mid-stream, or a 500)."""
+
+    body: dict[str, Any]
+    fault: str | None = None
+
+
+def scope_of(model: object, tools: object) -> str:
+    """A judge request names the stand-in judge; an agent request carries tools; deepagents' summary request is a
+    single prompt without any."""
+    if model == JUDGE_NAME:
+        return "judge"
+    return "agent" if tools else "summary"
+
+
+def reference_reply(
+    messages: Sequence[BaseMessage], tools: list[dict[str, Any]] | None, scope: str, seed: int
+) -> tuple[AIMessage, str]:
+    """The reply of the reference model for ``scope`` to ``messages`` (with OpenAI-format ``tools``), and its name."""
+    if scope == "judge":
+        result = ReferenceJudgeModel()._generate(list(messages), tools=tools)
+        name = JUDGE_NAME
+    elif scope == "agent":
+        result = ReferenceAgentModel()._generate(list(messages), tools=tools)
+        name = AGENT_NAME
+    else:
+        result = ReferenceSummarizerModel(seed=seed)._generate(list(messages))
+        name = SUMMARIZER_NAME
+    return result.generations[0].message, name  # type: ignore[return-value]
+
+
+def stable_id(prefix: str, *parts: object) -> str:
+    """A deterministic id: ``prefix`` and 24 hex digits of the parts' JSON (same reply, same id, run after run)."""
+    return prefix + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def cache_key(api: str, body: dict[str, Any], messages: Sequence[BaseMessage]) -> str:
+    """The simulated prompt cache's key for a request: the API, the model and the conversation, named by its first
+    user turn (a summary's, after a compaction), so concurrent cases never share entries (``prompt_cache``)."""
+    first = next((m.text for m in messages if m.type == "human"), "")
+    return f"{api}:{body.get('model')}:{first}"
+
+
+def message_unit(msg: BaseMessage) -> tuple[str, int]:
+    """One message as a prompt-cache unit: its canonical text and its simulated tokens (thinking blocks included)."""
+    content = msg.content if isinstance(msg.content, list) else []
+    thinking = [b.get("thinking", "") for b in content if isinstance(b, dict) and b.get("type") == "thinking"]
+    key = json.dumps([msg.type, msg.text, getattr(msg, "tool_calls", None), thinking], sort_keys=True, default=str)
+    return key, provider_tokens([msg]) + sum(int(text_tokens(t)) for t in thinking)
+
+
+def tool_unit(tool: dict[str, Any]) -> tuple[str, int]:
+    """One tool schema as a prompt-cache unit."""
+    return json.dumps(tool, sort_keys=True), int(text_tokens(json.dumps(tool, default=str)))
