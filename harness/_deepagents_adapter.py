@@ -39,9 +39,14 @@ _NEXT_OFFSET = re.compile(r"\| next offset (\d+)")
 def is_context_overflow(exc: BaseException) -> bool:
     """deepagents' own test for a provider's context-length rejection (ContextOverflowError, or a 400/413/422
     whose text names the context limit): the errors it answers with a summary and a retry."""
-    from deepagents.middleware.summarization import _is_context_overflow
+    from deepagents.middleware import summarization
 
-    return isinstance(exc, Exception) and _is_context_overflow(exc)
+    test = getattr(summarization, "_is_context_overflow", None)
+    if test is None:  # before 0.7.8 (measured): deepagents answered only ContextOverflowError itself
+        from langchain_core.exceptions import ContextOverflowError
+
+        return isinstance(exc, ContextOverflowError)
+    return isinstance(exc, Exception) and bool(test(exc))
 
 
 SUMMARY_OPENINGS = ("You are in the middle of a conversation that has been summarized.", _NO_PATH_PREFIX)
