@@ -206,7 +206,9 @@ def read_page_header(text: str) -> ReadPage | None:
     notice = _GUTTER_NOTICE.search(text[-300:])
     if notice:
         total = notice.group("total")
-        return ReadPage(int(notice.group("first")), int(notice.group("last")), int(total) if total else None, int(notice.group("next")))
+        return ReadPage(
+            int(notice.group("first")), int(notice.group("last")), int(total) if total else None, int(notice.group("next"))
+        )
     first, last = int(rows[0][0]), int(rows[-1][0].split(".")[0])
     return ReadPage(first, last, last, None)
 

@@ -54,7 +54,9 @@ def test_text_that_is_not_a_page_is_refused(text):
     ],
 )
 def test_history_path_is_read_whatever_the_naming(path):
-    text = f"You are in the middle...\n\nThe full conversation history has been saved to {path} should you need to refer back to it."
+    text = (
+        f"You are in the middle...\n\nThe full conversation history has been saved to {path} should you need to refer back to it."
+    )
     assert da.history_path(text) == path
     assert da.history_path("A condensed summary follows: nothing saved") is None
 
