@@ -218,9 +218,10 @@ def run_arm_cells(
     workers: int,
     emit: Emit,
     replaced: dict[str, Any] | None = None,
+    worker: Sequence[str] = ("-m", "harness.runs.version_worker"),
 ) -> None:
-    """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python``
-    (``python -m harness.runs.version_worker``); ``emit(row, trace)`` in this process as each finishes."""
+    """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python`` (``python`` +
+    ``worker``: `harness.runs.version_worker`); ``emit(row, trace)`` in this process as each finishes."""
     chunks = [list(cells[i :: max(1, workers)]) for i in range(max(1, min(workers, len(cells))))]
     results: queue.Queue = queue.Queue()
     procs, logs = [], []
@@ -232,9 +233,7 @@ def run_arm_cells(
             "parent_pid": os.getpid(),
         }
         log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty worker cannot fill it and stall
-        proc = subprocess.Popen(
-            [python, "-m", "harness.runs.version_worker"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True
-        )
+        proc = subprocess.Popen([python, *worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
         logs.append(log)
         assert proc.stdin is not None
         proc.stdin.write(json.dumps(job))
