@@ -269,9 +269,9 @@ def run_experiment(
 ) -> ExperimentRun:
     """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
     unless ``retry_errors`` is False; their earlier rows and traces are kept."""
-    scenarios = spec_scenarios(spec)
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
+    scenarios = spec_scenarios(spec)
     overhead = None
     live: list[Any] = []  # the endpoints of live models, asked once before the run whether anything answers
     for arm in spec.arms():  # validate every config and model before writing anything
