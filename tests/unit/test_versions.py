@@ -51,7 +51,10 @@ def test_several_inner_arms_and_packages_multiply(tmp_path):
         "minimal+deepagents==0.7.6,langchain==1.4.7",
         "minimal+deepagents==0.7.6,langchain==1.5.0",
     ]
-    assert load_spec(_spec(tmp_path, '{deepagents: ["0.7.6"]}')).fingerprint() == load_spec(_spec(tmp_path, '{deepagents: ["0.7.9"]}')).fingerprint()
+    assert (
+        load_spec(_spec(tmp_path, '{deepagents: ["0.7.6"]}')).fingerprint()
+        == load_spec(_spec(tmp_path, '{deepagents: ["0.7.9"]}')).fingerprint()
+    )
 
 
 @pytest.mark.parametrize(
@@ -87,7 +90,9 @@ def test_lock_pins_read_every_pinned_line():
 def test_an_arm_outside_the_supported_range_is_refused_naming_version_and_range():
     low, high = SUPPORTED_DEEPAGENTS
     check_supported([OLD, VersionArm((("langchain-core", "1.6.0"),))], lock_pins(LOCK), "s.yaml")  # in range: no error
-    with pytest.raises(ConfigError, match=rf"s.yaml: versions: arm deepagents==0.7.5 installs deepagents 0.7.5, .*\({low} to {high}"):
+    with pytest.raises(
+        ConfigError, match=rf"s.yaml: versions: arm deepagents==0.7.5 installs deepagents 0.7.5, .*\({low} to {high}"
+    ):
         check_supported([OLD, VersionArm((("deepagents", "0.7.5"),))], lock_pins(LOCK), "s.yaml")
     # an arm that pins something else installs the lock's deepagents: refused when that is outside the range
     with pytest.raises(ConfigError, match=r"arm langchain==1.5.0 installs deepagents 0.6.0"):
@@ -130,7 +135,9 @@ def test_an_environment_is_created_once_with_the_lock_and_overrides_then_reused(
     venv, deps, harness = fake.commands
     assert venv[:2] == ["uv", "venv"]
     assert deps[-4:] == ["-r", str(first.path / "requirements.lock"), "--overrides", str(first.path / "overrides.txt")]
-    assert (first.path / "overrides.txt").read_text() == "deepagents==0.7.6\n" and (first.path / "requirements.lock").read_text() == LOCK
+    assert (first.path / "overrides.txt").read_text() == "deepagents==0.7.6\n" and (
+        first.path / "requirements.lock"
+    ).read_text() == LOCK
     assert harness[-3:-1] == ["--no-deps", "-e"]
     again = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={"deepagents": "0.7.32"}, uv="uv")
     assert (again.created, again.python, len(fake.commands)) == (False, first.python, 3)
@@ -178,7 +185,9 @@ def test_the_arms_cells_run_in_worker_processes_and_come_back_to_the_parent():
 
 def test_a_worker_that_fails_is_an_error_with_its_stderr():
     with pytest.raises(HarnessError, match=r"ended with exit 3:\nnoise"):
-        run_arm_cells("s.yaml", sys.executable, [(Cell("a", "25%", "boom", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER))
+        run_arm_cells(
+            "s.yaml", sys.executable, [(Cell("a", "25%", "boom", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER)
+        )
 
 
 def test_the_worker_job_is_what_the_parent_sent():
@@ -195,3 +204,14 @@ def test_the_worker_job_is_what_the_parent_sent():
     (job,) = seen
     assert job["spec"] == "s.yaml" and job["cells"] == [["a", "25%", "c0", 1, 1]] and job["replace"] == {}
     assert isinstance(job["parent_pid"], int) and json.dumps(job)
+
+
+def test_a_version_arms_config_is_named_for_the_arm_so_its_rows_carry_it(tmp_path):
+    from harness.runs.grid import cell_config
+
+    spec = load_spec(_spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}'))
+    configs = [cell_config(spec, arm, spec.thresholds[0]) for arm in spec.arms()]
+    assert [c.name for c in configs] == ["deepagents==0.7.32", "deepagents==0.7.6"]
+    (tmp_path / "plain.yaml").write_text("variants: [minimal]\nthresholds: [25%]\n")
+    plain = load_spec(tmp_path / "plain.yaml")  # no versions axis: the variant keeps its own name
+    assert cell_config(plain, "minimal", plain.thresholds[0]).name == "minimal"
