@@ -331,8 +331,18 @@ def run_experiment(
     _prepare(spec, scenarios)
     if spec.versions:
         _run_version_arms(spec, todo, attempts, workers, finish, progress)
-    elif _is_live(spec):
-        run_async(_run_live(todo, attempts, workers, finish))
+    else:
+        _run_here(spec, todo, attempts, workers, finish)
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def _run_here(
+    spec: ExperimentSpec, todo: Sequence[Cell], attempts: dict[str, int], workers: int, finish: Callable[..., None]
+) -> None:
+    """Cells with this environment's packages: live ones on one event loop, offline ones in this process or in
+    ``workers`` worker processes."""
+    if _is_live(spec):
+        run_async(_run_live(list(todo), attempts, workers, finish))
     elif workers == 1 or len(todo) <= 1:
         for cell in todo:
             finish(*_run_cell(cell, attempts.get(cell.id, 1)))
@@ -348,7 +358,6 @@ def run_experiment(
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     finish(*fut.result())
-    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
 
 
 def _run_version_arms(
@@ -360,7 +369,8 @@ def _run_version_arms(
     progress: Callable[[str], None],
 ) -> None:
     """The cells of a versions axis, arm by arm, each in its arm's environment (made or found first), in ``workers``
-    worker processes of that environment's Python; every row must have run the arm's pinned versions."""
+    worker processes of that environment's Python (an arm this environment already satisfies runs here, as a grid
+    without the axis does); every row must have run the arm's pinned versions."""
     lock = read_lock()
     by_arm: dict[str, list[tuple[Cell, int]]] = {}
     for cell in todo:
@@ -378,7 +388,10 @@ def _run_version_arms(
             check_row_versions(row, version)
             finish(row, trace)
 
-        run_arm_cells(spec.path, env.python, cells, workers, checked, replaced)
+        if env.path is None:
+            _run_here(spec, [cell for cell, _ in cells], attempts, workers, checked)
+        else:
+            run_arm_cells(spec.path, env.python, cells, workers, checked, replaced)
 
 
 def resume_plan(
