@@ -131,9 +131,9 @@ def envs_dir() -> Path:
 
 
 def env_key(lock_text: str, arm: VersionArm) -> str:
-    """The cache key of an arm's environment: the lock, the pins and this Python's version (the harness itself is
-    installed editable, so code changes need no new environment)."""
-    payload = json.dumps([lock_text, arm.override_text(), list(sys.version_info[:2])])
+    """The cache key of an arm's environment: the lock, the pins, this Python's version and the checkout the harness
+    is installed from (editable, so code changes need no new environment, and two checkouts never share one)."""
+    payload = json.dumps([lock_text, arm.override_text(), list(sys.version_info[:2]), str(REPO_ROOT)])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -218,10 +218,11 @@ def run_arm_cells(
     workers: int,
     emit: Emit,
     replaced: dict[str, Any] | None = None,
-    worker: Sequence[str] = ("-m", "harness.runs.version_worker"),
+    worker: Sequence[str] = ("-P", "-m", "harness.runs.version_worker"),
 ) -> None:
     """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python`` (``python`` +
-    ``worker``: `harness.runs.version_worker`); ``emit(row, trace)`` in this process as each finishes."""
+    ``worker``: `harness.runs.version_worker`, with ``-P`` so that the harness comes from the environment's install of
+    this checkout, never from a ``harness/`` in the working directory); ``emit(row, trace)`` here as each finishes."""
     chunks = [list(cells[i :: max(1, workers)]) for i in range(max(1, min(workers, len(cells))))]
     results: queue.Queue = queue.Queue()
     procs, logs = [], []

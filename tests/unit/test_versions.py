@@ -151,6 +151,14 @@ def test_an_unfinished_environment_is_made_again_and_another_lock_is_another_env
     assert env_key(LOCK + "x==1\n", OLD) != env_key(LOCK, OLD) != env_key(LOCK, VersionArm((("deepagents", "0.7.9"),)))
 
 
+def test_two_checkouts_never_share_an_environment(monkeypatch):
+    import harness.runs.versions as versions
+
+    here = env_key(LOCK, OLD)
+    monkeypatch.setattr(versions, "REPO_ROOT", Path("/elsewhere/compaction-harness"))
+    assert env_key(LOCK, OLD) != here  # the environment runs the checkout it was installed from
+
+
 def test_a_row_that_ran_other_versions_than_its_arm_pins_is_an_error():
     check_row_versions({"packages": {"deepagents": "0.7.6", "langchain": "1.4.7"}}, OLD)
     with pytest.raises(HarnessError, match=r"arm deepagents==0.7.6: cell c ran with deepagents 0.7.32 \(pinned 0.7.6\)"):
