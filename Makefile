@@ -9,7 +9,7 @@ PYTEST = $(BIN)/python -m pytest
 # 20-second tests at the end do not leave a core idle); `make test XDIST=` runs in one process.
 XDIST ?= -n 2 --dist worksteal
 
-.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed
+.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
 # where pip took about 85 s (docs/design.md, "CI time").
@@ -80,6 +80,13 @@ mutation-changed: install-dev
 
 bench: install
 	$(BIN)/harness bench $(ARGS)
+
+# One deepagents release against another (datasets/experiments/versions.yaml: 0.7.6 against the pinned 0.7.32, needle
+# and goal cases, offline): each arm runs in its own environment, made once by uv from requirements.lock plus the arm's
+# pin and cached under ~/.cache/compaction-harness/envs ($$COMPACTION_HARNESS_ENVS). Not part of `make test` (an
+# environment costs seconds and disk); the measured table is in docs/design.md, "Version against version".
+versions: install
+	$(BIN)/harness experiment run datasets/experiments/versions.yaml --no-langsmith $(ARGS)
 
 # The README's image (docs/img/token_curves_example.png): token_curves.png of a real offline run (simulated), four
 # cases under forced-25, two trials each, as `harness run` draws it.

@@ -21,6 +21,24 @@ from typing import Any
 
 from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, ToolMessage
 
+SUPPORTED_DEEPAGENTS = ("0.7.6", "0.7.32")
+"""The deepagents releases this adapter reads, both ends included (measured 2026-11-26, docs/design.md "Version against
+version"): 0.7.6 to 0.7.31 number read_file pages in a gutter, 0.7.32 heads them with '@@ lines ...' (`READ_FORMATS`);
+0.7.12 and earlier lack ``_is_context_overflow`` (0.7.20 has it). Before 0.7.6 the history file is named after the thread id, which the
+runner draws at random, so offline runs are not reproducible; 0.6 and earlier refuse the harness's summarization
+middleware (duplicate instances). A later release is unmeasured."""
+
+
+def supports_deepagents(version: str) -> bool:
+    """True when deepagents ``version`` is inside `SUPPORTED_DEEPAGENTS`."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(SUPPORTED_DEEPAGENTS[0]) <= Version(version) <= Version(SUPPORTED_DEEPAGENTS[1])
+    except InvalidVersion:
+        return False
+
+
 EVENT_KEY = "_summarization_event"
 SESSION_KEY = "_summarization_session_id"
 SUMMARY_SOURCE = "summarization"
@@ -39,9 +57,14 @@ _NEXT_OFFSET = re.compile(r"\| next offset (\d+)")
 def is_context_overflow(exc: BaseException) -> bool:
     """deepagents' own test for a provider's context-length rejection (ContextOverflowError, or a 400/413/422
     whose text names the context limit): the errors it answers with a summary and a retry."""
-    from deepagents.middleware.summarization import _is_context_overflow
+    from deepagents.middleware import summarization
 
-    return isinstance(exc, Exception) and _is_context_overflow(exc)
+    test = getattr(summarization, "_is_context_overflow", None)
+    if test is None:  # 0.7.12 and earlier (measured; 0.7.20 has it): deepagents answered only ContextOverflowError itself
+        from langchain_core.exceptions import ContextOverflowError
+
+        return isinstance(exc, ContextOverflowError)
+    return isinstance(exc, Exception) and bool(test(exc))
 
 
 SUMMARY_OPENINGS = ("You are in the middle of a conversation that has been summarized.", _NO_PATH_PREFIX)
@@ -216,24 +239,71 @@ def read_page_header(text: str) -> ReadPage | None:
 
     The header may follow a notice (deepagents puts "[Output was truncated ...]" first when
     the page is cut to the tool-output budget) and may carry more fields
-    ("| truncated due to size").
+    ("| truncated due to size"). Releases before the header (`READ_FORMATS`) number each line in a gutter and end a
+    partial page with ``[Read N lines (lines A-B of T total). R lines remaining from offset N.]``; the page is read
+    from those (a page without the notice reached the end of the file).
     """
     match = _READ_HEADER.search(text[:2000])
-    if not match:
+    if match:
+        first, last, total = match.group(1), match.group(2), match.group(3)
+        nxt = _NEXT_OFFSET.search(match.group("rest") or "")
+        return ReadPage(int(first), int(last), int(total) if total else None, int(nxt.group(1)) if nxt else None)
+    rows = _gutter_rows(text)
+    if rows is None:
         return None
-    first, last, total = match.group(1), match.group(2), match.group(3)
-    nxt = _NEXT_OFFSET.search(match.group("rest") or "")
-    return ReadPage(int(first), int(last), int(total) if total else None, int(nxt.group(1)) if nxt else None)
+    notice = _GUTTER_NOTICE.search(text[-300:])
+    if notice:
+        total = notice.group("total")
+        return ReadPage(
+            int(notice.group("first")), int(notice.group("last")), int(total) if total else None, int(notice.group("next"))
+        )
+    first, last = int(rows[0][0]), int(rows[-1][0].split(".")[0])
+    return ReadPage(first, last, last, None)
 
 
 def read_page_body(text: str) -> str | None:
-    """The file lines a read_file page shows (after its header, without a trailing notice), or None if no header."""
+    """The file lines a read_file page shows (after its header or without its gutter, without a trailing notice), or
+    None if the text is not a read_file page."""
     match = _READ_HEADER.search(text[:2000])
     if not match:
-        return None
+        rows = _gutter_rows(text)
+        if rows is None:
+            return None
+        lines: list[str] = []
+        for marker, line in rows:  # a long line is cut into rows 5, 5.1, 5.2 ...: joined back
+            if "." in marker and lines:
+                lines[-1] += line
+            else:
+                lines.append(line)
+        return "\n".join(lines)
     body = text[match.end() :].removeprefix("\n")
     notice = re.search(r"\n\n\[[^\n]*\]\s*$", body)  # e.g. the clamped-offset notice deepagents appends
     return body[: notice.start()] if notice else body
+
+
+READ_FORMATS = {
+    "header": "0.7.32: '@@ lines A-B of T | next offset N @@' heads the page, lines unnumbered",
+    "gutter": "0.7.6 to 0.7.31: each line numbered in a gutter ('  7  text'), a '[Read N lines (lines A-B ...)]' notice at the end",
+}
+"""The read_file page formats `read_page_header` and `read_page_body` read (tests/unit/test_adapter_versions.py)."""
+_GUTTER_ROW = re.compile(r"^ *(\d+(?:\.\d+)?)(?:  |\t)(.*)$")
+_GUTTER_NOTICE = re.compile(
+    r"\n\n\[Read \d+ lines? \(lines (?P<first>\d+)-(?P<last>\d+)(?: of (?P<total>\d+) total)?\)\. "
+    r"(?:\d+ lines? remaining|More lines remain) from offset (?P<next>\d+)\.\]\s*$"
+)
+
+
+def _gutter_rows(text: str) -> list[tuple[str, str]] | None:
+    """(marker, text) of each row of a gutter-numbered page, the trailing notices cut; None unless every row has a
+    marker and the first marker is a whole line number."""
+    body = re.sub(r"(?:\n\n\[[^\n]*\])+\s*$", "", text)
+    rows = []
+    for line in body.split("\n"):
+        match = _GUTTER_ROW.match(line)
+        if match is None:
+            return None
+        rows.append((match.group(1), match.group(2)))
+    return rows if rows and "." not in rows[0][0] else None
 
 
 _SESSION_ID = re.compile(r"session_[0-9a-f]{32}")

@@ -51,6 +51,7 @@ from harness.report.plots import (
     source_label,
     subplots,
 )
+from harness.report.versions_report import add_versions_section
 from harness.runs.results import (
     read_experiment,
     row_events,
@@ -131,6 +132,7 @@ def write_experiment_report(path: Path) -> Path:
     doc.bullets([*setup, _cost_line(comparison, rows)])
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison, thresholds)
+    add_versions_section(doc, meta, rows, arms)
     doc.heading("What the figures cover")
     doc.text(
         "Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "

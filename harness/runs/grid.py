@@ -39,6 +39,15 @@ from harness.errors import ConfigError, HarnessError
 from harness.runs.results import META_SCHEMA_VERSION, append_row, read_cells, result_row, row_outcome
 from harness.runs.run import dataset_hashes, git_commit, make_output_dir
 from harness.runs.spec import ExperimentSpec, Threshold
+from harness.runs.versions import (
+    VersionArm,
+    check_row_versions,
+    check_supported,
+    ensure_env,
+    lock_pins,
+    read_lock,
+    run_arm_cells,
+)
 from harness.scenarios.schema import Scenario, load_scenarios, select
 from harness.scoring.scorers import ERROR, PASS, score_case
 from harness.suites.registry import SUITES
@@ -82,7 +91,7 @@ def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> Compact
     window = spec.window or base.window
     config = replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
     if strategy is None:
-        return config
+        return replace(config, name=arm) if spec.versions else config
     name, custom = parse_strategy(strategy)
     return replace(config, name=arm, strategy=name or config.strategy, custom_strategy=custom)
 
@@ -260,6 +269,8 @@ def run_experiment(
 ) -> ExperimentRun:
     """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
     unless ``retry_errors`` is False; their earlier rows and traces are kept."""
+    if spec.versions:  # an arm outside the adapter's range is refused before anything runs
+        check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
     overhead = None
     live: list[Any] = []  # the endpoints of live models, asked once before the run whether anything answers
@@ -318,8 +329,20 @@ def run_experiment(
         progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
 
     _prepare(spec, scenarios)
+    if spec.versions:
+        _run_version_arms(spec, todo, attempts, workers, finish, progress)
+    else:
+        _run_here(spec, todo, attempts, workers, finish)
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def _run_here(
+    spec: ExperimentSpec, todo: Sequence[Cell], attempts: dict[str, int], workers: int, finish: Callable[..., None]
+) -> None:
+    """Cells with this environment's packages: live ones on one event loop, offline ones in this process or in
+    ``workers`` worker processes."""
     if _is_live(spec):
-        run_async(_run_live(todo, attempts, workers, finish))
+        run_async(_run_live(list(todo), attempts, workers, finish))
     elif workers == 1 or len(todo) <= 1:
         for cell in todo:
             finish(*_run_cell(cell, attempts.get(cell.id, 1)))
@@ -335,7 +358,40 @@ def run_experiment(
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for fut in finished:
                     finish(*fut.result())
-    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+
+
+def _run_version_arms(
+    spec: ExperimentSpec,
+    todo: Sequence[Cell],
+    attempts: dict[str, int],
+    workers: int,
+    finish: Callable[..., None],
+    progress: Callable[[str], None],
+) -> None:
+    """The cells of a versions axis, arm by arm, each in its arm's environment (made or found first), in ``workers``
+    worker processes of that environment's Python (an arm this environment already satisfies runs here, as a grid
+    without the axis does); every row must have run the arm's pinned versions."""
+    lock = read_lock()
+    by_arm: dict[str, list[tuple[Cell, int]]] = {}
+    for cell in todo:
+        by_arm.setdefault(cell.arm, []).append((cell, attempts.get(cell.id, 1)))
+    replaced = {k: getattr(spec, k) for k in ("case_budget", "max_rps", "max_tpm")}
+    for arm, cells in by_arm.items():
+        version = spec.version_of(arm)
+        assert version is not None
+        env = ensure_env(version, lock)
+        where = "this environment" if env.path is None else str(env.path)
+        made = f"created in {env.seconds:.1f}s" if env.created else "reused"
+        progress(f"arm {arm}: {len(cells)} cell(s) in {where} ({made})")
+
+        def checked(row: dict[str, Any], trace: dict[str, Any], version: VersionArm = version) -> None:
+            check_row_versions(row, version)
+            finish(row, trace)
+
+        if env.path is None:
+            _run_here(spec, [cell for cell, _ in cells], attempts, workers, checked)
+        else:
+            run_arm_cells(spec.path, env.python, cells, workers, checked, replaced)
 
 
 def resume_plan(
@@ -401,6 +457,7 @@ def _write_meta(
         "baseline": spec.baseline,
         "arms": list(spec.arms()),  # the compared configurations (variants, or variant@strategy)
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
+        "versions": {arm: dict(v.pins) for arm in spec.arms() if (v := spec.version_of(arm))},
         "not_applicable": not_applicable(spec, scenarios),
         "thresholds": [t.label for t in spec.thresholds],
         "trials": spec.trials,

@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness._version import package_versions
 from harness.errors import HarnessError
 from harness.scenarios.schema import Scenario
 from harness.scoring.metrics import case_metrics
@@ -88,6 +89,7 @@ def result_row(
         "wall_time_s": trace.wall_time_s,
         "error": trace.error,
         "trace": trace_file,
+        "packages": package_versions(),  # the versions that ran (the row is written in the process that ran the case)
     }
     if scenario is not None and (scenario.facts or scenario.needles) and (scenario.kind == "probe" or scorers == "retention"):
         row["facts"] = fact_records(trace, scenario)  # per fact: retention through the rounds and its question
@@ -183,13 +185,15 @@ def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]
 
 
 META_SCHEMA_VERSION = 2
-"""meta.json of a run or an experiment: 1 had no ``schema_version``; 2 adds it (and rows of schema 3)."""
-ROW_SCHEMA_VERSION = 3
+"""meta.json of a run or an experiment: 1 had no ``schema_version``; 2 adds it (and rows of schema 3 and later)."""
+ROW_SCHEMA_VERSION = 4
 """The result row's schema (results.jsonl, and cells.jsonl, whose rows are result rows with cell fields):
 1. before arms: the compared configuration is ``variant``; no ``outcome`` (derived from ``passed`` and ``validity``);
 2. ``arm``, ``outcome`` and ``outcome_keys``, ``eval``, ``scorers``; no ``schema_version``;
-3. ``schema_version`` and ``eval_version`` (the registry's version of the eval the row was scored under).
-`upgrade_row` reads each as version 3; tests/data/rows keeps a row of each."""
+3. ``schema_version`` and ``eval_version`` (the registry's version of the eval the row was scored under);
+4. ``packages``: {package: version} of `harness._version.RECORDED_PACKAGES` as installed where the case ran (an
+   earlier row reads as ``{}``: not recorded).
+`upgrade_row` reads each as version 4; tests/data/rows keeps a row of each."""
 
 
 def upgrade_row(row: dict[str, Any], where: str = "row") -> dict[str, Any]:
@@ -211,6 +215,7 @@ def upgrade_row(row: dict[str, Any], where: str = "row") -> dict[str, Any]:
         row = {**row, "outcome": outcome, "outcome_keys": keys}
     return {
         **row,
+        "packages": row.get("packages") or {},
         "eval": row.get("eval") or row.get("kind"),
         "scorers": row.get("scorers", "default"),
         "eval_version": row_eval_version(row),
@@ -244,6 +249,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
                 "validity",
                 "outcome_keys",
                 "facts",  # per-fact records (probe and retention rows): nested, read from the rows themselves
+                "packages",
             )
         }
         item["outcome"] = row_outcome(row)[0]
@@ -253,6 +259,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
         item.update({f"events.{k}": v for k, v in row_events(row).items()})
         item.update({f"tokens.{k}": v for k, v in row["tokens"].items() if k != "counter"})
         item.update({f"calls.{k}": v for k, v in row["calls"].items()})
+        item.update({f"package.{k}": v for k, v in (row.get("packages") or {}).items()})
         flat.append(item)
     return pd.DataFrame(flat)
 

@@ -29,11 +29,15 @@
     case_budget: 900                   # live: a cell's total seconds, retries and waits included (default 900)
     max_rps: 2                         # live: model requests per second across the grid, both models (LangChain's limiter)
     max_tpm: 200000                    # live: input tokens per minute across the grid (approximate counts)
+    versions:                          # grid axis: package versions, each arm in its own environment (runs/versions.py)
+      deepagents: ["0.7.6", "0.7.32"]
 
 With a ``strategies`` axis, each (variant, strategy) pair is one arm of the comparison,
 labelled by the strategy when there is one variant and ``variant@strategy`` otherwise;
 ``baseline`` names an arm (or, with one variant, a strategy). A strategy is a name from
-``harness/compaction/strategies/`` or ``module:function`` (a custom strategy).
+``harness/compaction/strategies/`` or ``module:function`` (a custom strategy). A ``versions`` axis multiplies the
+arms again: with one (variant, strategy) arm the arms are the versions (``deepagents==0.7.6``), otherwise
+``<arm>+<versions>`` (``structured+deepagents==0.7.6``).
 
 Sizes are written as on the command line (20%, fraction:0.2, tokens:12000, messages:40)
 or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values are
@@ -52,6 +56,7 @@ import yaml
 
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
+from harness.runs.versions import VersionArm, parse_versions
 from harness.scenarios.schema import KINDS
 
 _KEYS = {
@@ -77,6 +82,7 @@ _KEYS = {
     "case_budget",
     "max_rps",
     "max_tpm",
+    "versions",
 }
 _SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
 
@@ -119,15 +125,30 @@ class ExperimentSpec:
     case_budget: float | None = None  # live bounds (None: the run's default, or none); they never change a result
     max_rps: float | None = None
     max_tpm: float | None = None
+    versions: tuple[VersionArm, ...] = ()  # empty: no versions axis (every arm runs in this environment)
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def arms(self) -> dict[str, tuple[str, str | None]]:
         """label -> (variant, strategy or None): the compared configurations, in order."""
+        return {label: inner for label, (inner, _) in self._arms().items()}
+
+    def version_of(self, arm: str) -> VersionArm | None:
+        """The versions ``arm`` runs with (None without a versions axis)."""
+        return self._arms()[arm][1]
+
+    def _arms(self) -> dict[str, tuple[tuple[str, str | None], VersionArm | None]]:
         if not self.strategies:
-            return {v: (v, None) for v in self.variants}
-        if len(self.variants) == 1:
-            return {s: (self.variants[0], s) for s in self.strategies}
-        return {f"{v}@{s}": (v, s) for v in self.variants for s in self.strategies}
+            inner: dict[str, tuple[str, str | None]] = {v: (v, None) for v in self.variants}
+        elif len(self.variants) == 1:
+            inner = {s: (self.variants[0], s) for s in self.strategies}
+        else:
+            inner = {f"{v}@{s}": (v, s) for v in self.variants for s in self.strategies}
+        if not self.versions:
+            return {label: (pair, None) for label, pair in inner.items()}
+        if len(inner) == 1:
+            ((pair),) = inner.values()
+            return {arm.label: (pair, arm) for arm in self.versions}
+        return {f"{label}+{arm.label}": (pair, arm) for label, pair in inner.items() for arm in self.versions}
 
     def endpoints(self) -> tuple[Any, Any]:
         """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
@@ -163,6 +184,7 @@ class ExperimentSpec:
                 "case_budget",
                 "max_rps",
                 "max_tpm",
+                "versions",
             )
         }
         if kwargs:
@@ -251,7 +273,8 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             parse_strategy(name)
         except ConfigError as exc:
             raise _fail(where, f"strategies[{i}]", str(exc).removeprefix("--strategy ")) from None
-    arms = ExperimentSpec("", "", tuple(variants), (), "", strategies=tuple(strategies)).arms()
+    versions = parse_versions(data["versions"], where) if "versions" in data else ()
+    arms = ExperimentSpec("", "", tuple(variants), (), "", strategies=tuple(strategies), versions=versions).arms()
     baseline = data.get("baseline", next(iter(arms)))
     if baseline not in arms:
         raise _fail(where, "baseline", f"{baseline!r} is not one of the compared arms ({', '.join(arms)})")
@@ -343,5 +366,6 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         case_budget=_positive_number(data, "case_budget", where),
         max_rps=_positive_number(data, "max_rps", where),
         max_tpm=_positive_number(data, "max_tpm", where),
+        versions=versions,
         raw=data,
     )

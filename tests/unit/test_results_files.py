@@ -98,7 +98,7 @@ def test_the_results_frame_flattens_a_row_into_prefixed_columns(tmp_path):
             "eval": "needle",  # a row before schema 3 is read as its kind's eval, version 1, the default scorers
             "scorers": "default",
             "eval_version": 1,
-            "schema_version": 3,
+            "schema_version": 4,
             "case.haystack_tokens": 8000,
             "metric.cost_usd": 0.5,
             "score.needle_correct": True,

@@ -35,8 +35,16 @@ def test_the_schemas_read_the_same_where_they_share_fields():
     current = read_rows(SCHEMAS[-1])[0]
     for path in SCHEMAS[:-1]:
         (older,) = read_rows(path)
-        shared = set(older) & set(current) - {"events"}  # schema 1 named the summary event "summarization"
+        # schema 1 named the summary event "summarization"; before schema 4 the package versions were not recorded
+        shared = set(older) & set(current) - {"events", "packages"}
         assert {k: older[k] for k in shared} == {k: current[k] for k in shared}, path.name
+
+
+def test_package_versions_are_read_where_recorded_and_empty_before_schema_4():
+    assert read_rows(SCHEMAS[-1])[0]["packages"]["deepagents"] == "0.7.32"
+    assert read_results(SCHEMAS[-1]).loc[0, "package.deepagents"] == "0.7.32"
+    for path in SCHEMAS[:-1]:
+        assert read_rows(path)[0]["packages"] == {}, path.name
 
 
 def test_a_schema_1_row_that_failed_reads_its_outcome_from_its_checks():

@@ -1,0 +1,74 @@
+"""The versions section of an experiment report (a spec with a ``versions:`` axis): which package versions each arm
+ran, as its rows recorded them, and every paired cell (same case, threshold and trial) where an arm's outcome, agent
+calls, summaries or peak context differ from the baseline's: what changed between the versions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from harness.report._document import Document
+from harness.runs.results import row_events, row_outcome
+
+COMPARED = ("outcome", "agent calls", "summaries", "peak context")
+
+
+def _signature(row: dict[str, Any]) -> dict[str, Any]:
+    outcome, keys = row_outcome(row)
+    return {
+        "outcome": outcome + (f" ({', '.join(keys)})" if keys else ""),
+        "agent calls": (row.get("calls") or {}).get("agent"),
+        "summaries": row_events(row).get("summary", 0),
+        "peak context": (row.get("tokens") or {}).get("peak_context"),
+    }
+
+
+def recorded_versions(rows: list[dict[str, Any]], arms: list[str]) -> pd.DataFrame:
+    """One line per arm: each recorded package's version as the arm's rows have it (several, comma-joined, would mean
+    an arm ran in more than one environment)."""
+    records = []
+    for arm in arms:
+        mine = [r.get("packages") or {} for r in rows if r["arm"] == arm]
+        names = list(dict.fromkeys(n for p in mine for n in p))
+        records.append({"arm": arm, **{n: ", ".join(sorted({str(p.get(n)) for p in mine})) for n in names}})
+    return pd.DataFrame(records)
+
+
+def changed_cells(rows: list[dict[str, Any]], baseline: str) -> pd.DataFrame:
+    """Paired cells whose outcome, agent calls, summaries or peak context differ from the baseline arm's: one line per
+    (arm, case, threshold, trial), 'baseline -> arm' in each compared column that differs."""
+    base = {(r["case_id"], str(r.get("threshold")), r.get("trial")): _signature(r) for r in rows if r["arm"] == baseline}
+    records = []
+    for row in rows:
+        key = (row["case_id"], str(row.get("threshold")), row.get("trial"))
+        if row["arm"] == baseline or key not in base:
+            continue
+        mine = _signature(row)
+        diff = {c: f"{base[key][c]} -> {mine[c]}" for c in COMPARED if mine[c] != base[key][c]}
+        if diff:
+            records.append({"arm": row["arm"], "case": key[0], "threshold": key[1], "trial": key[2], **diff})
+    return pd.DataFrame(records, columns=["arm", "case", "threshold", "trial", *COMPARED]).fillna("")
+
+
+def add_versions_section(doc: Document, meta: dict[str, Any], rows: list[dict[str, Any]], arms: list[str]) -> None:
+    """The section, when the experiment has a versions axis (meta.json ``versions``); nothing otherwise."""
+    if not meta.get("versions"):
+        return
+    baseline = meta["baseline"]
+    doc.heading("Versions")
+    doc.text(
+        "Each arm ran in its own environment (requirements.lock with the arm's pins; `harness/runs/versions.py`). "
+        "The versions below are what each arm's rows recorded from the environment that ran them."
+    )
+    doc.table(recorded_versions(rows, arms))
+    changed = changed_cells(rows, baseline)
+    doc.heading("What changed between versions", level=3)
+    if changed.empty:
+        doc.text(
+            f"No paired cell (same case, threshold and trial) differs from the baseline **{baseline}** in outcome, "
+            "agent calls, summaries or peak context."
+        )
+    else:
+        doc.text(f"Paired cells that differ from the baseline **{baseline}** ('baseline -> arm'); blank: the same.")
+        doc.table(changed)

@@ -1,0 +1,270 @@
+"""One version of deepagents (or langchain, langgraph ...) against another: the ``versions:`` axis of a spec.
+
+    versions:
+      deepagents: ["0.7.6", "0.7.32"]      # arms deepagents==0.7.6 and deepagents==0.7.32
+      # langchain: ["1.4.7", "1.5.0"]      # a second package multiplies the arms (every combination)
+
+Each version arm runs in its own environment: requirements.lock with the arm's pins as uv overrides, created once
+and cached under `envs_dir()` in a directory named by a hash of the lock, the pins and the Python version, with the
+harness installed into it from this checkout (``uv pip install --no-deps -e``). An arm whose pins are what this
+interpreter already has runs here, creating nothing. The arm's cells run in that environment's Python as worker
+processes (`harness.runs.version_worker`), which send each row and trace back; the parent stays the only writer and
+checks that every row recorded the versions its arm pinned. An arm whose deepagents is outside the adapter's
+`SUPPORTED_DEEPAGENTS` is refused (ConfigError, exit 2) before anything runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS, supports_deepagents
+from harness._paths import REPO_ROOT
+from harness._version import package_versions
+from harness.errors import ConfigError, HarnessError
+
+LOCK = REPO_ROOT / "requirements.lock"
+ENVS_ENV_VAR = "COMPACTION_HARNESS_ENVS"
+READY = ".ready"  # written last: a directory without it is a creation that did not finish, made again
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_VERSION = re.compile(r"^[0-9][0-9A-Za-z.+!-]*$")
+
+
+def normalize(name: str) -> str:
+    """A package name as PyPI compares them (PEP 503): lower case, runs of ``-_.`` as one ``-``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@dataclass(frozen=True)
+class VersionArm:
+    """One arm of a versions axis: the packages it pins, each to one version."""
+
+    pins: tuple[tuple[str, str], ...]
+
+    @property
+    def label(self) -> str:
+        """``deepagents==0.7.6`` (several pins joined by commas): the arm's name in rows and reports."""
+        return ",".join(f"{name}=={version}" for name, version in self.pins)
+
+    def override_text(self) -> str:
+        """The uv overrides file: one ``name==version`` a line."""
+        return "".join(f"{name}=={version}\n" for name, version in self.pins)
+
+
+def parse_versions(value: Any, where: str) -> tuple[VersionArm, ...]:
+    """The ``versions:`` mapping of a spec (package -> list of version strings) as arms, every combination, in the
+    order written. Raises ConfigError naming ``where`` for anything else."""
+    if not isinstance(value, dict) or not value:
+        raise ConfigError(
+            f'{where}: versions: a mapping of package -> list of versions, e.g. {{deepagents: ["0.7.6", "0.7.32"]}}'
+        )
+    axes = []
+    for name, versions in value.items():
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise ConfigError(f"{where}: versions: {name!r} is not a package name")
+        if not isinstance(versions, list) or not versions:
+            raise ConfigError(f"{where}: versions.{name}: a non-empty list of versions")
+        for v in versions:
+            if not isinstance(v, str) or not _VERSION.match(v):
+                raise ConfigError(f"{where}: versions.{name}: {v!r} is not a version string (quote it: '1.5', not 1.5)")
+        if len(set(versions)) != len(versions):
+            raise ConfigError(f"{where}: versions.{name}: names a version twice")
+        axes.append([(normalize(name), v) for v in versions])
+    if len({n for n, _ in (axis[0] for axis in axes)}) != len(axes):
+        raise ConfigError(f"{where}: versions: names a package twice")
+    return tuple(VersionArm(tuple(combo)) for combo in itertools.product(*axes))
+
+
+def lock_pins(text: str) -> dict[str, str]:
+    """{package: version} of every ``name==version`` line of a lock file (names normalized)."""
+    pins = {}
+    for line in text.splitlines():
+        match = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;#]+)", line.strip())
+        if match:
+            pins[normalize(match.group(1))] = match.group(2)
+    return pins
+
+
+def read_lock(lock: Path = LOCK) -> str:
+    """requirements.lock's text; a ConfigError when the harness runs from an installed wheel, not a checkout."""
+    if not lock.is_file():
+        raise ConfigError(f"versions: an arm's environment is made from {lock}, which is not there (run from a checkout)")
+    return lock.read_text(encoding="utf-8")
+
+
+def installs(arm: VersionArm, pins: dict[str, str]) -> dict[str, str]:
+    """What the arm's environment pins: the lock's pins with the arm's overriding."""
+    return {**pins, **dict(arm.pins)}
+
+
+def check_supported(arms: Sequence[VersionArm], pins: dict[str, str], where: str) -> None:
+    """Refuse (ConfigError: exit 2) an arm whose deepagents, pinned by the arm or else by the lock, is outside the
+    adapter's `SUPPORTED_DEEPAGENTS`, naming the arm, the version and the range."""
+    low, high = SUPPORTED_DEEPAGENTS
+    for arm in arms:
+        version = installs(arm, pins).get("deepagents")
+        if version is None or not supports_deepagents(version):
+            raise ConfigError(
+                f"{where}: versions: arm {arm.label} installs deepagents {version or '(not pinned)'}, outside the range "
+                f"the harness's adapter supports ({low} to {high}, harness/_deepagents_adapter.py SUPPORTED_DEEPAGENTS)"
+            )
+
+
+def envs_dir() -> Path:
+    """Where arm environments are cached: $COMPACTION_HARNESS_ENVS, else ~/.cache/compaction-harness/envs."""
+    configured = os.environ.get(ENVS_ENV_VAR)
+    return Path(configured) if configured else Path.home() / ".cache" / "compaction-harness" / "envs"
+
+
+def env_key(lock_text: str, arm: VersionArm) -> str:
+    """The cache key of an arm's environment: the lock, the pins, this Python's version and the checkout the harness
+    is installed from (editable, so code changes need no new environment, and two checkouts never share one)."""
+    payload = json.dumps([lock_text, arm.override_text(), list(sys.version_info[:2]), str(REPO_ROOT)])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class ArmEnv:
+    """Where an arm runs: the Python to start, whether it was created just now, and what creating it cost."""
+
+    python: str
+    path: Path | None  # None: this interpreter's own environment
+    created: bool
+    seconds: float
+
+
+Runner = Callable[[list[str]], None]
+
+
+def _run(command: list[str]) -> None:
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise HarnessError(f"{' '.join(command[:4])} ... failed (exit {done.returncode}):\n{done.stderr[-2000:]}")
+
+
+def find_uv() -> str:
+    """The uv executable beside this Python or on PATH (requirements-dev.lock pins it)."""
+    beside = Path(sys.executable).parent / "uv"
+    found = str(beside) if beside.is_file() else shutil.which("uv")
+    if not found:
+        raise ConfigError("versions: arm environments are made with uv, which is not installed (pip install uv)")
+    return found
+
+
+def ensure_env(
+    arm: VersionArm,
+    lock_text: str,
+    *,
+    root: Path | None = None,
+    run: Runner = _run,
+    current: dict[str, str | None] | None = None,
+    uv: str | None = None,
+) -> ArmEnv:
+    """The environment ``arm`` runs in: this interpreter's when it already has every pin (``current``: installed
+    versions, default `package_versions` of the pinned packages), a cached one when made before, else a new one made
+    with uv (``run`` runs each command; tests pass a fake)."""
+    have = current if current is not None else package_versions(tuple(name for name, _ in arm.pins))
+    if all(have.get(name) == version for name, version in arm.pins):
+        return ArmEnv(sys.executable, None, False, 0.0)
+    path = (root or envs_dir()) / env_key(lock_text, arm)
+    python = str(path / "venv" / "bin" / "python")
+    if (path / READY).is_file():
+        return ArmEnv(python, path, False, 0.0)
+    started = time.perf_counter()
+    shutil.rmtree(path, ignore_errors=True)
+    path.mkdir(parents=True)
+    (path / "requirements.lock").write_text(lock_text, encoding="utf-8")
+    (path / "overrides.txt").write_text(arm.override_text(), encoding="utf-8")
+    uv = uv or find_uv()
+    run([uv, "venv", "--quiet", "--python", sys.executable, str(path / "venv")])
+    install = [uv, "pip", "install", "--quiet", "--python", python]
+    run([*install, "-r", str(path / "requirements.lock"), "--overrides", str(path / "overrides.txt")])
+    run([*install, "--no-deps", "-e", str(REPO_ROOT)])
+    seconds = round(time.perf_counter() - started, 2)
+    (path / READY).write_text(json.dumps({"arm": arm.label, "python": python, "seconds": seconds}) + "\n", encoding="utf-8")
+    return ArmEnv(python, path, True, seconds)
+
+
+def check_row_versions(row: dict[str, Any], arm: VersionArm) -> None:
+    """A row from an arm's worker must have run the versions the arm pins (a HarnessError otherwise: an environment
+    that installed something else measured the wrong thing)."""
+    recorded = {normalize(k): v for k, v in (row.get("packages") or {}).items()}
+    wrong = [f"{name} {recorded.get(name)} (pinned {version})" for name, version in arm.pins if recorded.get(name) != version]
+    if wrong:
+        raise HarnessError(f"arm {arm.label}: cell {row.get('cell_id')} ran with {', '.join(wrong)}")
+
+
+Emit = Callable[[dict[str, Any], dict[str, Any]], None]
+
+
+def run_arm_cells(
+    spec_path: str,
+    python: str,
+    cells: Sequence[tuple[Any, int]],
+    workers: int,
+    emit: Emit,
+    replaced: dict[str, Any] | None = None,
+    worker: Sequence[str] = ("-P", "-m", "harness.runs.version_worker"),
+) -> None:
+    """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python`` (``python`` +
+    ``worker``: `harness.runs.version_worker`, with ``-P`` so that the harness comes from the environment's install of
+    this checkout, never from a ``harness/`` in the working directory); ``emit(row, trace)`` here as each finishes."""
+    chunks = [list(cells[i :: max(1, workers)]) for i in range(max(1, min(workers, len(cells))))]
+    results: queue.Queue = queue.Queue()
+    procs, logs = [], []
+    for chunk in chunks:
+        job = {
+            "spec": spec_path,
+            "replace": replaced or {},
+            "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt] for c, attempt in chunk],
+            "parent_pid": os.getpid(),
+        }
+        log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty worker cannot fill it and stall
+        proc = subprocess.Popen([python, *worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+        logs.append(log)
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(job))
+        proc.stdin.close()
+        procs.append(proc)
+        threading.Thread(target=_pump, args=(proc, results), daemon=True).start()
+    try:
+        running = len(procs)
+        while running:
+            kind, payload = results.get()
+            if kind == "done":
+                running -= 1
+            else:
+                emit(payload["row"], payload["trace"])
+    except BaseException:
+        for proc in procs:
+            proc.kill()
+        raise
+    for proc, log in zip(procs, logs):
+        proc.wait()
+        log.seek(0)
+        err = log.read()
+        log.close()
+        if proc.returncode != 0:
+            raise HarnessError(f"a worker in {python} ended with exit {proc.returncode}:\n{err[-3000:]}")
+
+
+def _pump(proc: subprocess.Popen, results: queue.Queue) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.strip():
+            results.put(("row", json.loads(line)))
+    results.put(("done", None))

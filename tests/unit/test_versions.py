@@ -1,0 +1,225 @@
+"""The versions axis (`harness.runs.versions`): the spec's arms, the range refusal, the environment cache (a fake
+installer: no environment is made here) and the worker protocol (a stand-in worker script, no agent)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS
+from harness.errors import ConfigError, HarnessError
+from harness.runs.grid import Cell
+from harness.runs.spec import load_spec
+from harness.runs.versions import (
+    READY,
+    VersionArm,
+    check_row_versions,
+    check_supported,
+    ensure_env,
+    env_key,
+    lock_pins,
+    parse_versions,
+    run_arm_cells,
+)
+
+LOCK = "deepagents==0.7.32\n    # via compaction-harness\nlangchain-core==1.7.2\nLangChain_OpenAI==1.7.3\n"
+OLD = VersionArm((("deepagents", "0.7.6"),))
+
+
+def _spec(tmp_path: Path, versions: str, variants: str = "[deepagents-default]", extra: str = "") -> Path:
+    path = tmp_path / "v.yaml"
+    path.write_text(f"variants: {variants}\nversions: {versions}\nthresholds: [25%]\n{extra}")
+    return path
+
+
+def test_one_inner_arm_makes_the_versions_the_arms_with_the_first_as_baseline(tmp_path):
+    spec = load_spec(_spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}'))
+    assert list(spec.arms()) == ["deepagents==0.7.32", "deepagents==0.7.6"]
+    assert spec.baseline == "deepagents==0.7.32" and spec.version_of("deepagents==0.7.6") == OLD
+    assert spec.arms()["deepagents==0.7.6"] == ("deepagents-default", None)
+
+
+def test_several_inner_arms_and_packages_multiply(tmp_path):
+    spec = load_spec(_spec(tmp_path, '{deepagents: ["0.7.6"], langchain: ["1.4.7", "1.5.0"]}', "[deepagents-default, minimal]"))
+    assert list(spec.arms()) == [
+        "deepagents-default+deepagents==0.7.6,langchain==1.4.7",
+        "deepagents-default+deepagents==0.7.6,langchain==1.5.0",
+        "minimal+deepagents==0.7.6,langchain==1.4.7",
+        "minimal+deepagents==0.7.6,langchain==1.5.0",
+    ]
+    assert (
+        load_spec(_spec(tmp_path, '{deepagents: ["0.7.6"]}')).fingerprint()
+        == load_spec(_spec(tmp_path, '{deepagents: ["0.7.9"]}')).fingerprint()
+    )
+
+
+@pytest.mark.parametrize(
+    ("versions", "match"),
+    [
+        ("[0.7.6]", r"versions: a mapping of package"),
+        ("{deepagents: []}", r"versions.deepagents: a non-empty list"),
+        ("{deepagents: [1.5]}", r"versions.deepagents: 1.5 is not a version string \(quote it"),
+        ('{deepagents: ["0.7.6", "0.7.6"]}', r"versions.deepagents: names a version twice"),
+        ('{deepagents: ["0.7.6"], Deep_Agents: ["0.7.6"], deep-agents: ["0.7.6"]}', r"versions: names a package twice"),
+        ('{"bad name": ["1"]}', r"'bad name' is not a package name"),
+    ],
+)
+def test_a_bad_versions_axis_is_refused_naming_the_file_and_key(tmp_path, versions, match):
+    path = _spec(tmp_path, versions)
+    with pytest.raises(ConfigError, match=match) as err:
+        load_spec(path)
+    assert str(path) in str(err.value)
+
+
+def test_parse_keeps_the_order_written_and_normalizes_names():
+    assert [a.label for a in parse_versions({"LangChain_Core": ["1.7.2", "1.6.0"]}, "s")] == [
+        "langchain-core==1.7.2",
+        "langchain-core==1.6.0",
+    ]
+    assert OLD.override_text() == "deepagents==0.7.6\n"
+
+
+def test_lock_pins_read_every_pinned_line():
+    assert lock_pins(LOCK) == {"deepagents": "0.7.32", "langchain-core": "1.7.2", "langchain-openai": "1.7.3"}
+
+
+def test_an_arm_outside_the_supported_range_is_refused_naming_version_and_range():
+    low, high = SUPPORTED_DEEPAGENTS
+    check_supported([OLD, VersionArm((("langchain-core", "1.6.0"),))], lock_pins(LOCK), "s.yaml")  # in range: no error
+    with pytest.raises(
+        ConfigError, match=rf"s.yaml: versions: arm deepagents==0.7.5 installs deepagents 0.7.5, .*\({low} to {high}"
+    ):
+        check_supported([OLD, VersionArm((("deepagents", "0.7.5"),))], lock_pins(LOCK), "s.yaml")
+    # an arm that pins something else installs the lock's deepagents: refused when that is outside the range
+    with pytest.raises(ConfigError, match=r"arm langchain==1.5.0 installs deepagents 0.6.0"):
+        check_supported([VersionArm((("langchain", "1.5.0"),))], {"deepagents": "0.6.0"}, "s.yaml")
+
+
+def test_an_arm_outside_the_range_exits_2_before_anything_runs(tmp_path, capsys):
+    from harness.cli.main import EXIT_BAD_INPUT, main
+
+    spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.6.12"]}', extra="scenarios: {cases: [goal-ledgers-12]}\n")
+    out = tmp_path / "out"
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith"]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert "arm deepagents==0.6.12 installs deepagents 0.6.12, outside the range" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+class FakeUv:
+    """Records the commands `ensure_env` runs instead of running them."""
+
+    def __init__(self) -> None:
+        self.commands: list[list[str]] = []
+
+    def __call__(self, command: list[str]) -> None:
+        self.commands.append(command)
+
+
+def test_an_arm_the_current_environment_already_has_reuses_it_and_creates_nothing(tmp_path):
+    fake = FakeUv()
+    env = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={"deepagents": "0.7.6"}, uv="uv")
+    assert (env.python, env.path, env.created) == (sys.executable, None, False)
+    assert fake.commands == [] and list(tmp_path.iterdir()) == []
+
+
+def test_an_environment_is_created_once_with_the_lock_and_overrides_then_reused(tmp_path):
+    fake = FakeUv()
+    first = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={"deepagents": "0.7.32"}, uv="uv")
+    assert first.created and first.path == tmp_path / env_key(LOCK, OLD)
+    assert first.python == str(first.path / "venv" / "bin" / "python")
+    venv, deps, harness = fake.commands
+    assert venv[:2] == ["uv", "venv"]
+    assert deps[-4:] == ["-r", str(first.path / "requirements.lock"), "--overrides", str(first.path / "overrides.txt")]
+    assert (first.path / "overrides.txt").read_text() == "deepagents==0.7.6\n" and (
+        first.path / "requirements.lock"
+    ).read_text() == LOCK
+    assert harness[-3:-1] == ["--no-deps", "-e"]
+    again = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={"deepagents": "0.7.32"}, uv="uv")
+    assert (again.created, again.python, len(fake.commands)) == (False, first.python, 3)
+
+
+def test_an_unfinished_environment_is_made_again_and_another_lock_is_another_environment(tmp_path):
+    fake = FakeUv()
+    env = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={}, uv="uv")
+    (env.path / READY).unlink()  # a creation killed before its last step
+    assert ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={}, uv="uv").created and len(fake.commands) == 6
+    assert env_key(LOCK + "x==1\n", OLD) != env_key(LOCK, OLD) != env_key(LOCK, VersionArm((("deepagents", "0.7.9"),)))
+
+
+def test_two_checkouts_never_share_an_environment(monkeypatch):
+    import harness.runs.versions as versions
+
+    here = env_key(LOCK, OLD)
+    monkeypatch.setattr(versions, "REPO_ROOT", Path("/elsewhere/compaction-harness"))
+    assert env_key(LOCK, OLD) != here  # the environment runs the checkout it was installed from
+
+
+def test_a_row_that_ran_other_versions_than_its_arm_pins_is_an_error():
+    check_row_versions({"packages": {"deepagents": "0.7.6", "langchain": "1.4.7"}}, OLD)
+    with pytest.raises(HarnessError, match=r"arm deepagents==0.7.6: cell c ran with deepagents 0.7.32 \(pinned 0.7.6\)"):
+        check_row_versions({"cell_id": "c", "packages": {"deepagents": "0.7.32"}}, OLD)
+    with pytest.raises(HarnessError, match=r"ran with deepagents None"):
+        check_row_versions({"cell_id": "c"}, OLD)
+
+
+# A stand-in for harness.runs.version_worker: reads the job, prints noise to stderr, one result line per cell.
+FAKE_WORKER = textwrap.dedent(
+    """
+    import json, sys
+    job = json.loads(sys.stdin.read())
+    print("noise", file=sys.stderr)
+    for arm, threshold, case, trial, attempt in job["cells"]:
+        if case == "boom":
+            sys.exit(3)
+        row = {"cell_id": f"{arm}|{threshold}|{case}|t{trial}", "attempt": attempt, "limits": job["replace"]}
+        print(json.dumps({"row": row, "trace": {"case": case}}))
+    """
+)
+
+
+def test_the_arms_cells_run_in_worker_processes_and_come_back_to_the_parent():
+    cells = [(Cell("a", "25%", f"c{i}", 0), 1 + (i == 2)) for i in range(3)]
+    got: list[tuple[dict, dict]] = []
+    run_arm_cells("s.yaml", sys.executable, cells, 2, lambda r, t: got.append((r, t)), {"max_rps": 2}, ("-c", FAKE_WORKER))
+    assert sorted(r["cell_id"] for r, _ in got) == ["a|25%|c0|t0", "a|25%|c1|t0", "a|25%|c2|t0"]
+    assert {r["cell_id"]: r["attempt"] for r, _ in got}["a|25%|c2|t0"] == 2
+    assert all(r["limits"] == {"max_rps": 2} and t["case"] in r["cell_id"] for r, t in got)
+
+
+def test_a_worker_that_fails_is_an_error_with_its_stderr():
+    with pytest.raises(HarnessError, match=r"ended with exit 3:\nnoise"):
+        run_arm_cells(
+            "s.yaml", sys.executable, [(Cell("a", "25%", "boom", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER)
+        )
+
+
+def test_the_worker_job_is_what_the_parent_sent():
+    seen: list[dict] = []
+    run_arm_cells(
+        "s.yaml",
+        sys.executable,
+        [(Cell("a", "25%", "c0", 1), 1)],
+        4,
+        lambda r, t: seen.append(r),
+        None,
+        ("-c", "import json,sys; job=json.loads(sys.stdin.read()); print(json.dumps({'row': job, 'trace': {}}))"),
+    )
+    (job,) = seen
+    assert job["spec"] == "s.yaml" and job["cells"] == [["a", "25%", "c0", 1, 1]] and job["replace"] == {}
+    assert isinstance(job["parent_pid"], int) and json.dumps(job)
+
+
+def test_a_version_arms_config_is_named_for_the_arm_so_its_rows_carry_it(tmp_path):
+    from harness.runs.grid import cell_config
+
+    spec = load_spec(_spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}'))
+    configs = [cell_config(spec, arm, spec.thresholds[0]) for arm in spec.arms()]
+    assert [c.name for c in configs] == ["deepagents==0.7.32", "deepagents==0.7.6"]
+    (tmp_path / "plain.yaml").write_text("variants: [minimal]\nthresholds: [25%]\n")
+    plain = load_spec(tmp_path / "plain.yaml")  # no versions axis: the variant keeps its own name
+    assert cell_config(plain, "minimal", plain.thresholds[0]).name == "minimal"
