@@ -152,6 +152,11 @@ class _Case:
             "error": self.error,
             **_final_state(self.graph, self.thread, set(self.scenario.files_dict())),
         }
+        from harness.agent.media import blob_listing
+
+        blobs = blob_listing(self.built.backend)
+        if blobs is not None:  # offload_binary: what the blob store holds at the end, and what it lost
+            trace.final["blobs"] = blobs
         if recorder:
             trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
             trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
@@ -265,24 +270,39 @@ def run_case_for(
 
 
 WRITTEN_FILE_CHARS = 100_000  # cap on each written file's text kept in the trace
+ARCHIVED_READ_CHARS = 500  # cap on what a history file records of each seeded file read, kept in the trace
 
 
 def _final_state(graph, thread, seeded: set[str]) -> dict:  # noqa: ANN001
-    """Files at the end of the run: paths and sizes, history line counts, and the text of files the agent wrote."""
+    """Files at the end of the run: paths and sizes, history line counts, the text of files the agent wrote, and
+    (when there are any) the media summaries offloaded and what each history file records of every file read."""
     try:
         values = graph.get_state(thread).values
     except Exception:  # noqa: BLE001
         return {"files": {}, "history_files": {}, "written_files": {}}
     files = values.get("files") or {}
     sizes, history, written = {}, {}, {}
+    media: dict[str, int] = {}
+    archived: dict[str, dict[str, str]] = {}
     for path, data in files.items():
         text = da.file_text(data)
         sizes[path] = len(text)
-        if path.startswith(da.HISTORY_PREFIX):
+        if path.startswith(da.MEDIA_PREFIX):
+            media[path] = len(text)
+        elif path.startswith(da.HISTORY_PREFIX):
             history[path] = text.count("\n") + 1
+            # media reads only (a reference, or nothing where the media was): text files' reads are in history_files
+            reads = {
+                p: r[:ARCHIVED_READ_CHARS]
+                for p, r in da.archived_reads(text).items()
+                if p in seeded and (not r.strip() or da.media_references(r))
+            }
+            if reads:
+                archived[path] = reads
         elif not path.startswith(da.LARGE_RESULTS_PREFIX) and path not in seeded:
             written[path] = text[:WRITTEN_FILE_CHARS]
-    return {"files": sizes, "history_files": history, "written_files": written}
+    extra = {"media_files": media, "archived_reads": archived} if media or archived else {}
+    return {"files": sizes, "history_files": history, "written_files": written, **extra}
 
 
 def _where(exc: BaseException) -> str:

@@ -55,6 +55,7 @@ class ReferenceAgentModel(BaseChatModel):
     hard_input_limit: int | None = None
     trusts_clipped_args: bool = False
     takes_first_statement: bool = False  # seeded fault (stale-answer): answers with the first value stated, not the latest
+    ignores_missing_blobs: bool = False  # seeded fault (missing-blob-ignored): never re-reads a file whose blob is gone
 
     @property
     def _llm_type(self) -> str:
@@ -66,6 +67,7 @@ class ReferenceAgentModel(BaseChatModel):
             "model_name": self.model_name,
             "trusts_clipped_args": self.trusts_clipped_args,
             "takes_first_statement": self.takes_first_statement,
+            "ignores_missing_blobs": self.ignores_missing_blobs,
         }
 
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
@@ -88,7 +90,10 @@ class ReferenceAgentModel(BaseChatModel):
                     f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)"
                 )
         action = policy.decide(
-            messages, trust_clipped_args=self.trusts_clipped_args, takes_first_statement=self.takes_first_statement
+            messages,
+            trust_clipped_args=self.trusts_clipped_args,
+            takes_first_statement=self.takes_first_statement,
+            ignores_missing_blobs=self.ignores_missing_blobs,
         )
         if isinstance(action, policy.ToolAction):
             message = AIMessage(
