@@ -165,7 +165,7 @@ _MEDIA_TAG = re.compile(r'<(image|audio|video|file) url="([^"]+)"')
 
 def _media(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """(kind, path) of every media reference in the messages, in order, each once."""
-    found = (m.groups() for _, raw in messages for m in _MEDIA_TAG.finditer(html.unescape(raw)))
+    found = ((m.group(1), m.group(2)) for _, raw in messages for m in _MEDIA_TAG.finditer(html.unescape(raw)))
     return list(dict.fromkeys(found))
 
 
