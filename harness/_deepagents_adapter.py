@@ -249,8 +249,25 @@ def missing_blob_text() -> str:
 
 
 def is_missing_blob(text: str) -> bool:
-    """``text`` carries deepagents' missing-blob notice."""
-    return missing_blob_text() in text
+    """``text`` carries deepagents' missing-blob notice (or its opening, as a summary quoting a result's first words
+    does)."""
+    return missing_blob_text()[:MISSING_BLOB_OPENING] in text
+
+
+MISSING_BLOB_OPENING = 48  # characters of the notice that identify it ("[Binary content from an earlier read_file ca")
+_SUMMARY_READ_LINE = re.compile(r"read_file (/\S+) \(begins \"(.*)$", re.MULTILINE)
+
+
+def missing_blob_reads(text: str) -> list[str]:
+    """The files whose ``read_file`` result a history page or a summary records as the missing-blob notice, in order:
+    the archived result itself (``offloaded_calls``) or a summary's progress line quoting the result's opening."""
+    paths = [
+        str(c.args.get("file_path"))
+        for c in offloaded_calls(text)
+        if c.name == "read_file" and c.result is not None and is_missing_blob(c.result)
+    ]
+    paths += [m.group(1) for m in _SUMMARY_READ_LINE.finditer(text) if is_missing_blob(m.group(2))]
+    return list(dict.fromkeys(paths))
 
 
 def media_references(text: str) -> list[str]:

@@ -1,7 +1,9 @@
 """Media the scenarios carry and the reference agent "sees", written and read in one place.
 
 An image is a small PNG whose ``tEXt`` chunk (keyword ``Comment``) holds a sentence in the task grammar ("the badge
-code is KESTREL-42"); a binary file is a magic header followed by such a sentence. The generator writes them
+code is KESTREL-42"); a binary file is a PDF (binary from its second line) whose comment line holds one. A PDF, not an
+arbitrary binary type: deepagents sends a model a non-PDF binary ``file`` block only when it is OpenAI's Responses API
+and replaces it with a "not attached" notice otherwise (``UnsupportedContentMiddleware``). The generator writes them
 deterministically (`png_with_text`, `binary_with_text`); the reference agent decodes them from the base64 content
 blocks it is sent (`media_texts`), so what it sees in an image is a pure function of the message bytes, as for a
 vision model. Nothing here is stored as binary in the repository.
@@ -16,7 +18,7 @@ import zlib
 from typing import Any
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-BINARY_MAGIC = b"\x00HBIN\x01\x02"
+BINARY_MAGIC = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n% "  # a PDF header, its binary comment line, then the text's comment
 TEXT_KEYWORD = b"Comment"
 
 
@@ -38,15 +40,15 @@ def png_with_text(text: str, *, size: int = 4) -> bytes:
 
 
 def binary_with_text(text: str) -> bytes:
-    """A binary file (not UTF-8: it starts with a NUL byte) that carries ``text`` after its magic header."""
-    return BINARY_MAGIC + text.encode("utf-8") + b"\x00\xff"
+    """A binary PDF file (not UTF-8: its second line is binary, as PDF writers do) that carries ``text`` in a comment."""
+    return BINARY_MAGIC + text.encode("utf-8") + b"\n%%EOF\n"
 
 
 def decoded_text(data: bytes) -> str | None:
     """The sentence ``data`` carries: a PNG's tEXt ``Comment``, or a binary file's text after the magic; None for
     bytes of neither shape (or a corrupt PNG chunk)."""
     if data.startswith(BINARY_MAGIC):
-        return data[len(BINARY_MAGIC) :].split(b"\x00", 1)[0].decode("utf-8", "replace")
+        return data[len(BINARY_MAGIC) :].split(b"\n", 1)[0].decode("utf-8", "replace")
     if not data.startswith(PNG_SIGNATURE):
         return None
     at = len(PNG_SIGNATURE)

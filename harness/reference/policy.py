@@ -546,6 +546,11 @@ def _media_read(view: View, *, reread_missing: bool = True) -> ToolAction | None
         for path, texts in reads.items():
             if da.is_missing_blob(texts[-1]) and len(texts) < MAX_MEDIA_READS:
                 return ToolAction("read_file", {"file_path": path})
+        # a read summarized away with the notice in it: the summary's progress line or the history page says so
+        for text in [view.summary or "", *view.history_pages]:
+            for path in da.missing_blob_reads(text):
+                if path not in reads:
+                    return ToolAction("read_file", {"file_path": path})
     for text in [view.summary or "", *view.history_pages]:
         for path in da.media_references(text):
             if path not in reads:

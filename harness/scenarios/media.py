@@ -18,7 +18,7 @@ from harness.media_format import binary_with_text, data_url, png_with_text
 from harness.task_format import Step, render_task
 
 IMAGE = "/images/badge.png"
-BINARY = "/data/seal.bin"
+BINARY = "/data/seal.pdf"
 MEDIA_CASES = ("media-parity-auto", "media-parity-manual", "media-blob-recovery")
 _WORDS = ("pallet", "crate", "manifest", "dock", "carrier", "route", "ledger", "invoice", "bay", "forklift", "tag")
 
@@ -49,7 +49,7 @@ def media_scenario(case_id: str, seed: int) -> dict[str, Any]:
     seal = _code(rng, "SEAL")
     files = [
         {"path": IMAGE, "content": data_url("image/png", png_with_text(f"the badge code is {badge}"))},
-        {"path": BINARY, "content": data_url("application/octet-stream", binary_with_text(f"the seal number is {seal}"))},
+        {"path": BINARY, "content": data_url("application/pdf", binary_with_text(f"the seal number is {seal}"))},
     ]
     docs = _documents(rng, 6)
     fetch = [("fetch_document", d["id"]) for d in docs]
