@@ -12,6 +12,7 @@ from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
+from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
 from harness.scoring.scorers.probes import probe_scores
 from harness.scoring.scorers.shared import (
@@ -50,6 +51,8 @@ scorer(scorer_set="eviction")(eviction_scores)
 scorer(scorer_set="overflow")(overflow_scores)
 scorer(scorer_set="subagent")(subagent_scores)
 scorer("probe", "needle", "chain", scorer_set="retention")(retention_scores)
+scorer(scorer_set="parity")(parity_scores)
+scorer(scorer_set="blobs")(blob_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
