@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from harness import _deepagents_adapter as da
@@ -38,27 +37,38 @@ def _is_compact_call(call: dict[str, Any]) -> bool:
     return any(tc.get("name") == "compact_conversation" for tc in response.get("tool_calls") or [])
 
 
+def _reads_in_view(trace: Trace, call: dict[str, Any] | None) -> set[str]:
+    """The files whose read_file call is in the request of agent call ``call``."""
+    if call is None:
+        return set()
+    return {
+        str((tc.get("args") or {}).get("file_path"))
+        for m in trace.request(call)
+        for tc in getattr(m, "tool_calls", None) or []
+        if tc.get("name") == "read_file"
+    }
+
+
 def compactions(trace: Trace) -> list[dict[str, Any]]:
-    """Each summarizer call in order, with how it came about: ``manual`` when the agent's last call before it asked
-    for ``compact_conversation``, and the prompt it was sent (the span it summarized)."""
-    out, last_agent = [], None
-    for call in trace.calls:
-        if call["role"] == "agent":
-            last_agent = call
-        elif call["role"] == "summarizer":
-            out.append(
-                {
-                    "index": call["index"],
-                    "manual": last_agent is not None and _is_compact_call(last_agent),
-                    "prompt": trace.request_text(call),
-                    "summary": (call.get("response") or {}).get("text") or "",
-                }
-            )
+    """Each summarizer call in order, with how it came about (``manual`` when the agent's last call before it asked
+    for ``compact_conversation``), the summary it wrote, and the files whose read it took out of view (in the request
+    of the agent call before it, not in the next one's)."""
+    calls = trace.calls
+    out = []
+    for n, call in enumerate(calls):
+        if call["role"] != "summarizer":
+            continue
+        before = next((c for c in reversed(calls[:n]) if c["role"] == "agent"), None)
+        after = next((c for c in calls[n + 1 :] if c["role"] == "agent"), None)
+        out.append(
+            {
+                "index": call["index"],
+                "manual": before is not None and _is_compact_call(before),
+                "summary": (call.get("response") or {}).get("text") or "",
+                "took": _reads_in_view(trace, before) - _reads_in_view(trace, after) if after is not None else set(),
+            }
+        )
     return out
-
-
-def _read_in(prompt: str, path: str) -> bool:
-    return json.dumps({"file_path": path}) in prompt or f'"file_path": "{path}"' in prompt
 
 
 def _answers(trace: Trace, scenario: Scenario) -> tuple[bool, str]:
@@ -77,7 +87,7 @@ def parity_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     media reference, the media was offloaded to /conversation_history/media/, the question about it was answered.
     Measures: media references in that summary and media files offloaded, the evidence the report lists."""
     paths = media_paths(scenario)
-    taken = next(((c, p) for c in compactions(trace) for p in paths if _read_in(c["prompt"], p)), None)
+    taken = next(((c, p) for c in compactions(trace) for p in paths if p in c["took"]), None)
     if taken is None:
         return [Score("media_compacted", False, VALIDITY, f"no compaction summarized a read of {', '.join(paths)}")]
     comp, path = taken
