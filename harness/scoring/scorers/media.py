@@ -133,8 +133,8 @@ def parity_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     ]
 
 
-def _missing_notices(trace: Trace) -> list[tuple[int, str]]:
-    """(agent call index, file path) for each request that carried the missing-blob notice in place of a file's
+def _missing_notices(trace: Trace) -> list[tuple[int, str, str]]:
+    """(agent call index, file path, tool call id) for each missing-blob notice a request carried in place of a file's
     binary content, the path read from the tool call the result answers."""
     found = []
     for call in trace.agent_calls():
@@ -142,7 +142,8 @@ def _missing_notices(trace: Trace) -> list[tuple[int, str]]:
         targets = {tc.get("id"): (tc.get("args") or {}).get("file_path") for m in messages for tc in getattr(m, "tool_calls", [])}
         for m in messages:
             if m.type == "tool" and isinstance(m.content, list) and da.is_missing_blob(m.text):
-                found.append((call["index"], str(targets.get(getattr(m, "tool_call_id", None)) or "?")))
+                call_id = str(getattr(m, "tool_call_id", ""))
+                found.append((call["index"], str(targets.get(call_id) or "?"), call_id))
     return found
 
 
@@ -161,7 +162,10 @@ def blob_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     reads = [c["index"] for c in trace.agent_calls() if any(tc.get("name") == "read_file" for tc in _calls(c))]
     after = [c for c in trace.summarizer_calls() if reads and c["index"] > min(reads)]
     notices = _missing_notices(trace)
-    unread = [(i, p) for i, p in notices if not _read_after(trace, i, p)]
+    first: dict[str, tuple[int, str]] = {}  # each result that lost its media, from the first request that showed it
+    for i, p, call_id in notices:
+        first.setdefault(call_id, (i, p))
+    unread = [(i, p) for i, p in first.values() if not _read_after(trace, i, p)]
     answered, why = _answers(trace, scenario)
     carried = _media_requests(trace)
     return [
@@ -187,13 +191,13 @@ def blob_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             f"{carried} request(s) carried the media whole; none carried the missing-blob notice"
             if not notices
             else f"{len(notices)} request(s) carried deepagents' missing-blob notice instead of the media: "
-            + ", ".join(f"call {i} ({p})" for i, p in notices[:6]),
+            + ", ".join(f"call {i} ({p})" for i, p, _ in notices[:6]),
         ),
         Score(
             "reread_after_missing",
             not unread,
             CHECK,
-            "every missing-blob notice was followed by a read of that file"
+            "every result that lost its media was followed by a read of that file"
             if not unread
             else "no read of the file followed the missing-blob notice at " + ", ".join(f"call {i} ({p})" for i, p in unread[:6]),
         ),
