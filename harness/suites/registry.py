@@ -333,19 +333,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
         )
     }
 )
-STANDARD_EVALS = (
-    "needle",
-    "goal",
-    "chain",
-    "probe",
-    "retention",
-    "eviction",
-    "truncation",
-    "overflow",
-    "subagent",
-    "parity",
-    "blobs",
-)
+STANDARD_EVALS = ("needle", "goal", "chain", "probe", "retention", "eviction", "truncation", "overflow", "subagent")
 """The evals whose test is "run each case as the eval, assert what it asserts", so that a compactor from outside can
 run them as they are (`harness check`, `pytest --compaction-strategy`); the faults and tokens evals have tests of
 their own in the harness's evals/."""
