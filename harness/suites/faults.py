@@ -74,7 +74,8 @@ class FaultyBackend(StateBackend):
     def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
         """Uploads (deepagents' media offload) refused under ``unwritable`` too."""
         refused = [self.unwritable is not None and path.startswith(self.unwritable) for path, _ in files]
-        allowed = iter(super().upload_files([f for f, no in zip(files, refused) if not no]))
+        kept = [f for f, no in zip(files, refused) if not no]
+        allowed = iter(super().upload_files(kept) if kept else [])
         return [
             FileUploadResponse(path=path, error="permission_denied") if no else next(allowed)
             for (path, _), no in zip(files, refused)
