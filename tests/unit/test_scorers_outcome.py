@@ -135,7 +135,7 @@ def test_an_unknown_scorer_set_is_refused_naming_the_known_ones(registry):
 
 
 def test_the_shipped_scorer_sets():
-    assert scorers.SCORER_SETS == ("default", "eviction", "overflow", "subagent", "retention")
+    assert scorers.SCORER_SETS == ("default", "eviction", "overflow", "subagent", "retention", "parity", "blobs")
 
 
 def test_a_needle_case_is_scored_by_the_needle_scorer_in_the_default_set():
