@@ -100,3 +100,16 @@ def test_terminal_summary_has_one_line_per_known_upstream_xfail_only():
     lines = upstream_summary_lines(SimpleNamespace(stats={"xfailed": reports}))
     assert lines == [f"KNOWN UPSTREAM evals/test_parity.py::t[manual]: media_kept_manual ({URL})"]
     assert upstream_summary_lines(SimpleNamespace(stats={})) == []
+
+
+def test_the_experiment_coverage_table_counts_known_upstream_runs_apart_and_only_when_there_are_any():
+    import pandas as pd
+
+    from harness.analysis.compare import coverage
+
+    frame = pd.DataFrame(
+        {"arm": ["a", "a"], "threshold": ["t", "t"], "eval": ["parity", "parity"], "outcome": ["PASS", KNOWN_UPSTREAM]}
+    )
+    row = coverage(frame).iloc[0]
+    assert (row["PASS"], row["FAIL"], row[KNOWN_UPSTREAM]) == (1, 0, 1)
+    assert KNOWN_UPSTREAM not in coverage(frame.iloc[:1]).columns
