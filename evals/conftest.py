@@ -329,6 +329,10 @@ def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - pytest-xdist's h
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
     if LANGSMITH is not None and (LANGSMITH.enabled or LANGSMITH.problem):
         terminalreporter.write_line(LANGSMITH.status_line())
+    from harness.pytest_plugin import upstream_summary_lines
+
+    for line in upstream_summary_lines(terminalreporter):
+        terminalreporter.write_line(line)
     for run in sorted(_WORKER_RUNS):
         terminalreporter.write_line(f"harness results (one directory per xdist worker): {run}")
     if _SESSION is not None and _SESSION.ahead_status:

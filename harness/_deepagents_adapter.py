@@ -344,8 +344,78 @@ def stable_session_middleware() -> Any:
 
 
 def seed_files(files: Mapping[str, str]) -> dict[str, dict[str, str]]:
-    """Files for ``agent.invoke({"files": ...})`` in StateBackend's FileData shape."""
-    return {path: {"content": content, "encoding": "utf-8"} for path, content in files.items()}
+    """Files for ``agent.invoke({"files": ...})`` in StateBackend's FileData shape; a file given as a base64 ``data:``
+    URL (an image, a binary file: `harness.media_format.data_url`) is stored as base64, as deepagents stores binary."""
+    from harness.media_format import from_data_url
+
+    def one(content: str) -> dict[str, str]:
+        decoded = from_data_url(content)
+        return {"content": decoded[1], "encoding": "base64"} if decoded else {"content": content, "encoding": "utf-8"}
+
+    return {path: one(content) for path, content in files.items()}
+
+
+# -- media: binary read_file results, their content-addressed blobs, and media offloaded with a summary -------------
+MEDIA_PREFIX = "/conversation_history/media/"  # automatic summarization writes inline media here (sha256[:16].ext)
+BLOBS_PREFIX = "/blobs/"  # offload_binary_content: read_file's binary results, by sha256
+_MEDIA_REF = re.compile(r'<(?:image|audio|video|file) url="([^"]+)"')
+
+
+def missing_blob_text() -> str:
+    """The text deepagents puts in place of an offloaded binary block whose blob is gone ("... no longer available.
+    Re-read the file ...")."""
+    from deepagents.middleware._blob_offload import _MISSING_BLOB_TEXT
+
+    return _MISSING_BLOB_TEXT
+
+
+def is_missing_blob(text: str) -> bool:
+    """``text`` carries deepagents' missing-blob notice (or its opening, as a summary quoting a result's first words
+    does)."""
+    return missing_blob_text()[:MISSING_BLOB_OPENING] in text
+
+
+MISSING_BLOB_OPENING = 48  # characters of the notice that identify it ("[Binary content from an earlier read_file ca")
+_SUMMARY_READ_LINE = re.compile(r"read_file (/\S+) \(begins \"(.*)$", re.MULTILINE)
+
+
+def missing_blob_reads(text: str) -> list[str]:
+    """The files whose ``read_file`` result a history page or a summary records as the missing-blob notice, in order:
+    the archived result itself (``offloaded_calls``) or a summary's progress line quoting the result's opening."""
+    paths = [
+        str(c.args.get("file_path"))
+        for c in offloaded_calls(text)
+        if c.name == "read_file" and c.result is not None and is_missing_blob(c.result)
+    ]
+    paths += [m.group(1) for m in _SUMMARY_READ_LINE.finditer(text) if is_missing_blob(m.group(2))]
+    return list(dict.fromkeys(paths))
+
+
+def media_references(text: str) -> list[str]:
+    """The backend paths of media a text refers to as deepagents writes them (``<image url="..." />``, ``<file url=
+    "..." />``: the history file's and a summary's media references), in order, each once."""
+    return list(dict.fromkeys(_MEDIA_REF.findall(text)))
+
+
+def archived_reads(text: str) -> dict[str, str]:
+    """What a history file records as the result of each ``read_file`` of a file outside the harness's own offload
+    folders (a seeded or written file: an image, say), by path, the last read winning: an image offloaded with the
+    summary reads ``<image url="/conversation_history/media/..." />``; one the offload dropped reads ``""``."""
+    return {
+        str(c.args.get("file_path")): c.result
+        for c in offloaded_calls(text)
+        if c.name == "read_file" and c.result is not None and not str(c.args.get("file_path", "")).startswith(HISTORY_PREFIX)
+    }
+
+
+def blob_refs(content: Any) -> list[str]:
+    """The sha256 digests of the offloaded blobs a message's content refers to (deepagents' ``deepagents_blob`` key):
+    what a state message holds in place of binary ``read_file`` content."""
+    from deepagents.middleware._blob_offload import _BLOB_REF_KEY
+
+    if not isinstance(content, list):
+        return []
+    return [b[_BLOB_REF_KEY] for b in content if isinstance(b, dict) and isinstance(b.get(_BLOB_REF_KEY), str)]
 
 
 def file_text(file_data: Any) -> str:

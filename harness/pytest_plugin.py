@@ -36,19 +36,49 @@ GENERIC = STANDARD_EVALS
 
 
 class PytestEvalSession(EvalSession):
-    """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason."""
+    """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason; a known upstream
+    failure (`harness.runs.results.upstream_verdict`) is an xfail with its link, and a declared known upstream check
+    that passed fails the test as a strict xfail's XPASS does."""
 
     def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
         try:
-            return super().run_eval(name, case)
+            result = super().run_eval(name, case)
         except NotRun as exc:
             pytest.skip(str(exc))
+        apply_upstream_verdict(result.row)
+        return result
 
     def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
         try:
             return super().run_with_fault(case_id, fault)
         except NotRun as exc:
             pytest.skip(str(exc))
+
+
+def apply_upstream_verdict(row: dict[str, Any] | None) -> None:
+    """End the running test as `harness.runs.results.upstream_verdict` says: xfail (strict in effect: the other
+    branch fails the test) for a KNOWN_UPSTREAM case, a failure for a known upstream check that passed."""
+    from harness.runs.results import upstream_verdict
+
+    verdict = upstream_verdict(row) if row is not None else None
+    if verdict is None:
+        return
+    kind, text = verdict
+    if kind == "xfail":
+        pytest.xfail(text)
+    pytest.fail(text, pytrace=False)
+
+
+def upstream_summary_lines(terminalreporter: Any) -> list[str]:
+    """One line per known upstream failure the session xfailed (xdist workers' reports included), for the terminal
+    summary."""
+    from harness.runs.results import UPSTREAM_REASON
+
+    return [
+        f"KNOWN UPSTREAM {report.nodeid}: {report.wasxfail[len(UPSTREAM_REASON) + 2 :]}"
+        for report in terminalreporter.stats.get("xfailed", [])
+        if str(getattr(report, "wasxfail", "")).startswith(UPSTREAM_REASON)
+    ]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -156,6 +186,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _active(config):
+        for line in upstream_summary_lines(terminalreporter):
+            terminalreporter.write_line(line)
     report = config.stash.get(REPORT, None)
     if report is not None:
         terminalreporter.write_line(f"compaction-harness results: {report.parent} (report.md, results.jsonl, traces/)")

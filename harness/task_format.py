@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 STEPS_HEADER = "Work through these steps in order, one tool call per step:"
 COMPLETION_MARKER = "TASK COMPLETE"
-STEP_TOOLS = ("fetch_document", "read_file", "write_file", "edit_file", "task", "reply")
+STEP_TOOLS = ("fetch_document", "read_file", "write_file", "edit_file", "task", "compact_conversation", "reply")
 # File steps: a one-line note, a report's first section, a further section by rewriting
 # the whole file (write_file), a further section appended after the last line (edit_file).
 FILE_MODES = ("note", "section", "add", "append")
@@ -70,6 +70,8 @@ class Step:
         if self.tool == "task":
             first, _, last = self.target.partition("..")
             return f"{self.number}. Delegate documents {first} to {last} to a subagent with task."
+        if self.tool == "compact_conversation":
+            return f"{self.number}. Compact the conversation with compact_conversation."
         if self.tool == "reply":
             return f'{self.number}. Reply with "{COMPLETION_MARKER}" and the number of steps you finished.'
         raise ValueError(f"unknown step tool {self.tool!r}")
@@ -86,6 +88,7 @@ _STEP_PATTERNS = [
     ),
     (re.compile(r"^(\d+)\. Append a section on (\S+) to (\S+) with edit_file, after its last line\.$"), "edit_file:append"),
     (re.compile(r"^(\d+)\. Delegate documents (\S+) to (\S+) to a subagent with task\.$"), "task"),
+    (re.compile(r"^(\d+)\. Compact the conversation with compact_conversation\.$"), "compact_conversation"),
     (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
 ]
 _QUESTION = re.compile(r"What is the (.+?)\?")
@@ -132,7 +135,7 @@ def _step(form: str, groups: tuple[str, ...]) -> Step:
     tool, _, mode = form.partition(":")
     if tool == "task":
         return Step(number, tool, f"{args[0]}..{args[1]}")
-    if tool == "reply":
+    if tool in ("reply", "compact_conversation"):
         return Step(number, tool)
     if mode in ("add", "append"):  # "Add / Append a section on <source> to <target>"
         return Step(number, tool, args[1], args[0], mode)

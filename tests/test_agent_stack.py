@@ -74,3 +74,19 @@ def test_the_agent_model_profile_follows_the_config_window():
     built = build_agent(replace(make_config("forced-20"), window=64_000), model)
     assert built.summarization._get_profile_limits() == 64_000
     assert model.profile["max_input_tokens"] == 128_000  # the caller's model is left as it was
+
+
+def test_the_built_agent_has_the_compact_tool_and_offloads_binary_reads_only_when_asked():
+    from harness.agent.build import build_agent
+    from harness.agent.media import blob_store
+    from harness.compaction.config import get_preset
+    from harness.reference import ReferenceAgentModel
+
+    def tools_of(preset: str) -> set[str]:
+        built = build_agent(get_preset(preset), ReferenceAgentModel())
+        return set(built.graph.nodes["tools"].bound.tools_by_name)
+
+    assert "compact_conversation" in tools_of("media") and "compact_conversation" not in tools_of("forced-20")
+    built = build_agent(get_preset("media-blobs"), ReferenceAgentModel())
+    assert blob_store(built.backend) is not None
+    assert blob_store(build_agent(get_preset("media"), ReferenceAgentModel()).backend) is None

@@ -173,6 +173,23 @@ def test_a_case_through_the_server_scores_as_in_process(scenarios):
             assert a == b, case.id
 
 
+def test_media_cases_through_the_server_score_as_in_process():
+    """Media over the wire (issue 20): images and a PDF read with read_file travel as langchain-openai sends them (image
+    and file parts), the compact_conversation tool is called through the server, and the parity and blob evals score
+    as in process (the manual parity arm fails as deepagents#6503 says, here as there)."""
+    from harness.compaction.config import get_preset
+    from harness.scenarios.generate import generated_case
+
+    for case_id, preset, scorers in (("media-parity-manual", "media", "parity"), ("media-blob-recovery", "media-blobs", "blobs")):
+        config, case = get_preset(preset), generated_case(case_id)
+        with serving(usage=False) as srv:
+            ta = run_case(case, config, choose_models(None, None, window=config.window))
+            tb = run_case(case, config, _served_models(srv.url, config.window))
+        a = {s.key: s.value for s in score_case(ta, case, scorers)}
+        assert a == {s.key: s.value for s in score_case(tb, case, scorers)}, case_id
+        assert tb.simulated and tb.error is None and (a.get("media_compacted") or a.get("blob_offloaded")), case_id
+
+
 def test_probe_cases_through_the_server_score_as_in_process(scenarios):
     """Typed facts over the wire: the system prompt, scripted assistant turns, a recorded conversation with its tool
     calls and the four probe kinds give the same probe and retention scores and per-fact records as in process."""

@@ -62,24 +62,34 @@ def build_agent(
     from deepagents.middleware import FilesystemMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
 
-    backend = backend if backend is not None else StateBackend()
+    if backend is None:
+        from harness.agent.media import media_backend
+
+        backend = media_backend() if config.offload_binary else StateBackend()
     model = with_window(model, config.window)
     stack = build_strategy(config, model, backend=backend, summarizer=summarizer)
     replacements: list[Any] = [stack.slot]
-    if (config.eviction_tokens, config.human_eviction_tokens) != (DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS):
+    eviction = (config.eviction_tokens, config.human_eviction_tokens)
+    if eviction != (DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS) or config.offload_binary:
         # Only when one differs: replacing it drops the model profile's tool-description overrides.
         replacements.append(
             FilesystemMiddleware(
                 backend=backend,
                 tool_token_limit_before_evict=config.eviction_tokens,
                 human_message_token_limit_before_evict=config.human_eviction_tokens,
+                offload_binary_content=config.offload_binary,
             )
         )
+    extra: list[Any] = []
+    if config.compact_tool and stack.summarization is not None:
+        from deepagents.middleware.summarization import SummarizationToolMiddleware
+
+        extra.append(SummarizationToolMiddleware(stack.summarization, system_prompt=None))  # called when a task says so
     graph = create_deep_agent(
         model=model,
         tools=list(tools),
         system_prompt=system_prompt,
-        middleware=[*replacements, *stack.inner, *middleware],
+        middleware=[*replacements, *stack.inner, *extra, *middleware],
         backend=backend,
         checkpointer=checkpointer if checkpointer is not None else InMemorySaver(),
     )

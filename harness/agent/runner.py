@@ -162,6 +162,11 @@ class _Case:
             "error": self.error,
             **_final_state(self.graph, self.thread, set(self.scenario.files_dict())),
         }
+        from harness.agent.media import blob_listing
+
+        blobs = blob_listing(self.built.backend)
+        if blobs is not None:  # offload_binary: what the blob store holds at the end, and what it lost
+            trace.final["blobs"] = blobs
         if recorder:
             trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
             trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
@@ -276,33 +281,49 @@ def run_case_for(
 
 WRITTEN_FILE_CHARS = 100_000  # cap on each written file's text kept in the trace
 HISTORY_FILE_CHARS = 400_000  # cap on each /conversation_history/ file's text kept in the trace
+ARCHIVED_READ_CHARS = 500  # cap on what a history file records of each seeded file read, kept in the trace
 
 
 def _final_state(graph, thread, seeded: set[str]) -> dict:  # noqa: ANN001
     """The graph's final state: files (paths and sizes), history line counts and texts (the offloaded spans and the
-    over-large user messages saved under /conversation_history/), the text of files the agent wrote, and the todo
-    list (``write_todos``'s state)."""
+    over-large user messages saved under /conversation_history/), the text of files the agent wrote, the todo list
+    (``write_todos``'s state), and (when there are any) the media summaries offloaded and what each history file
+    records of every media read."""
     try:
         values = graph.get_state(thread).values
     except Exception:  # noqa: BLE001
         return {"files": {}, "history_files": {}, "history_texts": {}, "written_files": {}, "todos": None}
     files = values.get("files") or {}
     sizes, history, history_texts, written = {}, {}, {}, {}
+    media: dict[str, int] = {}
+    archived: dict[str, dict[str, str]] = {}
     for path, data in files.items():
         text = da.file_text(data)
         sizes[path] = len(text)
-        if path.startswith(da.HISTORY_PREFIX):
+        if path.startswith(da.MEDIA_PREFIX):
+            media[path] = len(text)
+        elif path.startswith(da.HISTORY_PREFIX):
             history[path] = text.count("\n") + 1
             history_texts[path] = text[:HISTORY_FILE_CHARS]
+            # media reads only (a reference, or nothing where the media was): text files' reads are in history_files
+            reads = {
+                p: r[:ARCHIVED_READ_CHARS]
+                for p, r in da.archived_reads(text).items()
+                if p in seeded and (not r.strip() or da.media_references(r))
+            }
+            if reads:
+                archived[path] = reads
         elif not path.startswith(da.LARGE_RESULTS_PREFIX) and path not in seeded:
             written[path] = text[:WRITTEN_FILE_CHARS]
     todos = values.get("todos")
+    extra = {"media_files": media, "archived_reads": archived} if media or archived else {}
     return {
         "files": sizes,
         "history_files": history,
         "history_texts": history_texts,
         "written_files": written,
         "todos": [dict(t) for t in todos] if isinstance(todos, list) else None,
+        **extra,
     }
 
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from harness.runs.results import VALID, row_outcome
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
-from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
+from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
 from harness.stats import wilson
 
 ALPHA = 0.05
@@ -177,6 +177,7 @@ def coverage(frame: pd.DataFrame, arms: Sequence[str] = (), thresholds: Sequence
                     for k, n in rows.get("error_cause", pd.Series(dtype=str)).loc[lambda c: c != ""].value_counts().items()
                 )
                 or "-",
+                **({KNOWN_UPSTREAM: known} if (known := int((outcomes == KNOWN_UPSTREAM).sum())) else {}),
             }
         )
     arm_rank = {a: i for i, a in enumerate(dict.fromkeys([*arms, *frame["arm"]]))}

@@ -153,6 +153,8 @@ class CompactionConfig:
     strategy: str = DEFAULT_STRATEGY
     mask_keep: int = 3  # observation masking / hybrid: the newest tool results left whole
     custom_strategy: str | None = None  # custom: module:function(messages, token_count) -> messages
+    offload_binary: bool = False  # deepagents' offload_binary_content: binary read_file results go to /blobs/ (media evals)
+    compact_tool: bool = False  # deepagents' compact_conversation tool (SummarizationToolMiddleware) in the stack
 
     def __post_init__(self) -> None:
         if self.strategy != DEFAULT_STRATEGY:
@@ -276,6 +278,9 @@ class CompactionConfig:
                 data.pop(key)
         if self.human_eviction_tokens == DEEPAGENTS_HUMAN_EVICTION_TOKENS:  # absent at deepagents' default: older hashes match
             data.pop("human_eviction_tokens")
+        for key in ("offload_binary", "compact_tool"):  # absent when off: earlier configs' hashes stay as they were
+            if not data[key]:
+                data.pop(key)
         data["trigger"] = [list(t.as_tuple()) for t in self.trigger]
         data["keep"] = list(self.keep.as_tuple())
         trunc = self.effective_truncation()
@@ -344,6 +349,19 @@ PRESETS: dict[str, CompactionConfig] = {
         trigger=(ContextSize("fraction", 0.85),),
         keep=ContextSize("fraction", 0.10),
         arg_truncation=ArgTruncation(trigger=ContextSize("fraction", 0.10), keep=ContextSize("fraction", 0.025)),
+    ),
+    # Media (issue 20): summaries by message count (the compact_conversation tool is allowed from half the trigger,
+    # measured without provider usage only for a message trigger), the compact tool in the stack; "media-blobs" also
+    # offloads binary read_file results to /blobs/ and rehydrates them on every request.
+    "media": CompactionConfig(
+        name="media", trigger=(ContextSize("messages", 14),), keep=ContextSize("messages", 6), compact_tool=True
+    ),
+    "media-blobs": CompactionConfig(
+        name="media-blobs",
+        trigger=(ContextSize("messages", 14),),
+        keep=ContextSize("messages", 6),
+        compact_tool=True,
+        offload_binary=True,
     ),
     # deepagents' own defaults for a model with a profile, for comparison.
     "deepagents-85": CompactionConfig(

@@ -56,6 +56,7 @@ class ReferenceAgentModel(BaseChatModel):
     trusts_clipped_args: bool = False
     takes_first_statement: bool = False  # seeded fault (stale-answer): answers with the first value stated, not the latest
     writes_todos_once: bool = False  # seeded fault (todos-not-updated): writes the todo list once and never updates it
+    ignores_missing_blobs: bool = False  # seeded fault (missing-blob-ignored): never re-reads a file whose blob is gone
 
     @property
     def _llm_type(self) -> str:
@@ -68,6 +69,7 @@ class ReferenceAgentModel(BaseChatModel):
             "trusts_clipped_args": self.trusts_clipped_args,
             "takes_first_statement": self.takes_first_statement,
             "writes_todos_once": self.writes_todos_once,
+            "ignores_missing_blobs": self.ignores_missing_blobs,
         }
 
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
@@ -94,6 +96,7 @@ class ReferenceAgentModel(BaseChatModel):
             trust_clipped_args=self.trusts_clipped_args,
             takes_first_statement=self.takes_first_statement,
             writes_todos_once=self.writes_todos_once,
+            ignores_missing_blobs=self.ignores_missing_blobs,
         )
         if isinstance(action, policy.ToolAction):
             message = AIMessage(

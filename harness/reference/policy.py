@@ -53,6 +53,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
+from harness.media_format import media_texts
 from harness.task_format import (
     ARTIFACT_ACTIONS,
     COMPLETION_MARKER,
@@ -124,7 +125,10 @@ class View:
         results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
         calls_by_id: dict[str, dict] = {}
         for i, msg in enumerate(messages):
-            text = msg.text if isinstance(msg.content, (str, list)) else str(msg.content)
+            text: str = str(msg.text) if isinstance(msg.content, (str, list)) else str(msg.content)
+            seen = media_texts(msg.content)  # what an image or binary file it was sent shows (the sentence it carries)
+            if seen:
+                text = "\n".join([text, *seen]).strip()
             if isinstance(msg, SystemMessage):
                 view._read(text, (-1, 0, i))
             elif da.reads_as_summary(msg):
@@ -214,15 +218,17 @@ def decide(
     trust_clipped_args: bool = False,
     takes_first_statement: bool = False,
     writes_todos_once: bool = False,
+    ignores_missing_blobs: bool = False,
 ) -> Action:
     """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them).
-    ``writes_todos_once`` is a seeded fault (todos-not-updated): the todo list is written as the first action and
-    never updated."""
+    Seeded faults: ``writes_todos_once`` (todos-not-updated): the todo list is written as the first action and never
+    updated; ``ignores_missing_blobs`` (missing-blob-ignored): an agent that never re-reads a file whose binary content
+    deepagents reports as no longer available."""
     view = View.of(messages)
     request = view.latest_request() or ""
     probe = parse_probe(request)
     if probe is not None:
-        return _answer_probe(view, *probe, first=takes_first_statement)
+        return _answer_probe(view, *probe, first=takes_first_statement, reread_missing=not ignores_missing_blobs)
     steps = view.plan()
     if not steps:
         return ReplyAction(CLARIFICATION)
@@ -297,6 +303,8 @@ def _step_action(step: Step, view: View, files: dict[str, FileState]) -> Action:
         return ToolAction("fetch_document", {"doc_id": step.target})
     if step.tool == "read_file":
         return ToolAction("read_file", {"file_path": step.target})
+    if step.tool == "compact_conversation":
+        return ToolAction("compact_conversation", {})
     if step.tool == "task":
         return ToolAction("task", {"description": delegation_brief(step.target), "subagent_type": "general-purpose"})
     if step.tool == "write_file" and step.mode == "note":
@@ -432,15 +440,21 @@ def _note_on(source: str, view: View) -> str:
     return f"Note on {source}: reviewed (contents no longer in view).\n"
 
 
-def _answer_probe(view: View, kind: str, key: str | None, *, first: bool = False) -> Action:
+def _answer_probe(view: View, kind: str, key: str | None, *, first: bool = False, reread_missing: bool = True) -> Action:
     """Answer a follow-up question of any probe kind (``parse_probe``'s kinds) from what is in view or can be read.
     ``first`` is a seeded fault (``stale-answer``): an agent that answers with the first value it finds stated, not
     the latest."""
     if kind == "artifact" or key is None:
         return ReplyAction("\n".join(artifact_trail(view)) or "none")
     if kind == "decision":
-        return _answer(view, key, lambda latest: render_decision_answer(latest, view.rejected(key, latest)), first=first)
-    return _answer(view, key, str, first=first)
+        return _answer(
+            view,
+            key,
+            lambda latest: render_decision_answer(latest, view.rejected(key, latest)),
+            first=first,
+            reread_missing=reread_missing,
+        )
+    return _answer(view, key, str, first=first, reread_missing=reread_missing)
 
 
 def resolve(view: View, key: str, *, first: bool = False) -> str | None:
@@ -464,13 +478,18 @@ def resolve(view: View, key: str, *, first: bool = False) -> str | None:
     return lookup(attribute_key(entity, attribute)) if entity else None
 
 
-def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = False) -> Action:
+def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = False, reread_missing: bool = True) -> Action:
     """``reply(latest value)`` when ``key`` is stated in view (or, for a reference question, can be resolved from
     view: `resolve`); otherwise the next step of the search for it (a cleared tool called again, a page of an evicted
     result or of the history file), and "I don't know" when that is over."""
     value = resolve(view, key, first=first)
     if value:
         return ReplyAction(reply(value))
+    # Media it cannot see any more: a file whose binary content is reported gone (read it again), or media a summary
+    # or history page refers to by path (read it).
+    media = _media_read(view, reread_missing=reread_missing)
+    if media is not None:
+        return media
     # A tool result cleared to save context: call that tool again, as a capable model would.
     recall = _recall(view)
     if recall is not None:
@@ -549,6 +568,33 @@ def _page_runs(pages: list[str]) -> list[str]:
             runs.append("\n".join(lines))
         end = last
     return runs
+
+
+MAX_MEDIA_READS = 3  # reads of one media file before giving up on it (a blob store that keeps losing it)
+
+
+def _media_read(view: View, *, reread_missing: bool = True) -> ToolAction | None:
+    """The next read that may show media the agent cannot see: the file of a ``read_file`` result whose binary
+    content deepagents reports as no longer available (unless ``reread_missing`` is off: the seeded fault), then a
+    media path named in the summary or on history pages (``<image url="..." />``) that it has not read."""
+    reads: dict[str, list[str]] = {}
+    for call, result in view.calls:
+        if call.get("name") == "read_file" and result is not None:
+            reads.setdefault(call_target(call), []).append(result.text)
+    if reread_missing:
+        for path, texts in reads.items():
+            if da.is_missing_blob(texts[-1]) and len(texts) < MAX_MEDIA_READS:
+                return ToolAction("read_file", {"file_path": path})
+        # a read summarized away with the notice in it: the summary's progress line or the history page says so
+        for text in [view.summary or "", *view.history_pages]:
+            for path in da.missing_blob_reads(text):
+                if path not in reads:
+                    return ToolAction("read_file", {"file_path": path})
+    for text in [view.summary or "", *view.history_pages]:
+        for path in da.media_references(text):
+            if path not in reads:
+                return ToolAction("read_file", {"file_path": path})
+    return None
 
 
 REREADABLE_TOOLS = ("fetch_document", "read_file", "ls", "glob", "grep")  # no side effects: safe to call again

@@ -136,9 +136,12 @@ def summarize(
     ]
     if forget_artifacts:
         extract.artifacts = {}
+    # Media the messages refer to by path (deepagents' <image url="..." /> for media offloaded with the summary, and
+    # those an earlier summary kept): kept as the prompt's media addendum asks, whatever the headings.
+    media = [f'- <{kind} url="{path}" />' for kind, path in _media(messages)]
     if not headings:
         body = progress or ["No notable progress recorded."]
-        return "Summary of earlier work:\n" + "\n".join(body)
+        return "Summary of earlier work:\n" + "\n".join([*body, *(["Media:", *media] if media else [])])
     home: dict[str, int] = {}  # fact type -> the first heading that keeps it
     for i, heading in enumerate(headings):
         for fact_type in fact_types(heading):
@@ -152,7 +155,18 @@ def summarize(
             section = "\n".join(typed if section == "None" else [section, *typed])
         out.append(section)
         out.append("")
+    if media:
+        out += ["## MEDIA", *media]
     return "\n".join(out).strip()
+
+
+_MEDIA_TAG = re.compile(r'<(image|audio|video|file) url="([^"]+)"')
+
+
+def _media(messages: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(kind, path) of every media reference in the messages, in order, each once."""
+    found = ((m.group(1), m.group(2)) for _, raw in messages for m in _MEDIA_TAG.finditer(html.unescape(raw)))
+    return list(dict.fromkeys(found))
 
 
 def typed_facts(statements: list[tuple[Statement, bool]], *, keep_first_value: bool = False) -> list[TypedFact]:

@@ -51,6 +51,7 @@ from harness.report.plots import (
     source_label,
     subplots,
 )
+from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
 from harness.runs.results import (
     read_experiment,
@@ -149,6 +150,7 @@ def write_experiment_report(path: Path) -> Path:
     doc.table(_figure_coverage(frame, comparison))
     if unmeasured:
         doc.text("Not shown, since no valid run has a value: " + "; ".join(unmeasured) + ".")
+    add_upstream_section(doc, rows)
     doc.heading("Arms against the baseline")
     doc.text(
         "Each cell: mean [95 % interval] n over valid runs (Wilson for rates, bootstrap otherwise), and how many "

@@ -29,8 +29,9 @@ from harness.report.plots import (
     source_label,
     subplots,
 )
+from harness.report.upstream import add_upstream_section
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
-from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
+from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD
 from harness.stats import wilson
 from harness.suites.registry import SUITES
@@ -92,6 +93,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     if rows:
         _pass_rates(doc, rows)
         _problem_cases(doc, rows)
+        add_upstream_section(doc, rows)
     judge_section(doc, run_dir)
     if rows:
         doc.heading("Cases")
@@ -333,8 +335,14 @@ def _pass_rates(doc: Document, rows: list[dict]) -> None:
             causes = ", ".join(f"{cause}: {n}" for cause, n in error_causes(subset).most_common())
             excluded += f"; excluded as ERROR (provider error after every retry): {counts[ERROR]} ({causes})"
         doc.text(
-            f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID, {counts[ERROR]} ERROR: "
-            f"rates over the {len(valid)} valid runs{excluded}."
+            f"{counts[PASS]} PASS, {counts[FAIL]} FAIL, {counts[INVALID]} INVALID, {counts[ERROR]} ERROR"
+            + (f", {counts[KNOWN_UPSTREAM]} KNOWN_UPSTREAM" if counts[KNOWN_UPSTREAM] else "")
+            + f": rates over the {len(valid)} valid runs{excluded}"
+            + (
+                "; KNOWN_UPSTREAM runs (listed under Known upstream failures) count in no rate."
+                if counts[KNOWN_UPSTREAM]
+                else "."
+            )
         )
         if _injects_faults(eval_name):
             detected = wilson(counts[FAIL], len(valid))
@@ -380,7 +388,8 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
     bad = [
         (r, o, keys)
         for r, o, keys in outcomes
-        if (o == PASS and _injects_faults(_eval_of(r))) or (o != PASS and not (o == FAIL and _injects_faults(_eval_of(r))))
+        if (o == PASS and _injects_faults(_eval_of(r)))
+        or (o not in (PASS, KNOWN_UPSTREAM) and not (o == FAIL and _injects_faults(_eval_of(r))))
     ]
     if detected:
         evals = ", ".join(sorted({_eval_of(r) for r in detected}))

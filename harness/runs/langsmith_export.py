@@ -17,7 +17,7 @@ What keys what:
   references an example that exists, whichever subset of cases an earlier export
   uploaded. A case whose content changed gets a new id, never the old example.
 
-Feedback means what the local report means: ``outcome`` (PASS, FAIL, INVALID or ERROR, a
+Feedback means what the local report means: ``outcome`` (PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM, a
 category with no score) for every run; the validity scores for every run that did not end
 in ERROR; ``passed`` (1 when every check held) and every check and measurement only for
 valid runs (PASS or FAIL). LangSmith's feedback columns average a key over the runs that
@@ -57,7 +57,7 @@ from harness.scoring.scorers import ERROR, PASS
 _NAMESPACE = uuid.UUID("6f1c0f43-1d2b-4c8e-9a57-3f0c2a7e5b10")
 OFFLINE_URL = "http://127.0.0.1:9"  # discard port: refused at once, never waited on
 FEEDBACK_COVERAGE = {
-    "outcome": "every run: PASS, FAIL, INVALID or ERROR, a category (no score, nothing averaged)",
+    "outcome": "every run: PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM, a category (no score, nothing averaged)",
     "validity scores (the row's `validity` keys, e.g. compacted)": "every run that did not end in ERROR",
     "passed, every check and every measurement": "valid runs only (PASS or FAIL), as the local report counts them",
 }

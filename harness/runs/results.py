@@ -19,7 +19,7 @@ from harness._version import package_versions
 from harness.errors import HarnessError
 from harness.scenarios.schema import Scenario
 from harness.scoring.metrics import case_metrics
-from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, PASS, VALIDITY, Score, fact_records, outcome
+from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
 from harness.suites.registry import SUITES
 from harness.trace.schema import EVENT_TYPES, Trace
 
@@ -28,6 +28,13 @@ def eval_version(name: str) -> int | None:
     """The registry's version of eval ``name`` (`EvalSuite.version`), None for a name the registry does not know."""
     suite = SUITES.get(name)
     return suite.version if suite is not None else None
+
+
+def known_upstream_of(name: str) -> dict[str, str]:
+    """Eval ``name``'s declared known upstream failures (`EvalSuite.known_upstream`: check -> issue URL); none for a
+    name the registry does not know."""
+    suite = SUITES.get(name)
+    return dict(suite.known_upstream) if suite is not None else {}
 
 
 def row_eval_version(row: dict[str, Any]) -> int:
@@ -49,7 +56,8 @@ def result_row(
     ``eval_name`` the registry entry the case ran as (default: the eval of its kind, as ``harness run`` runs it)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
-    result, decided_by = outcome(scores, trace.error)
+    declared = known_upstream_of(eval_name or trace.kind)
+    result, decided_by = outcome(scores, trace.error, declared)
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
     row = {
@@ -73,6 +81,7 @@ def result_row(
         "scores": {s.key: s.value for s in scores},
         "passed": {s.key: bool(s.value) for s in scores if s.role in GATING},
         "validity": [s.key for s in scores if s.role == VALIDITY],
+        "known_upstream": {s.key: declared[s.key] for s in scores if s.key in declared and s.role in GATING},
         "answers": trace.final.get("answers", []),
         "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
         "metrics": case_metrics(trace, scores, trace.kind),
@@ -113,7 +122,7 @@ LEGACY_VALIDITY_KEYS = (
 
 
 def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
-    """(PASS | FAIL | INVALID | ERROR, the keys or cause that decided it) for a results row, old rows included."""
+    """(PASS | FAIL | INVALID | ERROR | KNOWN_UPSTREAM, the keys or cause that decided it) for a results row, old rows included."""
     if "outcome" in row:
         return row["outcome"], list(row.get("outcome_keys", []))
     validity = set(row.get("validity", LEGACY_VALIDITY_KEYS))
@@ -126,7 +135,58 @@ def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
     return (FAIL, failed) if failed else (PASS, [])
 
 
-VALID = (PASS, FAIL)  # outcomes that count in rates
+VALID = (PASS, FAIL)  # outcomes that count in rates (KNOWN_UPSTREAM, like INVALID and ERROR, counts in none)
+
+
+UPSTREAM_REASON = "known upstream failure"
+"""How a pytest xfail reason for a known upstream failure starts (the terminal summary finds them by it)."""
+
+
+def upstream_verdict(row: dict[str, Any]) -> tuple[str, str] | None:
+    """What pytest makes of ``row`` beyond its checks: ``("xfail", reason)`` for a KNOWN_UPSTREAM case (the reason
+    names every failed check and its link), ``("fixed", message)`` for a case that passed a declared known upstream
+    check (a strict xfail's XPASS: someone must look, and drop the declaration), None otherwise."""
+    result, keys = row_outcome(row)
+    declared = row.get("known_upstream") or {}
+    if result == KNOWN_UPSTREAM:
+        return "xfail", f"{UPSTREAM_REASON}: " + "; ".join(f"{k} ({declared.get(k, 'no link')})" for k in keys)
+    fixed = [k for k in declared if (row.get("passed") or {}).get(k)]
+    if fixed and result == PASS:
+        return "fixed", (
+            f"[XPASS(strict)] {row['case_id']}: declared {UPSTREAM_REASON} passed (upstream fixed?): "
+            + "; ".join(f"{k} ({declared[k]})" for k in fixed)
+            + ". Check the issue, then remove the check from the eval's known_upstream."
+        )
+    return None
+
+
+def upstream_findings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every declared known upstream check a row scored (`EvalSuite.known_upstream`), one record each: the case, arm,
+    trial, check, issue link, whether it still fails (``fixed``: False) or passed ("upstream fixed?", ``fixed``:
+    True), and the evidence (the check's explanation and the row's ``upstream_evidence`` metrics when present).
+    A row of a case that errored or was invalid adds nothing: it did not test the check."""
+    found = []
+    for row in rows:
+        result = row_outcome(row)[0]
+        if result in (ERROR, INVALID):
+            continue
+        for key, url in (row.get("known_upstream") or {}).items():
+            if key not in row.get("passed", {}):
+                continue
+            found.append(
+                {
+                    "case_id": row["case_id"],
+                    "arm": row.get("arm"),
+                    "trial": row.get("trial", 0),
+                    "eval": row.get("eval") or row.get("kind"),
+                    "check": key,
+                    "url": url,
+                    "fixed": bool(row["passed"][key]),
+                    "outcome": result,
+                    "evidence": (row.get("explanations") or {}).get(key, ""),
+                }
+            )
+    return found
 
 
 def is_valid(row: dict[str, Any]) -> bool:
@@ -147,7 +207,7 @@ def outcome_line(rows: list[dict[str, Any]]) -> str:
     """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check', plus ERROR causes."""
     counts = Counter(row_outcome(r)[0] for r in rows)
     valid = sum(counts[k] for k in VALID)
-    parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID, ERROR) if counts[k])
+    parts = ", ".join(f"{counts[k]} {k}" for k in (PASS, FAIL, INVALID, ERROR, KNOWN_UPSTREAM) if counts[k])
     line = f"{len(rows)} case runs: {parts or 'none'}; {counts[PASS]}/{valid} valid runs passed every check"
     if counts[ERROR]:
         causes = "; ".join(f"{n} x {cause}" for cause, n in error_causes(rows).most_common())
@@ -192,7 +252,8 @@ ROW_SCHEMA_VERSION = 4
 2. ``arm``, ``outcome`` and ``outcome_keys``, ``eval``, ``scorers``; no ``schema_version``;
 3. ``schema_version`` and ``eval_version`` (the registry's version of the eval the row was scored under);
 4. ``packages``: {package: version} of `harness._version.RECORDED_PACKAGES` as installed where the case ran (an
-   earlier row reads as ``{}``: not recorded).
+   earlier row reads as ``{}``: not recorded); ``known_upstream``: {check: issue URL} of the eval's declared known
+   upstream failures the row scored (an earlier row reads as ``{}``), and the outcome KNOWN_UPSTREAM.
 `upgrade_row` reads each as version 4; tests/data/rows keeps a row of each."""
 
 
@@ -216,6 +277,7 @@ def upgrade_row(row: dict[str, Any], where: str = "row") -> dict[str, Any]:
     return {
         **row,
         "packages": row.get("packages") or {},
+        "known_upstream": row.get("known_upstream") or {},
         "eval": row.get("eval") or row.get("kind"),
         "scorers": row.get("scorers", "default"),
         "eval_version": row_eval_version(row),
@@ -250,6 +312,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
                 "outcome_keys",
                 "facts",  # per-fact records (probe and retention rows): nested, read from the rows themselves
                 "packages",
+                "known_upstream",  # {check: URL}: nested, read from the rows (`upstream_findings`)
             )
         }
         item["outcome"] = row_outcome(row)[0]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from deepagents.backends import StateBackend
-from deepagents.backends.protocol import ReadResult, WriteResult
+from deepagents.backends.protocol import FileUploadResponse, ReadResult, WriteResult
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
@@ -70,6 +70,16 @@ class FaultyBackend(StateBackend):
         if self.unwritable and file_path.startswith(self.unwritable):
             return WriteResult(error=f"permission denied writing {file_path} (injected fault)")
         return super().write(file_path, content)
+
+    def upload_files(self, files: list[tuple[str, bytes]]) -> list[FileUploadResponse]:
+        """Uploads (deepagents' media offload) refused under ``unwritable`` too."""
+        refused = [self.unwritable is not None and path.startswith(self.unwritable) for path, _ in files]
+        kept = [f for f, no in zip(files, refused) if not no]
+        allowed = iter(super().upload_files(kept) if kept else [])
+        return [
+            FileUploadResponse(path=path, error="permission_denied") if no else next(allowed)
+            for (path, _), no in zip(files, refused)
+        ]
 
 
 class MisplacingBackend(StateBackend):
@@ -174,6 +184,12 @@ class ForgetsArtifacts(ReferenceSummarizerModel):
     forget_artifacts: bool = True
 
 
+def _forgetful_media_backend() -> Any:
+    from harness.agent.media import ForgetfulBlobStore, media_backend
+
+    return media_backend(ForgetfulBlobStore())
+
+
 @dataclass(frozen=True)
 class SeededFault:
     """A fault the validity matrix injects, named for what it breaks. Which eval must catch it, and by which
@@ -260,6 +276,23 @@ SEEDED_FAULTS = {
         ),
         SeededFault(
             "artifacts-forgotten", "the summary's artifacts section lists nothing", summarizer=lambda: ForgetsArtifacts()
+        ),
+        # Media (issue 20): the parity and blobs evals catch these.
+        SeededFault(
+            "media-offload-refused",
+            "writing media under /conversation_history/media/ fails, so a summary keeps no copy of an image",
+            backend=lambda: FaultyBackend(unwritable="/conversation_history/media/"),
+        ),
+        SeededFault(
+            "blob-deleted",
+            "each offloaded blob is deleted from the blob store once loaded: the next turn finds it gone",
+            backend=lambda: _forgetful_media_backend(),
+        ),
+        SeededFault(
+            "missing-blob-ignored",
+            "blobs are deleted once loaded, and the agent never reads a file again after the missing-blob notice",
+            backend=lambda: _forgetful_media_backend(),
+            agent_options={"ignores_missing_blobs": True},
         ),
         SeededFault(
             "stale-answer",

@@ -29,6 +29,10 @@ ALL_STRATEGIES = "all"
 DEEPAGENTS = ("deepagents-summarization",)
 SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization", "hybrid", "none")
 
+DEEPAGENTS_6503 = "https://github.com/langchain-ai/deepagents/issues/6503"
+"""deepagents#6503: the compact_conversation tool skips the inline-media offload automatic summarization does (open,
+present in 0.7.32)."""
+
 SESSION = None
 """``preset`` value for an eval that runs under the session's own config (``--variant``, ``--trigger``...)."""
 
@@ -113,6 +117,8 @@ def _under_strategy(keys: tuple[str, ...], strategy: str) -> tuple[str, ...]:
 
 
 DROPPED = {"tool-result-dropped": "structure_ok"}
+PARITY_CHECKS = ("media_in_summary", "media_in_archive", "media_offloaded", "media_recalled")  # scoring.scorers.media
+MANUAL = "manual_"  # their prefix when the compaction was the compact_conversation tool's
 
 SUITES: Mapping[str, EvalSuite] = MappingProxyType(
     {
@@ -350,6 +356,50 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"history-unreadable": "pasted_via_file"},
                 gated=("pasted_via_file",),
+            ),
+            EvalSuite(
+                "parity",
+                "manual (compact_conversation) vs automatic compaction of an image: summary, archive and media offload",
+                required=(
+                    *COMMON,
+                    "media_compacted",
+                    *PARITY_CHECKS,
+                    *(MANUAL + k for k in PARITY_CHECKS),
+                ),
+                validity=("media_compacted",),
+                when_present=(*PARITY_CHECKS, *(MANUAL + k for k in PARITY_CHECKS)),
+                case_ids=("media-parity-auto", "media-parity-manual"),
+                matrix_cases=("media-parity-auto",),
+                preset="media",
+                keep_preset_window=True,
+                scorers="parity",
+                strategies=DEEPAGENTS,
+                faults={"media-offload-refused": "media_offloaded", **DROPPED},
+                gated=PARITY_CHECKS,
+                # deepagents#6503: the tool's compaction keeps no media, so the manual arm fails these for any model
+                known_upstream={MANUAL + k: DEEPAGENTS_6503 for k in PARITY_CHECKS},
+            ),
+            EvalSuite(
+                "blobs",
+                "binary read_file results offloaded to the blob store reach every request; a lost blob is read again",
+                required=(
+                    "run_completed",
+                    "structure_ok",
+                    "blob_offloaded",
+                    "summarized_after_read",
+                    "blob_rehydrated",
+                    "reread_after_missing",
+                    "media_answers_correct",
+                ),
+                validity=("blob_offloaded", "summarized_after_read"),
+                case_ids=("media-blob-recovery",),
+                matrix_cases=("media-blob-recovery",),
+                preset="media-blobs",
+                keep_preset_window=True,
+                scorers="blobs",
+                strategies=DEEPAGENTS,
+                faults={"blob-deleted": "blob_rehydrated", "missing-blob-ignored": "reread_after_missing"},
+                gated=("blob_rehydrated", "reread_after_missing", "media_answers_correct"),
             ),
             EvalSuite(
                 "tokens",

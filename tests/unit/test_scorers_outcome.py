@@ -145,6 +145,8 @@ def test_the_shipped_scorer_sets():
         "longid",
         "pasted",
         "todos",
+        "parity",
+        "blobs",
     )
 
 

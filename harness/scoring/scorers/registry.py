@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from functools import lru_cache
 from typing import Any
 
@@ -12,6 +12,7 @@ from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
+from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
 from harness.scoring.scorers.probes import probe_scores
 from harness.scoring.scorers.shared import (
@@ -20,7 +21,7 @@ from harness.scoring.scorers.shared import (
     summaries_ok,
 )
 from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
-from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, MEASURE, PASS, VALIDITY, Score
+from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
 
 ScorerFn = Callable[[Trace, Scenario], "Score | list[Score]"]
@@ -55,6 +56,8 @@ scorer(scorer_set="history")(history_scores)
 scorer("needle", scorer_set="longid")(long_id_scores)
 scorer(scorer_set="pasted")(pasted_scores)
 scorer(scorer_set="todos")(todo_scores)
+scorer(scorer_set="parity")(parity_scores)
+scorer(scorer_set="blobs")(blob_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
@@ -124,14 +127,17 @@ def scores_by_key(scores: list[Score]) -> dict[str, Score]:
     return {s.key: s for s in scores}
 
 
-def outcome(scores: list[Score], error: dict[str, Any] | None = None) -> tuple[str, list[str]]:
-    """PASS, FAIL, INVALID or ERROR for a case, and the keys (or, for ERROR, the cause) that decided it.
+def outcome(
+    scores: list[Score], error: dict[str, Any] | None = None, known_upstream: Collection[str] = ()
+) -> tuple[str, list[str]]:
+    """PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM for a case, and the keys (or, for ERROR, the cause) that decided it.
 
     A run that ended in a provider error (``error["provider_error"]``, see `harness.agent.live`) is
     ERROR: an outage is not a finding about compaction. Any other run that raised is FAIL
     (its crash is the finding, whatever it did not get to); otherwise a failed validity
     score makes the case INVALID (it did not test what it claims, so it counts in no
-    rate); otherwise any failed check is a FAIL.
+    rate); otherwise any failed check is a FAIL, unless every failed check is in ``known_upstream`` (the eval's
+    declared known upstream failures, `EvalSuite.known_upstream`): then the case is KNOWN_UPSTREAM.
     """
     if error and error.get("provider_error"):
         from harness.agent.live import error_cause
@@ -143,4 +149,7 @@ def outcome(scores: list[Score], error: dict[str, Any] | None = None) -> tuple[s
     invalid = [s.key for s in failed if s.role == VALIDITY]
     if invalid:
         return INVALID, invalid
-    return (FAIL, [s.key for s in failed]) if failed else (PASS, [])
+    if not failed:
+        return PASS, []
+    keys = [s.key for s in failed]
+    return (KNOWN_UPSTREAM if all(k in known_upstream for k in keys) else FAIL), keys

@@ -7,7 +7,10 @@ from typing import Any
 
 VALIDITY, CHECK, MEASURE = "validity", "check", "measure"
 PASS, FAIL, INVALID, ERROR = "PASS", "FAIL", "INVALID", "ERROR"
-OUTCOMES = (PASS, FAIL, INVALID, ERROR)
+KNOWN_UPSTREAM = "KNOWN_UPSTREAM"
+"""A valid case whose failed checks are all declared known upstream failures (`EvalSuite.known_upstream`): the
+installed deepagents fails them for any model. Never a PASS or a FAIL; counted in no rate, listed with its link."""
+OUTCOMES = (PASS, FAIL, INVALID, ERROR, KNOWN_UPSTREAM)
 GATING = (VALIDITY, CHECK)
 
 
