@@ -70,7 +70,7 @@ def build_agent(
         # Only when it differs: replacing it drops the model profile's tool-description overrides.
         replacements.append(FilesystemMiddleware(backend=backend, tool_token_limit_before_evict=config.eviction_tokens))
     graph = create_deep_agent(
-        model=model,
+        model=stack.model if stack.model is not None else model,  # a provider-native strategy runs its own
         tools=list(tools),
         system_prompt=system_prompt,
         middleware=[*replacements, *stack.inner, *middleware],

@@ -29,6 +29,7 @@ class StrategyStack:
     slot: Any  # takes deepagents' "SummarizationMiddleware" entry (main agent and general-purpose subagent)
     inner: list[Any]  # appended after deepagents' core entries, outside the recorder
     summarization: Any = None  # the deepagents SummarizationMiddleware instance, when there is one
+    model: Any = None  # the agent model the strategy runs with (a provider-native one's); None: the model it was given
 
 
 @runtime_checkable

@@ -26,7 +26,15 @@ BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's
     "sliding-window": "harness.compaction.strategies.sliding_window",
     "hybrid": "harness.compaction.strategies.hybrid",
     "none": "harness.compaction.strategies.none",
+    "anthropic-compaction": "harness.compaction.strategies.anthropic_compaction",
+    "anthropic-context-editing": "harness.compaction.strategies.anthropic_context_editing",
+    "openai-compaction": "harness.compaction.strategies.openai_compaction",
     "custom": "harness.compaction.strategies.custom",
+}
+PROVIDER_NATIVE: dict[str, int] = {  # the provider-native strategies -> the lowest trigger (input tokens) the provider takes
+    "anthropic-compaction": 50_000,  # compact_20260112 (harness.reference.native.ANTHROPIC_MIN_TRIGGER)
+    "anthropic-context-editing": 0,
+    "openai-compaction": 0,  # none documented
 }
 
 

@@ -1,0 +1,108 @@
+"""What the provider-native strategies share: the agent model they run with, and the trigger the provider accepts.
+
+A provider-native strategy (``anthropic-compaction``, ``anthropic-context-editing``, ``openai-compaction``) compacts on
+the provider's side: its `StrategyStack` carries the agent model with the provider's settings
+(``ChatAnthropic(context_management=..., betas=...)``, ``ChatOpenAI(use_responses_api=True, context_management=...)``)
+and leaves deepagents' summarization slot to `none.VacatedSummarizationSlot`, so neither deepagents' nor LangChain's
+summarization runs in the arm. Which model that is (`native_model`):
+
+- a live model of the strategy's provider (``--model anthropic:NAME``, with or without ``--base-url``): a copy of it
+  with the settings, so a live run uses the user's key, endpoint and client settings unchanged;
+- the in-process reference agent (an offline run): the provider's LangChain model pointed at a `harness serve` this
+  process starts on loopback (`local_server`, one per process and seed), which answers as the provider does with the
+  same reference models behind it (these strategies are about the provider, so offline they need its endpoint);
+- a live model of another provider: a ConfigError (exit 2) naming the model to use;
+- any other chat model (the overhead probe, a test's own double): unchanged, the settings have nowhere to go.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import TYPE_CHECKING, Any
+
+from harness.errors import ConfigError
+
+if TYPE_CHECKING:
+    from harness.compaction.config import CompactionConfig
+
+PROVIDER_TYPES = {"anthropic": "anthropic-chat", "openai": "openai-chat"}  # provider -> its chat model's _llm_type
+LOCAL_RETRIES = 2  # the loopback server's clients: few retries (nothing there is transient but a fault)
+LOCAL_TIMEOUT_S = 120.0
+_servers: dict[tuple[int, int], Any] = {}  # (pid, seed) -> the running ReferenceServer (a forked child starts its own)
+_lock = threading.Lock()
+
+
+def local_server(seed: int = 0) -> Any:
+    """This process's `harness serve` for ``seed`` on a free loopback port, started on first use and kept while the
+    process runs (its thread is a daemon)."""
+    from harness.reference.serve import ReferenceServer
+
+    key = (os.getpid(), seed)
+    with _lock:
+        server = _servers.get(key)
+        if server is None or server.state.stopping.is_set():
+            server = ReferenceServer(port=0, seed=seed, max_seconds=None).start()
+            _servers[key] = server
+        return server
+
+
+def served_model(provider: str, window: int, seed: int = 0) -> Any:
+    """The provider's LangChain chat model for the reference agent behind `local_server`, declared ``window``."""
+    from harness.agent.models import NO_KEY_PLACEHOLDER
+    from harness.reference import AGENT_NAME
+
+    url = local_server(seed).url
+    settings: dict[str, Any] = {"max_retries": LOCAL_RETRIES, "timeout": LOCAL_TIMEOUT_S, "api_key": NO_KEY_PLACEHOLDER}
+    if provider == "anthropic":
+        from langchain_anthropic import ChatAnthropic
+
+        model: Any = ChatAnthropic(model=AGENT_NAME, base_url=url.removesuffix("/v1"), **settings)  # type: ignore[call-arg]
+    else:
+        from langchain_openai import ChatOpenAI
+
+        model = ChatOpenAI(model=AGENT_NAME, base_url=url, **settings)  # type: ignore[call-arg]
+    model.profile = {**(model.profile or {}), "max_input_tokens": window}
+    return model
+
+
+def native_model(
+    strategy: str, provider: str, model: Any, settings: dict[str, Any], *, window: int, summarizer: Any = None
+) -> Any:
+    """``model`` as ``strategy`` runs it: the provider's chat model with ``settings`` (see the module docstring), or
+    None when ``model`` is neither a provider model nor the reference agent (left as it is)."""
+    from harness.reference import ReferenceAgentModel
+
+    if isinstance(model, ReferenceAgentModel):
+        base = served_model(provider, window, seed=int(getattr(summarizer, "seed", 0) or 0))
+    elif getattr(model, "_llm_type", None) == PROVIDER_TYPES[provider]:
+        base = model
+    elif type(model).__module__.startswith("langchain_"):
+        raise ConfigError(
+            f"strategy {strategy} is {provider.title()}'s server-side context management: run it with a {provider}:NAME "
+            f"model (--model {provider}:NAME, with --base-url for harness serve) or the reference agent (offline), "
+            f"not {type(model).__name__}"
+        )
+    else:
+        return None
+    return base.model_copy(update={**settings, "profile": {**(base.profile or {}), "max_input_tokens": window}})
+
+
+def trigger_tokens(config: CompactionConfig, minimum: int = 0) -> int:
+    """The config's trigger in input tokens, as the provider's setting: the lowest of its token triggers. A trigger
+    under the provider's ``minimum`` is a ConfigError (exit 2) from `native.low_trigger_window`, naming the minimum and
+    the declared window that reaches the fraction; a trigger of messages only has no provider equivalent."""
+    from harness.reference.native import low_trigger_window
+
+    tokens = config.trigger_tokens()
+    if tokens is None:
+        raise ConfigError(
+            f"config {config.name!r}: strategy {config.strategy} triggers in input tokens; give a fraction or tokens "
+            f"trigger, not {', '.join(map(str, config.trigger))}"
+        )
+    if tokens < minimum:
+        try:
+            low_trigger_window(min(tokens / config.window, 1.0), config.window, minimum)
+        except ConfigError as exc:
+            raise ConfigError(f"config {config.name!r}: strategy {config.strategy}: {exc}") from None
+    return tokens
