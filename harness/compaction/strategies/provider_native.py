@@ -26,6 +26,7 @@ from harness.errors import ConfigError
 if TYPE_CHECKING:
     from harness.compaction.config import CompactionConfig
 
+PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI"}
 PROVIDER_TYPES = {"anthropic": "anthropic-chat", "openai": "openai-chat"}  # provider -> its chat model's _llm_type
 LOCAL_RETRIES = 2  # the loopback server's clients: few retries (nothing there is transient but a fault)
 LOCAL_TIMEOUT_S = 120.0
@@ -77,11 +78,11 @@ def native_model(
         base = served_model(provider, window, seed=int(getattr(summarizer, "seed", 0) or 0))
     elif getattr(model, "_llm_type", None) == PROVIDER_TYPES[provider]:
         base = model
-    elif type(model).__module__.startswith("langchain_"):
+    elif type(model).__module__.split(".")[0] not in ("langchain_core", "langchain") and "langchain_" in type(model).__module__:
         raise ConfigError(
-            f"strategy {strategy} is {provider.title()}'s server-side context management: run it with a {provider}:NAME "
-            f"model (--model {provider}:NAME, with --base-url for harness serve) or the reference agent (offline), "
-            f"not {type(model).__name__}"
+            f"strategy {strategy} is {PROVIDER_NAMES[provider]}'s server-side context management: run it with "
+            f"--model {provider}:NAME (with --base-url for harness serve) or with the reference agent (offline), "
+            f"not a {type(model).__name__}"
         )
     else:
         return None
