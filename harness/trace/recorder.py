@@ -160,7 +160,8 @@ class Recorder:
             self.own_time_s += time.perf_counter() - t0
 
     def _before_agent_call(self, request: Any) -> dict[str, Any]:
-        msgs, provider_summary = provider_view(request.messages)
+        view, provider_summary = provider_view(request.messages)
+        msgs: list[Any] = view
         entries = [self._entry(m) for m in msgs]
         overhead = self._overhead_tokens(request.system_message, request.tools)
         total = overhead + sum(t for _, t in entries)
@@ -344,7 +345,8 @@ class Recorder:
             self._provider_cleared(call, cleared)
 
     def _provider_cleared(self, call: dict[str, Any], count: int) -> None:
-        keys, cleared_ids = list(call["message_keys"]), []
+        keys = list(call["message_keys"])
+        cleared_ids: list[str] = []
         for pos, key in enumerate(keys):
             data = self.messages[key]
             if len(cleared_ids) == count:

@@ -62,7 +62,7 @@ def served_model(provider: str, window: int, seed: int = 0) -> Any:
     else:
         from langchain_openai import ChatOpenAI
 
-        model = ChatOpenAI(model=AGENT_NAME, base_url=url, **settings)  # type: ignore[call-arg]
+        model = ChatOpenAI(model=AGENT_NAME, base_url=url, **settings)
     model.profile = {**(model.profile or {}), "max_input_tokens": window}
     return model
 
