@@ -303,8 +303,9 @@ class Recorder:
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
             meta = message.response_metadata
+            # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
             if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
-                self.served_simulated = True  # chat completions and messages carry it at the top, responses in metadata
+                self.served_simulated = True
             self._native_events(call, message)
 
     def _native_events(self, call: dict[str, Any], message: BaseMessage) -> None:
