@@ -316,14 +316,13 @@ class Recorder:
         size before; a failed one (null content) marks the call ``native_compaction_failed``. Tool results the
         provider cleared (``applied_edits``: a count, the oldest first as Anthropic clears them): the request shows
         them as the placeholder the model saw, and a ``mask`` event names those cleared for the first time."""
-        from harness.reference.native import summary_message
         from harness.trace import native
 
         for found in native.compactions(message):
             if found.summary is None:
                 call["native_compaction_failed"] = found.provider
                 continue
-            key, tokens = self._entry(summary_message(found.summary))
+            key, tokens = self._entry(native.summary_message(found.summary))
             self._summaries_seen.add(key)
             before, before_tokens = len(call["message_keys"]), call["approx_tokens"]
             call.update(message_keys=[key], summary_at_head=True, approx_tokens=call["overhead_tokens"] + tokens)
@@ -380,7 +379,6 @@ class Recorder:
 def provider_view(messages: list[BaseMessage]) -> tuple[list[BaseMessage], bool]:
     """The request as a provider that compacted earlier sees it: from the latest native compaction (a block or item
     with a summary, in an AI message) on, the summary first (True), else the messages as they are (False)."""
-    from harness.reference.native import summary_message
     from harness.trace import native
 
     for pos in range(len(messages) - 1, -1, -1):
@@ -388,16 +386,16 @@ def provider_view(messages: list[BaseMessage]) -> tuple[list[BaseMessage], bool]
             continue
         readable = [c for c in native.compactions(messages[pos]) if c.summary is not None]
         if readable:
-            return [summary_message(readable[-1].summary or ""), *messages[pos:]], True
+            return [native.summary_message(readable[-1].summary or ""), *messages[pos:]], True
     return list(messages), False
 
 
 def native_placeholder() -> str:
-    """The text a provider's cleared tool result reads as (`harness serve`'s, LangChain's and Anthropic's
-    ``[cleared]``)."""
-    from harness.reference.serve_anthropic import CLEARED_PLACEHOLDER
+    """The text a provider's cleared tool result reads as: ``[cleared]`` (Anthropic's, `harness serve`'s and
+    LangChain's)."""
+    from harness.compaction.strategies.observation_masking import PLACEHOLDER
 
-    return CLEARED_PLACEHOLDER
+    return PLACEHOLDER
 
 
 class RecorderMiddleware(AgentMiddleware):

@@ -14,10 +14,10 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
 from harness.agent.build import build_strategy
+from harness.agent.native_models import local_server
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.strategies.names import PROVIDER_NATIVE
 from harness.compaction.strategies.none import VacatedSummarizationSlot
-from harness.compaction.strategies.provider_native import local_server
 from harness.errors import ConfigError
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel, native
 from harness.suites.registry import SUITES

@@ -1,7 +1,7 @@
 """``anthropic-compaction``: Anthropic's server-side compaction (``context_management`` edit ``compact_20260112``).
 
 The agent model is ``ChatAnthropic(context_management={"edits": [compact_20260112 at the trigger]},
-betas=["compact-2026-01-12"])`` (`provider_native.native_model`: the user's live model, or offline the reference agent
+betas=["compact-2026-01-12"])`` (`harness.agent.native_models`: the user's live model, or offline the reference agent
 behind a loopback `harness serve`); deepagents' summarization slot is vacated, so the provider is the only compaction.
 At the trigger (the config's, in input tokens; Anthropic refuses one under 50,000, a ConfigError naming the window
 that reaches the fraction) the reply starts with a ``compaction`` block, and the next request drops what it replaced.
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
 from harness.compaction.strategies.names import PROVIDER_NATIVE
-from harness.compaction.strategies.provider_native import native_model, trigger_tokens
+from harness.compaction.strategies.provider_native import trigger_tokens
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -51,5 +51,4 @@ def build(
 ) -> StrategyStack:
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
-    agent = native_model(INFO.name, "anthropic", model, settings(config), window=config.window, summarizer=summarizer)
-    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[], model=agent)
+    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[], provider="anthropic", provider_settings=settings(config))

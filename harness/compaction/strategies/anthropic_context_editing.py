@@ -1,7 +1,7 @@
 """``anthropic-context-editing``: Anthropic's server-side tool-result clearing (edit ``clear_tool_uses_20250919``).
 
 The agent model is ``ChatAnthropic(context_management={"edits": [clear_tool_uses_20250919]},
-betas=["context-management-2025-06-27"])`` (`provider_native.native_model`), deepagents' summarization slot vacated.
+betas=["context-management-2025-06-27"])`` (`harness.agent.native_models`), deepagents' summarization slot vacated.
 Past the trigger (the config's, in input tokens) the provider replaces the results of all but the newest ``mask_keep``
 tool uses with a placeholder and reports it in ``context_management.applied_edits``: observation masking done by the
 provider. The state keeps every result; a cleared one comes back by calling the tool again.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
-from harness.compaction.strategies.provider_native import native_model, trigger_tokens
+from harness.compaction.strategies.provider_native import trigger_tokens
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -46,5 +46,4 @@ def build(
 ) -> StrategyStack:
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
-    agent = native_model(INFO.name, "anthropic", model, settings(config), window=config.window, summarizer=summarizer)
-    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[], model=agent)
+    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[], provider="anthropic", provider_settings=settings(config))

@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
+from harness.compaction.strategies.provider_native import ANTHROPIC_MIN_TRIGGER
 from harness.errors import ConfigError
 
 GROUP = "compaction_harness.strategies"
@@ -32,7 +33,7 @@ BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's
     "custom": "harness.compaction.strategies.custom",
 }
 PROVIDER_NATIVE: dict[str, int] = {  # the provider-native strategies -> the lowest trigger (input tokens) the provider takes
-    "anthropic-compaction": 50_000,  # compact_20260112 (harness.reference.native.ANTHROPIC_MIN_TRIGGER)
+    "anthropic-compaction": ANTHROPIC_MIN_TRIGGER,  # compact_20260112
     "anthropic-context-editing": 0,
     "openai-compaction": 0,  # none documented
 }

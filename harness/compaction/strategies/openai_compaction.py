@@ -1,7 +1,7 @@
 """``openai-compaction``: OpenAI's server-side compaction in the Responses API (``context_management`` compaction).
 
 The agent model is ``ChatOpenAI(use_responses_api=True, context_management=[{"type": "compaction",
-"compact_threshold": trigger}])`` (`provider_native.native_model`), deepagents' summarization slot vacated. At the
+"compact_threshold": trigger}])`` (`harness.agent.native_models`), deepagents' summarization slot vacated. At the
 threshold (the config's trigger in input tokens) the output starts with a ``compaction`` item whose opaque
 ``encrypted_content`` stands for everything before it on the next request (offline, the harness's envelope, read back
 by `harness.reference.native.decode_compaction`). Nothing is offloaded: a fact the summary did not keep is gone.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
-from harness.compaction.strategies.provider_native import native_model, trigger_tokens
+from harness.compaction.strategies.provider_native import trigger_tokens
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -42,5 +42,4 @@ def build(
 ) -> StrategyStack:
     from harness.compaction.strategies.none import VacatedSummarizationSlot
 
-    agent = native_model(INFO.name, "openai", model, settings(config), window=config.window, summarizer=summarizer)
-    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[], model=agent)
+    return StrategyStack(slot=VacatedSummarizationSlot(), inner=[], provider="openai", provider_settings=settings(config))

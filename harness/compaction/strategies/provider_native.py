@@ -1,100 +1,29 @@
-"""What the provider-native strategies share: the agent model they run with, and the trigger the provider accepts.
+"""What the provider-native strategies share: the trigger the provider accepts, in input tokens.
 
 A provider-native strategy (``anthropic-compaction``, ``anthropic-context-editing``, ``openai-compaction``) compacts on
-the provider's side: its `StrategyStack` carries the agent model with the provider's settings
+the provider's side. Its `StrategyStack` names the provider and the settings of its LangChain model
 (``ChatAnthropic(context_management=..., betas=...)``, ``ChatOpenAI(use_responses_api=True, context_management=...)``)
 and leaves deepagents' summarization slot to `none.VacatedSummarizationSlot`, so neither deepagents' nor LangChain's
-summarization runs in the arm. Which model that is (`native_model`):
-
-- a live model of the strategy's provider (``--model anthropic:NAME``, with or without ``--base-url``): a copy of it
-  with the settings, so a live run uses the user's key, endpoint and client settings unchanged;
-- the in-process reference agent (an offline run): the provider's LangChain model pointed at a `harness serve` this
-  process starts on loopback (`local_server`, one per process and seed), which answers as the provider does with the
-  same reference models behind it (these strategies are about the provider, so offline they need its endpoint);
-- a live model of another provider: a ConfigError (exit 2) naming the model to use;
-- any other chat model (the overhead probe, a test's own double): unchanged, the settings have nowhere to go.
+summarization runs in the arm; `harness.agent.native_models` builds that model (the user's live one, or offline the
+reference agent behind a loopback `harness serve`). The trigger is the config's, in input tokens; Anthropic refuses a
+compaction trigger under ``ANTHROPIC_MIN_TRIGGER``, and `low_trigger_window` says which declared window reaches a
+fraction (configs check it when they are made, so a refused trigger is exit 2 before any case).
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from typing import TYPE_CHECKING, Any
+import math
+from typing import Any
 
 from harness.errors import ConfigError
 
-if TYPE_CHECKING:
-    from harness.compaction.config import CompactionConfig
-
-PROVIDER_NAMES = {"anthropic": "Anthropic", "openai": "OpenAI"}
-PROVIDER_TYPES = {"anthropic": "anthropic-chat", "openai": "openai-chat"}  # provider -> its chat model's _llm_type
-LOCAL_RETRIES = 2  # the loopback server's clients: few retries (nothing there is transient but a fault)
-LOCAL_TIMEOUT_S = 120.0
-_servers: dict[tuple[int, int], Any] = {}  # (pid, seed) -> the running ReferenceServer (a forked child starts its own)
-_lock = threading.Lock()
+ANTHROPIC_MIN_TRIGGER = 50_000  # compact_20260112: a trigger under this is a 400
 
 
-def local_server(seed: int = 0) -> Any:
-    """This process's `harness serve` for ``seed`` on a free loopback port, started on first use and kept while the
-    process runs (its thread is a daemon)."""
-    from harness.reference.serve import ReferenceServer
-
-    key = (os.getpid(), seed)
-    with _lock:
-        server = _servers.get(key)
-        if server is None or server.state.stopping.is_set():
-            server = ReferenceServer(port=0, seed=seed, max_seconds=None).start()
-            _servers[key] = server
-        return server
-
-
-def served_model(provider: str, window: int, seed: int = 0) -> Any:
-    """The provider's LangChain chat model for the reference agent behind `local_server`, declared ``window``."""
-    from harness.agent.models import NO_KEY_PLACEHOLDER
-    from harness.reference import AGENT_NAME
-
-    url = local_server(seed).url
-    settings: dict[str, Any] = {"max_retries": LOCAL_RETRIES, "timeout": LOCAL_TIMEOUT_S, "api_key": NO_KEY_PLACEHOLDER}
-    if provider == "anthropic":
-        from langchain_anthropic import ChatAnthropic
-
-        model: Any = ChatAnthropic(model=AGENT_NAME, base_url=url.removesuffix("/v1"), **settings)  # type: ignore[call-arg]
-    else:
-        from langchain_openai import ChatOpenAI
-
-        model = ChatOpenAI(model=AGENT_NAME, base_url=url, **settings)
-    model.profile = {**(model.profile or {}), "max_input_tokens": window}
-    return model
-
-
-def native_model(
-    strategy: str, provider: str, model: Any, settings: dict[str, Any], *, window: int, summarizer: Any = None
-) -> Any:
-    """``model`` as ``strategy`` runs it: the provider's chat model with ``settings`` (see the module docstring), or
-    None when ``model`` is neither a provider model nor the reference agent (left as it is)."""
-    from harness.reference import ReferenceAgentModel
-
-    if isinstance(model, ReferenceAgentModel):
-        base = served_model(provider, window, seed=int(getattr(summarizer, "seed", 0) or 0))
-    elif getattr(model, "_llm_type", None) == PROVIDER_TYPES[provider]:
-        base = model
-    elif type(model).__module__.split(".")[0] not in ("langchain_core", "langchain") and "langchain_" in type(model).__module__:
-        raise ConfigError(
-            f"strategy {strategy} is {PROVIDER_NAMES[provider]}'s server-side context management: run it with "
-            f"--model {provider}:NAME (with --base-url for harness serve) or with the reference agent (offline), "
-            f"not a {type(model).__name__}"
-        )
-    else:
-        return None
-    return base.model_copy(update={**settings, "profile": {**(base.profile or {}), "max_input_tokens": window}})
-
-
-def trigger_tokens(config: CompactionConfig, minimum: int = 0) -> int:
+def trigger_tokens(config: Any, minimum: int = 0) -> int:
     """The config's trigger in input tokens, as the provider's setting: the lowest of its token triggers. A trigger
-    under the provider's ``minimum`` is a ConfigError (exit 2) from `native.low_trigger_window`, naming the minimum and
+    under the provider's ``minimum`` is a ConfigError (exit 2) from `low_trigger_window`, naming the minimum and
     the declared window that reaches the fraction; a trigger of messages only has no provider equivalent."""
-    from harness.reference.native import low_trigger_window
-
     tokens = config.trigger_tokens()
     if tokens is None:
         raise ConfigError(
@@ -107,3 +36,33 @@ def trigger_tokens(config: CompactionConfig, minimum: int = 0) -> int:
         except ConfigError as exc:
             raise ConfigError(f"config {config.name!r}: strategy {config.strategy}: {exc}") from None
     return tokens
+
+
+def trigger_error(trigger: int, minimum: int = ANTHROPIC_MIN_TRIGGER) -> str | None:
+    """Anthropic's 400 text for a ``compact_20260112`` trigger under the minimum, or None when it is allowed."""
+    if trigger >= minimum:
+        return None
+    return (
+        f"context_management.edits.compact_20260112.trigger.value: {trigger} is below the minimum of {minimum} input "
+        f"tokens; compaction triggers must be at least {minimum}"
+    )
+
+
+def low_trigger_window(fraction: float, window: int, minimum: int = ANTHROPIC_MIN_TRIGGER) -> int:
+    """The trigger in input tokens for a harness trigger at ``fraction`` of a declared ``window``, checked against
+    the provider's ``minimum``: ConfigError (exit 2) naming the minimum and the declared window that reaches that
+    fraction when the trigger would be refused."""
+    if not 0 < fraction <= 1:
+        raise ConfigError(f"trigger fraction {fraction}: must be in (0, 1]")
+    if window <= 0:
+        raise ConfigError(f"declared window {window}: must be positive")
+    trigger = int(fraction * window)
+    if trigger >= minimum:
+        return trigger
+    needed = math.ceil(minimum / fraction)
+    other = f" (or trigger at {math.ceil(100 * minimum / window)}% or more of this window)" if minimum <= window else ""
+    raise ConfigError(
+        f"a trigger at {fraction:.0%} of a {window:,}-token window is {trigger:,} input tokens, below the provider's "
+        f"compaction minimum of {minimum:,}; declare a window of at least {needed:,} tokens to trigger at "
+        f"{fraction:.0%}{other}"
+    )
