@@ -10,6 +10,8 @@ one; a trigger Anthropic refuses is exit 2 before any case."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.agent.models import choose_models
@@ -80,6 +82,27 @@ def test_a_trigger_anthropic_refuses_is_exit_2_naming_the_minimum_and_the_window
     err = capsys.readouterr().err
     assert "below the provider's compaction minimum of 50,000" in err and "at least 250,000 tokens" in err
     assert list(tmp_path.iterdir()) == []  # nothing ran
+
+
+def test_a_spec_arm_anthropic_refuses_stops_the_experiment_before_any_cell(tmp_path):
+    """The shipped strategies spec with anthropic-compaction added (20 % of 64,000 tokens) is exit 2 naming the arm; the
+    shipped Anthropic spec (a 250,000-token window) builds every arm."""
+    import yaml
+
+    from harness.errors import ConfigError
+    from harness.runs.grid import cell_config, run_experiment
+    from harness.runs.spec import load_spec
+
+    experiments = Path(__file__).resolve().parent.parent / "datasets" / "experiments"
+    shipped = yaml.safe_load((experiments / "strategies.yaml").read_text())
+    shipped["strategies"].append("anthropic-compaction")
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(shipped))
+    with pytest.raises(ConfigError, match="arm anthropic-compaction at threshold 20%: .*minimum of 50,000"):
+        run_experiment(load_spec(tmp_path / "s.yaml"), out_dir=tmp_path / "out", progress=lambda _: None)
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("cells.jsonl"))
+    spec = load_spec(experiments / "strategies-anthropic-compaction.yaml")
+    configs = [cell_config(spec, arm, t) for arm in spec.arms() for t in spec.thresholds]
+    assert {c.strategy for c in configs} == {"anthropic-compaction", "none"} and configs[0].trigger_tokens() == 50_000
 
 
 @pytest.mark.parametrize(
