@@ -44,6 +44,8 @@ class Recorder:
         self._masked: set[str] = set()
         self._trimmed = 0
         self._key_tokens: dict[str, int] = {}
+        self._native_seen = False  # a provider-native compaction came back: requests are read as the provider sees them
+        self._native_summaries: dict[str, BaseMessage] = {}  # summary text -> its message (one object: one hashing)
         from harness.compaction.strategies.registry import INFO  # local: the strategies import their middleware
 
         info = INFO.get(strategy)
@@ -160,8 +162,10 @@ class Recorder:
             self.own_time_s += time.perf_counter() - t0
 
     def _before_agent_call(self, request: Any) -> dict[str, Any]:
-        view, provider_summary = provider_view(request.messages)
-        msgs: list[Any] = view
+        msgs: list[Any] = list(request.messages)
+        provider_summary = False
+        if self._native_seen:  # only after a provider's compaction: other runs pay nothing for the look
+            msgs, provider_summary = provider_view(msgs, self._native_summaries)
         entries = [self._entry(m) for m in msgs]
         overhead = self._overhead_tokens(request.system_message, request.tools)
         total = overhead + sum(t for _, t in entries)
@@ -322,8 +326,10 @@ class Recorder:
             if found.summary is None:
                 call["native_compaction_failed"] = found.provider
                 continue
-            key, tokens = self._entry(native.summary_message(found.summary))
+            summary = self._native_summaries.setdefault(found.summary, native.summary_message(found.summary))
+            key, tokens = self._entry(summary)
             self._summaries_seen.add(key)
+            self._native_seen = True
             before, before_tokens = len(call["message_keys"]), call["approx_tokens"]
             call.update(message_keys=[key], summary_at_head=True, approx_tokens=call["overhead_tokens"] + tokens)
             self.event(
@@ -376,17 +382,20 @@ class Recorder:
         return self._key_tokens[key]
 
 
-def provider_view(messages: list[BaseMessage]) -> tuple[list[BaseMessage], bool]:
+def provider_view(messages: list[BaseMessage], made: dict[str, BaseMessage] | None = None) -> tuple[list[BaseMessage], bool]:
     """The request as a provider that compacted earlier sees it: from the latest native compaction (a block or item
-    with a summary, in an AI message) on, the summary first (True), else the messages as they are (False)."""
+    with a summary, in an AI message) on, the summary first (True), else the messages as they are (False). ``made``
+    holds the summary messages already made, by text (the same object each time)."""
     from harness.trace import native
 
+    made = {} if made is None else made
     for pos in range(len(messages) - 1, -1, -1):
         if messages[pos].type != "ai":
             continue
-        readable = [c for c in native.compactions(messages[pos]) if c.summary is not None]
+        readable = [c.summary for c in native.compactions(messages[pos]) if c.summary is not None]
         if readable:
-            return [native.summary_message(readable[-1].summary or ""), *messages[pos:]], True
+            summary = made.setdefault(readable[-1], native.summary_message(readable[-1]))
+            return [summary, *messages[pos:]], True
     return list(messages), False
 
 
