@@ -674,6 +674,8 @@ def test_the_shipped_strategies_spec_runs_live_and_agrees_with_offline_cell_by_c
 
     shipped = yaml.safe_load((ROOT / "datasets" / "experiments" / "strategies.yaml").read_text())
     shipped["scenarios"] = {**shipped["scenarios"], "cases": ["needle-h24k-d010", "goal-ledgers-12"]}
+    # An OpenAI model cannot carry Anthropic's context management (exit 2): the live copy leaves the anthropic-* arm out
+    shipped["strategies"] = [s for s in shipped["strategies"] if not s.startswith("anthropic-")]
     offline = tmp_path / "offline.yaml"
     offline.write_text(yaml.safe_dump(shipped))
     with serving(usage=False, max_seconds=600) as srv:
@@ -694,7 +696,7 @@ def test_the_shipped_strategies_spec_runs_live_and_agrees_with_offline_cell_by_c
     local = run_experiment(load_spec(offline), out_dir=tmp_path / "offline", progress=lambda _: None)
     a = {r["cell_id"]: r for r in read_cells(local.path / "cells.jsonl")}
     b = {r["cell_id"]: r for r in read_cells(served.path / "cells.jsonl")}
-    assert set(a) == set(b) and len(a) == 12  # six strategies x two cases
+    assert set(a) == set(b) and len(a) == 14  # seven strategies (openai-compaction among them) x two cases
     assert {r["strategy"] for r in b.values()} == set(shipped["strategies"])
     assert {r["agent_model"] for r in b.values()} == {"openai:reference-agent"}
     for cell, row in a.items():

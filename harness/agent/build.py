@@ -30,10 +30,18 @@ from harness.compaction.strategies.base import StrategyStack, with_window
 
 def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
     """The middleware for ``config.strategy``: its registered module builds its own from released packages (the
-    registry knows strategies by name; the config names one and is checked against the names)."""
+    registry knows strategies by name; the config names one and is checked against the names). A provider-native
+    strategy's stack also gets its agent model (`harness.agent.native_models.native_model`)."""
     from harness.compaction.strategies.registry import load  # local: the strategies import langchain middleware
 
-    return load(config.strategy).build(config, model, backend=backend, summarizer=summarizer)
+    stack = load(config.strategy).build(config, model, backend=backend, summarizer=summarizer)
+    if stack.provider is not None:  # a provider-native strategy: the agent runs on the provider's model
+        from harness.agent.native_models import native_model
+
+        stack.model = native_model(
+            config.strategy, stack.provider, model, stack.provider_settings or {}, window=config.window, summarizer=summarizer
+        )
+    return stack
 
 
 @dataclass
@@ -86,7 +94,7 @@ def build_agent(
 
         extra.append(SummarizationToolMiddleware(stack.summarization, system_prompt=None))  # called when a task says so
     graph = create_deep_agent(
-        model=model,
+        model=stack.model if stack.model is not None else model,  # a provider-native strategy runs its own
         tools=list(tools),
         system_prompt=system_prompt,
         middleware=[*replacements, *stack.inner, *extra, *middleware],

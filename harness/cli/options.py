@@ -32,7 +32,8 @@ def add_config_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         default=None,
         help="compaction strategy: deepagents-summarization (default), langchain-summarization, observation-masking, "
-        "sliding-window, hybrid, none, or module:function (custom)",
+        "sliding-window, hybrid, none, the provider-native anthropic-compaction, anthropic-context-editing and "
+        "openai-compaction (docs/strategies.md), or module:function (custom)",
     )
     m = p.add_argument_group("models")
     m.add_argument(

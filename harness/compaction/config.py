@@ -193,6 +193,12 @@ class CompactionConfig:
             from harness.compaction.prompts import validate_prompt  # local: prompts imports deepagents
 
             validate_prompt(self.summary_prompt, source=f"config {self.name!r}")
+        from harness.compaction.strategies.names import PROVIDER_NATIVE
+
+        if self.strategy in PROVIDER_NATIVE:  # a trigger the provider refuses is refused here, before any run
+            from harness.compaction.strategies.provider_native import trigger_tokens
+
+            trigger_tokens(self, PROVIDER_NATIVE[self.strategy])
 
     # -- derived views -------------------------------------------------------------
     def trigger_arg(self) -> LangChainContextSize | list[LangChainContextSize | TriggerClause]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
 from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.messages import BaseMessage, message_to_dict
+from langchain_core.messages import BaseMessage, ToolMessage, message_to_dict
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness import _deepagents_adapter as da
@@ -43,6 +43,9 @@ class Recorder:
         self._summaries_seen: set[str] = set()
         self._masked: set[str] = set()
         self._trimmed = 0
+        self._key_tokens: dict[str, int] = {}
+        self._native_seen = False  # a provider-native compaction came back: requests are read as the provider sees them
+        self._native_summaries: dict[str, BaseMessage] = {}  # summary text -> its message (one object: one hashing)
         from harness.compaction.strategies.registry import INFO  # local: the strategies import their middleware
 
         info = INFO.get(strategy)
@@ -74,6 +77,7 @@ class Recorder:
         self.messages.setdefault(key, data)
         tokens = count_tokens_approximately([msg])
         self._by_id[id(msg)] = (msg, key, tokens)  # holding msg keeps id() unique
+        self._key_tokens[key] = tokens
         return key, tokens
 
     def _overhead_tokens(self, system: BaseMessage | None, tools: list[Any]) -> int:
@@ -158,11 +162,14 @@ class Recorder:
             self.own_time_s += time.perf_counter() - t0
 
     def _before_agent_call(self, request: Any) -> dict[str, Any]:
-        msgs = request.messages
+        msgs: list[Any] = list(request.messages)
+        provider_summary = False
+        if self._native_seen:  # only after a provider's compaction: other runs pay nothing for the look
+            msgs, provider_summary = provider_view(msgs, self._native_summaries)
         entries = [self._entry(m) for m in msgs]
         overhead = self._overhead_tokens(request.system_message, request.tools)
         total = overhead + sum(t for _, t in entries)
-        summary_head = bool(msgs) and da.is_summary_message(msgs[0])
+        summary_head = bool(msgs) and (provider_summary or da.is_summary_message(msgs[0]))
         call = self.new_call(
             "agent",
             [k for k, _ in entries],
@@ -303,6 +310,101 @@ class Recorder:
             # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
             if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
                 self.served_simulated = True
+            self._native_events(call, message)
+
+    def _native_events(self, call: dict[str, Any], message: BaseMessage) -> None:
+        """What a provider-native strategy did to this call, from its response, recorded as what the model saw.
+
+        A compaction block or item with a summary: the model answered from the summary alone, so the call's request
+        becomes that summary (at the head, as the provider's next requests have it) and a ``summary`` event records the
+        size before; a failed one (null content) marks the call ``native_compaction_failed``. Tool results the
+        provider cleared (``applied_edits``: a count, the oldest first as Anthropic clears them): the request shows
+        them as the placeholder the model saw, and a ``mask`` event names those cleared for the first time."""
+        from harness.trace import native
+
+        for found in native.compactions(message):
+            if found.summary is None:
+                call["native_compaction_failed"] = found.provider
+                continue
+            summary = self._native_summaries.setdefault(found.summary, native.summary_message(found.summary))
+            key, tokens = self._entry(summary)
+            self._summaries_seen.add(key)
+            self._native_seen = True
+            before, before_tokens = len(call["message_keys"]), call["approx_tokens"]
+            call.update(message_keys=[key], summary_at_head=True, approx_tokens=call["overhead_tokens"] + tokens)
+            self.event(
+                "summary",
+                call,
+                tokens_before=before_tokens,
+                tokens_after=call["approx_tokens"],
+                messages_before=before,
+                messages_after=1,
+                history_path=None,
+                summary_key=key,
+                cause="threshold",
+                native=found.provider,
+                summary_readable=found.readable,
+                dropped={"messages": before},
+            )
+        cleared = native.cleared_tool_uses(message)
+        if cleared:
+            self._provider_cleared(call, cleared)
+
+    def _provider_cleared(self, call: dict[str, Any], count: int) -> None:
+        keys = list(call["message_keys"])
+        cleared_ids: list[str] = []
+        for pos, key in enumerate(keys):
+            data = self.messages[key]
+            if len(cleared_ids) == count:
+                break
+            if data["type"] != "tool" or data["data"].get("content") == native_placeholder():
+                continue
+            call_id = data["data"]["tool_call_id"]
+            keys[pos] = self._entry(ToolMessage(content=native_placeholder(), tool_call_id=call_id))[0]
+            cleared_ids.append(call_id)
+        before = call["approx_tokens"]
+        call.update(message_keys=keys, approx_tokens=call["overhead_tokens"] + sum(self._tokens_of(k) for k in keys))
+        new = [i for i in cleared_ids if i not in self._masked]
+        if new:
+            self._masked.update(new)
+            self.event(
+                "mask",
+                call,
+                tool_call_ids=new,
+                masked_now=len(cleared_ids),
+                tokens_before=before,
+                tokens_after=call["approx_tokens"],
+                native="anthropic",
+                dropped={"tool_results": new},
+            )
+
+    def _tokens_of(self, key: str) -> int:
+        return self._key_tokens[key]
+
+
+def provider_view(messages: list[BaseMessage], made: dict[str, BaseMessage] | None = None) -> tuple[list[BaseMessage], bool]:
+    """The request as a provider that compacted earlier sees it: from the latest native compaction (a block or item
+    with a summary, in an AI message) on, the summary first (True), else the messages as they are (False). ``made``
+    holds the summary messages already made, by text (the same object each time)."""
+    from harness.trace import native
+
+    made = {} if made is None else made
+    for pos in range(len(messages) - 1, -1, -1):
+        if messages[pos].type != "ai":
+            continue
+        readable = [c.summary for c in native.compactions(messages[pos]) if c.summary is not None]
+        if readable:
+            summary = made.setdefault(readable[-1], native.summary_message(readable[-1]))
+            return [summary, *messages[pos:]], True
+    return list(messages), False
+
+
+def native_placeholder() -> str:
+    """The text a provider's cleared tool result reads as: ``[cleared]`` (Anthropic's, `harness serve`'s and
+    LangChain's)."""
+    from harness.compaction.strategies.observation_masking import PLACEHOLDER
+
+    return PLACEHOLDER
 
 
 class RecorderMiddleware(AgentMiddleware):

@@ -193,3 +193,17 @@ def test_the_summary_is_read_inside_deepagents_message_not_the_message_around_it
     assert summaries_ok(conv.trace()).explanation == (
         f"degraded summarization: call {call['index']}: too short to carry the work (10 characters)"
     )
+
+
+def test_a_native_compaction_that_returned_no_summary_fails_naming_the_call():
+    conv = _conversation()
+    call = conv.agent(tools=[("fetch_document", {"doc_id": "DOC-2"}, "DOC-2 text")])
+    conv.answer("done")
+    assert summaries_ok(conv.trace()).value is True
+    call["native_compaction_failed"] = "anthropic"  # what the recorder marks for a null compaction block
+    assert summaries_ok(conv.trace()) == Score(
+        "summaries_ok",
+        False,
+        CHECK,
+        f"degraded summarization: call {call['index']}: the anthropic compaction returned no summary",
+    )

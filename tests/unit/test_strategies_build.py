@@ -73,6 +73,9 @@ def test_the_registry_lists_every_strategy_in_its_order_with_its_description():
         "sliding-window",
         "hybrid",
         "none",
+        "anthropic-compaction",
+        "anthropic-context-editing",
+        "openai-compaction",
         "custom",
     )
     assert all(registry.INFO[name].name == name for name in registry.NAMES)

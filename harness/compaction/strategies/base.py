@@ -29,6 +29,9 @@ class StrategyStack:
     slot: Any  # takes deepagents' "SummarizationMiddleware" entry (main agent and general-purpose subagent)
     inner: list[Any]  # appended after deepagents' core entries, outside the recorder
     summarization: Any = None  # the deepagents SummarizationMiddleware instance, when there is one
+    provider: str | None = None  # a provider-native strategy's provider ("anthropic", "openai"): the agent runs on its model
+    provider_settings: dict[str, Any] | None = None  # that model's settings (context_management, betas, use_responses_api)
+    model: Any = None  # the agent model built from those (`agent.build.build_strategy`); None: the model it was given
 
 
 @runtime_checkable

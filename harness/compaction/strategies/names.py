@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
+from harness.compaction.strategies.provider_native import ANTHROPIC_MIN_TRIGGER
 from harness.errors import ConfigError
 
 GROUP = "compaction_harness.strategies"
@@ -26,7 +27,15 @@ BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's
     "sliding-window": "harness.compaction.strategies.sliding_window",
     "hybrid": "harness.compaction.strategies.hybrid",
     "none": "harness.compaction.strategies.none",
+    "anthropic-compaction": "harness.compaction.strategies.anthropic_compaction",
+    "anthropic-context-editing": "harness.compaction.strategies.anthropic_context_editing",
+    "openai-compaction": "harness.compaction.strategies.openai_compaction",
     "custom": "harness.compaction.strategies.custom",
+}
+PROVIDER_NATIVE: dict[str, int] = {  # the provider-native strategies -> the lowest trigger (input tokens) the provider takes
+    "anthropic-compaction": ANTHROPIC_MIN_TRIGGER,  # compact_20260112
+    "anthropic-context-editing": 0,
+    "openai-compaction": 0,  # none documented
 }
 
 

@@ -135,7 +135,8 @@ def summarizer_attempts(trace: Trace) -> list[list[dict]]:
 
 
 def summaries_ok(trace: Trace) -> Score:
-    """Every summary the agent was given is a real summary, and every summary request ended in one.
+    """Every summary the agent was given is a real summary, and every summary request ended in one (a provider's
+    native compaction that returned none, a null compaction block, is a failed one).
 
     A request that failed and then succeeded on a retry gave the agent a good summary: it is
     OK, and the explanation says it recovered after N attempts. A request whose last
@@ -153,6 +154,9 @@ def summaries_ok(trace: Trace) -> Score:
     for event in trace.events_of("summary"):
         for defect in summary_defects(da.summary_body(trace.message_text(event["summary_key"]))):
             problems.append(f"call {event['call_index']}: {defect}")
+    for call in trace.calls:  # a provider-native compaction that came back without a summary (a null block)
+        if call.get("native_compaction_failed"):
+            problems.append(f"call {call['index']}: the {call['native_compaction_failed']} compaction returned no summary")
     if problems:
         return Score("summaries_ok", False, CHECK, "degraded summarization: " + "; ".join(problems[:3]))
     n = len(trace.events_of("summary"))
