@@ -299,8 +299,24 @@ class Recorder:
             }
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
+            passes = compaction_iterations(message.response_metadata)
+            if passes:
+                call["compaction_usage"] = passes
             if message.response_metadata.get("system_fingerprint") == SIMULATED_FINGERPRINT:
                 self.served_simulated = True
+
+
+def compaction_iterations(response_metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The provider's server-side compaction passes of one response, as it billed them: Anthropic's
+    ``usage.iterations`` entries of type ``compaction`` (the summary pass, billed only there). langchain-anthropic
+    does not read ``iterations`` into ``usage_metadata``, but it copies the raw response fields (``usage`` among them,
+    as the SDK parsed it, unknown fields kept) into ``response_metadata``; the recorder reads them from there, so the
+    SDK and LangChain stay unpatched. Empty for any other response."""
+    usage = response_metadata.get("usage")
+    entries = usage.get("iterations") if isinstance(usage, dict) else None
+    if not isinstance(entries, list):
+        return []
+    return [dict(e) for e in entries if isinstance(e, dict) and e.get("type") == "compaction"]
 
 
 class RecorderMiddleware(AgentMiddleware):
