@@ -23,6 +23,7 @@ from harness.trace.schema import Trace
 KINDS = ("input", "output", "cache_read", "cache_write")
 ROLES = ("agent", "summarizer", "compaction", "judge")
 Tokens = dict[str, int | None]
+TTL_WRITE_KEYS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 
 
 def _count(value: Any) -> int | None:
@@ -42,8 +43,19 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
         "input": _count(usage.get("input_tokens")),
         "output": _count(usage.get("output_tokens")),
         "cache_read": _count(details.get("cache_read")),
-        "cache_write": _count(details.get("cache_creation")),
+        "cache_write": cache_writes(details),
     }
+
+
+def cache_writes(details: Mapping[str, Any]) -> int | None:
+    """Cache-write tokens from ``input_token_details``: ``cache_creation``, plus the per-TTL keys langchain-anthropic
+    moves them to when Anthropic reports ``usage.cache_creation`` (it then sets ``cache_creation`` to 0, so reading
+    that key alone reads every write as 0). Unknown when no key is there or one is broken."""
+    keys = [k for k in ("cache_creation", *TTL_WRITE_KEYS) if k in details]
+    counts = [_count(details[k]) for k in keys]
+    if not keys or any(c is None for c in counts):
+        return None
+    return sum(c for c in counts if c is not None)
 
 
 def iteration_tokens(entry: Mapping[str, Any]) -> Tokens:
