@@ -88,9 +88,9 @@ def add_cost_section(
     doc.table(shown)
     roles = _ordered(role_table(rows), arms)
     doc.text("Tokens per task by role (compaction: a provider's server-side summary passes, billed apart).")
-    doc.table(
-        roles.assign(**{k: roles[k].map(lambda v, k=k: fmt(v, "usd" if k == "usd" else "tokens")) for k in (*KINDS, "usd")})
-    )
+    figures = {k: roles[k].map(lambda v, k=k: fmt(v, "usd" if k == "usd" else "tokens")) for k in (*KINDS, "usd")}
+    calls = roles["calls"].map(lambda v: "" if v is None or v != v else f"{v:.1f}")  # v != v: NaN, the total row
+    doc.table(roles.assign(calls=calls, **figures))
     judge = _judge_line(path)
     if judge:
         doc.text(judge)
