@@ -96,9 +96,9 @@ def strategy_cost_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         passes = sum(1 for r in group if row_outcome(dict(r))[0] == PASS)
         totals = [_record(r, "total") for r in group]
         usd = [t.get("usd") if t is not None else None for t in totals]
-        total_usd = None if not usd or any(u is None for u in usd) else sum(usd)
+        total_usd = None if not usd or any(u is None for u in usd) else sum(float(u) for u in usd if u is not None)
         sent = [(r.get("cost") or {}).get("sent") or {} for r in group]
-        sources = sorted({s.get("source") for s in sent if s.get("source")})
+        sources = sorted({str(s["source"]) for s in sent if s.get("source")})
         inputs = [t.get("input") if t is not None else None for t in totals]
         reads = [t.get("cache_read") if t is not None else None for t in totals]
         mine = ratios.get((arm, threshold), [])

@@ -74,21 +74,20 @@ def add_cost_section(
         doc.text("No runs: nothing to cost.")
         return
     summary = _ordered(summary, arms)
-    shown = summary.assign(
-        **{
-            "tokens sent per task": summary["tokens sent per task"].map(fmt),
-            "vs none": summary["vs none"].map(lambda v: fmt(v, "ratio")),
-            "USD per task": summary["USD per task"].map(lambda v: fmt(v, "usd")),
-            "cache read share": summary["cache read share"].map(lambda v: fmt(v, "share")),
-            "USD per PASS": [f"{fmt(v, 'usd')} (n={p})" for v, p in zip(summary["USD per PASS"], summary["PASS"], strict=True)],
-        }
-    )
+    columns: dict[str, Any] = {
+        "tokens sent per task": summary["tokens sent per task"].map(fmt),
+        "vs none": summary["vs none"].map(lambda v: fmt(v, "ratio")),
+        "USD per task": summary["USD per task"].map(lambda v: fmt(v, "usd")),
+        "cache read share": summary["cache read share"].map(lambda v: fmt(v, "share")),
+        "USD per PASS": [f"{fmt(v, 'usd')} (n={p})" for v, p in zip(summary["USD per PASS"], summary["PASS"], strict=True)],
+    }
+    shown = summary.assign(**columns)
     if summary["pairs"].isna().all():
         shown = shown.drop(columns=["vs none", "pairs"])
     doc.table(shown)
     roles = _ordered(role_table(rows), arms)
     doc.text("Tokens per task by role (compaction: a provider's server-side summary passes, billed apart).")
-    figures = {k: roles[k].map(lambda v, k=k: fmt(v, "usd" if k == "usd" else "tokens")) for k in (*KINDS, "usd")}
+    figures: dict[str, Any] = {k: roles[k].map(lambda v, k=k: fmt(v, "usd" if k == "usd" else "tokens")) for k in (*KINDS, "usd")}
     calls = roles["calls"].map(lambda v: "" if v is None or v != v else f"{v:.1f}")  # v != v: NaN, the total row
     doc.table(roles.assign(calls=calls, **figures))
     judge = _judge_line(path)
@@ -129,12 +128,17 @@ def _slug(text: str) -> str:
 def x_metric(part: pd.DataFrame, arms: list[str]) -> tuple[str, str] | None:
     """The cost axis: the first of `X_METRICS` every arm with a success figure has a positive mean for."""
     ys = part[part["metric"] == "passed"].set_index("arm")
-    present = [a for a in arms if a in ys.index and ys.loc[a, "n"] > 0]
+    present = [a for a in arms if _positive(ys, a, "n")]
     for metric, label in X_METRICS:
         xs = part[part["metric"] == metric].set_index("arm")
-        if present and all(a in xs.index and xs.loc[a, "n"] > 0 and xs.loc[a, "mean"] > 0 for a in present):
+        if present and all(_positive(xs, a, "n") and _positive(xs, a, "mean") for a in present):
             return metric, label
     return None
+
+
+def _positive(frame: pd.DataFrame, arm: str, column: str) -> bool:
+    """``frame.loc[arm, column]`` is there and above 0 (NaN is not)."""
+    return arm in frame.index and float(frame.loc[arm, column]) > 0  # type: ignore[arg-type]
 
 
 def success_vs_cost(part: pd.DataFrame, arms: list[str], source: str):  # noqa: ANN201
@@ -146,7 +150,7 @@ def success_vs_cost(part: pd.DataFrame, arms: list[str], source: str):  # noqa: 
     metric, label = choice
     xs = part[part["metric"] == metric].set_index("arm")
     ys = part[part["metric"] == "passed"].set_index("arm")
-    shown = [a for a in arms if a in xs.index and a in ys.index and ys.loc[a, "n"] > 0]
+    shown = [a for a in arms if a in xs.index and _positive(ys, a, "n")]
     fig, ax = subplots(figsize=(7, 4.5))
     for i, arm in enumerate(shown):
         x, y = xs.loc[arm], ys.loc[arm]

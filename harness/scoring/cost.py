@@ -117,7 +117,7 @@ def dollars(tokens: Tokens, price: Mapping[str, float] | None) -> float | None:
     read, write = tokens["cache_read"], tokens["cache_write"]
     if (read is None and price.get("cache_read") is not None) or (write is None and price.get("cache_write") is not None):
         return None
-    return round(usage_cost(price, tokens["input"], tokens["output"], read or 0, write or 0), 6)
+    return round(usage_cost(dict(price), tokens["input"], tokens["output"], read or 0, write or 0), 6)
 
 
 def case_cost(trace: Trace) -> dict[str, Any]:
