@@ -28,6 +28,7 @@ X_METRICS = (
     ("total_tokens", "approximate input tokens per task (agent + summarizer)"),
 )
 JUDGE_FILE = "judge.json"
+UNPRICED_COLUMNS = ("arm", "threshold", "runs", "PASS", "tokens sent per task", "counted by", "vs none", "pairs")
 
 
 def fmt(value: Any, kind: str = "tokens") -> str:
@@ -84,6 +85,15 @@ def add_cost_section(
     shown = summary.assign(**columns)
     if summary["pairs"].isna().all():
         shown = shown.drop(columns=["vs none", "pairs"])
+    if not reported(rows):
+        doc.text(
+            "No model call reported usage (the in-process reference models report none): tokens sent are the harness's "
+            "approximate count, and there are no cache, role or dollar figures. Run through `harness serve` "
+            "(`--model anthropic:reference-agent --base-url ...`) for simulated ones."
+        )
+        doc.table(shown[[c for c in shown.columns if c in UNPRICED_COLUMNS]])
+        _chart(doc, path, comparison, arms, source, chart)
+        return
     doc.table(shown)
     roles = _ordered(role_table(rows), arms)
     doc.text("Tokens per task by role (compaction: a provider's server-side summary passes, billed apart).")
@@ -93,6 +103,15 @@ def add_cost_section(
     judge = _judge_line(path)
     if judge:
         doc.text(judge)
+    _chart(doc, path, comparison, arms, source, chart)
+
+
+def reported(rows: list[dict]) -> bool:
+    """Whether any run's models reported usage (a served or live run; never the in-process reference models)."""
+    return any(((r.get("cost") or {}).get("sent") or {}).get("source") == "provider" for r in rows)
+
+
+def _chart(doc: Document, path: Path, comparison: pd.DataFrame, arms: list[str], source: str, chart: bool) -> None:
     if not chart:
         return
     for threshold in dict.fromkeys(comparison["threshold"]) if not comparison.empty else []:

@@ -153,3 +153,31 @@ def test_llm_runs_one_per_call_and_per_compaction_pass():
     assert runs[0]["outputs"]["usage_metadata"]["input_tokens"] == 9 and runs[0]["metadata"]["ls_model_name"] == "x"
     assert runs[1]["outputs"]["usage_metadata"]["input_tokens"] == 50 and runs[1]["metadata"]["role"] == "compaction"
     assert "usage_metadata" not in runs[2]["outputs"] and runs[3]["outputs"]["error"] == "APIError"
+
+
+def _section(rows, tmp_path, judge=None):
+    from harness.report._document import Document
+
+    if judge is not None:
+        (tmp_path / "judge.json").write_text(__import__("json").dumps({"usage": judge}))
+    doc = Document("t")
+    cost_report.add_cost_section(doc, tmp_path, rows, pd.DataFrame(), ["none", "sum"], "", chart=False)
+    return doc
+
+
+def test_a_run_no_model_reported_usage_for_shows_no_dollar_column(tmp_path):
+    rows = [row("none", "a", source="approximate", usd=None), row("sum", "a", source="approximate", usd=None)]
+    assert not cost_report.reported(rows) and cost_report.reported(ROWS)
+    tables = [v for k, v in _section(rows, tmp_path).blocks if k == "table"]
+    assert len(tables) == 1 and not [c for c in tables[0].columns if "USD" in c or "cache" in c]
+    assert "vs none" in tables[0].columns
+
+
+def test_a_reported_run_shows_dollars_roles_and_the_judge_line(tmp_path):
+    doc = _section(ROWS, tmp_path, judge={"judgements": 3, "input_tokens": 900, "output_tokens": 30, "cost_usd": None})
+    tables = [v for k, v in doc.blocks if k == "table"]
+    assert "USD per PASS" in tables[0].columns and set(tables[1]["role"]) == {"agent", "summarizer", "compaction", "total"}
+    judge = [v for k, v in doc.blocks if k == "text" and v.startswith("Judge")]
+    assert judge == [
+        "Judge (judge.json, the whole run): 3 judgements, 900 input and 30 output tokens, USD n/a; not in the per-task figures above."
+    ]
