@@ -9,6 +9,7 @@ the clients parse, faults arrive as the errors the clients raise.
 from __future__ import annotations
 
 import json
+import urllib.request
 
 import anthropic
 import openai
@@ -65,6 +66,16 @@ def test_the_anthropic_sdk_reads_messages_streamed_and_not(srv):
         )
 
 
+def test_a_query_string_does_not_change_the_route(srv):
+    request = urllib.request.Request(  # older Anthropic SDKs' beta client posts to /v1/messages?beta=true
+        srv.url + "/messages?beta=true",
+        data=json.dumps({"model": "reference-agent", "max_tokens": 64, "messages": [{"role": "user", "content": TASK}]}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert json.loads(answer.read())["type"] == "message"
+
+
 def test_chat_anthropic_compacts_and_the_next_request_drops_what_the_summary_replaced(srv):
     model = claude(srv, context_management=compact_edit(), betas=["compact-2026-01-12"]).bind_tools(ANTHROPIC_TOOLS)
     first = model.invoke(BIG_TURNS)
@@ -100,6 +111,7 @@ def test_compaction_faults_on_the_messages_path(srv):
     with pytest.raises(anthropic.APIStatusError, match="compaction failed mid-stream"):
         streaming.invoke(BIG_TURNS)
     assert srv.state.stats()["faults_injected"] == {"null-compaction@agent": 1, "compaction-midstream@agent": 1}
+    assert srv.state.stats()["compactions"] == {"messages": 2}  # the failed ones count: the server made them
 
 
 def test_existing_faults_reach_the_anthropic_client_in_its_shape(srv):
@@ -120,6 +132,7 @@ def test_the_openai_sdk_reads_responses_compact_and_refuses_a_compaction_id(srv)
     streamed = list(client.responses.create(model="reference-agent", input=TASK, tools=RESPONSES_TOOLS, stream=True))
     assert streamed[-1].type == "response.completed" and streamed[-1].response.output[0].arguments == resp.output[0].arguments
     compacted = client.responses.compact(model="gpt-5.4", input=[{"role": "user", "content": TASK}])
+    assert srv.state.stats()["compactions"] == {"compact": 1}
     assert compacted.output[-1].type == "compaction" and "1. Read" in native.decode_compaction(
         compacted.output[-1].encrypted_content
     )

@@ -61,9 +61,14 @@ def provider_tokens(messages: Sequence[BaseMessage], tools: Sequence[Any] | None
     return int(total)
 
 
+def output_tokens(reply: AIMessage) -> int:
+    """Simulated output tokens of a reply: its text and tool-call arguments (at least one token)."""
+    return int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+
+
 def simulated_usage(messages: Sequence[BaseMessage], tools: Sequence[Any] | None, reply: AIMessage) -> UsageMetadata:
     """The usage a reference model reports for answering ``messages`` (with ``tools``) by ``reply``: the request's
     `provider_tokens`, and the reply's text and tool-call arguments (at least one token)."""
-    completion = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    completion = output_tokens(reply)
     prompt = provider_tokens(messages, tools)
     return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)

@@ -138,6 +138,7 @@ class ServerState:
     requests: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)
     injected: Counter = field(default_factory=Counter)
+    compactions: Counter = field(default_factory=Counter)  # native compactions made, per API (a null Anthropic block counts)
     in_flight: int = 0
     peak_in_flight: int = 0
     first_at: float | None = None  # monotonic time of the first and the latest chat request since the last reset
@@ -153,6 +154,7 @@ class ServerState:
                 "requests": dict(self.requests),
                 "statuses": {str(k): v for k, v in self.statuses.items()},
                 "faults_injected": dict(self.injected),
+                "compactions": dict(self.compactions),
                 "faults": [asdict(f) for f in self.faults],
                 "in_flight": self.in_flight,
                 "peak_in_flight": self.peak_in_flight,
@@ -165,7 +167,7 @@ class ServerState:
     def reset(self) -> None:
         with self.lock:
             self.faults.clear()
-            for counter in (self.requests, self.statuses, self.injected):
+            for counter in (self.requests, self.statuses, self.injected, self.compactions):
                 counter.clear()
             self.peak_in_flight = self.in_flight
             self.first_at = self.last_at = None
@@ -343,6 +345,12 @@ class _Handler(BaseHTTPRequestHandler):
         except RequestError as exc:
             self._send(exc.status, _api_error(api, exc.status, str(exc)))
             return
+        made = sum(
+            1 for part in outcome.body.get("content") or outcome.body.get("output") or [] if part.get("type") == "compaction"
+        )
+        if made:
+            with state.lock:
+                state.compactions[api] += made
         midstream = outcome.fault == "compaction-midstream"
         if body.get("stream") and api != "compact":
             events = (serve_anthropic.sse_events if api == "messages" else serve_responses.sse_events)(outcome.body, midstream)

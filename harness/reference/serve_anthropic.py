@@ -31,11 +31,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from harness.reference import native
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import text_tokens
+from harness.reference.provider_tokens import output_tokens
 from harness.reference.wire import (
     Outcome,
     RequestError,
-    conversation_key,
+    cache_key,
     message_unit,
     reference_reply,
     scope_of,
@@ -298,7 +298,7 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
         elif edit["type"] == "clear_tool_uses_20250919":
             applied.append(clear_tool_uses(conv, edit))
     scope = scope_of(body.get("model"), conv.tools)
-    key = f"anthropic:{body.get('model')}:{conversation_key(conv.messages)}"
+    key = cache_key("anthropic", body, conv.messages)
     compact = next((e for e in edits if e["type"] == "compact_20260112"), None)
     content: list[dict[str, Any]] = []
     iterations: list[dict[str, Any]] = []
@@ -311,7 +311,9 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
             summary = native.compaction_summary(conv.messages, compact.get("instructions"), seed=seed)
             block_content = None if fault == "null-compaction" else summary
             content.append({"type": "compaction", "content": block_content})
-            iterations.append(_usage(CacheUse(0, 0, total), int(text_tokens(summary)) + 1) | {"type": "compaction"})
+            # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
+            pass_use = cache.use(key, conv.units(), sorted(conv.breakpoints))
+            iterations.append(_usage(pass_use, output_tokens(AIMessage(content=summary))) | {"type": "compaction"})
             if block_content is not None:
                 conv.messages = [native.summary_message(summary)]
                 conv.breakpoints = {i for i in conv.breakpoints if i < len(conv.tool_units) + len(conv.system)}
@@ -321,12 +323,13 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
                 message = _message(body, content, "compaction", _usage(CacheUse(0, 0, 0), 0), applied, iterations)
                 return Outcome(message, fault)
     reply, _name = reference_reply([*conv.system, *conv.messages], conv.tools or None, scope, seed)
-    used = cache.use(key, conv.units(), sorted(conv.breakpoints))
+    # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
+    used = cache.use(cache_key("anthropic", body, conv.messages), conv.units(), sorted(conv.breakpoints))
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
         content.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]})
-    output = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    output = output_tokens(reply)
     usage = _usage(used, output)
     if iterations:
         iterations.append(usage | {"type": "message"})

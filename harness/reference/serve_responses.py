@@ -29,12 +29,12 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from harness.reference import native
-from harness.reference.prompt_cache import PromptCache
-from harness.reference.provider_tokens import text_tokens
+from harness.reference.prompt_cache import CacheUse, PromptCache
+from harness.reference.provider_tokens import output_tokens
 from harness.reference.wire import (
     Outcome,
     RequestError,
-    conversation_key,
+    cache_key,
     message_unit,
     reference_reply,
     scope_of,
@@ -118,9 +118,7 @@ def to_messages(items: list[dict[str, Any]]) -> list[BaseMessage]:
             except ValueError as exc:
                 raise RequestError(f"input[{k}].encrypted_content: {exc}") from None
             if k == last:
-                out = [native.summary_message(summary)]
-            continue
-        if last is not None and k < last:
+                out = [native.summary_message(summary)]  # it stands for every item before it
             continue
         if kind == "message":
             role, text = item.get("role"), _text(item.get("content"))
@@ -221,7 +219,9 @@ def answer(
     system: list[BaseMessage] = [SystemMessage(content=body["instructions"])] if body.get("instructions") else []
     tools = chat_tools(body.get("tools") or [])
     output: list[dict[str, Any]] = []
-    extra_in = extra_out = 0
+    key = cache_key("openai", body, messages)
+    summary_pass = CacheUse(0, 0, 0)
+    summary_out = 0
     fault = None
     if threshold is not None:
         total = sum(n for _, n in _tokens(system, messages, tools))
@@ -229,8 +229,10 @@ def answer(
         if total >= threshold and fault != "null-compaction":
             summary = native.compaction_summary(messages, seed=seed)
             output.append(compaction_item(summary, items))
+            # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
+            summary_pass = cache.use(key, _tokens(system, messages, tools))
+            summary_out = output_tokens(AIMessage(content=summary))
             messages = [native.summary_message(summary)]
-            extra_in, extra_out = total, int(text_tokens(summary)) + 1
     reply, _ = reference_reply([*system, *messages], tools or None, scope_of(body.get("model"), tools), seed)
     if reply.text:
         output.append(
@@ -253,10 +255,9 @@ def answer(
                 "status": "completed",
             }
         )
-    units = _tokens(system, messages, tools)
-    key = f"openai:{body.get('model')}:{conversation_key(messages)}"
-    used = cache.use(key, units)
-    out_tokens = int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
+    # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
+    used = cache.use(cache_key("openai", body, messages), _tokens(system, messages, tools))
+    out_tokens = output_tokens(reply)
     response = {
         "id": stable_id("resp_", body.get("model"), items, output),
         "object": "response",
@@ -276,7 +277,12 @@ def answer(
         "top_p": body.get("top_p"),
         "store": body.get("store", True),
         "text": {"format": {"type": "text"}},
-        "usage": usage(used.read, used.write, used.total + extra_in, out_tokens + extra_out),
+        "usage": usage(
+            used.read + summary_pass.read,
+            used.write + summary_pass.write,
+            used.total + summary_pass.total,
+            out_tokens + summary_out,
+        ),
     }
     if body.get("store", True) is not False:
         store.put(response["id"], [*items, *output])  # a compaction item among them drops what precedes it
@@ -306,7 +312,7 @@ def compact(body: dict[str, Any], seed: int, store: ResponseStore) -> dict[str, 
         "object": "response.compaction",
         "created_at": int(time.time()),
         "output": output,
-        "usage": usage(0, 0, total, int(text_tokens(summary)) + 1),
+        "usage": usage(0, 0, total, output_tokens(AIMessage(content=summary))),
     }
 
 

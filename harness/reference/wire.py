@@ -66,9 +66,11 @@ def stable_id(prefix: str, *parts: object) -> str:
     return prefix + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
-def conversation_key(messages: Sequence[BaseMessage]) -> str:
-    """The first user turn's text: the simulated prompt cache keeps entries per conversation (``prompt_cache``)."""
-    return next((m.text for m in messages if m.type == "human"), "")
+def cache_key(api: str, body: dict[str, Any], messages: Sequence[BaseMessage]) -> str:
+    """The simulated prompt cache's key for a request: the API, the model and the conversation, named by its first
+    user turn (a summary's, after a compaction), so concurrent cases never share entries (``prompt_cache``)."""
+    first = next((m.text for m in messages if m.type == "human"), "")
+    return f"{api}:{body.get('model')}:{first}"
 
 
 def message_unit(msg: BaseMessage) -> tuple[str, int]:

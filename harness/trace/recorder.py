@@ -299,10 +299,12 @@ class Recorder:
             }
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
-            passes = compaction_iterations(message.response_metadata)
+            meta = message.response_metadata
+            passes = compaction_iterations(meta)
             if passes:
                 call["compaction_usage"] = passes
-            if message.response_metadata.get("system_fingerprint") == SIMULATED_FINGERPRINT:
+            # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
+            if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
                 self.served_simulated = True
 
 

@@ -21,6 +21,7 @@ def test_anthropic_caches_only_at_breakpoints():
     assert cache.use("k", UNITS, breakpoints=[]) == CacheUse(0, 0, 1400)  # no cache_control: no caching
     assert cache.use("k", UNITS, breakpoints=[1]) == CacheUse(0, 1200, 200)  # tools + system written
     assert cache.use("k", UNITS, breakpoints=[1, 2]) == CacheUse(1200, 200, 0)  # read, and the tail written
+    assert cache.use("k", UNITS, breakpoints=[]) == CacheUse(0, 0, 1400)  # stored, but no breakpoint: no lookup
 
 
 def test_a_rewritten_prefix_is_a_write_again():

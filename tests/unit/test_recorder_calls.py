@@ -296,6 +296,15 @@ def test_an_answer_from_harness_serve_marks_the_run_as_served_simulated():
     assert rec.served_simulated is True
 
 
+def test_a_responses_api_answer_from_harness_serve_is_marked_by_its_metadata():
+    rec = Recorder()
+    rec.finish_call(rec.new_call("agent", [], 0), 0.0, message=AIMessage("x", response_metadata={"metadata": {"user": "a"}}))
+    assert rec.served_simulated is False
+    served = AIMessage("x", response_metadata={"metadata": {"system_fingerprint": SIMULATED_FINGERPRINT}})
+    rec.finish_call(rec.new_call("agent", [], 0), 0.0, message=served)
+    assert rec.served_simulated is True
+
+
 def test_a_failed_call_records_the_error_type_message_and_that_it_was_no_overflow():
     rec = Recorder()
     call = rec.new_call("agent", [], 0)

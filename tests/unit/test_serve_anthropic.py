@@ -179,6 +179,27 @@ def test_a_repeated_prefix_with_cache_control_is_a_cache_read():
     assert uncached.usage.cache_creation_input_tokens == 0 and uncached.usage.cache_read_input_tokens == 0
 
 
+def test_the_summary_pass_reads_the_cached_conversation_and_the_next_request_reads_the_summary():
+    cache = PromptCache()
+    system, marks = "You are an agent. " * 400, {"type": "ephemeral"}
+    turns = big_turns()
+    before, _ = ask(messages_body(turns[:2], system=system, cache_control=marks), cache=cache)  # the task, cached
+    compacted, outcome = ask(
+        messages_body(turns, system=system, cache_control=marks, context_management=compact_edit()), cache=cache
+    )
+    summary_pass, sampling = compacted.usage.iterations
+    assert summary_pass.cache_read_input_tokens == before.usage.cache_creation_input_tokens > 0
+    assert sampling.cache_creation_input_tokens > 0  # tools, system and the summary: a new prefix
+    block = outcome.body["content"][0]
+    after = [*turns, {"role": "assistant", "content": [block, *outcome.body["content"][1:]]}]
+    after.append(
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": outcome.body["content"][1]["id"], "content": "ok"}]}
+    )
+    nxt, _ = ask(messages_body(after, system=system, cache_control=marks, context_management=compact_edit()), cache=cache)
+    assert nxt.usage.cache_read_input_tokens == sampling.cache_creation_input_tokens  # the summary prefix, read
+    assert nxt.usage.iterations is None  # under the trigger again
+
+
 def test_the_stream_parses_as_the_sdks_events_and_rebuilds_the_message():
     outcome = serve_anthropic.answer(messages_body(big_conversation(), context_management=compact_edit()), 0, PromptCache())
     events = [

@@ -131,6 +131,24 @@ def test_a_repeated_prefix_is_reported_as_cached_tokens():
     )
 
 
+def test_after_a_compaction_the_next_request_reads_the_summary_prefix():
+    cache, store = PromptCache(), ResponseStore()
+    system = "You are an agent. " * 500
+    settings = {"instructions": system, "context_management": [{"type": "compaction", "compact_threshold": 20_000}]}
+    first, _ = ask(body(big_items(), **settings), store=store, cache=cache)
+    assert first.output[0].type == "compaction"
+    call = first.output[1]
+    nxt, _ = ask(
+        body(
+            [{"type": "function_call_output", "call_id": call.call_id, "output": "ok"}], previous_response_id=first.id, **settings
+        ),
+        store=store,
+        cache=cache,
+    )
+    assert [o.type for o in nxt.output] == ["message"] and "TASK COMPLETE" in nxt.output[0].content[0].text
+    assert nxt.usage.input_tokens_details.cached_tokens >= 1024  # instructions, tools and the summary, stored last time
+
+
 def test_unknown_settings_and_items_are_400s():
     with pytest.raises(RequestError, match="only 'compaction'"):
         ask(body(TASK, context_management=[{"type": "truncate"}]))
