@@ -181,3 +181,13 @@ def test_a_reported_run_shows_dollars_roles_and_the_judge_line(tmp_path):
     assert judge == [
         "Judge (judge.json, the whole run): 3 judgements, 900 input and 30 output tokens, USD n/a; not in the per-task figures above."
     ]
+
+
+def test_the_served_strategies_spec_is_the_strategies_spec_through_harness_serve():
+    from harness._paths import DATASETS_DIR
+    from harness.runs.spec import load_spec
+
+    plain, served = (load_spec(DATASETS_DIR / "experiments" / f"{n}.yaml") for n in ("strategies", "strategies-served"))
+    same = ("variants", "strategies", "thresholds", "baseline", "kind", "cases", "datasets", "trials", "seed")
+    assert [getattr(served, f) for f in same] == [getattr(plain, f) for f in same]
+    assert served.model == "anthropic:reference-agent" and served.base_url and plain.base_url is None
