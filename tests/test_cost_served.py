@@ -77,3 +77,22 @@ def test_a_served_compaction_pass_is_recorded_and_costed_apart(server):
     c = case_cost(Trace(case_id="x", kind="goal", agent_model="anthropic:reference-agent", calls=[call]))
     assert c["roles"]["compaction"]["input"] == compaction["input_tokens"] and c["roles"]["compaction"]["calls"] == 1
     assert c["roles"]["compaction"]["usd"] > c["roles"]["agent"]["usd"]  # the summary pass is most of the bill
+
+
+def test_a_streamed_compaction_leaves_its_pass_unknown_not_free(server):
+    server.state.reset()
+    model = ChatAnthropic(
+        model="reference-agent",
+        base_url=server.url[: -len("/v1")],
+        api_key="sk-test",
+        max_retries=1,
+        timeout=10,
+        streaming=True,
+        context_management=compact_edit(),
+        betas=["compact-2026-01-12"],
+    ).bind_tools(ANTHROPIC_TOOLS)
+    message = model.invoke(BIG_TURNS)
+    rec = Recorder()
+    call = rec.new_call("agent", [], 0)
+    rec.finish_call(call, 0.0, message=message)
+    assert call["compaction_usage"] == [{"type": "compaction", "unreported": True}]  # langchain-anthropic kept no usage

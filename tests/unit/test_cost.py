@@ -91,6 +91,16 @@ def test_compaction_passes_are_read_from_the_raw_usage_langchain_keeps_in_respon
     assert compaction_iterations({"token_usage": {"prompt_tokens": 3}}) == []
 
 
+def test_a_streamed_anthropic_compaction_without_raw_usage_is_a_pass_of_unknown_size():
+    block = [{"type": "compaction", "content": "summary"}, {"type": "text", "text": "ok"}]
+    (unreported,) = compaction_iterations({"model_provider": "anthropic"}, block)
+    assert cost.iteration_tokens(unreported) == dict.fromkeys(cost.KINDS)
+    assert compaction_iterations({"model_provider": "openai"}, block) == []  # the Responses usage counts its pass
+    assert compaction_iterations({"model_provider": "anthropic"}, [{"type": "text", "text": "ok"}]) == []
+    t = trace([call("agent", usage(), compaction_usage=[unreported])])
+    assert cost.case_cost(t)["roles"]["compaction"]["input"] is None and cost.case_cost(t)["total"]["usd"] is None
+
+
 # -- dollars ----------------------------------------------------------------------------------------------------------
 def test_dollars_bill_each_kind_at_its_price():
     tokens = {"input": 1_000_000, "output": 1_000_000, "cache_read": 500_000, "cache_write": 100_000}
