@@ -367,3 +367,54 @@ def test_cases_of_a_scenario_file_changed_since_the_run_carry_no_text_from_today
     needle = [e for e in examples if e["inputs"]["kind"] == "needle"]
     assert goal and all(set(e["inputs"]) == {"case_id", "kind"} and not e["outputs"] for e in goal)
     assert needle and all("task" in e["inputs"] for e in needle)
+
+
+def _with_usage(experiment: Path, tmp_path: Path) -> tuple[Path, str]:
+    """A copy of the experiment whose first row's trace carries provider usage (cache figures) and one compaction
+    pass on its first agent call, as a served run records them; returns the copy and that row's case id."""
+    import gzip
+    import shutil
+
+    copy = tmp_path / "exp"
+    shutil.copytree(experiment, copy)
+    row = json.loads((copy / "cells.jsonl").read_text().splitlines()[0])
+    trace_file = copy / row["trace"]
+    data = json.loads(gzip.decompress(trace_file.read_bytes()))
+    for call in data["calls"]:
+        call["usage"] = {
+            "input_tokens": 1000,
+            "output_tokens": 10,
+            "total_tokens": 1010,
+            "input_token_details": {"cache_read": 600, "cache_creation": 300},
+        }
+    data["calls"][0]["compaction_usage"] = [
+        {
+            "type": "compaction",
+            "input_tokens": 70000,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": 900,
+        }
+    ]
+    trace_file.write_bytes(gzip.compress(json.dumps(data).encode()))
+    return copy, row["case_id"]
+
+
+def test_every_model_call_is_an_llm_run_with_usage_metadata_and_cost(experiment, tmp_path):
+    copy, _ = _with_usage(experiment, tmp_path)
+    with FakeLangSmith() as fake:
+        client = Client(api_url=fake.url, api_key="test-key", auto_batch_tracing=False)
+        export_experiment(copy, client=client, upload=True, progress=lambda _: None)
+        runs = list(fake.recorder.runs.values())
+    targets = {r["id"] for r in runs if r.get("name") == "Target"}
+    llm = [r for r in runs if r.get("run_type") == "llm"]
+    assert llm and all(r.get("parent_run_id") in targets for r in llm)  # each under its replayed case
+    used = [r for r in llm if (r.get("outputs") or {}).get("usage_metadata")]
+    passes = [r for r in used if r["name"].startswith("compaction pass")]
+    assert len(passes) == 1 and passes[0]["outputs"]["usage_metadata"]["input_tokens"] == 70000
+    agent = next(r for r in used if r["name"].startswith("agent call"))
+    usage = agent["outputs"]["usage_metadata"]
+    assert usage["input_token_details"] == {"cache_read": 600, "cache_creation": 300}
+    assert usage["total_cost"] > 0 and agent["extra"]["metadata"]["cost_simulated_as"] == "anthropic:claude-sonnet-4-5"
+    # the in-process calls of every other case reported no usage: their llm runs carry none (not zeros)
+    assert len(llm) > len(used) and all("usage_metadata" not in (r.get("outputs") or {}) for r in llm if r not in used)

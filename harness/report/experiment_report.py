@@ -24,7 +24,6 @@ import math
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 import numpy as np
 import pandas as pd
 
@@ -41,6 +40,7 @@ from harness.analysis.compare import (
     valid_only,
 )
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.cost_report import add_cost_section, success_vs_cost
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
@@ -86,6 +86,7 @@ STRATEGY_MEASURES = [
     ("summarizer_tokens", "summarizer tokens"),
     ("peak_context", "peak context"),
     ("cost_usd", "cost USD"),
+    ("whole_cost_usd", "whole cost USD"),
     ("compaction_events", "compaction events"),
 ]
 BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_requested", "agent_tokens", "summary_length"]
@@ -134,6 +135,8 @@ def write_experiment_report(path: Path) -> Path:
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison, thresholds)
     add_versions_section(doc, meta, rows, arms)
+    source = source_label(simulated, served_over_http(meta))
+    add_cost_section(doc, path, rows, comparison, arms, source, chart=not meta.get("strategies"))
     doc.heading("What the figures cover")
     doc.text(
         "Every run is PASS, FAIL, INVALID (a validity score failed: nothing was compacted, the needle was still in "
@@ -401,7 +404,8 @@ def _strategy_section(
         if len(frame["threshold"].unique()) > 1:
             doc.heading(f"Threshold {threshold}", level=3)
         doc.table(pd.DataFrame(rows))
-        fig = _cost_vs_success(part, strategies, source_label(any(frame["simulated"].fillna(False)), served_over_http(meta)))
+        source = source_label(any(frame["simulated"].fillna(False)), served_over_http(meta))
+        fig = success_vs_cost(part, [a for a in ordered if a in strategies], source)
         if fig is not None:
             name = f"strategy_cost_success{'' if len(frame['threshold'].unique()) == 1 else '_' + _slug(threshold)}.png"
             doc.image(save(fig, path / name), f"cost vs task success per strategy, threshold {threshold}")
@@ -419,53 +423,6 @@ def _strategy_name(strategy: str) -> str:
 
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text)
-
-
-def _cost_vs_success(part: pd.DataFrame, strategies: dict[str, str], source: str):  # noqa: ANN202
-    """One point per strategy: x tokens per task (or cost in USD when every arm has a price), y task success, each with
-    its 95 % interval."""
-    costs = part[part["metric"] == "cost_usd"].set_index("arm")
-    use_cost = (
-        not costs.empty
-        and all(costs.get("n", pd.Series(dtype=float)).reindex(list(strategies)).fillna(0) > 0)
-        and (costs["mean"].reindex(list(strategies)).fillna(0) > 0).all()
-    )
-    x_metric = "cost_usd" if use_cost else "total_tokens"
-    xs = part[part["metric"] == x_metric].set_index("arm")
-    ys = part[part["metric"] == "passed"].set_index("arm")
-    x_n, y_n = xs["n"].astype(float).to_dict(), ys["n"].astype(float).to_dict()
-    arms = [a for a in strategies if x_n.get(a, 0) > 0 and y_n.get(a, 0) > 0]
-    if not arms:
-        return None
-    fig, ax = subplots(figsize=(7, 4.5))
-    for i, arm in enumerate(arms):
-        x, y = xs.loc[arm], ys.loc[arm]
-        color = matplotlib.colormaps["tab10"](i % 10)
-
-        def span(rec, scale=1.0):  # noqa: ANN001, ANN202 - interval arms, never negative (rounding at 0 % or 100 %)
-            return [[max(0.0, (rec["mean"] - rec["low"]) * scale)], [max(0.0, (rec["high"] - rec["mean"]) * scale)]]
-
-        marker = "osD^vP*X"[i % 8]  # points can coincide: each arm has its own marker, named in the legend
-        ax.errorbar(
-            x["mean"],
-            y["mean"] * 100,
-            xerr=span(x),
-            yerr=span(y, 100),
-            fmt=marker,
-            color=color,
-            capsize=3,
-            markersize=7,
-            alpha=0.85,
-            label=f"{arm} (n={y['n']:.0f})",
-        )
-    ax.set_xlabel("cost per task, USD" if use_cost else "approximate input tokens per task (agent + summarizer)")
-    ax.set_ylabel("task success, % of valid runs")
-    ax.set_ylim(-5, 105)
-    ax.set_title("Cost vs success per strategy" + (f" ({source})" if source else ""))
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    return fig
 
 
 def _wide(part: pd.DataFrame, metrics: list[tuple[str, str]], fmt, suffix: str = "") -> pd.DataFrame:  # noqa: ANN001

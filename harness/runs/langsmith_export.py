@@ -17,6 +17,9 @@ What keys what:
   references an example that exists, whichever subset of cases an earlier export
   uploaded. A case whose content changed gets a new id, never the old example.
 
+Each replayed case carries its model calls as child ``llm`` runs with ``usage_metadata`` (agent, summarizer, and a
+provider's compaction passes: `harness.runs.langsmith_llm`), so the experiments' token and cost columns fill.
+
 Feedback means what the local report means: ``outcome`` (PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM, a
 category with no score) for every run; the validity scores for every run that did not end
 in ERROR; ``passed`` (1 when every check held) and every check and measurement only for
@@ -248,6 +251,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
 
         def target(inputs: dict, _queue=queue) -> dict:
             row = _queue[inputs["case_id"]].pop(0)
+            _replay_calls(path, row)
             return {
                 "outcome": row_outcome(row)[0],
                 "validity": list(row.get("validity", LEGACY_VALIDITY_KEYS)),
@@ -329,6 +333,17 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
         progress(f"langsmith: compare the experiments at {summary['comparison_url']}")
     _write(path, summary)
     return summary
+
+
+def _replay_calls(path: Path, row: dict[str, Any]) -> None:
+    """The case's model calls as ``llm`` runs under its replayed run (`harness.runs.langsmith_llm`): LangSmith's
+    token and cost columns come from them. A row without a trace file (deleted, or never written) logs none."""
+    from harness.runs.langsmith_llm import emit_llm_runs
+    from harness.trace.schema import load_trace
+
+    file = path / str(row.get("trace") or "")
+    if row.get("trace") and file.is_file():
+        emit_llm_runs(load_trace(file))
 
 
 def _comparison_url(client: Any, dataset_id: Any, names: list[str]) -> str:

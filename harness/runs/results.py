@@ -18,6 +18,7 @@ import pandas as pd
 from harness._version import package_versions
 from harness.errors import HarnessError
 from harness.scenarios.schema import Scenario
+from harness.scoring.cost import case_cost, cost_metrics
 from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
 from harness.suites.registry import SUITES
@@ -60,6 +61,7 @@ def result_row(
     result, decided_by = outcome(scores, trace.error, declared)
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
+    cost = case_cost(trace)
     row = {
         "schema_version": ROW_SCHEMA_VERSION,
         "run_id": trace.run_id,
@@ -84,7 +86,7 @@ def result_row(
         "known_upstream": {s.key: declared[s.key] for s in scores if s.key in declared and s.role in GATING},
         "answers": trace.final.get("answers", []),
         "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
-        "metrics": case_metrics(trace, scores, trace.kind),
+        "metrics": {**case_metrics(trace, scores, trace.kind), **cost_metrics(cost)},
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
         "tokens": {
@@ -95,6 +97,7 @@ def result_row(
             "counter": "approximate (count_tokens_approximately)",
         },
         "calls": {"agent": len(agent), "summarizer": len(summ)},
+        "cost": cost,
         "wall_time_s": trace.wall_time_s,
         "error": trace.error,
         "trace": trace_file,

@@ -307,6 +307,9 @@ class Recorder:
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
             meta = message.response_metadata
+            passes = compaction_iterations(meta)
+            if passes:
+                call["compaction_usage"] = passes
             # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
             if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
                 self.served_simulated = True
@@ -405,6 +408,19 @@ def native_placeholder() -> str:
     from harness.compaction.strategies.observation_masking import PLACEHOLDER
 
     return PLACEHOLDER
+
+
+def compaction_iterations(response_metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """The provider's server-side compaction passes of one response, as it billed them: Anthropic's
+    ``usage.iterations`` entries of type ``compaction`` (the summary pass, billed only there). langchain-anthropic
+    does not read ``iterations`` into ``usage_metadata``, but it copies the raw response fields (``usage`` among them,
+    as the SDK parsed it, unknown fields kept) into ``response_metadata``; the recorder reads them from there, so the
+    SDK and LangChain stay unpatched. Empty for any other response."""
+    usage = response_metadata.get("usage")
+    entries = usage.get("iterations") if isinstance(usage, dict) else None
+    if not isinstance(entries, list):
+        return []
+    return [dict(e) for e in entries if isinstance(e, dict) and e.get("type") == "compaction"]
 
 
 class RecorderMiddleware(AgentMiddleware):

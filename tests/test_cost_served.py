@@ -1,0 +1,98 @@
+"""The whole cost through `harness serve`'s Anthropic Messages endpoint: cache reads and writes per strategy, and a
+provider compaction pass captured from ``usage.iterations`` (which langchain-anthropic does not read)."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_anthropic import ChatAnthropic
+
+from harness.agent.models import Endpoint, choose_models
+from harness.agent.runner import run_case
+from harness.compaction.variants import make_config
+from harness.reference.serve import serving
+from harness.scenarios.schema import all_scenario_files, load_scenarios
+from harness.scoring.cost import case_cost
+from harness.trace.recorder import Recorder
+from tests.test_serve_apis import BIG_TURNS
+from tests.unit._wire import ANTHROPIC_TOOLS, compact_edit
+
+pytestmark = pytest.mark.live
+CASE = "needle-h24k-d000"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(max_seconds=600) as srv:
+        yield srv
+
+
+def served_cost(server, strategy: str) -> dict:
+    """One case through /v1/messages under ``strategy``, with the server's simulated prompt cache emptied first."""
+    server.state.reset()
+    (scenario,) = [s for s in load_scenarios(all_scenario_files()) if s.id == CASE]
+    config = make_config("forced-20", strategy=strategy)
+    endpoint = Endpoint(server.url[: -len("/v1")], {"timeout": 10, "max_retries": 1})
+    models = choose_models(
+        "anthropic:reference-agent", "anthropic:reference-summarizer", window=config.window, agent_endpoint=endpoint
+    )
+    trace = run_case(scenario, config, models)
+    assert trace.error is None and trace.simulated
+    return case_cost(trace)
+
+
+def test_cache_reads_and_writes_per_strategy_through_the_messages_api(server):
+    costs = {s: served_cost(server, s) for s in ("none", "deepagents-summarization")}
+    for strategy, c in costs.items():
+        agent = c["roles"]["agent"]
+        assert None not in (agent["cache_read"], agent["cache_write"], c["total"]["usd"]), strategy  # all reported
+        assert agent["cache_read"] > 0 and agent["cache_write"] > 0, strategy
+        assert c["simulated_prices"] and c["sent"]["source"] == "provider"
+    whole, summarized = costs["none"]["total"], costs["deepagents-summarization"]["total"]
+    # a summary rewrites the prefix: less is sent, but less of it is read from the cache and more is written again
+    assert summarized["input"] < whole["input"]
+    assert summarized["cache_read"] / summarized["input"] < whole["cache_read"] / whole["input"]
+    assert summarized["cache_write"] > whole["cache_write"]
+    assert costs["deepagents-summarization"]["roles"]["summarizer"]["calls"] > 0
+
+
+def test_a_served_compaction_pass_is_recorded_and_costed_apart(server):
+    server.state.reset()
+    model = ChatAnthropic(
+        model="reference-agent",
+        base_url=server.url[: -len("/v1")],
+        api_key="sk-test",
+        max_retries=1,
+        timeout=10,
+        context_management=compact_edit(),
+        betas=["compact-2026-01-12"],
+    ).bind_tools(ANTHROPIC_TOOLS)
+    message = model.invoke(BIG_TURNS)
+    rec = Recorder()
+    call = rec.new_call("agent", [], 0)
+    rec.finish_call(call, 0.0, message=message)
+    (compaction,) = call["compaction_usage"]
+    assert compaction["input_tokens"] > 50_000 and call["usage"]["input_tokens"] < 1_000
+    from harness.trace.schema import Trace
+
+    c = case_cost(Trace(case_id="x", kind="goal", agent_model="anthropic:reference-agent", calls=[call]))
+    assert c["roles"]["compaction"]["input"] == compaction["input_tokens"] and c["roles"]["compaction"]["calls"] == 1
+    assert c["roles"]["compaction"]["usd"] > c["roles"]["agent"]["usd"]  # the summary pass is most of the bill
+
+
+def test_a_streamed_compaction_leaves_its_pass_unknown_not_free(server):
+    server.state.reset()
+    model = ChatAnthropic(
+        model="reference-agent",
+        base_url=server.url[: -len("/v1")],
+        api_key="sk-test",
+        max_retries=1,
+        timeout=10,
+        streaming=True,
+        context_management=compact_edit(),
+        betas=["compact-2026-01-12"],
+    ).bind_tools(ANTHROPIC_TOOLS)
+    message = model.invoke(BIG_TURNS)
+    rec = Recorder()
+    call = rec.new_call("agent", [], 0)
+    rec.finish_call(call, 0.0, message=message)
+    assert call["compaction_usage"] == [{"type": "compaction", "unreported": True}]  # langchain-anthropic kept no usage
