@@ -307,7 +307,7 @@ class Recorder:
             usage = getattr(message, "usage_metadata", None)
             call["usage"] = dict(usage) if usage else None
             meta = message.response_metadata
-            passes = compaction_iterations(meta)
+            passes = compaction_iterations(meta, message.content)
             if passes:
                 call["compaction_usage"] = passes
             # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
@@ -410,17 +410,22 @@ def native_placeholder() -> str:
     return PLACEHOLDER
 
 
-def compaction_iterations(response_metadata: dict[str, Any]) -> list[dict[str, Any]]:
+def compaction_iterations(response_metadata: dict[str, Any], content: Any = None) -> list[dict[str, Any]]:
     """The provider's server-side compaction passes of one response, as it billed them: Anthropic's
     ``usage.iterations`` entries of type ``compaction`` (the summary pass, billed only there). langchain-anthropic
     does not read ``iterations`` into ``usage_metadata``, but it copies the raw response fields (``usage`` among them,
     as the SDK parsed it, unknown fields kept) into ``response_metadata``; the recorder reads them from there, so the
-    SDK and LangChain stay unpatched. Empty for any other response."""
+    SDK and LangChain stay unpatched. A streamed Anthropic answer keeps no raw usage: when its ``content`` holds a
+    compaction block, the pass is ``{"type": "compaction", "unreported": True}``, of unknown size (never a free one).
+    Empty for any other response (the Responses API counts its pass in the response's own usage)."""
     usage = response_metadata.get("usage")
     entries = usage.get("iterations") if isinstance(usage, dict) else None
-    if not isinstance(entries, list):
-        return []
-    return [dict(e) for e in entries if isinstance(e, dict) and e.get("type") == "compaction"]
+    if isinstance(entries, list):
+        return [dict(e) for e in entries if isinstance(e, dict) and e.get("type") == "compaction"]
+    compacted = isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "compaction" for b in content)
+    if compacted and response_metadata.get("model_provider") == "anthropic":
+        return [{"type": "compaction", "unreported": True}]
+    return []
 
 
 class RecorderMiddleware(AgentMiddleware):
