@@ -75,7 +75,7 @@ def build_agent(
     if eviction != (DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS) or config.offload_binary:
         # Only when one differs: replacing it drops the model profile's tool-description overrides.
         # offload_binary_content only when on: deepagents 0.7.6 has no such option (`binary_offload_missing`)
-        binary = {da.BINARY_OFFLOAD: True} if config.offload_binary else {}
+        binary: dict[str, Any] = {da.BINARY_OFFLOAD: True} if config.offload_binary else {}
         if binary and (missing := da.binary_offload_missing()):
             raise ConfigError(f"config {config.name!r}: offload_binary is on, but {missing}")
         replacements.append(

@@ -26,7 +26,7 @@ def run_job(job: dict[str, Any], out: TextIO) -> int:
     grid._prepare(spec, grid.spec_scenarios(spec))
     cells = [(grid.Cell(arm, threshold, case, int(trial)), int(attempt)) for arm, threshold, case, trial, attempt in job["cells"]]
 
-    def emit(row: dict[str, Any], trace: dict[str, Any]) -> None:
+    def emit(row: dict[str, Any], trace: dict[str, Any] | None) -> None:
         out.write(json.dumps({"row": row, "trace": trace}, default=str) + "\n")
         out.flush()
 

@@ -208,7 +208,7 @@ def check_row_versions(row: dict[str, Any], arm: VersionArm) -> None:
         raise HarnessError(f"arm {arm.label}: cell {row.get('cell_id')} ran with {', '.join(wrong)}")
 
 
-Emit = Callable[[dict[str, Any], dict[str, Any]], None]
+Emit = Callable[[dict[str, Any], dict[str, Any] | None], None]  # (row, trace), or (a not-run record, None)
 
 
 def run_arm_cells(
