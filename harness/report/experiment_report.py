@@ -41,6 +41,7 @@ from harness.analysis.compare import (
     valid_only,
 )
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.evals_report import add_evals_section
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
@@ -55,6 +56,7 @@ from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
 from harness.runs.results import (
     read_experiment,
+    read_not_run,
     row_events,
     row_outcome,
 )
@@ -133,6 +135,7 @@ def write_experiment_report(path: Path) -> Path:
     doc.bullets([*setup, _cost_line(comparison, rows)])
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison, thresholds)
+    add_evals_section(doc, meta, rows, read_not_run(path), arms)
     add_versions_section(doc, meta, rows, arms)
     doc.heading("What the figures cover")
     doc.text(
