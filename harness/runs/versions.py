@@ -230,7 +230,7 @@ def run_arm_cells(
         job = {
             "spec": spec_path,
             "replace": replaced or {},
-            "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt] for c, attempt in chunk],
+            "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt, c.eval] for c, attempt in chunk],
             "parent_pid": os.getpid(),
         }
         log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty worker cannot fill it and stall
