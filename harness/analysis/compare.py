@@ -213,6 +213,9 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
             mine = left_out[left_out["kind"].isin(kinds[metric])] if "kind" in left_out.columns else left_out
             excluded = mine.groupby("arm").size()
             errors = mine[mine["outcome"] == ERROR].groupby("arm").size() if "outcome" in mine else pd.Series(dtype=int)
+            upstream = (
+                mine[mine["outcome"] == KNOWN_UPSTREAM].groupby("arm").size() if "outcome" in mine else pd.Series(dtype=int)
+            )
             rate = metric == "passed" or is_rate(frame[metric])
             block = []
             for arm in dict.fromkeys(all_t["arm"]):
@@ -227,6 +230,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                     "n": int(values.size),
                     "excluded": int(excluded.get(arm, 0)),
                     "errors": int(errors.get(arm, 0)),
+                    "upstream": int(upstream.get(arm, 0)),
                     "mean": mean,
                     "low": low,
                     "high": high,
@@ -301,7 +305,13 @@ def format_cell(rec: Mapping[Any, Any]) -> str:
     runs were left out."""
     excluded = int(rec.get("excluded") or 0)
     errors = int(rec.get("errors") or 0)
-    parts = [f"{excluded - errors} invalid" if excluded - errors else "", f"{errors} ERROR" if errors else ""]
+    upstream = int(rec.get("upstream") or 0)  # KNOWN_UPSTREAM: excluded, but not invalid
+    invalid = excluded - errors - upstream
+    parts = [
+        f"{invalid} invalid" if invalid else "",
+        f"{errors} ERROR" if errors else "",
+        f"{upstream} known upstream" if upstream else "",
+    ]
     tail = f" ({', '.join(p for p in parts if p)} excluded)" if excluded else ""
     if rec["n"] == 0 or math.isnan(rec["mean"]):
         return f"n/a (n={rec['n']}){tail}"
