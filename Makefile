@@ -87,8 +87,8 @@ mutation-changed: install-dev
 bench: install
 	$(BIN)/harness bench $(ARGS)
 
-# One deepagents release against another (datasets/experiments/versions.yaml: 0.7.6 against the pinned 0.7.32, needle
-# and goal cases, offline): each arm runs in its own environment, made once by uv from requirements.lock plus the arm's
+# One deepagents release against another (datasets/experiments/versions.yaml: 0.7.6 against the pinned 0.7.32, the needle,
+# goal and state evals, offline, about a minute): each arm runs in its own environment, made once by uv from requirements.lock plus the arm's
 # pin and cached under ~/.cache/compaction-harness/envs ($$COMPACTION_HARNESS_ENVS). Not part of `make test` (an
 # environment costs seconds and disk); the measured table is in docs/design.md, "Version against version".
 versions: install

@@ -361,9 +361,29 @@ BLOBS_PREFIX = "/blobs/"  # offload_binary_content: read_file's binary results, 
 _MEDIA_REF = re.compile(r'<(?:image|audio|video|file) url="([^"]+)"')
 
 
+BINARY_OFFLOAD = "offload_binary_content"
+"""FilesystemMiddleware's option that offloads binary ``read_file`` results to a content-addressed blob store and
+rehydrates them on each request (the blobs eval, the media-blobs preset): in 0.7.32, not in 0.7.6."""
+
+
+def binary_offload_missing() -> str | None:
+    """Why the installed deepagents cannot offload binary ``read_file`` content (its FilesystemMiddleware has no
+    ``offload_binary_content``), None when it can."""
+    import inspect
+
+    from deepagents.middleware import FilesystemMiddleware
+
+    if BINARY_OFFLOAD in inspect.signature(FilesystemMiddleware.__init__).parameters:
+        return None
+    from harness._version import package_versions
+
+    version = package_versions(("deepagents",)).get("deepagents")
+    return f"deepagents {version} has no {BINARY_OFFLOAD} (FilesystemMiddleware's binary read_file offload to a blob store)"
+
+
 def missing_blob_text() -> str:
     """The text deepagents puts in place of an offloaded binary block whose blob is gone ("... no longer available.
-    Re-read the file ...")."""
+    Re-read the file ..."). ImportError for a deepagents without binary offload (`binary_offload_missing`)."""
     from deepagents.middleware._blob_offload import _MISSING_BLOB_TEXT
 
     return _MISSING_BLOB_TEXT
@@ -371,8 +391,12 @@ def missing_blob_text() -> str:
 
 def is_missing_blob(text: str) -> bool:
     """``text`` carries deepagents' missing-blob notice (or its opening, as a summary quoting a result's first words
-    does)."""
-    return missing_blob_text()[:MISSING_BLOB_OPENING] in text
+    does); never, for a deepagents without binary offload (0.7.6 has no notice to carry)."""
+    try:
+        notice = missing_blob_text()
+    except ImportError:
+        return False
+    return notice[:MISSING_BLOB_OPENING] in text
 
 
 MISSING_BLOB_OPENING = 48  # characters of the notice that identify it ("[Binary content from an earlier read_file ca")
@@ -411,9 +435,11 @@ def archived_reads(text: str) -> dict[str, str]:
 def blob_refs(content: Any) -> list[str]:
     """The sha256 digests of the offloaded blobs a message's content refers to (deepagents' ``deepagents_blob`` key):
     what a state message holds in place of binary ``read_file`` content."""
-    from deepagents.middleware._blob_offload import _BLOB_REF_KEY
-
     if not isinstance(content, list):
+        return []
+    try:
+        from deepagents.middleware._blob_offload import _BLOB_REF_KEY
+    except ImportError:  # a deepagents without binary offload refers to no blob
         return []
     return [b[_BLOB_REF_KEY] for b in content if isinstance(b, dict) and isinstance(b.get(_BLOB_REF_KEY), str)]
 

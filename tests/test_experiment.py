@@ -357,3 +357,19 @@ def test_the_report_does_not_depend_on_the_order_workers_finished_the_cells(tmp_
     cells.write_text("".join(reversed(lines)))
     assert main(["report", str(run.path)]) == EXIT_OK
     assert (run.path / "report.md").read_text() == first
+
+
+def test_an_eval_cell_gives_the_row_pytest_gives_for_the_same_case(tmp_path):
+    """A spec's eval cell runs through harness.suites.execute as `pytest evals/` does (EvalSession.run_eval): the same
+    row but for the ids a grid adds (its arm, cell, run id, trace file) and the wall time."""
+    from harness.runs.executor import EvalSession
+
+    path = tmp_path / "s.yaml"
+    path.write_text("variants: [forced-20]\nthresholds: [20%]\nevals: [parity]\nscenarios: {cases: [media-parity-auto]}\n")
+    run = run_experiment(load_spec(path), out_dir=tmp_path / "out", progress=lambda line: None)
+    (cell,) = read_cells(run.path / "cells.jsonl")
+    row = EvalSession.from_options(runs_dir=tmp_path / "runs").run_eval("parity", "media-parity-auto").row
+    assert row is not None and (cell["eval"], cell["scorers"], cell["arm"]) == ("parity", "parity", "forced-20")
+    grid_only = {"arm", "attempt", "cell_id", "config_sha", "experiment", "run_id", "threshold", "trace", "wall_time_s"}
+    assert {k: v for k, v in cell.items() if k not in grid_only} == {k: v for k, v in row.items() if k not in grid_only}
+    assert "media_offloaded" in cell["scores"]  # the eval's scorer set, not the default one

@@ -24,8 +24,10 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from harness import _deepagents_adapter as da
 from harness.compaction.config import DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS, CompactionConfig
 from harness.compaction.strategies.base import StrategyStack, with_window
+from harness.errors import ConfigError
 
 
 def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summarizer: Any = None) -> StrategyStack:
@@ -80,12 +82,16 @@ def build_agent(
     eviction = (config.eviction_tokens, config.human_eviction_tokens)
     if eviction != (DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS) or config.offload_binary:
         # Only when one differs: replacing it drops the model profile's tool-description overrides.
+        # offload_binary_content only when on: deepagents 0.7.6 has no such option (`binary_offload_missing`)
+        binary: dict[str, Any] = {da.BINARY_OFFLOAD: True} if config.offload_binary else {}
+        if binary and (missing := da.binary_offload_missing()):
+            raise ConfigError(f"config {config.name!r}: offload_binary is on, but {missing}")
         replacements.append(
             FilesystemMiddleware(
                 backend=backend,
                 tool_token_limit_before_evict=config.eviction_tokens,
                 human_message_token_limit_before_evict=config.human_eviction_tokens,
-                offload_binary_content=config.offload_binary,
+                **binary,
             )
         )
     extra: list[Any] = []

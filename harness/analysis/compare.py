@@ -3,7 +3,7 @@
 - A rate (a yes/no metric) is reported as its mean with a Wilson 95 % interval; any
   other metric with a percentile-bootstrap 95 % interval of the mean.
 - An arm is compared with the baseline on paired units: the same case, threshold
-  and trial. Rates use an exact McNemar test on the discordant pairs; other metrics a
+  and trial (and eval). Rates use an exact McNemar test on the discordant pairs; other metrics a
   sign-flip permutation test on the paired differences (exact up to 16 pairs, else
   20,000 seeded random flips with p = (b + 1) / (m + 1), never 0). Both are checked
   against scipy.stats (binomtest, permutation_test) in the tests. The difference's interval is a paired bootstrap. p values
@@ -35,6 +35,12 @@ BOOTSTRAP = 2000
 PERMUTATIONS = 20_000
 SEED = 20261122
 UNIT = ["case_id", "threshold", "trial"]
+
+
+def pairing_unit(frame: pd.DataFrame) -> list[str]:
+    """The paired unit of ``frame``: the same case, threshold and trial, and the same eval when the frame names it (a
+    case run as two evals is two units, never paired across evals)."""
+    return [*UNIT, "eval"] if "eval" in frame.columns else UNIT
 
 
 def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
@@ -201,11 +207,15 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
     for threshold, all_t in frame.groupby("threshold", sort=True):
         by_t = valid_only(all_t)
         left_out = all_t[~all_t["valid"].astype(bool)] if "valid" in all_t.columns else all_t.iloc[:0]
-        base_rows = by_t[by_t["arm"] == baseline].set_index(UNIT)
+        unit = pairing_unit(by_t)
+        base_rows = by_t[by_t["arm"] == baseline].set_index(unit)
         for metric in metrics:
             mine = left_out[left_out["kind"].isin(kinds[metric])] if "kind" in left_out.columns else left_out
             excluded = mine.groupby("arm").size()
             errors = mine[mine["outcome"] == ERROR].groupby("arm").size() if "outcome" in mine else pd.Series(dtype=int)
+            upstream = (
+                mine[mine["outcome"] == KNOWN_UPSTREAM].groupby("arm").size() if "outcome" in mine else pd.Series(dtype=int)
+            )
             rate = metric == "passed" or is_rate(frame[metric])
             block = []
             for arm in dict.fromkeys(all_t["arm"]):
@@ -220,6 +230,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                     "n": int(values.size),
                     "excluded": int(excluded.get(arm, 0)),
                     "errors": int(errors.get(arm, 0)),
+                    "upstream": int(upstream.get(arm, 0)),
                     "mean": mean,
                     "low": low,
                     "high": high,
@@ -232,7 +243,7 @@ def compare(frame: pd.DataFrame, baseline: str, metrics: Sequence[str] | None = 
                     "p": math.nan,
                 }
                 if arm != baseline and not base_rows.empty:
-                    paired = rows.set_index(UNIT)[[metric]].join(base_rows[[metric]], rsuffix="_base", how="inner").dropna()
+                    paired = rows.set_index(unit)[[metric]].join(base_rows[[metric]], rsuffix="_base", how="inner").dropna()
                     if len(paired):
                         a = paired[f"{metric}_base"].to_numpy(dtype=float)
                         b = paired[metric].to_numpy(dtype=float)
@@ -294,7 +305,13 @@ def format_cell(rec: Mapping[Any, Any]) -> str:
     runs were left out."""
     excluded = int(rec.get("excluded") or 0)
     errors = int(rec.get("errors") or 0)
-    parts = [f"{excluded - errors} invalid" if excluded - errors else "", f"{errors} ERROR" if errors else ""]
+    upstream = int(rec.get("upstream") or 0)  # KNOWN_UPSTREAM: excluded, but not invalid
+    invalid = excluded - errors - upstream
+    parts = [
+        f"{invalid} invalid" if invalid else "",
+        f"{errors} ERROR" if errors else "",
+        f"{upstream} known upstream" if upstream else "",
+    ]
     tail = f" ({', '.join(p for p in parts if p)} excluded)" if excluded else ""
     if rec["n"] == 0 or math.isnan(rec["mean"]):
         return f"n/a (n={rec['n']}){tail}"

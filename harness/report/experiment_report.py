@@ -41,6 +41,7 @@ from harness.analysis.compare import (
 )
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.cost_report import add_cost_section, success_vs_cost
+from harness.report.evals_report import add_evals_section
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
@@ -55,6 +56,7 @@ from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
 from harness.runs.results import (
     read_experiment,
+    read_not_run,
     row_events,
     row_outcome,
 )
@@ -134,6 +136,7 @@ def write_experiment_report(path: Path) -> Path:
     doc.bullets([*setup, _cost_line(comparison, rows)])
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison, thresholds)
+    add_evals_section(doc, meta, rows, read_not_run(path), arms)
     add_versions_section(doc, meta, rows, arms)
     source = source_label(simulated, served_over_http(meta))
     add_cost_section(doc, path, rows, comparison, arms, source, chart=not meta.get("strategies"))

@@ -1,5 +1,5 @@
 """The versions section of an experiment report (a spec with a ``versions:`` axis): which package versions each arm
-ran, as its rows recorded them, and every paired cell (same case, threshold and trial) where an arm's outcome, agent
+ran, as its rows recorded them, and every paired cell (same eval, case, threshold and trial) where an arm's outcome, agent
 calls, summaries or peak context differ from the baseline's: what changed between the versions."""
 
 from __future__ import annotations
@@ -37,18 +37,23 @@ def recorded_versions(rows: list[dict[str, Any]], arms: list[str]) -> pd.DataFra
 
 def changed_cells(rows: list[dict[str, Any]], baseline: str) -> pd.DataFrame:
     """Paired cells whose outcome, agent calls, summaries or peak context differ from the baseline arm's: one line per
-    (arm, case, threshold, trial), 'baseline -> arm' in each compared column that differs."""
-    base = {(r["case_id"], str(r.get("threshold")), r.get("trial")): _signature(r) for r in rows if r["arm"] == baseline}
+    (arm, eval, case, threshold, trial), 'baseline -> arm' in each compared column that differs."""
+    base = {_pair(r): _signature(r) for r in rows if r["arm"] == baseline}
     records = []
     for row in rows:
-        key = (row["case_id"], str(row.get("threshold")), row.get("trial"))
+        key = _pair(row)
         if row["arm"] == baseline or key not in base:
             continue
         mine = _signature(row)
         diff = {c: f"{base[key][c]} -> {mine[c]}" for c in COMPARED if mine[c] != base[key][c]}
         if diff:
-            records.append({"arm": row["arm"], "case": key[0], "threshold": key[1], "trial": key[2], **diff})
-    return pd.DataFrame(records, columns=["arm", "case", "threshold", "trial", *COMPARED]).fillna("")
+            records.append({"arm": row["arm"], "eval": key[0], "case": key[1], "threshold": key[2], "trial": key[3], **diff})
+    return pd.DataFrame(records, columns=["arm", "eval", "case", "threshold", "trial", *COMPARED]).fillna("")
+
+
+def _pair(row: dict[str, Any]) -> tuple[str, str, str, Any]:
+    """A row's paired unit: (eval, case, threshold, trial); a case run as two evals is two units."""
+    return (str(row.get("eval") or row.get("kind")), row["case_id"], str(row.get("threshold")), row.get("trial"))
 
 
 def add_versions_section(doc: Document, meta: dict[str, Any], rows: list[dict[str, Any]], arms: list[str]) -> None:
@@ -66,7 +71,7 @@ def add_versions_section(doc: Document, meta: dict[str, Any], rows: list[dict[st
     doc.heading("What changed between versions", level=3)
     if changed.empty:
         doc.text(
-            f"No paired cell (same case, threshold and trial) differs from the baseline **{baseline}** in outcome, "
+            f"No paired cell (same eval, case, threshold and trial) differs from the baseline **{baseline}** in outcome, "
             "agent calls, summaries or peak context."
         )
     else:

@@ -5,11 +5,18 @@
         meta.json     spec fingerprint, models, harness version, git commit, dataset hashes
         cells.jsonl   one row per finished cell, appended and flushed as each finishes
         traces/       one trace per cell
+        not_run.jsonl the eval cells not run, each with the reason (a spec with ``evals:``; see below)
 
 Each finished cell is written immediately; a rerun skips the cells already in
 cells.jsonl, so killing a run at any point loses at most the cells in flight. A cell
 whose settings changed since it was written is an error, not silently reused.
 ``--shard i/n`` runs every n-th cell of the grid; `merge_experiments` joins shards.
+
+A spec with ``evals:`` runs each eval's cases (its registry cases, filtered by ``scenarios:``) as that eval, through
+`harness.suites.execute.run_eval_case`, the function the pytest evals call: the eval's preset when it has one, its
+scorer set, its known upstream failures; its rows name the eval. A cell the executor does not run (`NotRun`: the eval
+does not apply, or the installed deepagents lacks what it tests) is written to not_run.jsonl with the reason, in the
+parent or a version arm's worker alike, and counts as done on resume.
 """
 
 from __future__ import annotations
@@ -36,7 +43,15 @@ from harness.agent.runner import arun_case, case_budget, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
-from harness.runs.results import META_SCHEMA_VERSION, append_row, read_cells, result_row, row_outcome
+from harness.runs.results import (
+    META_SCHEMA_VERSION,
+    NOT_RUN_FILE,
+    append_row,
+    read_cells,
+    read_rows,
+    result_row,
+    row_outcome,
+)
 from harness.runs.run import dataset_hashes, git_commit, make_output_dir
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
@@ -50,6 +65,7 @@ from harness.runs.versions import (
 )
 from harness.scenarios.schema import Scenario, load_scenarios, select
 from harness.scoring.scorers import ERROR, PASS, score_case
+from harness.suites.execute import CaseResult, NotRun, Settings, arun_eval_case, run_eval_case
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
@@ -62,10 +78,12 @@ class Cell:
     threshold: str
     case_id: str
     trial: int
+    eval: str | None = None  # a spec with ``evals:``: the eval the case runs as (None: by kind, default scorers)
 
     @property
     def id(self) -> str:
-        return f"{self.arm}|{self.threshold}|{self.case_id}|t{self.trial}"
+        case = self.case_id if self.eval is None else f"{self.eval}:{self.case_id}"
+        return f"{self.arm}|{self.threshold}|{case}|t{self.trial}"
 
     @property
     def file_stem(self) -> str:
@@ -101,7 +119,26 @@ def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | 
     return config.summary_model or spec.summary_model
 
 
+def spec_eval_cases(spec: ExperimentSpec) -> list[tuple[str, Scenario]]:
+    """(eval, case) of a spec with ``evals:``, in the spec's eval order: each eval's cases
+    (`harness.suites.execute.eval_case_ids`: shipped or generated) filtered by ``scenarios:`` (kind, case globs, limit
+    per eval); empty for a spec without ``evals:``."""
+    from harness.suites.execute import eval_case_ids, find_case
+
+    pairs = []
+    for name in spec.evals:
+        cases = [find_case(case_id) for case_id in eval_case_ids(name)]
+        pairs += [(name, s) for s in select(cases, kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit)]
+    return pairs
+
+
 def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
+    """The cases the spec runs: each once (a spec with ``evals:``: every case of `spec_eval_cases`)."""
+    if spec.evals:
+        scenarios = list({s.id: s for _, s in spec_eval_cases(spec)}.values())
+        if not scenarios:
+            raise ConfigError(f"{spec.path}: scenarios: no case of evals {', '.join(spec.evals)} matches")
+        return scenarios
     scenarios = select(
         load_scenarios(list(spec.datasets) or None), kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit
     )
@@ -112,7 +149,19 @@ def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
 
 def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell]:
     """Every cell, ordered so that a partial run covers all arms evenly (trial, case, arm, threshold); a case whose
-    eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason)."""
+    eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason). With ``evals:``:
+    (trial, eval, case, arm, threshold), each case once per eval that runs it."""
+    if spec.evals:
+        ids = {s.id for s in scenarios}
+        return [
+            Cell(arm, t.label, s.id, trial, name)
+            for trial in range(spec.trials)
+            for name, s in spec_eval_cases(spec)
+            if s.id in ids
+            for arm in spec.arms()
+            if _not_applicable(spec, arm, s, name) is None
+            for t in spec.thresholds
+        ]
     return [
         Cell(arm, t.label, s.id, trial)
         for trial in range(spec.trials)
@@ -123,15 +172,24 @@ def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell
     ]
 
 
-def _not_applicable(spec: ExperimentSpec, arm: str, scenario: Scenario) -> str | None:
+def _not_applicable(spec: ExperimentSpec, arm: str, scenario: Scenario, eval_name: str | None = None) -> str | None:
     strategy = spec.arms()[arm][1]
-    if strategy is None or ":" in strategy or scenario.kind not in SUITES:
+    name = eval_name or scenario.kind
+    if strategy is None or ":" in strategy or name not in SUITES:
         return None
-    return SUITES[scenario.kind].not_applicable_reason(strategy)
+    return SUITES[name].not_applicable_reason(strategy)
 
 
 def not_applicable(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[dict[str, str]]:
-    """The (arm, case) pairs left out of the grid, each with the reason: never run, never counted."""
+    """The (arm, case) pairs left out of the grid, each with the reason: never run, never counted (with ``evals:``,
+    (arm, eval, case))."""
+    if spec.evals:
+        return [
+            {"arm": arm, "eval": name, "case_id": s.id, "reason": reason}
+            for name, s in spec_eval_cases(spec)
+            for arm in spec.arms()
+            if (reason := _not_applicable(spec, arm, s, name))
+        ]
     return [
         {"arm": arm, "case_id": s.id, "reason": reason}
         for s in scenarios
@@ -212,14 +270,54 @@ def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
     return scenario, config, models, seed
 
 
-def _run_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+CellResult = tuple[dict[str, Any], dict[str, Any] | None]
+"""(row, trace) of a finished cell, or (a not-run record, None): `not_run_record`."""
+
+
+def not_run_record(cell: Cell, reason: str) -> dict[str, Any]:
+    """A cell the executor did not run (`harness.suites.execute.NotRun`): its ids, the reason, and the package versions
+    of the environment that decided it (a version arm's rows are checked for them, as rows are)."""
+    from harness._version import package_versions
+
+    return {
+        "cell_id": cell.id,
+        "arm": cell.arm,
+        "threshold": cell.threshold,
+        "eval": cell.eval,
+        "case_id": cell.case_id,
+        "trial": cell.trial,
+        "not_run": reason,
+        "packages": package_versions(),
+    }
+
+
+def _eval_inputs(cell: Cell) -> tuple[Scenario, Settings]:
+    scenario, config, models, seed = _cell_inputs(cell)
+    return scenario, Settings(config, models, seed, _WORKER["spec"].case_budget)
+
+
+def _run_cell(cell: Cell, attempt: int = 1) -> CellResult:
     """One cell offline, in this process or a worker process."""
+    if cell.eval is not None:
+        scenario, settings = _eval_inputs(cell)
+        try:
+            result = run_eval_case(cell.eval, scenario, settings, run_id=_WORKER["spec"].name, trial=cell.trial)
+        except NotRun as exc:
+            return not_run_record(cell, str(exc)), None
+        return _eval_row(cell, attempt, result)
     scenario, config, models, seed = _cell_inputs(cell)
     return _cell_row(cell, attempt, run_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed))
 
 
-async def _arun_cell(cell: Cell, attempt: int = 1) -> tuple[dict[str, Any], dict[str, Any]]:
+async def _arun_cell(cell: Cell, attempt: int = 1) -> CellResult:
     """One live cell on the event loop: I/O bound, so many run at once in one process."""
+    if cell.eval is not None:
+        scenario, settings = _eval_inputs(cell)
+        try:
+            result = await arun_eval_case(cell.eval, scenario, settings, run_id=_WORKER["spec"].name, trial=cell.trial)
+        except NotRun as exc:
+            return not_run_record(cell, str(exc)), None
+        return _eval_row(cell, attempt, result)
     scenario, config, models, seed = _cell_inputs(cell)
     spec: ExperimentSpec = _WORKER["spec"]
     budget = case_budget(spec.case_budget)
@@ -235,16 +333,46 @@ def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], d
     scores = score_case(trace, scenario)
     stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
     row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
-    row.update(
-        {
-            "cell_id": cell.id,
-            "threshold": cell.threshold,
-            "experiment": spec.name,
-            "attempt": attempt,
-            "config_sha": config_sha(config, spec.model, cell_summary_model(spec, config), trace.seed, _result_settings(spec)),
-        }
-    )
+    row.update(_cell_fields(spec, cell, config, attempt))
     return row, trace.to_dict()
+
+
+def _eval_row(cell: Cell, attempt: int, result: CaseResult) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An eval cell's row: the row `EvalSession` writes for the case (its eval's scorer set, known upstream failures
+    and name), with the cell's fields; ``arm`` is the cell's, whatever preset the eval ran under."""
+    spec: ExperimentSpec = _WORKER["spec"]
+    assert result.trace is not None and cell.eval is not None
+    stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"
+    row = result_row(
+        result.trace,
+        list(result.scores.values()),
+        trace_file=f"traces/{stem}.json.gz",
+        scenario=result.scenario,
+        scorers=SUITES[cell.eval].scorers,
+        eval_name=cell.eval,
+    )
+    config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
+    row.update({"arm": cell.arm, **_cell_fields(spec, cell, config, attempt)})
+    return row, result.trace.to_dict()
+
+
+def _cell_fields(spec: ExperimentSpec, cell: Cell, config: CompactionConfig, attempt: int) -> dict[str, Any]:
+    return {
+        "cell_id": cell.id,
+        "threshold": cell.threshold,
+        "experiment": spec.name,
+        "attempt": attempt,
+        "config_sha": cell_sha(spec, cell, config),
+    }
+
+
+def cell_sha(spec: ExperimentSpec, cell: Cell, config: CompactionConfig) -> str:
+    """The settings fingerprint of ``cell`` (``config``: its arm's at its threshold): what a resumed run checks a done
+    cell against; an eval cell's covers its eval and the eval's version too."""
+    settings = _result_settings(spec)
+    if cell.eval is not None:
+        settings = {**settings, "eval": cell.eval, "eval_version": SUITES[cell.eval].version}
+    return config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, settings)
 
 
 @dataclass
@@ -298,7 +426,9 @@ def run_experiment(
             live += [e for role, e in (("agent", agent_endpoint), ("summarizer", summary_endpoint)) if role in checked.endpoints]
     check_endpoints_answer(*live)
     skipped = []
-    if not _is_live(spec):  # offline, prose tasks the reference agent cannot follow are skipped with the reason
+    if (
+        not _is_live(spec) and not spec.evals
+    ):  # offline, prose tasks (an eval cell: NotRun, listed in not_run.jsonl) the reference agent cannot follow are skipped with the reason
         from harness.reference.policy import cannot_follow
 
         skipped = [{"case_id": s.id, "reason": cannot_follow(s.task)} for s in scenarios if cannot_follow(s.task)]
@@ -311,18 +441,25 @@ def run_experiment(
     cells_file = path / "cells.jsonl"
     current = {r["cell_id"]: r for r in read_cells(cells_file)}
     _check_reuse(spec, cells, current)
-    done, attempts, todo = resume_plan(cells, current, retry_errors=retry_errors, max_cells=max_cells)
+    not_run_file = path / NOT_RUN_FILE
+    decided = {str(r["cell_id"]) for r in read_rows(not_run_file, repair=True)}  # not run: decided, done on resume
+    runnable = [c for c in cells if c.id not in decided]
+    done, attempts, todo = resume_plan(runnable, current, retry_errors=retry_errors, max_cells=max_cells)
     _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
     shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
     workers = max(1, workers or spec.concurrency)
     progress(
         f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
-        f"{len(done)} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}"
+        f"{len(done) + len(decided & {c.id for c in cells})} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}"
     )
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
 
-    def finish(row: dict[str, Any], trace: dict[str, Any]) -> None:
+    def finish(row: dict[str, Any], trace: dict[str, Any] | None) -> None:
+        if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
+            append_row(not_run_file, row)
+            progress(f"not run: {row['cell_id']}: {row['not_run']}")
+            return
         Trace.from_dict(trace).save(path / row["trace"])
         append_row(cells_file, row)
         rows.append(row)
@@ -384,7 +521,7 @@ def _run_version_arms(
         made = f"created in {env.seconds:.1f}s" if env.created else "reused"
         progress(f"arm {arm}: {len(cells)} cell(s) in {where} ({made})")
 
-        def checked(row: dict[str, Any], trace: dict[str, Any], version: VersionArm = version) -> None:
+        def checked(row: dict[str, Any], trace: dict[str, Any] | None, version: VersionArm = version) -> None:
             check_row_versions(row, version)
             finish(row, trace)
 
@@ -431,9 +568,7 @@ def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict])
         if old is None:
             continue
         config = cell_config(spec, cell.arm, next(t for t in spec.thresholds if t.label == cell.threshold))
-        expected = config_sha(
-            config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, _result_settings(spec)
-        )
+        expected = cell_sha(spec, cell, config)
         if old.get("config_sha") != expected:
             raise HarnessError(
                 f"cell {cell.id} in {spec.name} was run with different settings (model, window, keep, seed or variant "
@@ -459,6 +594,7 @@ def _write_meta(
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
         "versions": {arm: dict(v.pins) for arm in spec.arms() if (v := spec.version_of(arm))},
         "not_applicable": not_applicable(spec, scenarios),
+        "evals": list(spec.evals),  # empty: cases by kind (a spec without evals:)
         "thresholds": [t.label for t in spec.thresholds],
         "trials": spec.trials,
         "seed": spec.seed,
@@ -489,7 +625,7 @@ def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     return (
         f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
-        f"{row['arm']} {row['threshold']} {row['case_id']} t{row['trial']} {status}"
+        f"{row['arm']} {row['threshold']} {row['cell_id'].split('|')[2]} t{row['trial']} {status}"
     )
 
 
@@ -529,6 +665,11 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
                 shutil.copyfile(src, out / row["trace"])
             append_row(out / "cells.jsonl", row)
             existing.add(row["cell_id"])
+        listed = {r["cell_id"] for r in read_rows(out / NOT_RUN_FILE)}
+        for record in read_rows(Path(part) / NOT_RUN_FILE):
+            if record["cell_id"] not in listed:
+                append_row(out / NOT_RUN_FILE, record)
+                listed.add(record["cell_id"])
     merged = {
         **metas[0],
         "shard": None,

@@ -346,6 +346,15 @@ def read_cells(path: Path) -> list[dict[str, Any]]:
     return list(latest.values())
 
 
+NOT_RUN_FILE = "not_run.jsonl"
+"""In an experiment directory: the eval cells not run (`harness.runs.grid.not_run_record`), one JSON line each."""
+
+
+def read_not_run(path: str | Path) -> list[dict[str, Any]]:
+    """The eval cells an experiment directory lists as not run, each with its reason (none for an older directory)."""
+    return read_rows(Path(path) / NOT_RUN_FILE)
+
+
 def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """An experiment directory's meta.json and the current row of each of its cells (`read_cells`)."""
     path = Path(path)

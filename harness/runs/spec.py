@@ -14,7 +14,9 @@
     # trigger: 20%                     # shorthand for a single threshold
     keep: 5%                           # default: a quarter of the lowest trigger (the presets' rule)
     window: 64000
-    scenarios:                         # which cases (default: all shipped)
+    evals: [needle, goal, todos]       # run these registry evals (harness/suites/registry.py) instead: each eval's
+                                       # cases, through harness.suites.execute (its preset, scorers, known upstream)
+    scenarios:                         # which cases (default: all shipped; with evals: filters each eval's cases)
       kind: needle                     # needle | goal | chain | truncation | all
       cases: ["needle-h24k-*"]
       limit: 10
@@ -83,6 +85,7 @@ _KEYS = {
     "max_rps",
     "max_tpm",
     "versions",
+    "evals",
 }
 _SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
 
@@ -126,6 +129,7 @@ class ExperimentSpec:
     max_rps: float | None = None
     max_tpm: float | None = None
     versions: tuple[VersionArm, ...] = ()  # empty: no versions axis (every arm runs in this environment)
+    evals: tuple[str, ...] = ()  # empty: cases by kind with the default scorers; else each eval's cases, run as the eval
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def arms(self) -> dict[str, tuple[str, str | None]]:
@@ -185,6 +189,7 @@ class ExperimentSpec:
                 "max_rps",
                 "max_tpm",
                 "versions",
+                "evals",
             )
         }
         if kwargs:
@@ -230,6 +235,23 @@ def _positive_number(data: dict, key: str, path: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise _fail(path, key, f"must be a positive number, got {value!r}")
     return float(value)
+
+
+def _evals(data: dict, where: str) -> tuple[str, ...]:
+    """The spec's ``evals`` list, each a registry eval (`harness.suites.registry.SUITES`), once."""
+    if "evals" not in data:
+        return ()
+    from harness.suites.registry import SUITES
+
+    value = data["evals"]
+    if not isinstance(value, list) or not value or not all(isinstance(e, str) for e in value):
+        raise _fail(where, "evals", f"a non-empty list of eval names; known: {', '.join(SUITES)}")
+    for i, name in enumerate(value):
+        if name not in SUITES:
+            raise _fail(where, f"evals[{i}]", f"no eval {name!r}; known: {', '.join(SUITES)}")
+    if len(set(value)) != len(value):
+        raise _fail(where, "evals", "names an eval twice")
+    return tuple(value)
 
 
 def load_spec(path: str | Path) -> ExperimentSpec:
@@ -310,6 +332,11 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         raise _fail(where, "scenarios.datasets", "a list of JSONL paths")
     limit = _positive_int(scen, "limit", where, None)
 
+    evals = _evals(data, where)
+    if evals and datasets:
+        raise _fail(
+            where, "scenarios.datasets", "an eval runs its own cases (the registry's): filter them with cases, kind or limit"
+        )
     for key in ("model", "summary_model", "name", "description"):
         if key in data and data[key] is not None and not isinstance(data[key], str):
             raise _fail(where, key, f"must be a string, got {type(data[key]).__name__}")
@@ -367,5 +394,6 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         max_rps=_positive_number(data, "max_rps", where),
         max_tpm=_positive_number(data, "max_tpm", where),
         versions=versions,
+        evals=evals,
         raw=data,
     )

@@ -24,9 +24,10 @@ def run_job(job: dict[str, Any], out: TextIO) -> int:
         end_with_parent(int(job["parent_pid"]))
     spec = replace(load_spec(job["spec"]), **job.get("replace", {}))
     grid._prepare(spec, grid.spec_scenarios(spec))
-    cells = [(grid.Cell(arm, threshold, case, int(trial)), int(attempt)) for arm, threshold, case, trial, attempt in job["cells"]]
+    # each cell: [arm, threshold, case, trial, attempt, eval (None: by kind; absent from an older parent's job)]
+    cells = [(grid.Cell(c[0], c[1], c[2], int(c[3]), c[5] if len(c) > 5 else None), int(c[4])) for c in job["cells"]]
 
-    def emit(row: dict[str, Any], trace: dict[str, Any]) -> None:
+    def emit(row: dict[str, Any], trace: dict[str, Any] | None) -> None:
         out.write(json.dumps({"row": row, "trace": trace}, default=str) + "\n")
         out.flush()
 

@@ -208,7 +208,7 @@ def check_row_versions(row: dict[str, Any], arm: VersionArm) -> None:
         raise HarnessError(f"arm {arm.label}: cell {row.get('cell_id')} ran with {', '.join(wrong)}")
 
 
-Emit = Callable[[dict[str, Any], dict[str, Any]], None]
+Emit = Callable[[dict[str, Any], dict[str, Any] | None], None]  # (row, trace), or (a not-run record, None)
 
 
 def run_arm_cells(
@@ -230,7 +230,7 @@ def run_arm_cells(
         job = {
             "spec": spec_path,
             "replace": replaced or {},
-            "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt] for c, attempt in chunk],
+            "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt, c.eval] for c, attempt in chunk],
             "parent_pid": os.getpid(),
         }
         log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty worker cannot fill it and stall

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from harness import _deepagents_adapter as da
 from harness.agent.models import ModelChoice, choose_models
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
@@ -143,12 +144,15 @@ def prepared(
     name: str, scenario: Scenario, settings: Settings, fault: SeededFault | None
 ) -> tuple[EvalSuite, CompactionConfig, ModelChoice, dict[str, Any]]:
     """Eval ``name``'s setup for ``scenario`` (`eval_setup`). Raises NotRun when the eval does not apply to the
-    strategy or the offline models cannot run the case."""
+    strategy, the installed deepagents lacks a feature its preset needs, or the offline models cannot run the case."""
     suite = SUITES[name]
     reason = suite.not_applicable_reason(settings.config.strategy)
     if reason:
         raise NotRun(reason)
     config, models, kwargs = eval_setup(suite, settings, fault)
+    reason = da.binary_offload_missing() if config.offload_binary else None
+    if reason:  # a feature the installed deepagents lacks: listed as not run with the reason, never a FAIL
+        raise NotRun(f"eval {name}: {reason}")
     reason = offline_skip_reason(scenario, models)
     if reason:
         raise NotRun(f"{scenario.id}: {reason}")

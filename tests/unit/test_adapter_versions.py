@@ -66,3 +66,48 @@ def test_supported_range_includes_its_ends_and_refuses_outside():
     assert da.supports_deepagents(low) and da.supports_deepagents(high) and da.supports_deepagents("0.7.20")
     for version in ("0.7.5", "0.6.12", "0.7.33", "1.0.0", "not-a-version"):
         assert not da.supports_deepagents(version), version
+
+
+class _FilesystemMiddleware076:
+    """deepagents 0.7.6's FilesystemMiddleware signature: eviction of tools and human messages, no binary offload."""
+
+    def __init__(self, *, backend=None, tool_token_limit_before_evict=20000, human_message_token_limit_before_evict=50000):
+        pass
+
+
+def test_a_deepagents_without_binary_offload_is_named_and_its_blob_texts_read_as_none(monkeypatch):
+    import builtins
+
+    import deepagents.middleware
+
+    assert da.binary_offload_missing() is None  # the pinned 0.7.32 has offload_binary_content
+    monkeypatch.setattr(deepagents.middleware, "FilesystemMiddleware", _FilesystemMiddleware076)
+    assert "has no offload_binary_content" in str(da.binary_offload_missing())
+    real_import = builtins.__import__
+
+    def no_blob_module(name, *args, **kwargs):
+        if name == "deepagents.middleware._blob_offload":
+            raise ImportError(name)
+        return real_import(name, *args, **kwargs)
+
+    notice = da.missing_blob_text()
+    assert da.is_missing_blob(notice) and da.blob_refs([{"deepagents_blob": "ab"}]) == ["ab"]
+    monkeypatch.setattr(builtins, "__import__", no_blob_module)
+    assert not da.is_missing_blob(notice) and da.blob_refs([{"deepagents_blob": "ab"}]) == []
+
+
+def test_an_eval_whose_preset_needs_binary_offload_is_not_run_there_and_others_run(monkeypatch):
+    from harness.agent.build import build_agent
+    from harness.compaction.variants import make_config
+    from harness.errors import ConfigError
+    from harness.reference import ReferenceAgentModel
+    from harness.suites.execute import NotRun, Settings, find_case, prepared
+
+    settings = Settings.offline()
+    prepared("blobs", find_case("media-blob-recovery"), settings, None)  # 0.7.32: runs
+    monkeypatch.setattr(da, "binary_offload_missing", lambda: "deepagents 0.7.6 has no offload_binary_content (...)")
+    with pytest.raises(NotRun, match=r"eval blobs: deepagents 0.7.6 has no offload_binary_content"):
+        prepared("blobs", find_case("media-blob-recovery"), settings, None)
+    prepared("pasted", find_case("pasted-3k"), settings, None)  # its preset replaces the middleware without blobs
+    with pytest.raises(ConfigError, match=r"config 'media-blobs': offload_binary is on, but deepagents 0.7.6 has no"):
+        build_agent(make_config("media-blobs"), ReferenceAgentModel())

@@ -22,6 +22,7 @@ COLUMNS = [
     "n",
     "excluded",
     "errors",
+    "upstream",
     "mean",
     "low",
     "high",
@@ -100,6 +101,7 @@ def test_the_baseline_s_record_has_its_figure_and_no_difference():
         "n": 4,  # c5 ended in ERROR
         "excluded": 1,
         "errors": 1,
+        "upstream": 0,
         "mean": 0.75,
         "low": r.low,
         "high": r.high,
@@ -123,6 +125,7 @@ def test_an_arm_s_record_has_its_figure_and_its_paired_difference_from_the_basel
         "n": 5,  # c1..c5; c6 is INVALID
         "excluded": 1,
         "errors": 0,
+        "upstream": 0,
         "mean": 0.4,
         "low": r.low,
         "high": r.high,

@@ -9,9 +9,12 @@ from harness.report.versions_report import add_versions_section, changed_cells, 
 BASE, OLD = "deepagents==0.7.32", "deepagents==0.7.6"
 
 
-def _row(arm: str, case: str = "c", trial: int = 0, outcome: str = "PASS", calls: int = 9, peak: int = 100) -> dict:
+def _row(
+    arm: str, case: str = "c", trial: int = 0, outcome: str = "PASS", calls: int = 9, peak: int = 100, eval: str = "needle"
+) -> dict:
     return {
         "arm": arm,
+        "eval": eval,
         "case_id": case,
         "threshold": "25%",
         "trial": trial,
@@ -37,6 +40,7 @@ def test_only_paired_cells_that_differ_are_listed_with_baseline_then_arm():
     (changed,) = changed_cells(rows, BASE).to_dict("records")
     assert changed == {
         "arm": OLD,
+        "eval": "needle",
         "case": "d",
         "threshold": "25%",
         "trial": 0,
@@ -56,3 +60,13 @@ def test_the_section_appears_only_with_a_versions_axis():
         doc, {"baseline": BASE, "versions": {OLD: {"deepagents": "0.7.6"}}}, [_row(BASE), _row(OLD)], [BASE, OLD]
     )
     assert "## Versions" in doc.markdown() and "No paired cell" in doc.markdown()
+
+
+def test_cells_pair_by_eval_so_one_case_run_as_two_evals_is_two_units():
+    # the same case as the history eval (passes on both arms) and as the needle eval (fails on the old arm)
+    rows = [_row(BASE, eval="history"), _row(OLD, eval="history"), _row(BASE), _row(OLD, outcome="FAIL")]
+    (changed,) = changed_cells(rows, BASE).to_dict("records")
+    assert (changed["eval"], changed["outcome"]) == ("needle", "PASS -> FAIL (needle_correct)")
+    # paired across evals, the old arm's history row would be read against the baseline's needle row (or the reverse)
+    crossed = [_row(BASE, eval="history"), _row(OLD, outcome="FAIL")]
+    assert changed_cells(crossed, BASE).empty

@@ -173,7 +173,7 @@ FAKE_WORKER = textwrap.dedent(
     import json, sys
     job = json.loads(sys.stdin.read())
     print("noise", file=sys.stderr)
-    for arm, threshold, case, trial, attempt in job["cells"]:
+    for arm, threshold, case, trial, attempt, eval in job["cells"]:
         if case == "boom":
             sys.exit(3)
         row = {"cell_id": f"{arm}|{threshold}|{case}|t{trial}", "attempt": attempt, "limits": job["replace"]}
@@ -210,7 +210,7 @@ def test_the_worker_job_is_what_the_parent_sent():
         ("-c", "import json,sys; job=json.loads(sys.stdin.read()); print(json.dumps({'row': job, 'trace': {}}))"),
     )
     (job,) = seen
-    assert job["spec"] == "s.yaml" and job["cells"] == [["a", "25%", "c0", 1, 1]] and job["replace"] == {}
+    assert job["spec"] == "s.yaml" and job["cells"] == [["a", "25%", "c0", 1, 1, None]] and job["replace"] == {}
     assert isinstance(job["parent_pid"], int) and json.dumps(job)
 
 
@@ -223,3 +223,18 @@ def test_a_version_arms_config_is_named_for_the_arm_so_its_rows_carry_it(tmp_pat
     (tmp_path / "plain.yaml").write_text("variants: [minimal]\nthresholds: [25%]\n")
     plain = load_spec(tmp_path / "plain.yaml")  # no versions axis: the variant keeps its own name
     assert cell_config(plain, "minimal", plain.thresholds[0]).name == "minimal"
+
+
+def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeypatch):
+    import io
+
+    from harness.runs import grid, version_worker
+
+    spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}', extra="evals: [history]\nscenarios: {cases: [goal-*]}\n")
+    ran: list = []
+    monkeypatch.setattr(grid, "_run_cell", lambda cell, attempt: ran.append((cell, attempt)) or ({"cell_id": cell.id}, None))
+    cell = Cell("deepagents==0.7.6", "25%", "goal-ledgers-12", 1, "history")
+    job = {"spec": str(spec), "cells": [[cell.arm, cell.threshold, cell.case_id, cell.trial, 2, cell.eval]]}
+    out = io.StringIO()
+    assert version_worker.run_job(job, out) == 0
+    assert ran == [(cell, 2)] and json.loads(out.getvalue()) == {"row": {"cell_id": cell.id}, "trace": None}
