@@ -27,10 +27,11 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages import HumanMessage
 
 from harness._deepagents_adapter import previous_event, reads_as_summary, with_bound_reasoning_restored
+from harness.suites.registry import SUITES
 
 PROVIDERS = ("anthropic", "openai")
-CASE = "goal-ledgers-12"  # 25 agent requests, two summaries under forced-20
-PRESET = "forced-20"
+CASE = SUITES["reasoning"].case_ids[0]  # goal-ledgers-12: 25 agent requests, two summaries under forced-20
+PRESET = SUITES["reasoning"].preset or "forced-20"
 FAULT = "keeps-bound-reasoning"
 VALIDITY = "reasoning_kept_across_summary"
 CHECKS = {"anthropic": ("bound_reasoning_dropped", "requests_accepted"), "openai": ("other_reasoning_kept", "requests_accepted")}
