@@ -53,8 +53,8 @@ from harness.reference import AGENT_NAME, SUMMARIZER_NAME, serve_anthropic, serv
 from harness.reference.judge import JUDGE_NAME
 from harness.reference.prompt_cache import PromptCache
 from harness.reference.provider_tokens import provider_tokens, simulated_usage
-from harness.reference.serve_responses import ResponseStore
 from harness.reference.reasoning import reasoning_text
+from harness.reference.serve_responses import ResponseStore
 from harness.reference.wire import Outcome, RequestError, reference_reply, scope_of
 from harness.trace.schema import SIMULATED_FINGERPRINT
 

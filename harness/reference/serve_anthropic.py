@@ -355,7 +355,12 @@ def checked_thinking(body: dict[str, Any], tool_use_rule: bool = False) -> dict[
     """``body`` with its thinking blocks checked as Claude checks them (`reasoning.check_thinking`; with
     ``tool_use_rule`` the tool-use continuation rule too, off by default: how it meets a summary's kept turns is not
     confirmed, see docs/design.md): a copy without the blocks dropped under ``drop_block``, or a RequestError."""
-    copy = {**body, "messages": [{**m, "content": list(m["content"])} if isinstance(m.get("content"), list) else m for m in body.get("messages") or []]}
+    copy = {
+        **body,
+        "messages": [
+            {**m, "content": list(m["content"])} if isinstance(m.get("content"), list) else m for m in body.get("messages") or []
+        ],
+    }
     try:
         check_thinking(copy)
         if tool_use_rule:
@@ -438,7 +443,11 @@ def sse_events(message: dict[str, Any], fail_midstream: bool = False) -> bytes:
             events.append(
                 (
                     "content_block_start",
-                    {"type": "content_block_start", "index": index, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                    },
                 )
             )
             thinking = {"type": "thinking_delta", "thinking": block["thinking"]}

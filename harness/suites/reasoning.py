@@ -77,10 +77,11 @@ def anthropic_turns(body: dict[str, Any]) -> tuple[str, list[Turn]]:
 
 def responses_turns(body: dict[str, Any]) -> tuple[str, list[Turn]]:
     """A Responses request's first user text and its assistant turns (reasoning items, then function calls)."""
-    items = body.get("input") if isinstance(body.get("input"), list) else []
+    raw = body.get("input")
+    items: list[Any] = raw if isinstance(raw, list) else []
     first = next((_text(i.get("content")) for i in items if isinstance(i, dict) and i.get("role") == "user"), "")
     turns: list[Turn] = []
-    reasoning, calls = False, []
+    reasoning, calls = False, []  # the reasoning items and function calls of the turn being read
     for item in [*items, {"type": "end"}]:
         kind = item.get("type") if isinstance(item, dict) else None
         if kind == "function_call":
@@ -88,10 +89,8 @@ def responses_turns(body: dict[str, Any]) -> tuple[str, list[Turn]]:
             continue
         if calls:
             turns.append(Turn(tuple(calls), reasoning))
-            reasoning, calls = False, []
-        reasoning = kind == "reasoning" or (reasoning and kind not in ("message", "function_call_output", None))
-        if isinstance(item, dict) and item.get("role") in ("user", "system", "developer"):
-            reasoning = False
+            calls = []
+        reasoning = kind == "reasoning"  # a turn's reasoning comes right before its calls
     return first, turns
 
 
@@ -108,7 +107,10 @@ def score_reasoning(verdicts: list[dict[str, Any]]) -> dict[str, tuple[bool, str
     seen: dict[tuple[str, ...], bool] = {}  # every turn sent so far, and whether it had reasoning when first sent
     before: dict[tuple[str, ...], bool] = {}  # the turns sent before the current summary
     summary, summarized = "", False
-    kept_with_reasoning, still_bound, lost, refused = 0, [], [], []
+    kept_with_reasoning = 0
+    still_bound: list[str] = []
+    lost: list[str] = []
+    refused: list[str] = []
     for verdict, first, turns in _requests(verdicts):
         if first != summary and reads_as_summary(HumanMessage(content=first)):
             summary, summarized, before = first, True, dict(seen)
@@ -142,7 +144,9 @@ def reasoning_model(provider: str, url: str, window: int) -> Any:
         from langchain_anthropic import ChatAnthropic
 
         thinking = {"type": "enabled", "budget_tokens": 1024}
-        model: Any = ChatAnthropic(model=AGENT_NAME, base_url=url.removesuffix("/v1"), thinking=thinking, max_tokens=4096, **common)  # type: ignore[call-arg]
+        model: Any = ChatAnthropic(
+            model=AGENT_NAME, base_url=url.removesuffix("/v1"), thinking=thinking, max_tokens=4096, **common
+        )  # type: ignore[call-arg]
     else:
         from langchain_openai import ChatOpenAI
 

@@ -112,6 +112,14 @@ def test_responses_and_chat_completions_return_reasoning_only_when_asked():
     assert out.usage.output_tokens_details.reasoning_tokens > 0
     plain = serve_responses.answer({**request, "tools": tools, "reasoning": None}, 0, PromptCache(), ResponseStore()).body
     assert all(item["type"] != "reasoning" for item in plain["output"])
-    chat = {"model": "reference-agent", "messages": [{"role": "user", "content": TASK}], "tools": [{"type": "function", **{"function": {"name": "read_file", "parameters": {"type": "object", "properties": {}}}}}]}
+    chat = {
+        "model": "reference-agent",
+        "messages": [{"role": "user", "content": TASK}],
+        "tools": [
+            {"type": "function", **{"function": {"name": "read_file", "parameters": {"type": "object", "properties": {}}}}}
+        ],
+    }
     assert "reasoning_content" not in serve.answer(chat, 0)["choices"][0]["message"]
-    assert serve.answer({**chat, "reasoning_effort": "low"}, 0)["choices"][0]["message"]["reasoning_content"].startswith("The next step")
+    assert serve.answer({**chat, "reasoning_effort": "low"}, 0)["choices"][0]["message"]["reasoning_content"].startswith(
+        "The next step"
+    )

@@ -18,7 +18,9 @@ def result(call):
 
 
 def messages(first, *turns, status=200, error=None):
-    body = {"messages": [{"role": "user", "content": first}, *[m for call, t in turns for m in (claude_turn(call, t), result(call))]]}
+    body = {
+        "messages": [{"role": "user", "content": first}, *[m for call, t in turns for m in (claude_turn(call, t), result(call))]]
+    }
     return {"api": "messages", "body": body, "status": status, "error": error}
 
 
@@ -27,12 +29,19 @@ def items(first, *turns, status=200):
     for call, with_reasoning in turns:
         if with_reasoning:
             out.append({"type": "reasoning", "id": f"rs_{call}", "summary": []})
-        out += [{"type": "function_call", "call_id": call, "name": "read_file", "arguments": "{}"}, {"type": "function_call_output", "call_id": call, "output": "ok"}]
+        out += [
+            {"type": "function_call", "call_id": call, "name": "read_file", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": call, "output": "ok"},
+        ]
     return {"api": "responses", "body": {"input": out}, "status": status, "error": None}
 
 
 def test_claude_turns_kept_across_a_summary_without_their_thinking_pass():
-    verdicts = [messages(TASK, ("a", True)), messages(TASK, ("a", True), ("b", True)), messages(SUMMARY, ("b", False), ("c", True))]
+    verdicts = [
+        messages(TASK, ("a", True)),
+        messages(TASK, ("a", True), ("b", True)),
+        messages(SUMMARY, ("b", False), ("c", True)),
+    ]
     scores = score_reasoning(verdicts)
     assert scores[VALIDITY][0] and scores["bound_reasoning_dropped"][0] and scores["requests_accepted"][0]
     assert not scores["other_reasoning_kept"][0]  # what an OpenAI arm would fail: Claude's was dropped
