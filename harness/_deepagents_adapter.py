@@ -492,3 +492,11 @@ def offloaded_calls(text: str) -> list[OffloadedCall]:
         else:
             pending = []
     return calls
+
+
+def with_bound_reasoning_restored(request_messages: Sequence[BaseMessage], state: Mapping[str, Any]) -> list[BaseMessage]:
+    """``request_messages`` with every AI message replaced by the state's own copy (same id): the reasoning
+    deepagents' ``_drop_bound_reasoning`` took from the messages kept across a summary put back. The seeded fault
+    ``keeps-bound-reasoning`` (a middleware that forgets Claude binds reasoning to the conversation before it)."""
+    originals = {m.id: m for m in state.get("messages", []) if m.type == "ai" and m.id}
+    return [originals.get(m.id, m) if m.type == "ai" and m.id else m for m in request_messages]

@@ -53,6 +53,7 @@ from harness.reference import AGENT_NAME, SUMMARIZER_NAME, serve_anthropic, serv
 from harness.reference.judge import JUDGE_NAME
 from harness.reference.prompt_cache import PromptCache
 from harness.reference.provider_tokens import provider_tokens, simulated_usage
+from harness.reference.reasoning import reasoning_text
 from harness.reference.serve_responses import ResponseStore
 from harness.reference.wire import Outcome, RequestError, reference_reply, scope_of
 from harness.trace.schema import SIMULATED_FINGERPRINT
@@ -147,6 +148,8 @@ class ServerState:
     stopping: threading.Event = field(default_factory=threading.Event)
     cache: PromptCache = field(default_factory=PromptCache)  # the simulated prompt cache of /messages and /responses
     responses: ResponseStore = field(default_factory=ResponseStore)  # stored responses, for previous_response_id
+    tool_use_rule: bool = False  # /messages also enforces the tool-use continuation rule for thinking (reasoning.py)
+    verdicts: list[dict[str, Any]] | None = None  # when a list: every answered request's API, status and error, in order
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -173,6 +176,15 @@ class ServerState:
             self.first_at = self.last_at = None
         self.cache.clear()
         self.responses.clear()
+        if self.verdicts is not None:
+            self.verdicts.clear()
+
+    def record(self, api: str, body: dict[str, Any], status: int, error: str | None = None) -> None:
+        """Keep the verdict on a request (its API, the body received, the status, the error) when ``verdicts`` is
+        a list: what the provider received and whether it accepted it, for the reasoning eval."""
+        if self.verdicts is not None:
+            with self.lock:
+                self.verdicts.append({"api": api, "body": body, "status": status, "error": error})
 
     def pick_fault(self, scope: str, compaction: bool = False) -> Fault | None:
         """The fault that fires on this request of ``scope``, if any; ``compaction``: the one that fires on a
@@ -195,8 +207,11 @@ def answer(body: dict[str, Any], seed: int, usage: bool = True) -> dict[str, Any
     """The chat.completion for an OpenAI-format request, from the reference models (a pure function of the request)."""
     messages = convert_to_messages(body.get("messages") or [])
     tools = body.get("tools") or None
-    reply, name = reference_reply(messages, tools, request_scope(body), int(body.get("seed", seed)))
+    scope = request_scope(body)
+    reply, name = reference_reply(messages, tools, scope, int(body.get("seed", seed)))
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
+    if body.get("reasoning_effort") and scope == "agent":  # a reasoning request: the reasoning, as DeepSeek-style APIs
+        message["reasoning_content"] = reasoning_text(reply)
     if reply.tool_calls:
         message["tool_calls"] = [
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
@@ -337,14 +352,16 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             if api == "messages":
-                outcome = serve_anthropic.answer(body, state.seed, state.cache, compaction_fault)
+                outcome = serve_anthropic.answer(body, state.seed, state.cache, compaction_fault, state.tool_use_rule)
             elif api == "responses":
                 outcome = serve_responses.answer(body, state.seed, state.cache, state.responses, compaction_fault)
             else:
                 outcome = Outcome(serve_responses.compact(body, state.seed, state.responses))
         except RequestError as exc:
+            state.record(api, body, exc.status, str(exc))
             self._send(exc.status, _api_error(api, exc.status, str(exc)))
             return
+        state.record(api, body, 200)
         made = sum(
             1 for part in outcome.body.get("content") or outcome.body.get("output") or [] if part.get("type") == "compaction"
         )

@@ -31,7 +31,15 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from harness.reference import native
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import output_tokens
+from harness.reference.provider_tokens import output_tokens, text_tokens
+from harness.reference.reasoning import (
+    ThinkingError,
+    check_thinking,
+    check_tool_use_continuation,
+    reasoning_text,
+    sign,
+    thinking_enabled,
+)
 from harness.reference.wire import (
     Outcome,
     RequestError,
@@ -285,11 +293,14 @@ def _clear_input(messages: list[BaseMessage], call_id: str, which: bool | list[s
             messages[k] = AIMessage(content=msg.content, tool_calls=calls)
 
 
-def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault: Any = None) -> Outcome:
+def answer(
+    body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault: Any = None, tool_use_rule: bool = False
+) -> Outcome:
     """The ``message`` for a Messages API request, a pure function of the request and the cache's earlier entries.
     ``compaction_fault`` (called once, only when a compaction fires) returns None, ``"null-compaction"`` or
-    ``"compaction-midstream"``."""
+    ``"compaction-midstream"``; ``tool_use_rule`` also enforces the tool-use continuation rule (see `checked_thinking`)."""
     edits = edits_of(body)
+    body = checked_thinking(body, tool_use_rule)
     conv = parse_request(body)
     applied = []
     for edit in edits:
@@ -325,16 +336,46 @@ def answer(body: dict[str, Any], seed: int, cache: PromptCache, compaction_fault
     reply, _name = reference_reply([*conv.system, *conv.messages], conv.tools or None, scope, seed)
     # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
     used = cache.use(cache_key("anthropic", body, conv.messages), conv.units(), sorted(conv.breakpoints))
+    output = output_tokens(reply)
+    if thinking_enabled(body) and scope == "agent":
+        content.append(thinking_block(body, content, reasoning_text(reply)))
+        output += int(text_tokens(content[-1]["thinking"]))
     if reply.text:
         content.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
         content.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]})
-    output = output_tokens(reply)
     usage = _usage(used, output)
     if iterations:
         iterations.append(usage | {"type": "message"})
     stop = "tool_use" if reply.tool_calls else "end_turn"
     return Outcome(_message(body, content, stop, usage, applied, iterations), fault)
+
+
+def checked_thinking(body: dict[str, Any], tool_use_rule: bool = False) -> dict[str, Any]:
+    """``body`` with its thinking blocks checked as Claude checks them (`reasoning.check_thinking`; with
+    ``tool_use_rule`` the tool-use continuation rule too, off by default: how it meets a summary's kept turns is not
+    confirmed, see docs/design.md): a copy without the blocks dropped under ``drop_block``, or a RequestError."""
+    copy = {
+        **body,
+        "messages": [
+            {**m, "content": list(m["content"])} if isinstance(m.get("content"), list) else m for m in body.get("messages") or []
+        ],
+    }
+    try:
+        check_thinking(copy)
+        if tool_use_rule:
+            check_tool_use_continuation(copy)
+    except ThinkingError as exc:
+        raise RequestError(str(exc)) from None
+    return copy
+
+
+def thinking_block(body: dict[str, Any], content: list[dict[str, Any]], text: str) -> dict[str, Any]:
+    """A thinking block after ``content`` (the reply's blocks so far), signed to the request it answers."""
+    before = list(body.get("messages") or [])
+    if content:
+        before.append({"role": "assistant", "content": list(content)})
+    return {"type": "thinking", "thinking": text, "signature": sign(body, before, text)}
 
 
 def _usage(used: CacheUse, output: int) -> dict[str, Any]:
@@ -398,6 +439,20 @@ def sse_events(message: dict[str, Any], fail_midstream: bool = False) -> bytes:
                 events.append(("error", error_body(500, "compaction failed mid-stream (injected by harness serve)")))
                 return _encode(events)
             delta = {"type": "compaction_delta", "content": block["content"]}
+        elif kind == "thinking":
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "thinking", "thinking": "", "signature": ""},
+                    },
+                )
+            )
+            thinking = {"type": "thinking_delta", "thinking": block["thinking"]}
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": index, "delta": thinking}))
+            delta = {"type": "signature_delta", "signature": block["signature"]}
         elif kind == "text":
             events.append(
                 (

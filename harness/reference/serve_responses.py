@@ -30,7 +30,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from harness.reference import native
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import output_tokens
+from harness.reference.provider_tokens import output_tokens, text_tokens
+from harness.reference.reasoning import reasoning_text
 from harness.reference.wire import (
     Outcome,
     RequestError,
@@ -144,7 +145,7 @@ def to_messages(items: list[dict[str, Any]]) -> list[BaseMessage]:
             output = item.get("output")
             out.append(ToolMessage(content=output if isinstance(output, str) else _text(output), tool_call_id=item["call_id"]))
         elif kind == "reasoning":
-            continue  # the reference models neither make nor read reasoning items (issue 19 §3)
+            continue  # reasoning the agent made earlier: kept in context, not read by the reference models
         else:
             raise RequestError(f"input[{k}].type: {kind!r} is not an item type harness serve reads")
     return out
@@ -187,13 +188,13 @@ def _tokens(system: Sequence[BaseMessage], messages: Sequence[BaseMessage], tool
     return [*(tool_unit(t) for t in tools), *(message_unit(m) for m in [*system, *messages])]
 
 
-def usage(read: int, write: int, total_in: int, output: int) -> dict[str, Any]:
-    """The Responses usage object."""
+def usage(read: int, write: int, total_in: int, output: int, reasoning: int = 0) -> dict[str, Any]:
+    """The Responses usage object (``output`` includes the ``reasoning`` tokens, as OpenAI counts them)."""
     return {
         "input_tokens": total_in,
         "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
         "output_tokens": output,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": reasoning},
         "total_tokens": total_in + output,
     }
 
@@ -233,7 +234,17 @@ def answer(
             summary_pass = cache.use(key, _tokens(system, messages, tools))
             summary_out = output_tokens(AIMessage(content=summary))
             messages = [native.summary_message(summary)]
-    reply, _ = reference_reply([*system, *messages], tools or None, scope_of(body.get("model"), tools), seed)
+    scope = scope_of(body.get("model"), tools)
+    reply, _ = reference_reply([*system, *messages], tools or None, scope, seed)
+    reasoning = reasoning_text(reply) if body.get("reasoning") and scope == "agent" else None
+    if reasoning is not None:
+        output.append(
+            {
+                "type": "reasoning",
+                "id": stable_id("rs_", items, reasoning),
+                "summary": [{"type": "summary_text", "text": reasoning}],
+            }
+        )
     if reply.text:
         output.append(
             {
@@ -257,7 +268,8 @@ def answer(
         )
     # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
     used = cache.use(cache_key("openai", body, messages), _tokens(system, messages, tools))
-    out_tokens = output_tokens(reply)
+    reasoning_tokens = int(text_tokens(reasoning)) if reasoning else 0
+    out_tokens = output_tokens(reply) + reasoning_tokens
     response = {
         "id": stable_id("resp_", body.get("model"), items, output),
         "object": "response",
@@ -282,6 +294,7 @@ def answer(
             used.write + summary_pass.write,
             used.total + summary_pass.total,
             out_tokens + summary_out,
+            reasoning_tokens,
         ),
     }
     if body.get("store", True) is not False:
@@ -353,7 +366,7 @@ def sse_events(response: dict[str, Any], fail_midstream: bool = False) -> bytes:
             )
         else:
             events.append({"type": "response.output_item.added", "output_index": index, "item": item})
-            if fail_midstream:
+            if fail_midstream and item["type"] == "compaction":
                 failure = error_body(
                     "compaction failed mid-stream (injected by harness serve)", "server_error", None, "server_error"
                 )

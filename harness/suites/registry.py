@@ -411,6 +411,16 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 keep_preset_window=True,
                 strategies=DEEPAGENTS,
             ),
+            EvalSuite(
+                "reasoning",
+                "reasoning across a summary over harness serve: Claude's bound blocks dropped from kept turns, other "
+                "providers' kept, every later request accepted",
+                required=(),  # its own keys, scored from the server's verdicts: harness.suites.reasoning (not a trace)
+                validity=(),
+                case_ids=("goal-ledgers-12",),  # harness.suites.reasoning.CASE, one short case per provider arm
+                preset="forced-20",
+                strategies=DEEPAGENTS,
+            ),
         )
     }
 )

@@ -8,7 +8,7 @@ import pytest
 from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 from pydantic import TypeAdapter
 
-from harness.reference import native, serve_anthropic
+from harness.reference import native, reasoning, serve_anthropic
 from harness.reference.prompt_cache import PromptCache
 from harness.reference.wire import RequestError
 from tests.unit._wire import TASK, big_turns, compact_edit, messages_body, tool_turns
@@ -136,12 +136,13 @@ def test_clearing_tool_uses_respects_its_trigger_exclusions_and_minimum():
 
 def test_clearing_thinking_keeps_the_latest_turns():
     turns = [{"role": "user", "content": TASK}]
-    for k in range(3):
+    for k in range(3):  # each block signed to the turns before it, as the endpoint signs its own (it refuses others)
+        signature = reasoning.sign(messages_body(turns), list(turns), "hmm " * 30)
         turns.append(
             {
                 "role": "assistant",
                 "content": [
-                    {"type": "thinking", "thinking": "hmm " * 30, "signature": f"s{k}"},
+                    {"type": "thinking", "thinking": "hmm " * 30, "signature": signature},
                     {"type": "text", "text": f"t{k}"},
                 ],
             }
