@@ -5,9 +5,11 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
 PYTEST = $(BIN)/python -m pytest
-# Tests run on both cores (pytest-xdist; worksteal: an idle worker takes queued tests from a busy one, so a few
-# 20-second tests at the end do not leave a core idle); `make test XDIST=` runs in one process.
-XDIST ?= -n 2 --dist worksteal
+# Tests run in three pytest-xdist workers on the two cores: about a third of the suite's time is spent waiting (served
+# latency, stalls, timeouts, LangSmith outages, subprocesses starting), and a third worker computes meanwhile
+# (docs/design.md, "CI time"; worksteal: an idle worker takes queued tests from a busy one, so a few 20-second tests
+# at the end do not leave a core idle). `make test XDIST=` runs in one process.
+XDIST ?= -n 3 --dist worksteal
 
 .PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
 

@@ -111,6 +111,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+@pytest.fixture(scope="session")
+def live_options(pytestconfig: pytest.Config) -> list[str]:
+    """The options naming a live model or endpoint ("--model openai:gpt-5.2"), for the tests that prove the evals with
+    the offline reference models only (the validity matrix, the reasoning eval's served arms): they skip under them."""
+    return [
+        f"{o} {v}"
+        for o in ("--model", "--summary-model", "--base-url")
+        if (v := pytestconfig.getoption(o)) not in (None, "reference")
+    ]
+
+
 def _eval_name(metafunc: pytest.Metafunc) -> str | None:
     names = [m.name for m in metafunc.definition.iter_markers() if m.name in SUITES]
     return names[0] if names else None

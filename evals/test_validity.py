@@ -36,14 +36,10 @@ def seeds(full_matrix) -> int:
 
 
 @pytest.fixture(scope="session")
-def validity(pytestconfig, full_matrix, seeds):
+def validity(pytestconfig, full_matrix, seeds, live_options):
     """``validity(eval_name)``: that eval's runs, healthy over ``seeds`` seeds and under the seeded faults (those its
     entry names, or all with --validity-full)."""
-    live = [
-        f"{o} {v}"
-        for o in ("--model", "--summary-model", "--base-url")
-        if (v := pytestconfig.getoption(o)) not in (None, "reference")
-    ]
+    live = live_options
     if live:
         pytest.skip(
             f"the validity matrix proves the evals with the offline reference models; it does not use {', '.join(live)}: "

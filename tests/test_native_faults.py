@@ -35,6 +35,16 @@ MATRIX = [
 ]
 
 
+@pytest.fixture
+def server():
+    """This process's loopback server, its faults and counts cleared before and after: a fault left behind would fire
+    in the next native run of this process (tests/test_native_strategies.py shares the server)."""
+    served = local_server(0)
+    served.state.reset()
+    yield served
+    served.state.reset()
+
+
 @pytest.fixture(scope="module")
 def scenarios():
     return {s.id: s for s in load_scenarios(all_scenario_files())}
@@ -45,10 +55,8 @@ def scenarios():
     MATRIX,
     ids=[f"{a[0]}-{m}-{'once' if c else 'always'}" for a, m, c, _, _ in MATRIX],
 )
-def test_a_native_fault_mode_gives_its_outcome(scenarios, arm, mode, count, expected, keys):
+def test_a_native_fault_mode_gives_its_outcome(server, scenarios, arm, mode, count, expected, keys):
     strategy, case, trigger = arm
-    server = local_server(0)
-    server.state.reset()
     server.add_fault(Fault(mode, count=count, scope="agent"))
     config = make_config("forced-20", trigger=[trigger], strategy=strategy)
     started = time.perf_counter()

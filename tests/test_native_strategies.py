@@ -31,6 +31,9 @@ def scenarios():
 
 
 def run_native(scenario, strategy, trigger="20%"):  # noqa: ANN001, ANN201
+    from harness.agent.native_models import local_server
+
+    local_server(0).state.reset()  # no fault or cache left by another native test in this process
     config = make_config("forced-20", trigger=[trigger], strategy=strategy)
     trace = run_case(scenario, config, choose_models(None, None, window=config.window))
     scores = score_case(trace, scenario)
