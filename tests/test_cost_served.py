@@ -3,6 +3,8 @@ provider compaction pass captured from ``usage.iterations`` (which langchain-ant
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from langchain_anthropic import ChatAnthropic
 
@@ -18,6 +20,7 @@ from tests.unit._wire import ANTHROPIC_TOOLS, compact_edit
 
 pytestmark = pytest.mark.live
 CASE = "needle-h24k-d000"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +99,30 @@ def test_a_streamed_compaction_leaves_its_pass_unknown_not_free(server):
     call = rec.new_call("agent", [], 0)
     rec.finish_call(call, 0.0, message=message)
     assert call["compaction_usage"] == [{"type": "compaction", "unreported": True}]  # langchain-anthropic kept no usage
+
+
+def test_the_served_strategies_spec_reports_the_whole_cost_of_every_arm(tmp_path):
+    """datasets/experiments/strategies-served.yaml (the Messages-API arms of strategies.yaml, the native
+    anthropic-context-editing among them) through a fresh `harness serve`, one case: the experiment report's Cost
+    section has a row per arm with tokens sent and simulated dollars, and the tokens by role."""
+    import yaml
+
+    from harness.report.experiment_report import write_experiment_report
+    from harness.runs.grid import run_experiment
+    from harness.runs.spec import load_spec
+
+    spec = yaml.safe_load((ROOT / "datasets" / "experiments" / "strategies-served.yaml").read_text())
+    spec["scenarios"] = {**spec["scenarios"], "cases": ["needle-h24k-d010"]}
+    with serving(max_seconds=600) as srv:
+        spec["base_url"] = srv.url.removesuffix("/v1")  # Anthropic's base URL: its SDK adds /v1
+        (tmp_path / "served.yaml").write_text(yaml.safe_dump(spec))
+        result = run_experiment(load_spec(tmp_path / "served.yaml"), out_dir=tmp_path / "out", progress=lambda _: None)
+    text = write_experiment_report(result.path).read_text()
+    cost = text[text.index("\n## Cost\n") :]
+    cost = cost[: cost.find("\n## ", 1)] if "\n## " in cost[1:] else cost
+    assert "Tokens per task by role" in cost and "simulated" in cost.lower()
+    header = [c.strip() for c in next(x for x in cost.splitlines() if "USD per task" in x).split("|")]
+    for arm in spec["strategies"]:
+        line = [c.strip() for c in next(x for x in cost.splitlines() if x.startswith(f"| {arm} ")).split("|")]
+        row = dict(zip(header, line, strict=True))
+        assert row["counted by"] == "provider" and float(row["USD per task"]) > 0, row  # every call reported usage

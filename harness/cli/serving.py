@@ -35,7 +35,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     print(
         f"harness serve: {server.url} (simulated reference models; faults: {', '.join(args.fault) or 'none'}). "
-        f"Try: harness run --model openai:reference-agent --base-url {server.url}",
+        f"Try: harness run --model openai:reference-agent --base-url {server.url} "
+        f"(Anthropic's SDK adds /v1 itself: --model anthropic:reference-agent --base-url {server.url.removesuffix('/v1')})",
         flush=True,
     )
     try:
