@@ -58,18 +58,23 @@ def test_cache_reads_and_writes_per_strategy_through_the_messages_api(server):
     assert costs["deepagents-summarization"]["roles"]["summarizer"]["calls"] > 0
 
 
-def test_a_served_compaction_pass_is_recorded_and_costed_apart(server):
+def compacting_model(server, *, streaming: bool = False):  # noqa: ANN001, ANN201
+    """ChatAnthropic against the served Messages API with compaction on (the turns of BIG_TURNS pass its trigger)."""
     server.state.reset()
-    model = ChatAnthropic(
+    return ChatAnthropic(
         model="reference-agent",
-        base_url=server.url[: -len("/v1")],
+        base_url=server.url.removesuffix("/v1"),
         api_key="sk-test",
         max_retries=1,
         timeout=10,
+        streaming=streaming,
         context_management=compact_edit(),
         betas=["compact-2026-01-12"],
     ).bind_tools(ANTHROPIC_TOOLS)
-    message = model.invoke(BIG_TURNS)
+
+
+def test_a_served_compaction_pass_is_recorded_and_costed_apart(server):
+    message = compacting_model(server).invoke(BIG_TURNS)
     rec = Recorder()
     call = rec.new_call("agent", [], 0)
     rec.finish_call(call, 0.0, message=message)
@@ -83,18 +88,7 @@ def test_a_served_compaction_pass_is_recorded_and_costed_apart(server):
 
 
 def test_a_streamed_compaction_leaves_its_pass_unknown_not_free(server):
-    server.state.reset()
-    model = ChatAnthropic(
-        model="reference-agent",
-        base_url=server.url[: -len("/v1")],
-        api_key="sk-test",
-        max_retries=1,
-        timeout=10,
-        streaming=True,
-        context_management=compact_edit(),
-        betas=["compact-2026-01-12"],
-    ).bind_tools(ANTHROPIC_TOOLS)
-    message = model.invoke(BIG_TURNS)
+    message = compacting_model(server, streaming=True).invoke(BIG_TURNS)
     rec = Recorder()
     call = rec.new_call("agent", [], 0)
     rec.finish_call(call, 0.0, message=message)
