@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.runs.bench import live_plan, render_live_row
+from harness.runs.bench import best_schedule_s, live_plan, render_live_row
 
 CASES = [f"case-{i}" for i in range(20)]
 
@@ -61,3 +61,13 @@ def test_the_servers_stats_give_its_process_cpu_time():
     sum(i * i for i in range(200_000))  # some CPU, so a constant would not pass
     cpu = ServerState().stats()["cpu_s"]
     assert before - 0.001 <= cpu <= time.process_time() + 0.001
+
+
+def test_the_best_schedule_of_a_finite_run_allows_for_its_tail():
+    assert best_schedule_s([10.0] * 8, 4) == 20.0  # two full waves: the packed ideal, nothing lost to a tail
+    assert best_schedule_s([10.0, 10.0, 10.0, 30.0], 2) == 40.0  # the long cell starts when a slot frees: a tail
+    assert best_schedule_s([30.0, 10.0, 10.0, 10.0], 2) == 30.0  # in plan order: here the long one starts first
+    assert best_schedule_s([], 4) == 0.0
+    row = {"concurrency": 64, "processes": 1, "latency_s": 2.0, "cells": 128, "requests": 3248, "peak_in_flight": 64}
+    row |= {"cells_per_s": 0.9, "ideal_cells_per_s": 1.26, "share_of_ideal": 0.714, "share_of_schedule": 0.93}
+    assert "**71% of ideal**" in (line := render_live_row(row)) and "93% of the same cells' best schedule" in line
