@@ -17,20 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from harness.scoring.metrics import price_for, price_table, usage_cost
+from harness.scoring.metrics import cache_writes, price_for, price_table, usage_cost
+from harness.scoring.metrics import reported_count as _count
 from harness.trace.schema import Trace
 
 KINDS = ("input", "output", "cache_read", "cache_write")
 ROLES = ("agent", "summarizer", "compaction", "judge")
 Tokens = dict[str, int | None]
-TTL_WRITE_KEYS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
-
-
-def _count(value: Any) -> int | None:
-    """A token count as reported: a non-negative int, else unknown (None; a bool or a negative is a broken record)."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return None
-    return value
 
 
 def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
@@ -45,17 +38,6 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
         "cache_read": _count(details.get("cache_read")),
         "cache_write": cache_writes(details),
     }
-
-
-def cache_writes(details: Mapping[str, Any]) -> int | None:
-    """Cache-write tokens from ``input_token_details``: ``cache_creation``, plus the per-TTL keys langchain-anthropic
-    moves them to when Anthropic reports ``usage.cache_creation`` (it then sets ``cache_creation`` to 0, so reading
-    that key alone reads every write as 0). Unknown when no key is there or one is broken."""
-    keys = [k for k in ("cache_creation", *TTL_WRITE_KEYS) if k in details]
-    counts = [_count(details[k]) for k in keys]
-    if not keys or any(c is None for c in counts):
-        return None
-    return sum(c for c in counts if c is not None)
 
 
 def iteration_tokens(entry: Mapping[str, Any]) -> Tokens:

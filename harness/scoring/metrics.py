@@ -9,6 +9,7 @@ provider reported usage (then ``*_provider`` figures are filled too).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -55,6 +56,27 @@ def price_for(model: str, table: dict[str, dict[str, float]] | None = None) -> d
     return table[max(prefixes, key=len)] if prefixes else None
 
 
+TTL_WRITE_KEYS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")  # langchain-anthropic's per-TTL cache writes
+
+
+def reported_count(value: Any) -> int | None:
+    """A token count as reported: a non-negative int, else unknown (None; a bool or a negative is a broken record)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def cache_writes(details: Mapping[str, Any]) -> int | None:
+    """Cache-write tokens from ``input_token_details``: ``cache_creation``, plus the per-TTL keys langchain-anthropic
+    moves them to when Anthropic reports ``usage.cache_creation`` (it then sets ``cache_creation`` to 0, so reading
+    that key alone reads every write as 0). Unknown when no key is there or one is broken."""
+    keys = [k for k in ("cache_creation", *TTL_WRITE_KEYS) if k in details]
+    counts = [reported_count(details[k]) for k in keys]
+    if not keys or any(c is None for c in counts):
+        return None
+    return sum(c for c in counts if c is not None)
+
+
 def _tokens(calls: list[dict], key: str) -> int:
     return sum((c.get("usage") or {}).get(key) or 0 for c in calls)
 
@@ -62,6 +84,11 @@ def _tokens(calls: list[dict], key: str) -> int:
 def _cache_tokens(calls: list[dict], key: str) -> int:
     """Prompt-cache tokens as LangChain normalizes them (``input_token_details``: cache_read, cache_creation)."""
     return sum(((c.get("usage") or {}).get("input_token_details") or {}).get(key) or 0 for c in calls)
+
+
+def _cache_write_tokens(calls: list[dict]) -> int:
+    """Prompt-cache writes (`cache_writes`: ``cache_creation`` and the per-TTL keys), unknown ones as 0 here."""
+    return sum(cache_writes((c.get("usage") or {}).get("input_token_details") or {}) or 0 for c in calls)
 
 
 def usage_cost(price: dict[str, float], tokens_in: int, tokens_out: int, cache_read: int = 0, cache_write: int = 0) -> float:
@@ -94,7 +121,7 @@ def cost_usd(trace: Trace) -> float | None:
             return None
         provider_in = _tokens(calls, "input_tokens")
         tokens_in = provider_in or sum(c["approx_tokens"] for c in calls)
-        read, write = _cache_tokens(calls, "cache_read"), _cache_tokens(calls, "cache_creation")
+        read, write = _cache_tokens(calls, "cache_read"), _cache_write_tokens(calls)
         total += usage_cost(price, tokens_in, _tokens(calls, "output_tokens"), read, write)
     return round(total, 6)
 
@@ -126,7 +153,7 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "agent_tokens_provider": _tokens(agent, "input_tokens") or None,
         "agent_output_tokens_provider": _tokens(agent, "output_tokens") or None,
         "cache_read_tokens": _cache_tokens(agent + summ, "cache_read") or None,
-        "cache_write_tokens": _cache_tokens(agent + summ, "cache_creation") or None,
+        "cache_write_tokens": _cache_write_tokens(agent + summ) or None,
         "summarizer_tokens_provider": _tokens(summ, "input_tokens") or None,
         "peak_context": max((c["approx_tokens"] for c in agent), default=0),
         "tokens_removed_per_event": round(sum(e["tokens_before"] - e["tokens_after"] for e in events) / len(events), 1)

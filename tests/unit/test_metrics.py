@@ -117,6 +117,15 @@ def test_cache_writes_are_billed_at_the_write_price_and_missing_cache_prices_fal
     assert metrics.cost_usd(t) == pytest.approx((1000 * 0.15 + 10 * 0.6) / 1e6)
 
 
+def test_cache_writes_langchain_anthropic_moves_to_its_per_ttl_keys_are_billed_as_writes():
+    """langchain-anthropic sets ``cache_creation`` to 0 and reports the writes under ``ephemeral_5m/1h_input_tokens``
+    when Anthropic splits them by TTL: read alone, the old key billed every write at the input price."""
+    details = {"cache_read": 100, "cache_creation": 0, "ephemeral_5m_input_tokens": 300}
+    usage = {"input_tokens": 1000, "output_tokens": 10, "input_token_details": details}
+    t = trace([call("agent", 1, usage=usage)], agent="anthropic:claude")
+    assert metrics.cost_usd(t) == pytest.approx((600 * 3.0 + 100 * 0.3 + 300 * 3.75 + 10 * 15.0) / 1e6)
+
+
 def test_cost_is_unknown_when_a_model_that_made_calls_has_no_price():
     assert metrics.cost_usd(trace([call("agent", 10)], agent="unpriced")) is None
     assert metrics.cost_usd(trace([call("agent", 10), call("summarizer", 10)], summ="unpriced")) is None
