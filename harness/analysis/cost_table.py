@@ -72,18 +72,23 @@ def compression_ratios(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, str
         rec = (row.get("cost") or {}).get("sent") if isinstance(row.get("cost"), Mapping) else None
         if rec and rec.get("tokens") is not None:
             sent[id(row)] = (rec["tokens"], rec.get("source"))
-    control = {
-        (r["case_id"], str(r.get("threshold") or "-"), r.get("trial", 0)): sent[id(r)]
-        for r in rows
-        if r.get("strategy") == NONE_STRATEGY and id(r) in sent
-    }
+    control = {_pair_key(r): sent[id(r)] for r in rows if r.get("strategy") == NONE_STRATEGY and id(r) in sent}
     ratios: dict[tuple[str, str], list[float]] = {}
     for row in rows:
-        base = control.get((row["case_id"], str(row.get("threshold") or "-"), row.get("trial", 0)))
+        base = control.get(_pair_key(row))
         if id(row) not in sent or base is None or base[1] != sent[id(row)][1] or not base[0]:
             continue
         ratios.setdefault((str(row.get("arm")), str(row.get("threshold") or "-")), []).append(sent[id(row)][0] / base[0])
     return ratios
+
+
+def _pair_key(row: Mapping[str, Any]) -> tuple:
+    """What a row shares with its `none` control: the case, eval, threshold and trial, and every part of its arm but
+    the strategy (the variant of ``variant@strategy``, a version arm's ``+package==version``), so ``v1@sum`` pairs with
+    ``v1@none``, never with ``v2@none``."""
+    arm, strategy = str(row.get("arm") or ""), str(row.get("strategy") or "")
+    rest = arm.replace(f"@{strategy}", "@", 1) if f"@{strategy}" in arm else arm.replace(strategy, "", 1)
+    return (row["case_id"], row.get("eval"), str(row.get("threshold") or "-"), row.get("trial", 0), rest)
 
 
 def strategy_cost_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:

@@ -72,6 +72,21 @@ def test_ratios_pair_only_the_same_case_and_trial_counted_the_same_way():
     assert cost_table.compression_ratios(rows) == {("none", "20%"): [1.0]}
 
 
+def test_ratios_pair_each_arm_with_the_none_arm_of_its_own_variant_version_and_eval():
+    rows = [
+        row("v1@none", "a", strategy="none", inp=100),
+        row("v1@sum", "a", strategy="sum", inp=50),
+        row("v2@none", "a", strategy="none", inp=1000),  # another variant's control: never v1's
+        row("sum+deepagents==0.7.6", "a", strategy="sum", inp=80),
+        row("none+deepagents==0.7.6", "a", strategy="none", inp=160),
+    ]
+    ratios = cost_table.compression_ratios(rows)
+    assert ratios[("v1@sum", "20%")] == [0.5] and ratios[("v1@none", "20%")] == [1.0]
+    assert ratios[("sum+deepagents==0.7.6", "20%")] == [0.5]
+    other_eval = [row("none", "a", inp=100) | {"eval": "needle"}, row("sum", "a", inp=50) | {"eval": "history"}]
+    assert ("sum", "20%") not in cost_table.compression_ratios(other_eval)  # one case run as two evals: two units
+
+
 def test_without_a_none_arm_there_is_no_ratio_and_a_row_without_cost_is_unknown():
     rows = [row("sum", "a", inp=400), {**row("sum", "b", inp=1), "cost": None}]
     table = cost_table.strategy_cost_table(rows)
