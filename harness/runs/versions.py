@@ -34,7 +34,7 @@ from typing import Any
 
 from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS, supports_deepagents
 from harness._paths import REPO_ROOT
-from harness._version import package_versions
+from harness._version import RECORDED_PACKAGES, package_versions
 from harness.errors import ConfigError, HarnessError
 
 LOCK = REPO_ROOT / "requirements.lock"
@@ -65,6 +65,9 @@ class VersionArm:
         return "".join(f"{name}=={version}\n" for name, version in self.pins)
 
 
+RECORDED = frozenset(normalize(p) for p in RECORDED_PACKAGES)  # what a row records (`check_row_versions` reads it)
+
+
 def parse_versions(value: Any, where: str) -> tuple[VersionArm, ...]:
     """The ``versions:`` mapping of a spec (package -> list of version strings) as arms, every combination, in the
     order written. Raises ConfigError naming ``where`` for anything else."""
@@ -86,6 +89,12 @@ def parse_versions(value: Any, where: str) -> tuple[VersionArm, ...]:
         axes.append([(normalize(name), v) for v in versions])
     if len({n for n, _ in (axis[0] for axis in axes)}) != len(axes):
         raise ConfigError(f"{where}: versions: names a package twice")
+    unrecorded = [n for n, _ in (axis[0] for axis in axes) if n not in RECORDED]
+    if unrecorded:
+        raise ConfigError(
+            f"{where}: versions: {unrecorded[0]!r} is not a package the rows record, so no row could show it ran the "
+            f"pinned version; an axis takes one of {', '.join(RECORDED_PACKAGES)}"
+        )
     return tuple(VersionArm(tuple(combo)) for combo in itertools.product(*axes))
 
 
@@ -247,6 +256,8 @@ def run_arm_cells(
             kind, payload = results.get()
             if kind == "done":
                 running -= 1
+            elif kind == "broken":
+                raise HarnessError(payload)
             else:
                 emit(payload["row"], payload["trace"])
     except BaseException:
@@ -263,8 +274,17 @@ def run_arm_cells(
 
 
 def _pump(proc: subprocess.Popen, results: queue.Queue) -> None:
+    """A worker's output lines as rows, then "done" whatever happens: a line cut short (a worker killed mid-write)
+    ends the worker's stream with the reason, instead of leaving the parent waiting for a "done" that never comes."""
     assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.strip():
-            results.put(("row", json.loads(line)))
-    results.put(("done", None))
+    try:
+        for line in proc.stdout:
+            if line.strip():
+                try:
+                    results.put(("row", json.loads(line)))
+                except ValueError:
+                    proc.kill()
+                    results.put(("broken", f"a worker wrote a line that is not JSON (cut short?): {line[:200]!r}"))
+                    return
+    finally:
+        results.put(("done", None))

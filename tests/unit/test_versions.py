@@ -66,6 +66,7 @@ def test_several_inner_arms_and_packages_multiply(tmp_path):
         ('{deepagents: ["0.7.6", "0.7.6"]}', r"versions.deepagents: names a version twice"),
         ('{deepagents: ["0.7.6"], Deep_Agents: ["0.7.6"], deep-agents: ["0.7.6"]}', r"versions: names a package twice"),
         ('{"bad name": ["1"]}', r"'bad name' is not a package name"),
+        ('{anthropic: ["2.12.0"]}', r"'anthropic' is not a package the rows record.*one of deepagents, langchain"),
     ],
 )
 def test_a_bad_versions_axis_is_refused_naming_the_file_and_key(tmp_path, versions, match):
@@ -176,6 +177,8 @@ FAKE_WORKER = textwrap.dedent(
     for arm, threshold, case, trial, attempt, eval in job["cells"]:
         if case == "boom":
             sys.exit(3)
+        if case == "cut":  # killed mid-line
+            sys.stdout.write('{"row": '); sys.stdout.flush(); sys.exit(137)
         row = {"cell_id": f"{arm}|{threshold}|{case}|t{trial}", "attempt": attempt, "limits": job["replace"]}
         print(json.dumps({"row": row, "trace": {"case": case}}))
     """
@@ -195,6 +198,13 @@ def test_a_worker_that_fails_is_an_error_with_its_stderr():
     with pytest.raises(HarnessError, match=r"ended with exit 3:\nnoise"):
         run_arm_cells(
             "s.yaml", sys.executable, [(Cell("a", "25%", "boom", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER)
+        )
+
+
+def test_a_worker_killed_mid_line_is_an_error_not_a_parent_waiting_forever():
+    with pytest.raises(HarnessError, match=r"not JSON \(cut short\?\)"):
+        run_arm_cells(
+            "s.yaml", sys.executable, [(Cell("a", "25%", "cut", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER)
         )
 
 
