@@ -22,7 +22,6 @@ from harness.scoring.metrics import reported_count as _count
 from harness.trace.schema import Trace
 
 KINDS = ("input", "output", "cache_read", "cache_write")
-ROLES = ("agent", "summarizer", "compaction", "judge")
 Tokens = dict[str, int | None]
 
 
@@ -61,7 +60,7 @@ def add(parts: Iterable[Tokens]) -> Tokens:
 
 
 def role_tokens(trace: Trace) -> dict[str, Tokens]:
-    """Agent, summarizer and compaction tokens of one case (the judge's are per run: `judge_tokens`)."""
+    """Agent, summarizer and compaction tokens of one case (the judge's are per run, in judge.json)."""
     billed = [c for c in trace.calls if not c.get("error")]  # a rejected request is not billed and reports no usage
     iterations = [e for c in billed for e in c.get("compaction_usage") or []]
     return {
@@ -69,15 +68,6 @@ def role_tokens(trace: Trace) -> dict[str, Tokens]:
         "summarizer": add(usage_tokens(c.get("usage")) for c in billed if c["role"] == "summarizer"),
         "compaction": add(iteration_tokens(e) for e in iterations),
     }
-
-
-def judge_tokens(judge_file: Mapping[str, Any] | None) -> Tokens | None:
-    """The judge's tokens from judge.json's ``usage`` (input and output; the judge reports no cache: unknown), or
-    None when the run was not calibrated."""
-    if not judge_file:
-        return None
-    usage = judge_file.get("usage") or {}
-    return {**usage_tokens(usage), "cache_read": None, "cache_write": None}
 
 
 def pricing(model: str) -> tuple[dict[str, float] | None, str | None]:
@@ -145,11 +135,6 @@ def tokens_sent(trace: Trace, tokens: dict[str, Tokens] | None = None) -> tuple[
     if billed is not None and any(c.get("usage") for c in trace.calls):
         return billed, "provider"
     return sum(c["approx_tokens"] for c in trace.calls), "approximate"
-
-
-COST_METRICS = ("whole_cost_usd", "tokens_sent")
-"""The row metrics compared across arms (`cost_metrics`): USD of every model call (None when not known), and the
-input tokens sent (`tokens_sent`)."""
 
 
 def cost_metrics(cost: Mapping[str, Any]) -> dict[str, Any]:

@@ -130,3 +130,13 @@ def test_the_scorer_sets_are_registered(scorers):
     trace = _parity(False, "x", **KEPT) if scorers == "parity" else _blob(False, False, **STORE)
     keys = {s.key for s in score_case(trace, AUTO if scorers == "parity" else BLOB, scorers)}
     assert {"run_completed", "structure_ok"} <= keys and ("media_compacted" in keys or "blob_offloaded" in keys)
+
+
+def test_the_registry_declares_known_upstream_for_exactly_the_manual_parity_checks_the_scorer_writes():
+    """The registry (data only) keeps its own copy of the parity check names: held here to the scorer's, so a check
+    renamed on one side cannot silently leave the known upstream declaration pointing at nothing."""
+    from harness.scoring.scorers import media
+    from harness.suites import registry
+
+    assert registry.PARITY_CHECKS == media.PARITY_CHECKS and registry.MANUAL == media.MANUAL
+    assert set(registry.SUITES["parity"].known_upstream) == {media.MANUAL + k for k in media.PARITY_CHECKS}
