@@ -10,9 +10,11 @@ was neither. Two policies, one per API:
 - OpenAI (``breakpoints`` None): automatic caching of prompts of at least ``OPENAI_MIN_TOKENS``, every prefix
   stored, a read counted in ``OPENAI_INCREMENT``-token steps.
 
-Entries are kept per (API, model, conversation) key, the conversation being named by its first user turn, so cases
-run concurrently never change each other's figures: same requests in the same order, same numbers (a real provider
-also shares the tools-and-system prefix across conversations, so its reads on a first request can be higher).
+Entries are kept per (API, model, conversation) key, the conversation being named by its first user turn. Runs whose
+first user turn is the same (the needle cases share theirs; a case run again) share entries, as a provider's cache
+serves any request with a cached prefix: the later run reads what the earlier one wrote, so on one server the cache
+and dollar figures of such runs depend on the order they ran in (and so on the concurrency), while the same requests
+in the same order give the same numbers (docs/design.md, "Prompt caching, simulated").
 A summary rewrites the prefix and so shows as a write; masking old tool results edits it and does the same.
 """
 
