@@ -9,6 +9,7 @@ the clients parse, faults arrive as the errors the clients raise.
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 
 import anthropic
@@ -171,3 +172,35 @@ def test_existing_faults_reach_the_responses_client(srv):
     with pytest.raises(openai.AuthenticationError, match="sk-test"):
         model(0).invoke([HumanMessage(TASK)])
     assert srv.state.stats()["faults_injected"] == {"503@summary": 1, "malformed@summary": 1, "auth@summary": 1}
+
+
+MALFORMED = [
+    ("/messages", {"messages": "hi"}, "messages: at least one message is required"),
+    ("/messages", {"messages": [1]}, "messages.0.role"),
+    ("/messages", {"messages": [{"role": "user", "content": TASK}], "system": 5}, "system: a list of objects"),
+    ("/messages", {"messages": [{"role": "user", "content": TASK}], "tools": "x"}, "tools: a list of objects"),
+    ("/messages", {"messages": [{"role": "user", "content": 7}]}, "messages.0.content: a string or a list"),
+    (
+        "/messages",
+        {
+            "messages": [{"role": "user", "content": TASK}],
+            "context_management": {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": "x"}}]},
+        },
+        "trigger.value: a whole number",
+    ),
+    ("/responses", {"input": 5}, "input: a string or a list of items"),
+    ("/responses", {"input": TASK, "tools": [1]}, "tools.0: an object is required"),
+    ("/responses/compact", {"input": 5}, "input: a string or a list of items"),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "message"), MALFORMED, ids=[f"{p}-{i}" for i, (p, _, _) in enumerate(MALFORMED)])
+def test_a_malformed_body_is_a_400_naming_the_field_never_a_500_the_sdks_would_retry(srv, path, body, message):
+    request = urllib.request.Request(
+        srv.url + path,
+        data=json.dumps({"model": "reference-agent", "max_tokens": 64, **body}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 400 and message in err.value.read().decode()

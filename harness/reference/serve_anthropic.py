@@ -46,6 +46,8 @@ from harness.reference.wire import (
     cache_key,
     message_unit,
     reference_reply,
+    require,
+    require_objects,
     scope_of,
     stable_id,
     tool_unit,
@@ -123,14 +125,27 @@ def latest_compaction(messages: list[dict[str, Any]]) -> tuple[int, int] | None:
     return None
 
 
-def parse_request(body: dict[str, Any]) -> Conversation:
-    """The request's conversation, validated as the API validates it (RequestError on what it refuses)."""
+def check_body(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The request's top-level fields and messages are of the types the API takes (a 400 naming the field otherwise,
+    before anything reads them); returns the messages."""
     raw = body.get("messages")
     if not isinstance(raw, list) or not raw:
         raise RequestError("messages: at least one message is required")
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        require_objects(system, "system")
+    require_objects(body.get("tools"), "tools")
     for i, msg in enumerate(raw):
         if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant"):
             raise RequestError(f"messages.{i}.role: must be 'user' or 'assistant'")
+        require(msg.get("content"), (str, list), f"messages.{i}.content", "a string or a list of content blocks is required")
+    return raw
+
+
+def parse_request(body: dict[str, Any]) -> Conversation:
+    """The request's conversation, validated as the API validates it (RequestError on what it refuses)."""
+    raw = check_body(body)
+    for i, msg in enumerate(raw):
         if isinstance(msg.get("content"), list):
             for j, block in enumerate(msg["content"]):
                 _check_block(block, f"messages.{i}.content.{j}")
@@ -211,14 +226,20 @@ def _convert(msg: dict[str, Any]) -> list[BaseMessage]:
 
 def edits_of(body: dict[str, Any]) -> list[dict[str, Any]]:
     """``context_management.edits``, validated: known types only, and a compaction trigger the API accepts."""
-    edits = (body.get("context_management") or {}).get("edits") or []
+    management = body.get("context_management") or {}
+    require(management, dict, "context_management", "an object is required")
+    edits = management.get("edits") or []
+    require(edits, list, "context_management.edits", "a list of edits is required")
     for k, edit in enumerate(edits):
         if not isinstance(edit, dict) or edit.get("type") not in EDIT_TYPES:
             kind = edit.get("type") if isinstance(edit, dict) else edit
             raise RequestError(f"context_management.edits.{k}.type: {kind!r} is not one of {', '.join(EDIT_TYPES)}")
         if edit["type"] == "compact_20260112":
-            trigger = (edit.get("trigger") or {}).get("value", native.ANTHROPIC_DEFAULT_TRIGGER)
-            problem = native.trigger_error(int(trigger))
+            trigger = edit.get("trigger") or {}
+            require(trigger, dict, f"context_management.edits.{k}.trigger", "an object is required")
+            value = trigger.get("value", native.ANTHROPIC_DEFAULT_TRIGGER)
+            require(value, int, f"context_management.edits.{k}.trigger.value", "a whole number of input tokens is required")
+            problem = native.trigger_error(value)
             if problem:
                 raise RequestError(problem)
     return edits
@@ -299,6 +320,7 @@ def answer(
     """The ``message`` for a Messages API request, a pure function of the request and the cache's earlier entries.
     ``compaction_fault`` (called once, only when a compaction fires) returns None, ``"null-compaction"`` or
     ``"compaction-midstream"``; ``tool_use_rule`` also enforces the tool-use continuation rule (see `checked_thinking`)."""
+    check_body(body)
     edits = edits_of(body)
     body = checked_thinking(body, tool_use_rule)
     conv = parse_request(body)

@@ -38,6 +38,8 @@ from harness.reference.wire import (
     cache_key,
     message_unit,
     reference_reply,
+    require,
+    require_objects,
     scope_of,
     stable_id,
     tool_unit,
@@ -208,12 +210,20 @@ def compaction_item(summary: str, context: object) -> dict[str, Any]:
     }
 
 
+def check_body(body: dict[str, Any]) -> None:
+    """The top-level fields of a Responses request are of the types the API takes (a 400 otherwise)."""
+    require(body.get("input", ""), (str, list), "input", "a string or a list of items is required")
+    require_objects(body.get("tools"), "tools")
+    require(body.get("instructions") or "", str, "instructions", "a string is required")
+
+
 def answer(
     body: dict[str, Any], seed: int, cache: PromptCache, store: ResponseStore, compaction_fault: Callable[[], Any] | None = None
 ) -> Outcome:
     """The ``response`` for a Responses API request (a pure function of the request, the stored responses it names
     and the cache's earlier entries). ``compaction_fault`` returning ``"null-compaction"`` makes the compaction
     fail: no item, the model answers from the whole input."""
+    check_body(body)
     threshold = compact_threshold(body)
     items = input_items(body, store)
     messages = to_messages(items)
@@ -304,6 +314,7 @@ def answer(
 
 def compact(body: dict[str, Any], seed: int, store: ResponseStore) -> dict[str, Any]:
     """The ``response.compaction`` for ``/responses/compact``: the user messages, then one compaction item."""
+    check_body(body)
     items = input_items(body, store)
     messages = to_messages(items)
     summary = native.compaction_summary(messages, seed=seed)

@@ -28,6 +28,22 @@ class RequestError(Exception):
         self.status = status
 
 
+def require(value: Any, types: type | tuple[type, ...], where: str, expected: str) -> None:
+    """A field of a request body is of the type the API takes, else the 400 a provider answers a malformed body with
+    (never a crash: a 500 the SDKs would retry as if the server had failed)."""
+    if not isinstance(value, types) or (isinstance(value, bool) and types is int):  # True is an int to Python only
+        raise RequestError(f"{where}: {expected}")
+
+
+def require_objects(value: Any, where: str, *, optional: bool = True) -> None:
+    """``value`` is a list of JSON objects (or absent, when ``optional``)."""
+    if value is None and optional:
+        return
+    require(value, list, where, "a list of objects is required")
+    for k, item in enumerate(value):
+        require(item, dict, f"{where}.{k}", "an object is required")
+
+
 @dataclass
 class Outcome:
     """One answered request: the response body, and the compaction fault that fired while making it (None,
