@@ -183,12 +183,12 @@ def live_plan(n: int, cases: list, waves: int) -> tuple[list, int]:
 
 
 def best_schedule_s(durations: list[float], n: int) -> float:
-    """How long cells of ``durations`` take at best with ``n`` in flight, each started as a slot frees, in order: the
-    ideal of a finite run, tail included."""
+    """How long cells of ``durations`` take with ``n`` in flight when each starts as a slot frees, the longest first (as
+    a scheduler that knew every cell's length would start them): the ideal of a finite run, tail included."""
     import heapq
 
     slots = [0.0] * max(1, n)
-    for d in durations:
+    for d in sorted(durations, reverse=True):
         heapq.heappush(slots, heapq.heappop(slots) + d)
     return max(slots) if durations else 0.0
 

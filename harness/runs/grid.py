@@ -52,7 +52,7 @@ from harness.runs.results import (
     result_row,
     row_outcome,
 )
-from harness.runs.run import dataset_hashes, git_commit, make_output_dir
+from harness.runs.run import dataset_hashes, git_commit, make_output_dir, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
@@ -477,7 +477,10 @@ def _run_here(
     spec: ExperimentSpec, todo: Sequence[Cell], attempts: dict[str, int], workers: int, finish: Callable[..., None]
 ) -> None:
     """Cells with this environment's packages: live ones on one event loop, offline ones in this process or in
-    ``workers`` worker processes."""
+    ``workers`` worker processes. With more than one at a time, the largest cases start first (`start_order`)."""
+    if workers > 1:
+        sizes = [getattr(_WORKER["scenarios"].get(cell.case_id), "size_chars", 0) for cell in todo]
+        todo = [todo[i] for i in start_order(sizes)]
     if _is_live(spec):
         run_async(_run_live(list(todo), attempts, workers, finish))
     elif workers == 1 or len(todo) <= 1:

@@ -251,9 +251,10 @@ def run_cases(
     """Run every scenario x trial, persisting each case as it finishes; return the run directory.
 
     Live runs (and any run with ``concurrency`` > 1) go through `arun_case` on one event loop with up to
-    ``concurrency`` cases in flight, each bounded by ``case_budget_s``. Rows are written in plan order
-    whatever order cases finish in, so the same command writes the same file. With ``processes`` > 1 (live
-    only) the cases are spread over that many processes, each with its own loop (`harness.agent.parallel`).
+    ``concurrency`` cases in flight, each bounded by ``case_budget_s``. Cases start largest first (`start_order`),
+    and rows are written in that order whatever order cases finish in and whatever the concurrency, so the same
+    command writes the same file. With ``processes`` > 1 (live only) the cases are spread over that many processes,
+    each with its own loop (`harness.agent.parallel`).
     """
     if concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
@@ -302,6 +303,9 @@ def run_cases(
     total = len(jobs)
     if not jobs:
         return sink.finish()
+    # The longest cases first: with several in flight the run ends sooner. Rows follow this order whatever the
+    # concurrency, so a run with cases in flight writes the same file as one case at a time.
+    jobs = [jobs[i] for i in start_order([job[0].size_chars for job in jobs])]
 
     def record(trace: Trace, scenario: Scenario) -> None:
         row = sink.record(trace, score_case(trace, scenario), scenario)
@@ -333,6 +337,13 @@ def run_cases(
     else:
         run_async(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record))
     return sink.finish()
+
+
+def start_order(sizes: Sequence[int]) -> list[int]:
+    """The order to start jobs of ``sizes`` (estimated lengths) in when several run at once: the largest first, ties
+    in plan order. Started in plan order, a long case that starts late runs alone at the end while the other slots
+    sit idle; longest first (the classic LPT rule) leaves the short ones to fill the tail."""
+    return sorted(range(len(sizes)), key=lambda i: -sizes[i])
 
 
 async def _run_concurrently(

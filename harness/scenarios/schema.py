@@ -123,6 +123,13 @@ class Scenario:
     def turns(self) -> tuple[str, ...]:
         return (self.task, *self.followups)
 
+    @property
+    def size_chars(self) -> int:
+        """Characters the case puts before the agent (turns, files, documents, recorded conversation): the runner's
+        estimate of how long the case runs, to start the longest first (`harness.runs.run.start_order`)."""
+        texts = [*self.turns, *(t for _, t in self.files), *(t for _, t in self.documents)]
+        return sum(map(len, texts)) + sum(len(str(m.get("content", ""))) for m in self.conversation)
+
     def files_dict(self) -> dict[str, str]:
         return dict(self.files)
 

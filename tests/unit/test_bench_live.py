@@ -65,9 +65,29 @@ def test_the_servers_stats_give_its_process_cpu_time():
 
 def test_the_best_schedule_of_a_finite_run_allows_for_its_tail():
     assert best_schedule_s([10.0] * 8, 4) == 20.0  # two full waves: the packed ideal, nothing lost to a tail
-    assert best_schedule_s([10.0, 10.0, 10.0, 30.0], 2) == 40.0  # the long cell starts when a slot frees: a tail
-    assert best_schedule_s([30.0, 10.0, 10.0, 10.0], 2) == 30.0  # in plan order: here the long one starts first
+    assert best_schedule_s([10.0, 10.0, 10.0, 30.0], 2) == 30.0  # longest first, whatever the plan's order
+    assert best_schedule_s([30.0, 10.0, 10.0, 10.0], 2) == 30.0
+    assert best_schedule_s([30.0, 30.0, 20.0], 2) == 50.0  # a tail no order avoids: three cells in two slots
     assert best_schedule_s([], 4) == 0.0
     row = {"concurrency": 64, "processes": 1, "latency_s": 2.0, "cells": 128, "requests": 3248, "peak_in_flight": 64}
     row |= {"cells_per_s": 0.9, "ideal_cells_per_s": 1.26, "share_of_ideal": 0.714, "share_of_schedule": 0.93}
     assert "**71% of ideal**" in (line := render_live_row(row)) and "93% of the same cells' best schedule" in line
+
+
+def test_cases_start_longest_first_ties_in_plan_order():
+    from harness.runs.run import start_order
+
+    assert start_order([3, 9, 3, 5]) == [1, 3, 0, 2]
+    assert start_order([]) == []
+
+
+def test_a_case_size_counts_what_the_agent_is_given():
+    from harness.scenarios.schema import Scenario
+
+    small = Scenario(id="a", kind="needle", description="", task="t" * 10, documents=(("d1", "x" * 100),))
+    big = Scenario(id="b", kind="needle", description="", task="t" * 10, documents=(("d1", "x" * 100), ("d2", "y" * 50)))
+    assert (small.size_chars, big.size_chars) == (110, 160)
+    assert (
+        Scenario(id="c", kind="goal", description="", task="go", conversation=({"role": "user", "content": "abc"},)).size_chars
+        == 5
+    )
