@@ -311,6 +311,9 @@ def upgrade_row(row: Mapping[str, Any], where: str = "row") -> dict[str, Any]:
         row = {**row, "outcome": outcome, "outcome_keys": keys}
     return {  # a schema-4 row written before known_upstream was recorded lacks it too
         **row,
+        "validity": row.get("validity", [k for k in row.get("passed") or {} if k in LEGACY_VALIDITY_KEYS]),
+        "case": row.get("case") or {},  # rows before validity kinds may lack these three
+        "metrics": row.get("metrics") or {},
         "packages": row.get("packages") or {},
         "known_upstream": row.get("known_upstream") or {},
         "eval": row.get("eval") or row.get("kind"),
