@@ -7,6 +7,7 @@ the current schema: a test of an older one drops the fields that schema lacked."
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -53,9 +54,8 @@ CELL: dict[str, Any] = {"threshold": "20%", "experiment": "test-grid", "attempt"
 
 def full_row(**fields: Any) -> dict[str, Any]:
     """``fields`` completed into a result row (a cell row when they name a ``cell_id``), the given fields winning."""
-    row = {**NEUTRAL, **(CELL if "cell_id" in fields else {}), **fields}
-    nested = {k: {**NEUTRAL[k], **fields[k]} for k in ("tokens", "calls") if isinstance(fields.get(k), dict)}
-    row.update(nested)
+    row = {**copy.deepcopy(NEUTRAL), **(CELL if "cell_id" in fields else {}), **fields}
+    row.update({k: {**NEUTRAL[k], **fields[k]} for k in ("tokens", "calls") if isinstance(fields.get(k), dict)})
     row.setdefault("passed", {})
     row.setdefault("eval", row["kind"])
     if "outcome" not in row:
