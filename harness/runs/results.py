@@ -217,12 +217,12 @@ def is_error(row: Mapping[str, Any]) -> bool:
     return row_outcome(row)[0] == ERROR
 
 
-def error_causes(rows: Sequence[Mapping[str, Any]]) -> Counter:
+def error_causes(rows: Sequence[ResultRow]) -> Counter:
     """How many rows ended in ERROR, by cause (``agent: HTTP 503 InternalServerError``)."""
     return Counter(", ".join(row_outcome(r)[1]) or "unknown" for r in rows if is_error(r))
 
 
-def outcome_line(rows: Sequence[Mapping[str, Any]]) -> str:
+def outcome_line(rows: Sequence[ResultRow]) -> str:
     """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check', plus ERROR causes."""
     counts = Counter(row_outcome(r)[0] for r in rows)
     valid = sum(counts[k] for k in VALID)
