@@ -17,10 +17,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from harness.compaction.config import DEFAULT_PRESET
 from harness.errors import HarnessError
+from harness.rows import ResultRow
 from harness.runs.ahead import default_workers
 from harness.runs.executor import EvalSession, ProviderOutage
 from harness.suites.execute import CaseResult, NotRun, eval_case_ids
@@ -43,7 +44,8 @@ class EvalRun:
     errors: list[tuple[str, str, str]] = field(default_factory=list)  # (eval, case, cause): ERROR, counted nowhere
 
     @property
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[ResultRow]:
+        """The result rows of the cases that ran (results.jsonl's rows, as `harness.runs.rows.ResultRow` types them)."""
         return [r.row for r in self.results if r.row is not None]
 
     def outcomes(self) -> dict[str, int]:

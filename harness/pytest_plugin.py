@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from harness.rows import ResultRow
 from harness.runs.executor import EvalSession
 from harness.scenarios.schema import Scenario
 from harness.suites.execute import CaseResult, NotRun
@@ -55,7 +56,7 @@ class PytestEvalSession(EvalSession):
             pytest.skip(str(exc))
 
 
-def apply_upstream_verdict(row: dict[str, Any] | None) -> None:
+def apply_upstream_verdict(row: ResultRow | None) -> None:
     """End the running test as `harness.runs.results.upstream_verdict` says: xfail (strict in effect: the other
     branch fails the test) for a KNOWN_UPSTREAM case, a failure for a known upstream check that passed."""
     from harness.runs.results import upstream_verdict

@@ -92,12 +92,16 @@ def test_help_documents_every_run_option():
 
 def test_results_reader_skips_a_torn_last_line_and_refuses_a_bad_middle_line(tmp_path):
     from harness.errors import HarnessError
-    from harness.runs.results import read_rows
+    from harness.runs.results import read_jsonl, read_rows
+    from tests._rows import full_row
 
     path = tmp_path / "results.jsonl"
-    path.write_text('{"a": 1}\n{"a": 2}\n{"a": ')
-    assert read_rows(path) == [{"a": 1}, {"a": 2}] and path.read_text().endswith('{"a": ')
-    assert read_rows(path, repair=True) == [{"a": 1}, {"a": 2}] and path.read_text() == '{"a": 1}\n{"a": 2}\n'
+    one, two = (json.dumps(full_row(case_id=c)) for c in ("1", "2"))
+    path.write_text(f'{one}\n{two}\n{{"a": ')
+    assert [r["case_id"] for r in read_rows(path)] == ["1", "2"] and path.read_text().endswith('{"a": ')
+    assert [r["case_id"] for r in read_rows(path, repair=True)] == ["1", "2"] and path.read_text() == f"{one}\n{two}\n"
+    path.write_text('{"a": 1}\n{"a": 2}\n{"a": ')  # any JSONL file of records reads the same way
+    assert read_jsonl(path, repair=True) == [{"a": 1}, {"a": 2}] and path.read_text() == '{"a": 1}\n{"a": 2}\n'
     path.write_text('{"a": 1}\nnot json\n{"a": 3}\n')
     with pytest.raises(HarnessError, match="line 2 is not valid JSON"):
         read_rows(path)

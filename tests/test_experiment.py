@@ -11,6 +11,7 @@ from harness.errors import ConfigError, HarnessError
 from harness.runs.grid import merge_experiments, parse_shard, plan_cells, run_experiment, spec_scenarios
 from harness.runs.results import read_cells
 from harness.runs.spec import load_spec
+from tests._rows import full_row
 
 SMALL = """
 name: {name}
@@ -235,7 +236,9 @@ def _gate_row(eval_name, kind, case, trial, scores, *, arm="a", strategy="deepag
 
 def _write_cells(path, rows):
     path.mkdir(parents=True)
-    (path / "cells.jsonl").write_text("".join(json.dumps({**r, "cell_id": f"{r['case_id']}|t{r['trial']}"}) + "\n" for r in rows))
+    (path / "cells.jsonl").write_text(
+        "".join(json.dumps(full_row(**r, cell_id=f"{r['case_id']}|t{r['trial']}")) + "\n" for r in rows)
+    )
     return path
 
 

@@ -12,6 +12,7 @@ from harness.analysis.compare import cells_frame, compare, coverage, format_cell
 from harness.report import experiment_report as er
 from harness.report._document import Document
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
+from tests._rows import full_row
 
 THRESHOLDS = ["25%", "15%"]  # the spec's order, deliberately not sorted
 ARMS = ["lossy", "base", "same", "masky"]  # baseline "base" is not first in the spec
@@ -19,36 +20,38 @@ NEEDLES = [f"needle-{i}" for i in range(10)]
 
 
 def _row(arm, threshold, case, kind, outcome, *, recovered=None, goal=None, summaries=2, keys=(), tokens=1000):
-    return {
-        "cell_id": f"{arm}|{threshold}|{case}|0",
-        "arm": arm,
-        "threshold": threshold,
-        "case_id": case,
-        "kind": kind,
-        "eval": kind,
-        "trial": 0,
-        "outcome": outcome,
-        "outcome_keys": list(keys),
-        "passed": {},
-        "simulated": True,
-        "agent_model": "reference-agent",
-        "summary_model": "reference-summarizer",
-        "metrics": {
-            "needle_recovered": recovered,
-            "goal_preserved": goal,
-            "clarification_requested": False,
-            "summary_events": summaries,
-            "total_tokens": tokens,
-            "agent_tokens": tokens,
-            "cost_usd": 0.0,  # the reference models' list price: not a cost
-            "summaries_before_question": summaries if kind == "needle" else None,
-        },
-        "case": {"needle_depth": (int(case[-1]) % 3) / 2 if kind == "needle" else None, "haystack_tokens": None},
-        "events": {"summary": summaries},
-        "explanations": {"needle_correct": "expected 'X'; the agent replied 'I don't know'"},
-        "calls": {"agent": 10},
-        "trace": f"traces/{arm}.{case}.t0.json",
-    }
+    return full_row(
+        **{
+            "cell_id": f"{arm}|{threshold}|{case}|0",
+            "arm": arm,
+            "threshold": threshold,
+            "case_id": case,
+            "kind": kind,
+            "eval": kind,
+            "trial": 0,
+            "outcome": outcome,
+            "outcome_keys": list(keys),
+            "passed": {},
+            "simulated": True,
+            "agent_model": "reference-agent",
+            "summary_model": "reference-summarizer",
+            "metrics": {
+                "needle_recovered": recovered,
+                "goal_preserved": goal,
+                "clarification_requested": False,
+                "summary_events": summaries,
+                "total_tokens": tokens,
+                "agent_tokens": tokens,
+                "cost_usd": 0.0,  # the reference models' list price: not a cost
+                "summaries_before_question": summaries if kind == "needle" else None,
+            },
+            "case": {"needle_depth": (int(case[-1]) % 3) / 2 if kind == "needle" else None, "haystack_tokens": None},
+            "events": {"summary": summaries},
+            "explanations": {"needle_correct": "expected 'X'; the agent replied 'I don't know'"},
+            "calls": {"agent": 10},
+            "trace": f"traces/{arm}.{case}.t0.json",
+        }
+    )
 
 
 def _rows():

@@ -12,6 +12,7 @@ import pytest
 from harness.cli.main import main
 from harness.reference.serve import Fault, serving
 from harness.runs.results import append_row
+from tests._rows import full_row
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "judge_probe.jsonl"
 CASE = "probe-hand-01"
@@ -41,12 +42,13 @@ def probe_run(tmp_path: Path) -> Path:
     run.mkdir(parents=True)
     for trial, answers in enumerate(ANSWERS):
         append_row(
-            run / "results.jsonl", {"case_id": CASE, "kind": "probe", "arm": "forced-20", "trial": trial, "answers": answers}
+            run / "results.jsonl",
+            full_row(case_id=CASE, kind="probe", arm="forced-20", trial=trial, answers=answers),
         )
     for case, (*before, right, wrong) in GENERATED.items():
         for trial, answer in enumerate((right, wrong)):
             row = {"case_id": case, "kind": "probe", "arm": "forced-20", "trial": trial, "answers": [*before, answer]}
-            append_row(run / "results.jsonl", row)
+            append_row(run / "results.jsonl", full_row(**row))
     return run
 
 
@@ -139,7 +141,7 @@ def test_a_retried_fault_is_absorbed_by_the_client(tmp_path):
     [
         (lambda tmp: tmp / "missing", [], "no results.jsonl"),
         (
-            lambda tmp: (append_row(tmp / "results.jsonl", {"case_id": "x", "kind": "needle", "answers": []}), tmp)[1],
+            lambda tmp: (append_row(tmp / "results.jsonl", full_row(case_id="x", kind="needle", answers=[])), tmp)[1],
             [],
             "no answered probe question",
         ),
@@ -179,7 +181,7 @@ def test_an_experiment_directory_is_calibrated_over_its_cells_per_arm_and_thresh
     for arm in ("typed", "minimal"):
         for trial, answers in enumerate(ANSWERS):
             row = {"case_id": CASE, "kind": "probe", "arm": arm, "threshold": "20%", "trial": trial, "answers": answers}
-            append_row(exp / "cells.jsonl", {**row, "cell_id": f"{arm}|20%|{CASE}|{trial}"})
+            append_row(exp / "cells.jsonl", full_row(**row, cell_id=f"{arm}|20%|{CASE}|{trial}"))
     assert calibrate(exp) == 0
     result = json.loads((exp / "judge.json").read_text())
     assert result["n"] == 20 and result["kappa"] == 0.4  # the same judgements twice: the same kappa

@@ -43,7 +43,7 @@ def pairing_unit(frame: pd.DataFrame) -> list[str]:
     return [*UNIT, "eval"] if "eval" in frame.columns else UNIT
 
 
-def cells_frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+def cells_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     """One row per case run: ids, ``outcome`` (PASS / FAIL / INVALID), ``valid``, ``passed`` (every
     check held; None for an invalid run, which counts in no rate), and every metric."""
     out = []

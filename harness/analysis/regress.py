@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ import pandas as pd
 from harness._version import __version__
 from harness.analysis.compare import ALPHA, cells_frame, compare, format_cell, format_diff, holm
 from harness.errors import HarnessError
+from harness.rows import ResultRow
 from harness.runs.results import row_eval_version
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.suites.registry import SUITES
@@ -37,7 +39,7 @@ from harness.suites.registry import SUITES
 MAX_ERROR_RATE = 0.05
 
 
-def error_gate(rows: list[dict[str, Any]], max_error_rate: float = MAX_ERROR_RATE) -> str | None:
+def error_gate(rows: Sequence[ResultRow], max_error_rate: float = MAX_ERROR_RATE) -> str | None:
     """A message when more than ``max_error_rate`` of the cells ended in ERROR, else None."""
     from harness.runs.results import error_causes
 
@@ -56,7 +58,7 @@ def error_gate(rows: list[dict[str, Any]], max_error_rate: float = MAX_ERROR_RAT
 BASELINE_SCHEMA = 2  # 2: cells name their eval and carry its gated checks; 1 (variant, fixed rates) still loads
 
 
-def load_rows(path: str | Path) -> tuple[str, list[dict[str, Any]]]:
+def load_rows(path: str | Path) -> tuple[str, Sequence[ResultRow]]:
     """(name, rows) of a run or experiment directory."""
     from harness.runs.results import read_cells, read_rows
 
@@ -134,7 +136,7 @@ def _by_group(cells: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[di
     return groups
 
 
-def gate_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def gate_cells(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
     """One record per cell: its ids, outcome, the eval it ran as, and ``checks``, the eval's gated checks under the
     cell's strategy (``EvalSuite.gated_for``), None on a cell that is not valid; then the metrics, for people."""
     frame = cells_frame(rows)
@@ -155,7 +157,8 @@ def gate_cells(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
+def snapshot(rows: Sequence[ResultRow], source: str) -> dict[str, Any]:
+    """The gate's baseline of ``rows``: one record per cell (`gate_cells`), sorted, with where and when it was made."""
     return {
         "schema": BASELINE_SCHEMA,
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -169,7 +172,7 @@ def snapshot(rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
     }
 
 
-def write_baseline(rows: list[dict[str, Any]], source: str, path: str | Path) -> Path:
+def write_baseline(rows: Sequence[ResultRow], source: str, path: str | Path) -> Path:
     """Write the gate's baseline (`snapshot` of ``rows``: one record per cell, its gated checks) to ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

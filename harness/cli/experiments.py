@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from harness.cli.options import (
@@ -19,6 +18,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
     from harness.errors import ConfigError
     from harness.report.run_report import write_report
+    from harness.rows import read_experiment_meta
     from harness.runs.grid import merge_experiments, parse_shard, run_experiment
     from harness.runs.langsmith_export import export_experiment
     from harness.runs.spec import load_spec
@@ -26,7 +26,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.experiment_command == "merge":
         out = merge_experiments(args.out, args.parts)
         print(f"merged {len(args.parts)} part(s) into {out}")
-        missing = json.loads((out / "meta.json").read_text(encoding="utf-8")).get("missing_shards")
+        missing = read_experiment_meta(out).get("missing_shards")
         if missing:
             print(f"warning: shard(s) {', '.join(missing)} missing: their cells have no result, so the gate will fail")
         return EXIT_OK

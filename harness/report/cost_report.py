@@ -10,6 +10,7 @@ cost, else tokens.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pandas as pd
 from harness.analysis.cost_table import role_table, simulated_prices, strategy_cost_table
 from harness.report._document import Document
 from harness.report.plots import save, subplots
+from harness.rows import ResultRow
 from harness.scoring.cost import KINDS
 from harness.scoring.metrics import price_table
 
@@ -42,7 +44,7 @@ def fmt(value: Any, kind: str = "tokens") -> str:
     return f"{value:,.0f}"
 
 
-def price_note(rows: list[dict]) -> str:
+def price_note(rows: Sequence[ResultRow]) -> str:
     """Where the dollars come from: list prices and their date, and for simulated runs the list model each reference
     model was priced as."""
     as_of = price_table().get("as_of", "?")
@@ -58,7 +60,7 @@ def price_note(rows: list[dict]) -> str:
 
 
 def add_cost_section(
-    doc: Document, path: Path, rows: list[dict], comparison: pd.DataFrame, arms: list[str], source: str, chart: bool
+    doc: Document, path: Path, rows: Sequence[ResultRow], comparison: pd.DataFrame, arms: list[str], source: str, chart: bool
 ) -> None:
     """The Cost section: the strategy x cost table, tokens by role, the judge's tokens when judge.json is there, and
     (``chart``) the success-vs-cost chart per threshold."""
@@ -106,9 +108,9 @@ def add_cost_section(
     _chart(doc, path, comparison, arms, source, chart)
 
 
-def reported(rows: list[dict]) -> bool:
+def reported(rows: Sequence[ResultRow]) -> bool:
     """Whether any run's models reported usage (a served or live run; never the in-process reference models)."""
-    return any(((r.get("cost") or {}).get("sent") or {}).get("source") == "provider" for r in rows)
+    return any("cost" in r and r["cost"]["sent"]["source"] == "provider" for r in rows)
 
 
 def _chart(doc: Document, path: Path, comparison: pd.DataFrame, arms: list[str], source: str, chart: bool) -> None:

@@ -6,12 +6,14 @@ modes x versions table."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from harness.analysis.compare import cells_frame, compare, format_cell, format_diff
 from harness.report._document import Document
+from harness.rows import CellRow, ExperimentMeta
 from harness.runs.results import row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
 
@@ -29,7 +31,7 @@ def outcome_text(outcomes: list[str], reasons: list[str]) -> str:
     return ", ".join(parts) or "-"
 
 
-def eval_outcomes(rows: list[dict[str, Any]], not_run: list[dict[str, Any]], arms: list[str], evals: list[str]) -> pd.DataFrame:
+def eval_outcomes(rows: Sequence[CellRow], not_run: list[dict[str, Any]], arms: list[str], evals: list[str]) -> pd.DataFrame:
     """One line per eval, one column per arm: the arm's outcomes over that eval's cells (`outcome_text`)."""
     records = []
     for name in evals:
@@ -42,7 +44,7 @@ def eval_outcomes(rows: list[dict[str, Any]], not_run: list[dict[str, Any]], arm
     return pd.DataFrame(records, columns=["eval", *arms])
 
 
-def eval_comparison(rows: list[dict[str, Any]], baseline: str, arms: list[str], evals: list[str]) -> pd.DataFrame:
+def eval_comparison(rows: Sequence[CellRow], baseline: str, arms: list[str], evals: list[str]) -> pd.DataFrame:
     """Per eval, threshold and arm: the pass rate over valid runs and its paired difference from the baseline's on the
     same eval's cells (`harness.analysis.compare.compare` on that eval's rows only)."""
     records = []
@@ -66,7 +68,7 @@ def eval_comparison(rows: list[dict[str, Any]], baseline: str, arms: list[str], 
 
 
 def add_evals_section(
-    doc: Document, meta: dict[str, Any], rows: list[dict[str, Any]], not_run: list[dict[str, Any]], arms: list[str]
+    doc: Document, meta: ExperimentMeta, rows: Sequence[CellRow], not_run: list[dict[str, Any]], arms: list[str]
 ) -> None:
     """The section, when the spec named evals (meta.json ``evals``); nothing otherwise."""
     evals = list(meta.get("evals") or [])

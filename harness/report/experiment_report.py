@@ -54,6 +54,7 @@ from harness.report.plots import (
 )
 from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
+from harness.rows import CellRow, ExperimentMeta
 from harness.runs.results import (
     read_experiment,
     read_not_run,
@@ -94,7 +95,7 @@ STRATEGY_MEASURES = [
 BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_requested", "agent_tokens", "summary_length"]
 
 
-def load_experiment(path: str | Path) -> tuple[dict, list[dict], pd.DataFrame]:
+def load_experiment(path: str | Path) -> tuple[ExperimentMeta, list[CellRow], pd.DataFrame]:
     """An experiment directory's meta.json, its cells' current rows and their frame (`analysis.compare.cells_frame`).
     The rows are in cell-id order, not the order workers finished them in: the seeded bootstrap and permutation tests
     pair rows in frame order, so the same cells give the same report however the grid ran."""
@@ -108,7 +109,7 @@ def write_experiment_report(path: Path) -> Path:
     paired tests, per-kind sections, token curves; returns report.md."""
     meta, rows, frame = load_experiment(path)
     baseline = meta["baseline"]
-    arms = list(dict.fromkeys([baseline, *(meta.get("arms") or meta["variants"]), *(r["arm"] for r in rows)]))
+    arms = list(dict.fromkeys([baseline, *(meta.get("arms") or meta["variants"]), *(str(r["arm"]) for r in rows)]))
     thresholds = list(dict.fromkeys([*meta["thresholds"], *sorted({str(r.get("threshold")) for r in rows})]))
     doc = Document(f"Experiment {meta['experiment']}")
     simulated = any(r.get("simulated") for r in rows)
@@ -258,7 +259,7 @@ def _measured_only(comparison: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     return comparison[~comparison["metric"].isin(empty)].reset_index(drop=True), notes
 
 
-def _cost_line(comparison: pd.DataFrame, rows: list[dict]) -> str:
+def _cost_line(comparison: pd.DataFrame, rows: list[CellRow]) -> str:
     if "cost_usd" in set(comparison["metric"]):
         from harness.scoring.metrics import price_table
 
@@ -373,7 +374,7 @@ def _not_counted(rows: pd.DataFrame) -> str:
 
 
 def _strategy_section(
-    doc: Document, path: Path, meta: dict, frame: pd.DataFrame, comparison: pd.DataFrame, thresholds: list[str]
+    doc: Document, path: Path, meta: ExperimentMeta, frame: pd.DataFrame, comparison: pd.DataFrame, thresholds: list[str]
 ) -> None:
     """One row per strategy: success, goal, needle, tokens, peak context, cost, compaction events, where a lost fact
     comes back from; the difference from the baseline arm; and a cost-vs-success chart."""
@@ -465,7 +466,7 @@ def _bars(comparison: pd.DataFrame):  # noqa: ANN202
     return fig
 
 
-def _arm_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
+def _arm_curves(path: Path, rows: list[CellRow], meta: ExperimentMeta):  # noqa: ANN202
     """The largest needle and goal case at the first threshold, trial 0: one curve per arm."""
     first = meta["thresholds"][0]
     picks = []
@@ -478,8 +479,8 @@ def _arm_curves(path: Path, rows: list[dict], meta: dict):  # noqa: ANN202
         return None
     fig, axes = subplots(len(picks), 1, figsize=(PAGE_WIDTH_IN, 4 * len(picks)), squeeze=False, layout="constrained")
     for ax, (case_id, case_rows) in zip(axes[:, 0], picks):
-        ordered = sorted(case_rows, key=lambda r: r["arm"])
-        overlay_curves(ax, [(r["arm"], calls_frame([load_trace(path / r["trace"])])) for r in ordered])
+        ordered = sorted(case_rows, key=lambda r: str(r["arm"]))
+        overlay_curves(ax, [(str(r["arm"]), calls_frame([load_trace(path / r["trace"])])) for r in ordered])
         ax.set_title(f"{case_id} at {first}, trial 0", fontsize=9)
         ax.set_xlabel("agent call")
         ax.set_ylabel("tokens in request (approx.)")
@@ -524,7 +525,7 @@ def _heatmap(frame: pd.DataFrame, y: str, simulated: bool, served: bool):  # noq
     )
 
 
-def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame, arms: list[str]) -> None:
+def _best_worst(doc: Document, path: Path, rows: list[CellRow], frame: pd.DataFrame, arms: list[str]) -> None:
     """The best and worst arm that write summaries (by pass rate over valid runs; ties in the spec's order), side by
     side on a case one passed and the other failed with a summary on both sides; one line saying why when none."""
     doc.heading("Best and worst arm on the same case")
@@ -561,7 +562,7 @@ def _best_worst(doc: Document, path: Path, rows: list[dict], frame: pd.DataFrame
     )
 
 
-def _last_summary(path: Path, row: dict) -> str:
+def _last_summary(path: Path, row: CellRow) -> str:
     trace = load_trace(path / row["trace"])
     events = trace.events_of("summary")
     if not events:

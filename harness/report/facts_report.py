@@ -16,13 +16,14 @@ counts in no rate. Every rate prints its n.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from harness.report._document import Document
+from harness.rows import ResultRow
 from harness.scoring.scorers import ERROR
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD, cliff_round
 from harness.task_format import FACT_TYPES, PROBES
@@ -31,7 +32,7 @@ VIA = ("summary", "history", "recall")
 _QUESTION_FIELDS = ("turn", "probe", "valid", "correct", "stale", "via", "expected", "answered")
 
 
-def fact_frame(rows: Sequence[dict[str, Any]]) -> pd.DataFrame:
+def fact_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """One row per fact record of every non-ERROR result row: arm, threshold, case, trial and the record's fields
     (``question`` flattened to ``q_*`` columns)."""
     out = []
@@ -193,7 +194,7 @@ def plot_survival(survival: dict[tuple, dict[str, list[tuple[int, int]]]], thres
     return fig
 
 
-def add_facts_section(doc: Document, rows: Sequence[dict[str, Any]], out_dir: Path, source: str, threshold: float) -> bool:
+def add_facts_section(doc: Document, rows: Sequence[ResultRow], out_dir: Path, source: str, threshold: float) -> bool:
     """The section in a run or experiment report; False (nothing added) when no row has fact records."""
     frame = fact_frame(rows)
     if frame.empty:

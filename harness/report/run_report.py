@@ -30,6 +30,7 @@ from harness.report.plots import (
     subplots,
 )
 from harness.report.upstream import add_upstream_section
+from harness.rows import ResultRow, RunMeta, read_run_meta
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD
@@ -55,7 +56,7 @@ def write_report(path: str | Path, tokens: str | None = None) -> Path:
 
 
 def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
-    meta = json.loads((run_dir / "meta.json").read_text(encoding="utf-8"))
+    meta = read_run_meta(run_dir)
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
     traces = [load_trace(run_dir / r["trace"]) for r in rows]
     simulated = any(r["simulated"] for r in rows)
@@ -138,7 +139,7 @@ PANELS_PER_CHART = 40  # token_curves.png holds this many panels; more continue 
 
 
 def _token_curves(
-    frame: pd.DataFrame, rows: list[dict], traces: list, meta: dict, run_dir: Path, simulated: bool, tokens: str
+    frame: pd.DataFrame, rows: list[ResultRow], traces: list, meta: RunMeta, run_dir: Path, simulated: bool, tokens: str
 ) -> tuple[list[tuple[Path, str]], str]:
     """Every case run's token curve (``frame``: the run's calls, with the eval each ran as), one panel per case (and
     arm, and eval when one case ran under several), the trials of a case overlaid in its panel; past
@@ -185,7 +186,7 @@ def _token_curves(
     return charts, text
 
 
-def _survival(rows: list[dict], run_dir: Path, source: str):  # noqa: ANN202
+def _survival(rows: list[ResultRow], run_dir: Path, source: str):  # noqa: ANN202
     """(table, chart path) of needle recovery by summaries before the question x depth over valid runs, or None."""
     points = [
         (
@@ -246,7 +247,7 @@ def _survival(rows: list[dict], run_dir: Path, source: str):  # noqa: ANN202
     return table.rename(columns={"in_summary": "quoted in a summary", "n": "n (valid)"}), path
 
 
-def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
+def needle_grid_frame(rows: list[ResultRow]) -> pd.DataFrame:
     """One row per needle/chain case run: depth, haystack tokens, recovered, valid, arm."""
     points = [
         {
@@ -263,7 +264,7 @@ def needle_grid_frame(rows: list[dict]) -> pd.DataFrame:
     return frame.dropna(subset=["needle_depth", "haystack_tokens"]) if not frame.empty else frame
 
 
-def _depth_length(rows: list[dict], run_dir: Path, simulated: bool, served: bool) -> Path | None:
+def _depth_length(rows: list[ResultRow], run_dir: Path, simulated: bool, served: bool) -> Path | None:
     frame = needle_grid_frame(rows)
     if frame.empty or frame["haystack_tokens"].nunique() < 2 and frame["needle_depth"].nunique() < 2:
         return None
@@ -280,7 +281,7 @@ def _depth_length(rows: list[dict], run_dir: Path, simulated: bool, served: bool
     return save(fig, run_dir / "needle_depth_length.png")
 
 
-def _cost_line(rows: list[dict]) -> str:
+def _cost_line(rows: list[ResultRow]) -> str:
     """What the run cost at list prices, or why it has no cost (simulated runs bill nothing: never a 0.0 figure)."""
     if not any(is_priced(r) for r in rows):
         return "cost: not priced (simulated: the offline reference models bill nothing)"
@@ -299,7 +300,7 @@ def _cost_line(rows: list[dict]) -> str:
     )
 
 
-def _eval_of(row: dict) -> str:
+def _eval_of(row: ResultRow) -> str:
     """The eval a row ran as (its registry entry); rows written before rows named it: the eval of their kind."""
     return row.get("eval") or row["kind"]
 
@@ -310,7 +311,7 @@ def _injects_faults(eval_name: str) -> bool:
     return suite is not None and suite.injects_faults
 
 
-def _pass_rates(doc: Document, rows: list[dict]) -> None:
+def _pass_rates(doc: Document, rows: list[ResultRow]) -> None:
     doc.heading("Pass rates")
     doc.text(
         "Each case run is PASS, FAIL or INVALID (a validity score failed: the run did not test what it claims, e.g. "
@@ -382,7 +383,7 @@ def _interval(rate) -> str:  # noqa: ANN001
     return "-" if not rate.n else f"[{rate.low:.0%}, {rate.high:.0%}]"
 
 
-def _problem_cases(doc: Document, rows: list[dict]) -> None:
+def _problem_cases(doc: Document, rows: list[ResultRow]) -> None:
     outcomes = [(r, *row_outcome(r)) for r in rows]
     detected = [r for r, o, _ in outcomes if o == FAIL and _injects_faults(_eval_of(r))]
     bad = [
@@ -400,7 +401,7 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
     doc.heading("Failed, invalid or errored cases (and faults that went unnoticed)")
     several = len({r["arm"] for r in rows}) > 1
 
-    def why(r: dict, o: str, keys: list[str]) -> str:
+    def why(r: ResultRow, o: str, keys: list[str]) -> str:
         if o == PASS:
             return "the injected fault was not detected by any check"
         if o == ERROR:
@@ -416,7 +417,7 @@ def _problem_cases(doc: Document, rows: list[dict]) -> None:
     )
 
 
-def _case_table(rows: list[dict]) -> pd.DataFrame:
+def _case_table(rows: list[ResultRow]) -> pd.DataFrame:
     table = []
     several = len({r["arm"] for r in rows}) > 1
     for r in rows:

@@ -4,15 +4,16 @@ ERROR; a declared check that passed is listed as "upstream fixed?"."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from harness.report._document import Document
+from harness.rows import ResultRow
 from harness.runs.results import upstream_findings
 
 HEADING = "Known upstream failures"
 
 
-def upstream_lines(rows: list[dict[str, Any]]) -> list[str]:
+def upstream_lines(rows: Sequence[ResultRow]) -> list[str]:
     """One bullet per finding: case (arm, trial), check, link, and its evidence or "upstream fixed?"."""
     lines = []
     for f in upstream_findings(rows):
@@ -24,7 +25,7 @@ def upstream_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def add_upstream_section(doc: Document, rows: list[dict[str, Any]]) -> None:
+def add_upstream_section(doc: Document, rows: Sequence[ResultRow]) -> None:
     """The section, when any row scored a declared known upstream check (nothing otherwise)."""
     lines = upstream_lines(rows)
     if not lines:

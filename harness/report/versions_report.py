@@ -4,17 +4,19 @@ calls, summaries or peak context differ from the baseline's: what changed betwee
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
 
 from harness.report._document import Document
+from harness.rows import CellRow, ExperimentMeta
 from harness.runs.results import row_events, row_outcome
 
 COMPARED = ("outcome", "agent calls", "summaries", "peak context")
 
 
-def _signature(row: dict[str, Any]) -> dict[str, Any]:
+def _signature(row: CellRow) -> dict[str, Any]:
     outcome, keys = row_outcome(row)
     return {
         "outcome": outcome + (f" ({', '.join(keys)})" if keys else ""),
@@ -24,7 +26,7 @@ def _signature(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def recorded_versions(rows: list[dict[str, Any]], arms: list[str]) -> pd.DataFrame:
+def recorded_versions(rows: Sequence[CellRow], arms: list[str]) -> pd.DataFrame:
     """One line per arm: each recorded package's version as the arm's rows have it (several, comma-joined, would mean
     an arm ran in more than one environment)."""
     records = []
@@ -35,7 +37,7 @@ def recorded_versions(rows: list[dict[str, Any]], arms: list[str]) -> pd.DataFra
     return pd.DataFrame(records)
 
 
-def changed_cells(rows: list[dict[str, Any]], baseline: str) -> pd.DataFrame:
+def changed_cells(rows: Sequence[CellRow], baseline: str) -> pd.DataFrame:
     """Paired cells whose outcome, agent calls, summaries or peak context differ from the baseline arm's: one line per
     (arm, eval, case, threshold, trial), 'baseline -> arm' in each compared column that differs."""
     base = {_pair(r): _signature(r) for r in rows if r["arm"] == baseline}
@@ -51,12 +53,12 @@ def changed_cells(rows: list[dict[str, Any]], baseline: str) -> pd.DataFrame:
     return pd.DataFrame(records, columns=["arm", "eval", "case", "threshold", "trial", *COMPARED]).fillna("")
 
 
-def _pair(row: dict[str, Any]) -> tuple[str, str, str, Any]:
+def _pair(row: CellRow) -> tuple[str, str, str, Any]:
     """A row's paired unit: (eval, case, threshold, trial); a case run as two evals is two units."""
     return (str(row.get("eval") or row.get("kind")), row["case_id"], str(row.get("threshold")), row.get("trial"))
 
 
-def add_versions_section(doc: Document, meta: dict[str, Any], rows: list[dict[str, Any]], arms: list[str]) -> None:
+def add_versions_section(doc: Document, meta: ExperimentMeta, rows: Sequence[CellRow], arms: list[str]) -> None:
     """The section, when the experiment has a versions axis (meta.json ``versions``); nothing otherwise."""
     if not meta.get("versions"):
         return

@@ -1,5 +1,8 @@
 """Running cases and grids into directories of rows and traces, reading them back, and eval sessions.
 
+A row is typed: `ResultRow` (results.jsonl), `CellRow` (cells.jsonl), `RunMeta` and `ExperimentMeta` (meta.json), each
+checked as it is written and read.
+
 The names below are this package's public face, imported from their modules on first use."""
 
 from harness._lazy import lazy_exports
@@ -18,5 +21,15 @@ __all__, __getattr__ = lazy_exports(
         "read_experiment": "results",
         "upgrade_row": "results",
         "EvalSession": "executor",
+        # the types of what a run writes, and the one writer and readers of meta.json (defined in the bedrock layer)
+        "ResultRow": "harness.rows",
+        "CellRow": "harness.rows",
+        "RunMeta": "harness.rows",
+        "ExperimentMeta": "harness.rows",
+        "write_meta": "harness.rows",
+        "read_run_meta": "harness.rows",
+        "read_experiment_meta": "harness.rows",
+        "ROW_SCHEMA_VERSION": "harness.rows",
+        "META_SCHEMA_VERSION": "harness.rows",
     },
 )

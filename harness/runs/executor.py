@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 from harness.agent.models import Endpoint, ModelChoice, choose_models, summary_model_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
+from harness.rows import ResultRow
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers import ERROR, Score
 from harness.suites.execute import CaseResult, Settings, find_case, prepared, run_eval_case, shipped_scenarios
@@ -47,7 +48,7 @@ class EvalSession:
         command: str = "harness.evaluate",
         run_id: str | None = None,
         run_id_suffix: str | None = None,
-        on_row: Callable[[Scenario, dict[str, Any], list[Score], Trace], None] | None = None,
+        on_row: Callable[[Scenario, ResultRow, list[Score], Trace], None] | None = None,
         around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
     ) -> None:
         self.settings = settings

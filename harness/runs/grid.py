@@ -28,12 +28,12 @@ import os
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from harness._version import __version__
 from harness.agent.models import check_endpoints_answer, choose_models, is_reference
@@ -43,12 +43,20 @@ from harness.agent.runner import arun_case, case_budget, run_async, run_case
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
-from harness.runs.results import (
+from harness.rows import (
     META_SCHEMA_VERSION,
+    CellFields,
+    CellRow,
+    ExperimentMeta,
+    read_experiment_meta,
+    write_meta,
+)
+from harness.runs.results import (
     NOT_RUN_FILE,
+    append_jsonl,
     append_row,
     read_cells,
-    read_rows,
+    read_jsonl,
     result_row,
     row_outcome,
 )
@@ -270,7 +278,7 @@ def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
     return scenario, config, models, seed
 
 
-CellResult = tuple[dict[str, Any], dict[str, Any] | None]
+CellResult = tuple[CellRow, dict[str, Any]] | tuple[dict[str, Any], None]
 """(row, trace) of a finished cell, or (a not-run record, None): `not_run_record`."""
 
 
@@ -325,7 +333,7 @@ async def _arun_cell(cell: Cell, attempt: int = 1) -> CellResult:
     return _cell_row(cell, attempt, trace)
 
 
-def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], dict[str, Any]]:
+def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[CellRow, dict[str, Any]]:
     """The cell's row (scored) and its trace; the settings fingerprint is computed from the config the trace ran with."""
     spec: ExperimentSpec = _WORKER["spec"]
     scenario = _WORKER["scenarios"][cell.case_id]
@@ -333,11 +341,11 @@ def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[dict[str, Any], d
     scores = score_case(trace, scenario)
     stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
     row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
-    row.update(_cell_fields(spec, cell, config, attempt))
-    return row, trace.to_dict()
+    cell_row: CellRow = {**row, **_cell_fields(spec, cell, config, attempt)}
+    return cell_row, trace.to_dict()
 
 
-def _eval_row(cell: Cell, attempt: int, result: CaseResult) -> tuple[dict[str, Any], dict[str, Any]]:
+def _eval_row(cell: Cell, attempt: int, result: CaseResult) -> tuple[CellRow, dict[str, Any]]:
     """An eval cell's row: the row `EvalSession` writes for the case (its eval's scorer set, known upstream failures
     and name), with the cell's fields; ``arm`` is the cell's, whatever preset the eval ran under."""
     spec: ExperimentSpec = _WORKER["spec"]
@@ -352,11 +360,11 @@ def _eval_row(cell: Cell, attempt: int, result: CaseResult) -> tuple[dict[str, A
         eval_name=cell.eval,
     )
     config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
-    row.update({"arm": cell.arm, **_cell_fields(spec, cell, config, attempt)})
-    return row, result.trace.to_dict()
+    cell_row: CellRow = {**row, "arm": cell.arm, **_cell_fields(spec, cell, config, attempt)}
+    return cell_row, result.trace.to_dict()
 
 
-def _cell_fields(spec: ExperimentSpec, cell: Cell, config: CompactionConfig, attempt: int) -> dict[str, Any]:
+def _cell_fields(spec: ExperimentSpec, cell: Cell, config: CompactionConfig, attempt: int) -> CellFields:
     return {
         "cell_id": cell.id,
         "threshold": cell.threshold,
@@ -381,7 +389,7 @@ class ExperimentRun:
     planned: int
     skipped: int
     ran: int
-    rows: list[dict[str, Any]]
+    rows: list[CellRow]
     wall_time_s: float
 
 
@@ -442,7 +450,7 @@ def run_experiment(
     current = {r["cell_id"]: r for r in read_cells(cells_file)}
     _check_reuse(spec, cells, current)
     not_run_file = path / NOT_RUN_FILE
-    decided = {str(r["cell_id"]) for r in read_rows(not_run_file, repair=True)}  # not run: decided, done on resume
+    decided = {str(r["cell_id"]) for r in read_jsonl(not_run_file, repair=True)}  # not run: decided, done on resume
     runnable = [c for c in cells if c.id not in decided]
     done, attempts, todo = resume_plan(runnable, current, retry_errors=retry_errors, max_cells=max_cells)
     _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
@@ -453,13 +461,14 @@ def run_experiment(
         f"{len(done) + len(decided & {c.id for c in cells})} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}"
     )
     started = time.perf_counter()
-    rows: list[dict[str, Any]] = []
+    rows: list[CellRow] = []
 
-    def finish(row: dict[str, Any], trace: dict[str, Any] | None) -> None:
+    def finish(record: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
         if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
-            append_row(not_run_file, row)
-            progress(f"not run: {row['cell_id']}: {row['not_run']}")
+            append_jsonl(not_run_file, record)
+            progress(f"not run: {record['cell_id']}: {record['not_run']}")
             return
+        row = cast(CellRow, record)  # a finished cell: append_row checks it is one
         Trace.from_dict(trace).save(path / row["trace"])
         append_row(cells_file, row)
         rows.append(row)
@@ -524,7 +533,7 @@ def _run_version_arms(
         made = f"created in {env.seconds:.1f}s" if env.created else "reused"
         progress(f"arm {arm}: {len(cells)} cell(s) in {where} ({made})")
 
-        def checked(row: dict[str, Any], trace: dict[str, Any] | None, version: VersionArm = version) -> None:
+        def checked(row: Mapping[str, Any], trace: dict[str, Any] | None, version: VersionArm = version) -> None:
             check_row_versions(row, version)
             finish(row, trace)
 
@@ -535,8 +544,8 @@ def _run_version_arms(
 
 
 def resume_plan(
-    cells: Sequence[Cell], current: dict[str, dict[str, Any]], *, retry_errors: bool = True, max_cells: int | None = None
-) -> tuple[dict[str, dict[str, Any]], dict[str, int], list[Cell]]:
+    cells: Sequence[Cell], current: dict[str, CellRow], *, retry_errors: bool = True, max_cells: int | None = None
+) -> tuple[dict[str, CellRow], dict[str, int], list[Cell]]:
     """What a re-run of an experiment does with the rows it finds (``current``: the last row of each cell id).
     Returns the cells done (kept as they are), the attempt number of each cell run again after an ERROR (its last
     row's attempt + 1; with ``retry_errors`` False an ERROR row counts as done), and the cells to run, in plan order,
@@ -565,7 +574,7 @@ async def _run_live(todo: list[Cell], attempts: dict[str, int], concurrency: int
     await asyncio.gather(*(one(cell) for cell in todo))
 
 
-def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, dict]) -> None:
+def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, CellRow]) -> None:
     for cell in cells:
         old = done.get(cell.id)
         if old is None:
@@ -587,7 +596,7 @@ def _write_meta(
     planned: int,
     skipped: list[dict[str, Any]] | None = None,
 ) -> None:
-    meta = {
+    meta: ExperimentMeta = {
         "schema_version": META_SCHEMA_VERSION,
         "experiment": spec.name,
         "spec": spec.raw,
@@ -616,10 +625,10 @@ def _write_meta(
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": " ".join(["harness", *sys.argv[1:]]),
     }
-    (path / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
+    write_meta(path, meta)
 
 
-def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
+def _bar(done: int, total: int, elapsed: float, row: CellRow) -> str:
     width = 24
     filled = int(width * done / total) if total else width
     rate = done / elapsed if elapsed > 0 else 0.0
@@ -633,9 +642,9 @@ def _bar(done: int, total: int, elapsed: float, row: dict[str, Any]) -> str:
 
 
 # -- merging shards ------------------------------------------------------------------------
-def missing_shards(metas: Sequence[dict[str, Any]]) -> list[str]:
+def missing_shards(metas: Sequence[ExperimentMeta]) -> list[str]:
     """The shards of an n-way split that none of ``metas`` is ("2of4"): a lost CI artifact, named at the merge."""
-    shards = [tuple(m["shard"]) for m in metas if m.get("shard")]
+    shards = [tuple(shard) for m in metas if (shard := m.get("shard"))]
     counts = {n for _, n in shards}
     if len(counts) != 1:
         return []
@@ -651,11 +660,11 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
         meta_file = Path(part) / "meta.json"
         if not meta_file.exists():
             raise HarnessError(f"{part}: not an experiment directory (no meta.json)")
-        metas.append(json.loads(meta_file.read_text(encoding="utf-8")))
-    prints = {m["spec_fingerprint"] for m in metas}
+        metas.append(read_experiment_meta(part))
+    prints = {m.get("spec_fingerprint") for m in metas}
     if len(prints) != 1 or len({m["experiment"] for m in metas}) != 1:
         raise HarnessError(
-            f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(prints)}"
+            f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(map(str, prints))}"
         )
     (out / "traces").mkdir(parents=True, exist_ok=True)
     existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
@@ -668,20 +677,20 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
                 shutil.copyfile(src, out / row["trace"])
             append_row(out / "cells.jsonl", row)
             existing.add(row["cell_id"])
-        listed = {r["cell_id"] for r in read_rows(out / NOT_RUN_FILE)}
-        for record in read_rows(Path(part) / NOT_RUN_FILE):
+        listed = {r["cell_id"] for r in read_jsonl(out / NOT_RUN_FILE)}
+        for record in read_jsonl(Path(part) / NOT_RUN_FILE):
             if record["cell_id"] not in listed:
-                append_row(out / NOT_RUN_FILE, record)
+                append_jsonl(out / NOT_RUN_FILE, record)
                 listed.add(record["cell_id"])
-    merged = {
+    merged: ExperimentMeta = {
         **metas[0],
         "shard": None,
         "merged_from": [str(p) for p in parts],
         "missing_shards": missing_shards(metas),
-        "planned_cells": sum(m["planned_cells"] for m in metas),
+        "planned_cells": sum(m.get("planned_cells", 0) for m in metas),
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    (out / "meta.json").write_text(json.dumps(merged, indent=2) + "\n", encoding="utf-8")
+    write_meta(out, merged)
     spec_copy = Path(parts[0]) / "spec.yaml"
     if spec_copy.exists() and spec_copy.resolve() != (out / "spec.yaml").resolve():
         shutil.copyfile(spec_copy, out / "spec.yaml")

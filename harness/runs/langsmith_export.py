@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._version import __version__
+from harness.rows import CellRow, ExperimentMeta
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, read_experiment, row_outcome
 from harness.scenarios.schema import Scenario, load_scenarios
 from harness.scoring.scorers import ERROR, PASS
@@ -171,7 +172,7 @@ def _sdk_quiet() -> Iterator[None]:
         yield
 
 
-def _stale_files(meta: dict[str, Any], scenarios: list[Scenario]) -> set[str]:
+def _stale_files(meta: ExperimentMeta, scenarios: list[Scenario]) -> set[str]:
     """Scenario files whose content changed since the experiment ran (their cases' current text is not what ran)."""
     from harness.runs.run import dataset_hashes
 
@@ -237,12 +238,12 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
         for c, r in records.items()
     }
 
-    groups: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[CellRow]] = defaultdict(list)
     for row in rows:
-        groups[(row["arm"], row.get("threshold", "-"))].append(row)
+        groups[(str(row["arm"]), row["threshold"])].append(row)
     experiments = []
     for (arm, threshold), group in sorted(groups.items()):
-        by_case: dict[str, list[dict]] = defaultdict(list)
+        by_case: dict[str, list[CellRow]] = defaultdict(list)
         for row in sorted(group, key=lambda r: r["trial"]):
             by_case[row["case_id"]].append(row)
         trials = min(len(v) for v in by_case.values())
@@ -335,7 +336,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
     return summary
 
 
-def _replay_calls(path: Path, row: dict[str, Any]) -> None:
+def _replay_calls(path: Path, row: CellRow) -> None:
     """The case's model calls as ``llm`` runs under its replayed run (`harness.runs.langsmith_llm`): LangSmith's
     token and cost columns come from them. A row without a trace file (deleted, or never written) logs none."""
     from harness.runs.langsmith_llm import emit_llm_runs

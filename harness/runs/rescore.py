@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.rows import ResultRow
 from harness.runs.results import SCENARIOS_FILE, append_row, read_rows, result_row
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios
 from harness.scoring.scorers import score_case, scorer_sets
@@ -28,7 +29,9 @@ def run_scenarios(run_dir: Path, datasets: list[str] | None = None) -> dict[str,
     return scenarios
 
 
-def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
+def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[ResultRow]:
+    """Score every row of ``run_dir``'s results.jsonl again from its trace, into rescored.jsonl beside it (the rows
+    with their scores, outcome and explanations replaced); returns the new rows."""
     results = run_dir / "results.jsonl"
     if not results.exists():
         raise HarnessError(f"{run_dir}: no results.jsonl to re-score")
@@ -36,7 +39,7 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
     out = run_dir / "rescored.jsonl"
     tmp = out.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
-    rows = []
+    rows: list[ResultRow] = []
     for old in read_rows(results):
         scenario = scenarios.get(old["case_id"])
         if scenario is None:
@@ -47,7 +50,7 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[dict]:
             raise HarnessError(f"{run_dir}: case {old['case_id']!r} was scored by an unknown scorer set {scorers!r}")
         scores = score_case(trace, scenario, scorers)
         new = result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers, eval_name=old.get("eval"))
-        row = {**old, **new}
+        row: ResultRow = {**old, **new}
         append_row(tmp, row)
         rows.append(row)
     tmp.replace(out)

@@ -1,28 +1,43 @@
-"""Result rows: one JSON line per case in ``results.jsonl``, appended as cases finish.
+"""Result rows: one JSON line per case in ``results.jsonl``, appended as cases finish; the module that writes and
+reads them (their types: `harness.runs.rows`).
 
 A row holds the ids, the config, the model names, every score (value, pass, and
 explanation), event counts, token totals, wall time and the trace's file name. Rows
 are plain JSON so a run can be read back with `read_results` (a pandas frame) long
-after the code that wrote it has changed.
+after the code that wrote it has changed: `read_rows` upgrades a row of any earlier schema to the current one
+(`ROW_SCHEMA_VERSION`). Each row is checked against its type (`ResultRow`, `CellRow`) as it is written and as it is
+read, so a row that lacks a field or holds a wrong type is an error naming the file, line and field.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
 from harness._version import package_versions
 from harness.errors import HarnessError
+from harness.rows import META_SCHEMA_VERSION as META_SCHEMA_VERSION  # re-exported: its home is harness.rows
+from harness.rows import ROW_SCHEMA_VERSION as ROW_SCHEMA_VERSION
+from harness.rows import (
+    CellRow,
+    ExperimentMeta,
+    ResultRow,
+    read_experiment_meta,
+    validate,
+)
 from harness.scenarios.schema import Scenario
 from harness.scoring.cost import case_cost, cost_metrics
 from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
 from harness.suites.registry import SUITES
 from harness.trace.schema import EVENT_TYPES, Trace
+
+RowT = TypeVar("RowT", ResultRow, CellRow)
 
 
 def eval_version(name: str) -> int | None:
@@ -38,7 +53,7 @@ def known_upstream_of(name: str) -> dict[str, str]:
     return dict(suite.known_upstream) if suite is not None else {}
 
 
-def row_eval_version(row: dict[str, Any]) -> int:
+def row_eval_version(row: Mapping[str, Any]) -> int:
     """The eval version a row was scored under: rows written before versions existed were scored under version 1
     (every eval started at 1 when versions were introduced, 2026-11-26)."""
     return int(row.get("eval_version") or 1)
@@ -52,7 +67,7 @@ def result_row(
     scenario: Scenario | None = None,
     scorers: str = "default",
     eval_name: str | None = None,
-) -> dict[str, Any]:
+) -> ResultRow:
     """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it);
     ``eval_name`` the registry entry the case ran as (default: the eval of its kind, as ``harness run`` runs it)."""
     agent = trace.agent_calls()
@@ -62,7 +77,7 @@ def result_row(
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
     cost = case_cost(trace)
-    row = {
+    row: ResultRow = {
         "schema_version": ROW_SCHEMA_VERSION,
         "run_id": trace.run_id,
         "case_id": trace.case_id,
@@ -99,7 +114,7 @@ def result_row(
         "calls": {"agent": len(agent), "summarizer": len(summ)},
         "cost": cost,
         "wall_time_s": trace.wall_time_s,
-        "error": trace.error,
+        "error": trace.error,  # {type, status, message...} of the failure, None when the case ran through
         "trace": trace_file,
         "packages": package_versions(),  # the versions that ran (the row is written in the process that ran the case)
     }
@@ -124,7 +139,7 @@ LEGACY_VALIDITY_KEYS = (
 )
 
 
-def row_outcome(row: dict[str, Any]) -> tuple[str, list[str]]:
+def row_outcome(row: Mapping[str, Any]) -> tuple[str, list[str]]:
     """(PASS | FAIL | INVALID | ERROR | KNOWN_UPSTREAM, the keys or cause that decided it) for a results row, old rows included."""
     if "outcome" in row:
         return row["outcome"], list(row.get("outcome_keys", []))
@@ -145,7 +160,7 @@ UPSTREAM_REASON = "known upstream failure"
 """How a pytest xfail reason for a known upstream failure starts (the terminal summary finds them by it)."""
 
 
-def upstream_verdict(row: dict[str, Any]) -> tuple[str, str] | None:
+def upstream_verdict(row: ResultRow) -> tuple[str, str] | None:
     """What pytest makes of ``row`` beyond its checks: ``("xfail", reason)`` for a KNOWN_UPSTREAM case (the reason
     names every failed check and its link), ``("fixed", message)`` for a case that passed a declared known upstream
     check (a strict xfail's XPASS: someone must look, and drop the declaration), None otherwise."""
@@ -163,7 +178,7 @@ def upstream_verdict(row: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-def upstream_findings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def upstream_findings(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
     """Every declared known upstream check a row scored (`EvalSuite.known_upstream`), one record each: the case, arm,
     trial, check, issue link, whether it still fails (``fixed``: False) or passed ("upstream fixed?", ``fixed``:
     True), and the evidence (the check's explanation and the row's ``upstream_evidence`` metrics when present).
@@ -192,21 +207,22 @@ def upstream_findings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return found
 
 
-def is_valid(row: dict[str, Any]) -> bool:
+def is_valid(row: Mapping[str, Any]) -> bool:
     """The run tested what it claims (PASS or FAIL), so it counts in rates."""
     return row_outcome(row)[0] in VALID
 
 
-def is_error(row: dict[str, Any]) -> bool:
+def is_error(row: Mapping[str, Any]) -> bool:
+    """The case ended in ERROR (a provider or harness error): it counts in no rate."""
     return row_outcome(row)[0] == ERROR
 
 
-def error_causes(rows: list[dict[str, Any]]) -> Counter:
+def error_causes(rows: Sequence[ResultRow]) -> Counter:
     """How many rows ended in ERROR, by cause (``agent: HTTP 503 InternalServerError``)."""
     return Counter(", ".join(row_outcome(r)[1]) or "unknown" for r in rows if is_error(r))
 
 
-def outcome_line(rows: list[dict[str, Any]]) -> str:
+def outcome_line(rows: Sequence[ResultRow]) -> str:
     """'38 case runs: 36 PASS, 1 FAIL, 1 INVALID; 36/37 valid runs passed every check', plus ERROR causes."""
     counts = Counter(row_outcome(r)[0] for r in rows)
     valid = sum(counts[k] for k in VALID)
@@ -218,67 +234,86 @@ def outcome_line(rows: list[dict[str, Any]]) -> str:
     return line
 
 
-def append_row(path: str | Path, row: dict[str, Any]) -> None:
-    """Append one row and flush it to disk: a killed run keeps every finished case."""
+def append_jsonl(path: str | Path, record: Mapping[str, Any]) -> None:
+    """Append one JSON line and flush it to disk: a killed run keeps every finished line. For records that are not
+    result rows (scenario rows, not-run records); a result row goes through `append_row` (checked first)."""
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(json.dumps(row, default=str) + "\n")
+        fh.write(json.dumps(record, default=str) + "\n")
         fh.flush()
 
 
-def read_rows(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """Rows of an append-only JSONL file. A torn last line (a kill during the write) is skipped,
-    and with ``repair`` removed from the file so that appending can continue."""
-    path = Path(path)
+def append_row(path: str | Path, row: ResultRow) -> None:
+    """Append one result row (a cell's too: checked as `CellRow` when it has ``cell_id``) and flush it to disk: a
+    killed run keeps every finished case. A row that does not match its type is refused (a HarnessError naming the
+    field), never written."""
+    validate(CellRow if "cell_id" in row else ResultRow, row, f"{path}, the row to append")
+    append_jsonl(path, row)
+
+
+def _jsonl_lines(path: Path, repair: bool) -> list[tuple[int, Any]]:
+    """(line number, JSON value) of each line of an append-only JSONL file. A torn last line (a kill during the write)
+    is skipped, and with ``repair`` removed from the file so that appending can continue."""
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    rows, good = [], []
+    out, good = [], []
     for i, line in enumerate(lines):
         if not line.strip():
             continue
         try:
-            rows.append(upgrade_row(json.loads(line), f"{path}, line {i + 1}"))
+            out.append((i + 1, json.loads(line)))
             good.append(line if line.endswith("\n") else line + "\n")
         except json.JSONDecodeError:
             if i != len(lines) - 1:
                 raise HarnessError(f"{path}: line {i + 1} is not valid JSON") from None
             if repair:
                 path.write_text("".join(good), encoding="utf-8")
-    return rows
+    return out
 
 
-META_SCHEMA_VERSION = 2
-"""meta.json of a run or an experiment: 1 had no ``schema_version``; 2 adds it (and rows of schema 3 and later)."""
-ROW_SCHEMA_VERSION = 4
-"""The result row's schema (results.jsonl, and cells.jsonl, whose rows are result rows with cell fields):
-1. before arms: the compared configuration is ``variant``; no ``outcome`` (derived from ``passed`` and ``validity``);
-2. ``arm``, ``outcome`` and ``outcome_keys``, ``eval``, ``scorers``; no ``schema_version``;
-3. ``schema_version`` and ``eval_version`` (the registry's version of the eval the row was scored under);
-4. ``packages``: {package: version} of `harness._version.RECORDED_PACKAGES` as installed where the case ran (an
-   earlier row reads as ``{}``: not recorded); ``known_upstream``: {check: issue URL} of the eval's declared known
-   upstream failures the row scored (an earlier row reads as ``{}``), and the outcome KNOWN_UPSTREAM.
-`upgrade_row` reads each as version 4; tests/data/rows keeps a row of each."""
+def read_jsonl(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """The records of an append-only JSONL file that is not a result file (scenarios.jsonl, not_run.jsonl), as they
+    are: a torn last line is skipped (and with ``repair`` removed), as `read_rows` does."""
+    return [record for _, record in _jsonl_lines(Path(path), repair)]
 
 
-def upgrade_row(row: dict[str, Any], where: str = "row") -> dict[str, Any]:
-    """``row`` as schema `ROW_SCHEMA_VERSION` has it, from any earlier schema (see there). Raises HarnessError for a
-    row written by a newer harness (its fields cannot be known)."""
+def read_rows(path: str | Path, *, repair: bool = False) -> list[ResultRow]:
+    """The result rows of results.jsonl (or every row of cells.jsonl), each upgraded to the current schema
+    (`upgrade_row`) and checked against `ResultRow`: a row that lacks a field or holds a wrong type is a HarnessError
+    naming the file, line and field. A torn last line (a kill during the write) is skipped, and with ``repair``
+    removed from the file so that appending can continue."""
+    path = Path(path)
+    return [_checked_row(ResultRow, path, n, raw) for n, raw in _jsonl_lines(path, repair)]
+
+
+def _checked_row(kind: type[RowT], path: Path, line: int, raw: Any) -> RowT:
+    where = f"{path}, line {line}"
+    if not isinstance(raw, dict):
+        raise HarnessError(f"{where}: expected a JSON object, got {type(raw).__name__}")
+    return validate(kind, upgrade_row(raw, where), where)
+
+
+def upgrade_row(row: Mapping[str, Any], where: str = "row") -> dict[str, Any]:
+    """``row`` as schema `ROW_SCHEMA_VERSION` has it, from any earlier schema (see there); not checked against
+    `ResultRow` (`read_rows` checks what this returns). Raises HarnessError for a row written by a newer harness (its
+    fields cannot be known)."""
     version = row.get("schema_version")
     if isinstance(version, int) and version > ROW_SCHEMA_VERSION:
         raise HarnessError(
             f"{where}: schema_version {version} is newer than this harness reads ({ROW_SCHEMA_VERSION}); upgrade the harness"
         )
-    if version == ROW_SCHEMA_VERSION:
-        return row
     if "variant" in row and "arm" not in row:  # schema 1
         row = {("arm" if k == "variant" else k): v for k, v in row.items()}
-    if "scores" not in row:  # not a result row (a hand-made line, a scenario row): only the rename applies
-        return row
+    if "scores" not in row:  # not a result row (a hand-made line): only the rename applies
+        return dict(row)
     if "outcome" not in row and "passed" in row:
         outcome, keys = row_outcome(row)
         row = {**row, "outcome": outcome, "outcome_keys": keys}
-    return {
+    return {  # a schema-4 row written before known_upstream was recorded lacks it too
         **row,
+        "validity": row.get("validity", [k for k in row.get("passed") or {} if k in LEGACY_VALIDITY_KEYS]),
+        "case": row.get("case") or {},  # rows before validity kinds may lack these three
+        "metrics": row.get("metrics") or {},
         "packages": row.get("packages") or {},
         "known_upstream": row.get("known_upstream") or {},
         "eval": row.get("eval") or row.get("kind"),
@@ -330,19 +365,22 @@ def read_results(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(flat)
 
 
-def read_cells(path: Path) -> list[dict[str, Any]]:
-    """The current row of every cell in cells.jsonl, in first-run order; a torn last line (a kill mid-write) is
-    dropped and the file repaired. A cell re-run after an ERROR has several rows: the last one counts, and it
-    carries ``earlier_attempts`` (the earlier rows stay in the file, never rewritten)."""
-    latest: dict[str, dict[str, Any]] = {}
+def read_cells(path: Path) -> list[CellRow]:
+    """The current row of every cell in cells.jsonl, in first-run order, each upgraded and checked against `CellRow`
+    (as `read_rows` checks result rows); a torn last line (a kill mid-write) is dropped and the file repaired. A cell
+    re-run after an ERROR has several rows: the last one counts, and it carries ``earlier_attempts`` (the earlier
+    rows stay in the file, never rewritten)."""
+    latest: dict[str, CellRow] = {}
     earlier: dict[str, int] = {}
-    for row in read_rows(path, repair=True):
-        cell = str(row.get("cell_id"))
+    for n, raw in _jsonl_lines(path, repair=True):
+        row = _checked_row(CellRow, path, n, raw)
+        cell = row["cell_id"]
         if cell in latest:
             earlier[cell] = earlier.get(cell, 0) + 1
         latest[cell] = row
-    for cell, n in earlier.items():
-        latest[cell] = {**latest[cell], "earlier_attempts": n}
+    for cell, count in earlier.items():
+        latest[cell] = latest[cell].copy()
+        latest[cell]["earlier_attempts"] = count
     return list(latest.values())
 
 
@@ -352,17 +390,17 @@ NOT_RUN_FILE = "not_run.jsonl"
 
 def read_not_run(path: str | Path) -> list[dict[str, Any]]:
     """The eval cells an experiment directory lists as not run, each with its reason (none for an older directory)."""
-    return read_rows(Path(path) / NOT_RUN_FILE)
+    return read_jsonl(Path(path) / NOT_RUN_FILE)
 
 
-def read_experiment(path: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """An experiment directory's meta.json and the current row of each of its cells (`read_cells`)."""
+def read_experiment(path: str | Path) -> tuple[ExperimentMeta, list[CellRow]]:
+    """An experiment directory's meta.json (`read_experiment_meta`) and the current row of each of its cells
+    (`read_cells`)."""
     path = Path(path)
-    meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-    return meta, read_cells(path / "cells.jsonl")
+    return read_experiment_meta(path), read_cells(path / "cells.jsonl")
 
 
-def row_events(row: dict[str, Any]) -> dict[str, int]:
+def row_events(row: Mapping[str, Any]) -> dict[str, int]:
     """The row's event counts by schema-2 type; a row written before schema 2 has the old names (`summarization`...)."""
     from harness.trace.schema import V1_EVENT_TYPES
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import re
 import subprocess
 import sys
@@ -24,7 +23,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from harness._version import __version__
 from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models
@@ -32,7 +30,8 @@ from harness.agent.preflight import fixed_overhead_tokens
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, offline_skip_reason, run_async, run_case
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
-from harness.runs.results import META_SCHEMA_VERSION, SCENARIOS_FILE, append_row, result_row, row_events, row_outcome
+from harness.rows import META_SCHEMA_VERSION, ResultRow, RunMeta, write_meta
+from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
 from harness.scoring.scorers import PASS, Score, score_case
 from harness.trace.schema import Trace
@@ -49,7 +48,7 @@ def trace_file_name(scorers: str, arm: str, case_id: str, trial: int) -> str:
 class RunDir:
     path: Path
     run_id: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[ResultRow] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
 
@@ -158,7 +157,7 @@ class RunSink:
                 f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)"
             )
         make_output_dir(self.run.path / "traces", out_dir, out_option)
-        self.meta: dict[str, Any] = {
+        self.meta: RunMeta = {
             "schema_version": META_SCHEMA_VERSION,
             "run_id": run_id,
             "command": command or " ".join(["harness", *sys.argv[1:]]),
@@ -179,7 +178,7 @@ class RunSink:
         }
         self._started = time.perf_counter()
         self._kept: set[str] = set()
-        _write_json(self.run.path / "meta.json", self.meta)
+        write_meta(self.run.path, self.meta)
 
     @property
     def path(self) -> Path:
@@ -193,7 +192,7 @@ class RunSink:
         *,
         scorers: str = "default",
         eval_name: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ResultRow:
         """Persist one finished case (trace file, then its results row) and return the row.
 
         The trace file is named by scorer set, arm (config name), case and trial, and never overwrites
@@ -209,7 +208,7 @@ class RunSink:
         trace.save(self.run.path / "traces" / f"{name}.json.gz")
         if scenario is not None and not Path(scenario.source).is_file() and scenario.id not in self._kept:
             self._kept.add(scenario.id)
-            append_row(self.run.path / SCENARIOS_FILE, scenario_row(scenario))
+            append_jsonl(self.run.path / SCENARIOS_FILE, scenario_row(scenario))
         row = result_row(
             trace, scores, trace_file=f"traces/{name}.json.gz", scenario=scenario, scorers=scorers, eval_name=eval_name
         )
@@ -221,12 +220,12 @@ class RunSink:
         """A case not run, with why: listed in meta.json and the report, counted nowhere."""
         self.run.skipped.append({"case_id": scenario.id, "reason": reason})
         self.meta["skipped"] = self.run.skipped
-        _write_json(self.run.path / "meta.json", self.meta)
+        write_meta(self.run.path, self.meta)
 
     def finish(self) -> RunDir:
         self.meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
         self.meta["wall_time_s"] = round(time.perf_counter() - self._started, 3)
-        _write_json(self.run.path / "meta.json", self.meta)
+        write_meta(self.run.path, self.meta)
         return self.run
 
 
@@ -375,7 +374,7 @@ async def _run_concurrently(
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
 
-def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -> str:
+def _progress_line(done: int, total: int, row: ResultRow, elapsed: float) -> str:
     result, keys = row_outcome(row)
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     eta = elapsed / done * (total - done)
@@ -386,9 +385,3 @@ def _progress_line(done: int, total: int, row: dict[str, Any], elapsed: float) -
         f"[{done:>{width}}/{total}] {row['case_id']:<22} t{row['trial']} {status:<28} "
         f"{events}, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
     )
-
-
-def _write_json(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str) + "\n", encoding="utf-8")
-    tmp.replace(path)

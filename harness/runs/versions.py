@@ -27,7 +27,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,7 +208,7 @@ def ensure_env(
     return ArmEnv(python, path, True, seconds)
 
 
-def check_row_versions(row: dict[str, Any], arm: VersionArm) -> None:
+def check_row_versions(row: Mapping[str, Any], arm: VersionArm) -> None:
     """A row from an arm's worker must have run the versions the arm pins (a HarnessError otherwise: an environment
     that installed something else measured the wrong thing)."""
     recorded = {normalize(k): v for k, v in (row.get("packages") or {}).items()}
@@ -217,7 +217,7 @@ def check_row_versions(row: dict[str, Any], arm: VersionArm) -> None:
         raise HarnessError(f"arm {arm.label}: cell {row.get('cell_id')} ran with {', '.join(wrong)}")
 
 
-Emit = Callable[[dict[str, Any], dict[str, Any] | None], None]  # (row, trace), or (a not-run record, None)
+Emit = Callable[[Mapping[str, Any], dict[str, Any] | None], None]  # (row, trace), or (a not-run record, None)
 
 
 def run_arm_cells(

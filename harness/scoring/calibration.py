@@ -21,6 +21,7 @@ answers from the run's rows (``answers[turn]``).
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,7 @@ def _item(item_id: str, q: Question, facts: list[TrackedFact], question: str, an
     return ProbeItem(item_id, q.probe, rubric, question, answer, reference, verdict)
 
 
-def probe_items(rows: list[dict[str, Any]], scenarios: dict[str, Scenario]) -> list[ProbeItem]:
+def probe_items(rows: Sequence[Mapping[str, Any]], scenarios: dict[str, Scenario]) -> list[ProbeItem]:
     """The probe questions of a run's probe rows that have an answer, sorted by id (a stable order whatever order the
     workers finished in). Raises HarnessError when a row's case is in none of the scenario files."""
     items = []

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from harness.rows import Cost
 from harness.scoring.metrics import cache_writes, price_for, price_table, usage_cost
 from harness.scoring.metrics import reported_count as _count
 from harness.trace.schema import Trace
@@ -92,7 +93,7 @@ def dollars(tokens: Tokens, price: Mapping[str, float] | None) -> float | None:
     return round(usage_cost(dict(price), tokens["input"], tokens["output"], read or 0, write or 0), 6)
 
 
-def case_cost(trace: Trace) -> dict[str, Any]:
+def case_cost(trace: Trace) -> Cost:
     """A row's ``cost``: per role its four kinds and USD, their totals (unknown when any role's is), the model each
     role is priced as, and whether any price is simulated."""
     tokens = role_tokens(trace)

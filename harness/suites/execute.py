@@ -29,6 +29,7 @@ from harness.agent.models import ModelChoice, choose_models
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
+from harness.rows import ResultRow
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select
 from harness.scoring.scorers import VALIDITY, Score, score_case, scores_by_key
 from harness.suites.registry import SUITES, EvalSuite
@@ -97,7 +98,7 @@ class CaseResult:
 
     scenario: Scenario
     scores: dict[str, Score]
-    row: dict[str, Any] | None = None
+    row: ResultRow | None = None
     trace: Trace | None = None
     strategy: str = "deepagents-summarization"
     eval_name: str | None = None

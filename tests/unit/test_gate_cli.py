@@ -9,23 +9,26 @@ from __future__ import annotations
 import json
 
 from harness.cli.main import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_FAILED, EXIT_OK, main
+from tests._rows import full_row
 
 
 def _row(case, ok=True, *, arm="a", outcome=None):
     outcome = outcome or ("PASS" if ok else "FAIL")
-    return {
-        "arm": arm,
-        "threshold": "20%",
-        "eval": "goal",
-        "kind": "goal",
-        "strategy": "deepagents-summarization",
-        "case_id": case,
-        "trial": 0,
-        "outcome": outcome,
-        "outcome_keys": {"PASS": [], "FAIL": ["goal_preserved"], "ERROR": ["agent: HTTP 503"]}[outcome],
-        "scores": {"run_completed": True, "goal_preserved": ok},
-        "cell_id": f"{arm}|{case}",
-    }
+    return full_row(
+        **{
+            "arm": arm,
+            "threshold": "20%",
+            "eval": "goal",
+            "kind": "goal",
+            "strategy": "deepagents-summarization",
+            "case_id": case,
+            "trial": 0,
+            "outcome": outcome,
+            "outcome_keys": {"PASS": [], "FAIL": ["goal_preserved"], "ERROR": ["agent: HTTP 503"]}[outcome],
+            "scores": {"run_completed": True, "goal_preserved": ok},
+            "cell_id": f"{arm}|{case}",
+        }
+    )
 
 
 def _cells(n, ok=True, **kw):

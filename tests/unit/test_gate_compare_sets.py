@@ -14,22 +14,25 @@ import pytest
 from harness.analysis.regress import compare_sets, load_rows
 from harness.errors import HarnessError
 from harness.runs.results import upgrade_row
+from tests._rows import full_row
 
 
 def _row(case, ok=True, *, arm="a", threshold="20%", tokens=100, **metrics):
-    return {
-        "arm": arm,
-        "threshold": threshold,
-        "eval": "goal",
-        "kind": "goal",
-        "case_id": case,
-        "trial": 0,
-        "outcome": "PASS" if ok else "FAIL",
-        "outcome_keys": [] if ok else ["goal_preserved"],
-        "scores": {"goal_preserved": ok},
-        "metrics": {"agent_tokens": tokens, **metrics},
-        "cell_id": f"{arm}|{threshold}|{case}",
-    }
+    return full_row(
+        **{
+            "arm": arm,
+            "threshold": threshold,
+            "eval": "goal",
+            "kind": "goal",
+            "case_id": case,
+            "trial": 0,
+            "outcome": "PASS" if ok else "FAIL",
+            "outcome_keys": [] if ok else ["goal_preserved"],
+            "scores": {"goal_preserved": ok},
+            "metrics": {"agent_tokens": tokens, **metrics},
+            "cell_id": f"{arm}|{threshold}|{case}",
+        }
+    )
 
 
 def _write(path, rows, file="results.jsonl"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 
 from harness.analysis.regress import regress, write_baseline
+from tests._rows import full_row
 
 COLUMNS = ["eval", "arm", "threshold", "metric", "baseline", "current", "diff", "n_pairs", "p_adj", "verdict"]
 ALL_OF_8 = "100% [68%, 100%] n=8"
@@ -43,7 +44,8 @@ def _gate(tmp_path, base, now, *, name="tonight", allow_partial=False):
     run = tmp_path / name
     run.mkdir(parents=True)
     lines = "".join(
-        json.dumps({**r, "cell_id": f"{r['arm']}|{r['eval']}|{r['threshold']}|{r['case_id']}|{r['trial']}"}) + "\n" for r in now
+        json.dumps(full_row(**r, cell_id=f"{r['arm']}|{r['eval']}|{r['threshold']}|{r['case_id']}|{r['trial']}")) + "\n"
+        for r in now
     )
     (run / "cells.jsonl").write_text(lines, encoding="utf-8")
     return regress(run, tmp_path / "baseline.json", allow_partial=allow_partial)
@@ -219,7 +221,7 @@ def test_a_baseline_cell_without_checks_gates_pass_and_validity_only(tmp_path):
     (tmp_path / "baseline.json").write_text(json.dumps(stored), encoding="utf-8")
     run = tmp_path / "now"
     run.mkdir()
-    (run / "cells.jsonl").write_text("".join(json.dumps({**r, "cell_id": r["case_id"]}) + "\n" for r in _cells(8, False)))
+    (run / "cells.jsonl").write_text("".join(json.dumps(full_row(**r, cell_id=r["case_id"])) + "\n" for r in _cells(8, False)))
     ok, table, notes = regress(run, tmp_path / "baseline.json")
     assert not ok
     # the current cells still score goal_preserved: it is a gate, but the baseline side has no value to pair with
@@ -269,7 +271,7 @@ def test_by_default_a_partial_grid_fails(tmp_path):
     write_baseline(_cells(4), "base", tmp_path / "baseline.json")
     run = tmp_path / "now"
     run.mkdir()
-    (run / "cells.jsonl").write_text("".join(json.dumps({**r, "cell_id": r["case_id"]}) + "\n" for r in _cells(3)))
+    (run / "cells.jsonl").write_text("".join(json.dumps(full_row(**r, cell_id=r["case_id"])) + "\n" for r in _cells(3)))
     ok, _, notes = regress(run, tmp_path / "baseline.json")
     assert not ok and notes[-1].startswith("INCOMPLETE: 1 of 4 baseline cells have no result in now (goal eval, a at 20%: 1)")
 

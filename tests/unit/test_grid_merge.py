@@ -11,6 +11,7 @@ import pytest
 
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError, HarnessError
+from harness.rows import META_SCHEMA_VERSION
 from harness.runs import grid
 from harness.runs.grid import (
     Cell,
@@ -25,6 +26,7 @@ from harness.runs.grid import (
 )
 from harness.runs.results import read_cells
 from harness.runs.spec import ExperimentSpec, Threshold
+from tests._rows import full_cell
 
 T20 = Threshold((ContextSize.parse("20%"),))
 T30 = Threshold((ContextSize.parse("30%"),))
@@ -242,7 +244,7 @@ def _part(root, name: str, meta: dict, cells: list[str], spec: str | None = None
     with open(path / "cells.jsonl", "w", encoding="utf-8") as fh:
         for cell in cells:
             stem = cell.replace("|", "_")
-            fh.write(json.dumps({"cell_id": cell, "arm": "a", "trace": f"traces/{stem}.json.gz"}) + "\n")
+            fh.write(json.dumps(full_cell(cell, arm="a", trace=f"traces/{stem}.json.gz")) + "\n")
             (path / "traces" / f"{stem}.json.gz").write_bytes(f"trace of {cell} in {name}".encode())
     if spec is not None:
         (path / "spec.yaml").write_text(spec, encoding="utf-8")
@@ -260,6 +262,7 @@ def test_shards_merge_into_one_experiment_with_every_row_and_trace(tmp_path, fro
         assert (out / "traces" / f"{cell}.json.gz").read_bytes() == f"trace of {cell} in {part}".encode()
     meta = {
         **_meta(None, 3, extra="kept"),
+        "schema_version": META_SCHEMA_VERSION,  # the parts' meta.json had none (version 1); the merge writes the current
         "merged_from": [str(a), str(c)],
         "missing_shards": ["1of3"],
         "updated_at": "2026-01-02T03:04:05+00:00",
@@ -306,7 +309,7 @@ def test_a_row_whose_trace_is_already_in_place_is_not_copied_onto_itself(tmp_pat
     part = tmp_path / "part"
     part.mkdir()
     (part / "meta.json").write_text(json.dumps(_meta(None, 1)), encoding="utf-8")
-    (part / "cells.jsonl").write_text(json.dumps({"cell_id": "c1", "trace": str(trace)}) + "\n", encoding="utf-8")
+    (part / "cells.jsonl").write_text(json.dumps(full_cell("c1", trace=str(trace))) + "\n", encoding="utf-8")
     merge_experiments(out, [part])
     assert trace.read_bytes() == b"the trace"
     assert [r["cell_id"] for r in read_cells(out / "cells.jsonl")] == ["c1"]

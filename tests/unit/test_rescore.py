@@ -10,7 +10,7 @@ import pytest
 
 from harness.errors import HarnessError
 from harness.runs.rescore import rescore
-from harness.runs.results import append_row, read_rows, result_row
+from harness.runs.results import append_jsonl, append_row, read_rows, result_row
 from harness.scenarios.schema import all_scenario_files, load_scenarios, scenario_row
 from harness.scoring.scorers import score_case
 from tests.unit._traces import HISTORY, Conversation
@@ -90,7 +90,7 @@ def test_a_case_kept_with_the_run_is_scored_against_the_kept_scenario(tmp_path):
     run = stored_run(tmp_path, [("generated-1", ANSWER, "default")])
     with pytest.raises(HarnessError, match=r"case 'generated-1' is not in the scenario files; pass --datasets"):
         rescore(run)
-    append_row(run / "scenarios.jsonl", scenario_row(kept))
+    append_jsonl(run / "scenarios.jsonl", scenario_row(kept))  # a scenario row, not a result row
     assert rescore(run)[0]["scores"]["needle_correct"]
 
 

@@ -8,28 +8,40 @@ import json
 import pytest
 
 from harness.errors import HarnessError
-from harness.runs.results import append_row, read_cells, read_results, read_rows, row_events, upgrade_row
+from harness.runs.results import append_row, read_cells, read_jsonl, read_results, read_rows, row_events, upgrade_row
+from tests._rows import full_cell, full_row
 
 
 def _row(case_id: str, **extra) -> dict:
-    return {
-        "case_id": case_id,
-        "arm": "base",
-        "outcome": "PASS",
-        "outcome_keys": [],
-        "scores": {"needle_correct": True, "pages": 2},
-        "passed": {"needle_correct": True},
-        "validity": [],
-        "explanations": {"needle_correct": "ok"},
-        "events": {"summary": 1, "mask": 0},
-        "tokens": {"agent_input": 900, "peak_context": 400, "counter": "approximate"},
-        "calls": {"agent": 3, "summarizer": 1},
-        "config": {"name": "base"},
-        "answers": ["x"],
-        "metrics": {"cost_usd": 0.5},
-        "case": {"haystack_tokens": 8000},
-        **extra,
-    }
+    return full_row(
+        **{
+            "case_id": case_id,
+            "arm": "base",
+            "outcome": "PASS",
+            "outcome_keys": [],
+            "scores": {"needle_correct": True, "pages": 2},
+            "passed": {"needle_correct": True},
+            "validity": [],
+            "explanations": {"needle_correct": "ok"},
+            "events": {"summary": 1, "mask": 0},
+            "tokens": {"agent_input": 900, "peak_context": 400, "counter": "approximate"},
+            "calls": {"agent": 3, "summarizer": 1},
+            "config": {"name": "base"},
+            "answers": ["x"],
+            "metrics": {"cost_usd": 0.5},
+            "case": {"haystack_tokens": 8000},
+            **extra,
+        }
+    )
+
+
+def _line(case_id: str) -> str:
+    """A whole result row's JSON line (no newline)."""
+    return json.dumps(full_row(case_id=case_id))
+
+
+def _ids(rows) -> list:
+    return [r["case_id"] for r in rows]
 
 
 def test_appended_rows_are_one_json_line_each_and_read_back_in_order(tmp_path):
@@ -44,29 +56,31 @@ def test_appended_rows_are_one_json_line_each_and_read_back_in_order(tmp_path):
 
 
 def test_a_missing_file_has_no_rows_and_blank_lines_are_skipped(tmp_path):
-    assert read_rows(tmp_path / "none.jsonl") == []
+    assert read_rows(tmp_path / "none.jsonl") == [] == read_jsonl(tmp_path / "none.jsonl")
     path = tmp_path / "results.jsonl"
-    path.write_text('{"case_id": "a"}\n\n   \n{"case_id": "b"}\n', encoding="utf-8")
-    assert read_rows(path) == [{"case_id": "a"}, {"case_id": "b"}]
+    path.write_text(f"{_line('a')}\n\n   \n{_line('b')}\n", encoding="utf-8")
+    assert _ids(read_rows(path)) == ["a", "b"]
+    path.write_text('{"case_id": "a"}\n\n   \n{"case_id": "b"}\n', encoding="utf-8")  # not result rows: records
+    assert read_jsonl(path) == [{"case_id": "a"}, {"case_id": "b"}]
 
 
 def test_a_torn_last_line_is_dropped_and_left_in_place_unless_repairing(tmp_path):
     path = tmp_path / "results.jsonl"
-    text = '{"case_id": "a"}\n{"case_id": "b"}\n{"case_id": "c", "sc'
+    text = f'{_line("a")}\n{_line("b")}\n{{"case_id": "c", "sc'
     path.write_text(text, encoding="utf-8")
-    assert read_rows(path) == [{"case_id": "a"}, {"case_id": "b"}]
+    assert _ids(read_rows(path)) == ["a", "b"]
     assert path.read_text(encoding="utf-8") == text
-    assert read_rows(path, repair=True) == [{"case_id": "a"}, {"case_id": "b"}]
-    assert path.read_text(encoding="utf-8") == '{"case_id": "a"}\n{"case_id": "b"}\n'
-    append_row(path, {"case_id": "c"})
+    assert _ids(read_rows(path, repair=True)) == ["a", "b"]
+    assert path.read_text(encoding="utf-8") == f"{_line('a')}\n{_line('b')}\n"
+    append_row(path, full_row(case_id="c"))
     assert [r["case_id"] for r in read_rows(path)] == ["a", "b", "c"]
 
 
 def test_a_last_line_without_a_newline_that_is_whole_is_read_and_not_rewritten(tmp_path):
     path = tmp_path / "results.jsonl"
-    path.write_text('{"case_id": "a"}\n{"case_id": "b"}', encoding="utf-8")
-    assert read_rows(path, repair=True) == [{"case_id": "a"}, {"case_id": "b"}]
-    assert path.read_text(encoding="utf-8") == '{"case_id": "a"}\n{"case_id": "b"}'
+    path.write_text(f"{_line('a')}\n{_line('b')}", encoding="utf-8")
+    assert _ids(read_rows(path, repair=True)) == ["a", "b"]
+    assert path.read_text(encoding="utf-8") == f"{_line('a')}\n{_line('b')}"
 
 
 def test_a_bad_line_before_the_last_is_an_error_naming_the_line(tmp_path):
@@ -79,18 +93,35 @@ def test_a_bad_line_before_the_last_is_an_error_naming_the_line(tmp_path):
 
 def test_an_old_row_naming_its_arm_variant_is_read_with_arm_in_the_same_place(tmp_path):
     path = tmp_path / "results.jsonl"
-    append_row(path, {"case_id": "a", "variant": "v1", "trial": 0})
-    append_row(path, {"case_id": "b", "variant": "v1", "arm": "v1@mask"})  # both: arm wins, variant kept
+    schema_2 = ("schema_version", "eval_version", "packages", "known_upstream")
+    rest = {k: v for k, v in full_row().items() if k not in ("case_id", "arm", "trial", *schema_2)}
+    old_row = {"case_id": "a", "variant": "v1", "trial": 0, **rest}  # as schema 1 wrote it
+    both_row = {"case_id": "b", "variant": "v1", "arm": "v1@mask", "trial": 0, **rest}  # both: arm wins, variant kept
+    path.write_text(f"{json.dumps(old_row)}\n{json.dumps(both_row)}\n", encoding="utf-8")
     old, both = read_rows(path)
-    assert list(old.items()) == [("case_id", "a"), ("arm", "v1"), ("trial", 0)]
-    assert both == {"case_id": "b", "variant": "v1", "arm": "v1@mask"}
+    assert list(old.items())[:3] == [("case_id", "a"), ("arm", "v1"), ("trial", 0)] and "variant" not in old
+    assert (both["case_id"], both["variant"], both["arm"]) == ("b", "v1", "v1@mask")
 
 
 def test_the_results_frame_flattens_a_row_into_prefixed_columns(tmp_path):
-    append_row(tmp_path / "results.jsonl", _row("a", kind="needle"))
+    schema_2 = ("schema_version", "eval", "eval_version", "scorers", "packages", "known_upstream")
+    row = {k: v for k, v in _row("a", kind="needle").items() if k not in schema_2}
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     frame = read_results(tmp_path)  # a run directory: its results.jsonl
     assert frame.to_dict("records") == [
         {
+            "run_id": "test-run",
+            "trial": 0,
+            "seed": 0,
+            "strategy": "deepagents-summarization",
+            "agent_model": "reference-agent",
+            "summary_model": "reference-summarizer",
+            "simulated": True,
+            "wall_time_s": 0.0,
+            "error": None,
+            "trace": "traces/case.json.gz",
+            "tokens.summarizer_input": 0,
+            "tokens.provider_input": None,
             "case_id": "a",
             "arm": "base",
             "outcome": "PASS",
@@ -117,7 +148,7 @@ def test_the_results_frame_classifies_old_rows_and_reads_old_event_names(tmp_pat
     path = tmp_path / "old.jsonl"
     old = {k: v for k, v in _row("a").items() if k not in ("outcome", "outcome_keys", "validity", "case", "metrics")}
     old |= {"passed": {"compressed": False}, "events": {"summarization": 2, "eviction": 1}}
-    append_row(path, old)
+    path.write_text(json.dumps(old) + "\n", encoding="utf-8")  # as an old harness wrote it (append_row refuses it)
     record = read_results(path).to_dict("records")[0]
     assert record["outcome"] == "INVALID"
     assert (record["events.summary"], record["events.evict"]) == (2, 1)
@@ -138,27 +169,36 @@ def test_row_events_rename_schema_1_types_and_a_row_without_events_has_none():
 def test_the_current_row_of_a_re_run_cell_is_its_last_and_counts_its_earlier_attempts(tmp_path):
     path = tmp_path / "cells.jsonl"
     for cell, outcome in (("c1", "ERROR"), ("c2", "PASS"), ("c1", "ERROR"), ("c3", "FAIL"), ("c1", "PASS")):
-        append_row(path, {"cell_id": cell, "outcome": outcome})
-    assert read_cells(path) == [
-        {"cell_id": "c1", "outcome": "PASS", "earlier_attempts": 2},
-        {"cell_id": "c2", "outcome": "PASS"},
-        {"cell_id": "c3", "outcome": "FAIL"},
+        append_row(path, full_cell(cell, outcome=outcome))
+    assert [(r["cell_id"], r["outcome"], r.get("earlier_attempts")) for r in read_cells(path)] == [
+        ("c1", "PASS", 2),
+        ("c2", "PASS", None),
+        ("c3", "FAIL", None),
     ]
     assert len(read_rows(path)) == 5  # the earlier rows stay in the file
 
 
 def test_reading_cells_repairs_a_torn_last_line(tmp_path):
     path = tmp_path / "cells.jsonl"
-    path.write_text('{"cell_id": 1, "outcome": "PASS"}\n{"cell_id": 2, "outc', encoding="utf-8")
-    assert read_cells(path) == [{"cell_id": 1, "outcome": "PASS"}]
-    assert path.read_text(encoding="utf-8") == '{"cell_id": 1, "outcome": "PASS"}\n'
+    whole = json.dumps(full_cell("1", outcome="PASS"))
+    path.write_text(whole + '\n{"cell_id": "2", "outc', encoding="utf-8")
+    assert [r["cell_id"] for r in read_cells(path)] == ["1"]
+    assert path.read_text(encoding="utf-8") == whole + "\n"
 
 
-def test_cells_are_told_apart_by_their_id_as_text(tmp_path):
+def test_cells_are_told_apart_by_their_id_and_an_id_that_is_not_text_is_refused_naming_line_and_field(tmp_path):
     path = tmp_path / "cells.jsonl"
-    for row in ({"cell_id": 1, "n": 1}, {"cell_id": "1", "n": 2}, {"n": 3}, {"cell_id": None, "n": 4}):
-        append_row(path, row)
-    assert read_cells(path) == [{"cell_id": "1", "n": 2, "earlier_attempts": 1}, {"cell_id": None, "n": 4, "earlier_attempts": 1}]
+    for n in (1, 2):
+        append_row(path, full_cell("1", n=n))
+    assert [(r["cell_id"], r["n"], r["earlier_attempts"]) for r in read_cells(path)] == [("1", 2, 1)]
+    for bad in (1, None):  # cell ids were once compared as text; a cell row now holds its id as text
+        with pytest.raises(HarnessError, match="cell_id"):
+            append_row(path, full_cell("x", n=3) | {"cell_id": bad})
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(full_cell("x") | {"cell_id": bad}) + "\n")
+        with pytest.raises(HarnessError, match=r"cells\.jsonl, line 3: not a CellRow: field cell_id: "):
+            read_cells(path)
+        path.write_text("".join(path.read_text(encoding="utf-8").splitlines(keepends=True)[:2]), encoding="utf-8")
 
 
 def test_the_results_frame_leaves_out_the_per_fact_records_of_probe_rows(tmp_path):
