@@ -19,6 +19,7 @@ from matplotlib.ticker import MaxNLocator
 
 from harness.analysis.compare import is_priced
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.apart import Apart, draw_apart
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     line_style,
@@ -62,7 +63,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     simulated = any(r["simulated"] for r in rows)
     frame = calls_frame(traces).assign(eval=[_eval_of(r) for r, t in zip(rows, traces) for _ in t.calls])
     tokens = tokens or ("both" if frame["provider_input_tokens"].notna().any() else "approx")
-    charts, drawn = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
+    charts, drawn, drawing = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
     doc = Document(f"Run {meta['run_id']}")
     if simulated:
         served = " (served over HTTP by `harness serve`)" if served_over_http(meta) else ""
@@ -131,6 +132,8 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         doc.text(drawn)
         for path, alt in charts:
             doc.image(path, alt)
+    for chart in drawing:
+        chart.wait()
     md, _ = doc.write(run_dir)
     return md
 
@@ -140,15 +143,15 @@ PANELS_PER_CHART = 40  # token_curves.png holds this many panels; more continue 
 
 def _token_curves(
     frame: pd.DataFrame, rows: list[ResultRow], traces: list, meta: RunMeta, run_dir: Path, simulated: bool, tokens: str
-) -> tuple[list[tuple[Path, str]], str]:
+) -> tuple[list[tuple[Path, str]], str, list[Apart]]:
     """Every case run's token curve (``frame``: the run's calls, with the eval each ran as), one panel per case (and
     arm, and eval when one case ran under several), the trials of a case overlaid in its panel; past
-    `PANELS_PER_CHART` panels the chart continues in numbered files. Returns the (chart, alt text) list and a
-    sentence saying what is drawn and where."""
+    `PANELS_PER_CHART` panels the chart continues in numbered files. Returns the (chart, alt text) list, a sentence
+    saying what is drawn and where, and the charts being drawn (`draw_apart`: wait for them before the files are read)."""
     for stale in run_dir.glob("token_curves-*.png"):
         stale.unlink()
     if frame.empty:
-        return [], ""
+        return [], "", []
     several_arms = frame["arm"].nunique(dropna=False) > 1
     several_evals = frame.groupby(["case_id", "arm"], dropna=False)["eval"].nunique().max() > 1
     frame = frame.assign(
@@ -159,16 +162,22 @@ def _token_curves(
     panels = sorted(frame["panel"].unique())
     parts = [panels[i : i + PANELS_PER_CHART] for i in range(0, len(panels), PANELS_PER_CHART)]
     served = served_over_http(meta)
-    charts = []
+    charts: list[tuple[Path, str]] = []
+    drawing: list[Apart] = []
     for k, part in enumerate(parts, 1):
         title = f"Tokens per agent call: {meta['config_label']}" + (f", part {k} of {len(parts)}" if len(parts) > 1 else "")
-        fig = plot_token_curves(
-            frame[frame["panel"].isin(part)], by="panel", simulated=simulated, served=served, title=title, tokens=tokens
-        )
         name = "token_curves.png" if k == 1 else f"token_curves-{k}.png"
+
+        def draw(part: list[str] = part, title: str = title, name: str = name) -> Path:
+            fig = plot_token_curves(
+                frame[frame["panel"].isin(part)], by="panel", simulated=simulated, served=served, title=title, tokens=tokens
+            )
+            return save(fig, run_dir / name)
+
         first = (k - 1) * PANELS_PER_CHART + 1
         alt = "token curves" + (f", panels {first}-{first + len(part) - 1} of {len(panels)}" if len(parts) > 1 else "")
-        charts.append((save(fig, run_dir / name), alt))
+        drawing.append(draw_apart(draw))  # the largest charts: drawn beside the rest of the report
+        charts.append((run_dir / name, alt))
     trials = frame["trial"].nunique() > 1
     runs = frame.groupby(["run_id", "arm", "case_id", "trial", "eval"], dropna=False).ngroups
     text = (
@@ -183,7 +192,7 @@ def _token_curves(
     missing = [f"`{r['case_id']}` trial {r['trial']}" for r, t in zip(rows, traces) if not t.calls]
     if missing:
         text += f" {len(missing)} case run(s) recorded no model call and have no curve: " + ", ".join(missing) + "."
-    return charts, text
+    return charts, text, drawing
 
 
 def _survival(rows: list[ResultRow], run_dir: Path, source: str):  # noqa: ANN202

@@ -123,9 +123,3 @@ def default_workers() -> int:
     """How many workers run ahead unless told: one per core beyond the first, at most 3 (the tests' own process keeps
     a core)."""
     return max(0, min(3, (os.cpu_count() or 1) - 1))
-
-
-def can_fork() -> bool:
-    """Forking is safe here: POSIX, and this thread the only one running (a fork copies no other thread, so a lock
-    another thread held would stay held in the child)."""
-    return hasattr(os, "fork") and threading.active_count() == 1

@@ -136,7 +136,8 @@ class EvalSession:
         caller will ask for them) from the end (`harness.runs.ahead`); `run_eval` and `run_with_fault` then take a
         job's result from them or run it in place. False (nothing started) when it cannot help or is not safe: a live
         session, one core, fewer than 4 jobs, or other threads running."""
-        from harness.runs.ahead import RunAhead, can_fork
+        from harness._fork import can_fork
+        from harness.runs.ahead import RunAhead
 
         if self.ahead is not None or len(jobs) < 4 or not self.can_run_ahead:
             return False

@@ -596,7 +596,7 @@ def _load_hf(path: Path):  # noqa: ANN202
     datasets.disable_progress_bars()  # type: ignore[attr-defined]
     datasets.logging.set_verbosity_error()  # type: ignore[attr-defined]
     # datasets resolves the file through tqdm's thread_map, and tqdm starts its monitor thread for any bar, disabled or
-    # not: a thread that outlived the load and made the process unsafe to fork (`harness.runs.ahead.can_fork`).
+    # not: a thread that outlived the load and made the process unsafe to fork (`harness._fork.can_fork`).
     from tqdm import std
 
     interval, std.tqdm.monitor_interval = std.tqdm.monitor_interval, 0

@@ -9,8 +9,9 @@ import time
 
 import pytest
 
+from harness._fork import can_fork
 from harness.runs import ahead
-from harness.runs.ahead import RunAhead, can_fork
+from harness.runs.ahead import RunAhead
 from harness.suites.execute import NotRun
 
 JOBS = [("needle", f"case-{i}", None) for i in range(8)]
