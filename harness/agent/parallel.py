@@ -6,7 +6,7 @@ client about 15 ms of CPU (the OpenAI SDK building it, deepagents counting token
 LangChain converting messages), all on one core. With ``--processes P`` the cases are
 dealt round-robin to P worker processes (spawned: a fresh interpreter, no inherited
 threads), each running N / P of them at once with `arun_case`. Finished traces come back
-through a queue; the parent is the only writer and records them in plan order, as the
+through a queue; the parent is the only writer and records them in start order, as the
 one-process path does. ``--max-rps`` and ``--max-tpm`` limits are split evenly between the processes.
 Workers end with the parent, even one killed with ``kill -9`` (`end_with_parent`).
 """
@@ -125,7 +125,7 @@ def run_in_processes(
     record: Callable[[Trace, Scenario], None],
 ) -> None:
     """Run ``jobs`` (scenario, trial, seed) over ``processes`` workers, ``concurrency`` cases in flight in all; record
-    each finished case in plan order."""
+    each finished case in the order of ``jobs`` (`harness.runs.run` starts them largest first)."""
     agent, rps, tpm = _without_limiter(agent_endpoint)
     summary, _, _ = _without_limiter(summary_endpoint)
     models = {"agent": agent_model, "summary": summary_model, "agent_endpoint": agent, "summary_endpoint": summary}

@@ -5,12 +5,15 @@ at the end of an eval session the second core sits idle. `draw_apart` forks a ch
 while the parent goes on; `Apart.wait` joins it. The child draws from the parent's own memory (the frame, matplotlib
 as imported), so the file is the one the parent would have written. Where forking is not safe (another thread
 running: `harness._fork.can_fork`), not possible or not useful (one core), the chart is drawn in the parent when
-waited for. A child that fails leaves the drawing to the parent, which then raises what the child hit.
+waited for. A child that fails leaves the drawing to the parent, which then raises what the child hit. Used as a
+context manager, an `Apart` is waited for when the block ends, and its child reaped without a chart when the block
+raises.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,6 +27,27 @@ class Apart:
 
     draw: Callable[[], object]
     pid: int | None = None
+
+    def __enter__(self) -> Apart:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        """Leaving the block: wait for the chart, or, when the block raised, only reap the child (no chart is needed, and
+        a child left unreaped would stay a zombie of a long-lived process such as a pytest session)."""
+        if exc_type is None:
+            self.wait()
+        else:
+            self.reap()
+
+    def reap(self) -> None:
+        """End the child, if any, and collect it; draw nothing."""
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            os.waitpid(self.pid, 0)
+            self.pid = None
 
     def wait(self) -> None:
         """Return once the chart is on disk: the child has finished, or the parent has drawn it."""
@@ -42,7 +66,10 @@ def draw_apart(draw: Callable[[], object]) -> Apart:
         return Apart(draw)
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no process to be had (EAGAIN, ENOMEM): the parent draws it
+        return Apart(draw)
     if pid == 0:  # the child: draw, and leave without running the parent's exit handlers or flushing its buffers
         code = 0
         try:

@@ -64,76 +64,75 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     frame = calls_frame(traces).assign(eval=[_eval_of(r) for r, t in zip(rows, traces) for _ in t.calls])
     tokens = tokens or ("both" if frame["provider_input_tokens"].notna().any() else "approx")
     charts, drawn, drawing = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
-    doc = Document(f"Run {meta['run_id']}")
-    if simulated:
-        served = " (served over HTTP by `harness serve`)" if served_over_http(meta) else ""
-        doc.note(SIMULATED_NOTE.replace("offline reference models", f"reference models{served}"))
-    endpoints = meta.get("endpoints") or {}
-    doc.bullets(
-        [
-            f"config: {meta['config_label']}",
-            f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
-            *[
-                f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
-                for role, e in endpoints.items()
-            ],
-            f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
-            + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
-            f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
-            f"command: `{meta['command']}`",
-            f"wall time: {meta.get('wall_time_s', 'unfinished')} s",
-            *([_cost_line(rows)] if rows else []),
-        ]
-    )
-    for w in meta.get("warnings", []):
-        doc.note(f"**Warning:** {w}")
-    if meta.get("skipped"):
-        doc.note(
-            f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
-            + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"])
+    with drawing:  # the token curves, drawn beside the document: waited for at the end (reaped if it raises)
+        doc = Document(f"Run {meta['run_id']}")
+        if simulated:
+            served = " (served over HTTP by `harness serve`)" if served_over_http(meta) else ""
+            doc.note(SIMULATED_NOTE.replace("offline reference models", f"reference models{served}"))
+        endpoints = meta.get("endpoints") or {}
+        doc.bullets(
+            [
+                f"config: {meta['config_label']}",
+                f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
+                *[
+                    f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
+                    for role, e in endpoints.items()
+                ],
+                f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
+                + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
+                f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",
+                f"command: `{meta['command']}`",
+                f"wall time: {meta.get('wall_time_s', 'unfinished')} s",
+                *([_cost_line(rows)] if rows else []),
+            ]
         )
-    if rows:
-        _pass_rates(doc, rows)
-        _problem_cases(doc, rows)
-        add_upstream_section(doc, rows)
-    judge_section(doc, run_dir)
-    if rows:
-        doc.heading("Cases")
-        doc.table(_case_table(rows))
-    survival = _survival(rows, run_dir, source_label(simulated, served_over_http(meta)))
-    if survival is not None:
-        table, figure = survival
-        doc.heading("Needle survival across summaries")
-        doc.text(
-            "Needle and chain cases by the number of summaries before the question and the needle's depth: how often "
-            "the answer came back (recovered, from context or history) and how often a summary still quoted it."
+        for w in meta.get("warnings", []):
+            doc.note(f"**Warning:** {w}")
+        if meta.get("skipped"):
+            doc.note(
+                f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
+                + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"])
+            )
+        if rows:
+            _pass_rates(doc, rows)
+            _problem_cases(doc, rows)
+            add_upstream_section(doc, rows)
+        judge_section(doc, run_dir)
+        if rows:
+            doc.heading("Cases")
+            doc.table(_case_table(rows))
+        survival = _survival(rows, run_dir, source_label(simulated, served_over_http(meta)))
+        if survival is not None:
+            table, figure = survival
+            doc.heading("Needle survival across summaries")
+            doc.text(
+                "Needle and chain cases by the number of summaries before the question and the needle's depth: how often "
+                "the answer came back (recovered, from context or history) and how often a summary still quoted it."
+            )
+            doc.table(table)
+            doc.image(figure, "needle survival by number of summaries")
+        add_facts_section(
+            doc, rows, run_dir, source_label(simulated, served_over_http(meta)), meta.get("cliff_threshold") or CLIFF_THRESHOLD
         )
-        doc.table(table)
-        doc.image(figure, "needle survival by number of summaries")
-    add_facts_section(
-        doc, rows, run_dir, source_label(simulated, served_over_http(meta)), meta.get("cliff_threshold") or CLIFF_THRESHOLD
-    )
-    grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
-    if grid is not None:
-        doc.heading("Needle recovery by depth and context length")
-        doc.text(
-            "Kamradt-style grid: each square is one depth x haystack length, coloured by the share of valid runs that "
-            "returned the needle (k/n); grey hatched squares had only invalid runs, '+m inv.' counts invalid runs left out."
-        )
-        doc.image(grid, "needle recovery by depth and context length")
-    if charts:
-        doc.heading("Token curves")
-        doc.text(
-            "Each panel: approximate tokens sent to the agent model at every agent call (the count deepagents' trigger "
-            "compares). Red triangles and vertical drops: summarization (tokens before -> after); other compaction events "
-            "have their own markers, named in the legend; red dashed line: the trigger; dotted grey line: a new user turn"
-            + ("; dash-dot line: the input tokens the provider reported for the same calls." if tokens != "approx" else ".")
-        )
-        doc.text(drawn)
-        for path, alt in charts:
-            doc.image(path, alt)
-    for chart in drawing:
-        chart.wait()
+        grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
+        if grid is not None:
+            doc.heading("Needle recovery by depth and context length")
+            doc.text(
+                "Kamradt-style grid: each square is one depth x haystack length, coloured by the share of valid runs that "
+                "returned the needle (k/n); grey hatched squares had only invalid runs, '+m inv.' counts invalid runs left out."
+            )
+            doc.image(grid, "needle recovery by depth and context length")
+        if charts:
+            doc.heading("Token curves")
+            doc.text(
+                "Each panel: approximate tokens sent to the agent model at every agent call (the count deepagents' trigger "
+                "compares). Red triangles and vertical drops: summarization (tokens before -> after); other compaction events "
+                "have their own markers, named in the legend; red dashed line: the trigger; dotted grey line: a new user turn"
+                + ("; dash-dot line: the input tokens the provider reported for the same calls." if tokens != "approx" else ".")
+            )
+            doc.text(drawn)
+            for path, alt in charts:
+                doc.image(path, alt)
     md, _ = doc.write(run_dir)
     return md
 
@@ -143,15 +142,15 @@ PANELS_PER_CHART = 40  # token_curves.png holds this many panels; more continue 
 
 def _token_curves(
     frame: pd.DataFrame, rows: list[ResultRow], traces: list, meta: RunMeta, run_dir: Path, simulated: bool, tokens: str
-) -> tuple[list[tuple[Path, str]], str, list[Apart]]:
+) -> tuple[list[tuple[Path, str]], str, Apart]:
     """Every case run's token curve (``frame``: the run's calls, with the eval each ran as), one panel per case (and
     arm, and eval when one case ran under several), the trials of a case overlaid in its panel; past
     `PANELS_PER_CHART` panels the chart continues in numbered files. Returns the (chart, alt text) list, a sentence
-    saying what is drawn and where, and the charts being drawn (`draw_apart`: wait for them before the files are read)."""
+    saying what is drawn and where, and the charts being drawn (`draw_apart`: wait before the files are read)."""
     for stale in run_dir.glob("token_curves-*.png"):
         stale.unlink()
     if frame.empty:
-        return [], "", []
+        return [], "", Apart(lambda: None)
     several_arms = frame["arm"].nunique(dropna=False) > 1
     several_evals = frame.groupby(["case_id", "arm"], dropna=False)["eval"].nunique().max() > 1
     frame = frame.assign(
@@ -163,7 +162,7 @@ def _token_curves(
     parts = [panels[i : i + PANELS_PER_CHART] for i in range(0, len(panels), PANELS_PER_CHART)]
     served = served_over_http(meta)
     charts: list[tuple[Path, str]] = []
-    drawing: list[Apart] = []
+    draws = []
     for k, part in enumerate(parts, 1):
         title = f"Tokens per agent call: {meta['config_label']}" + (f", part {k} of {len(parts)}" if len(parts) > 1 else "")
         name = "token_curves.png" if k == 1 else f"token_curves-{k}.png"
@@ -176,7 +175,7 @@ def _token_curves(
 
         first = (k - 1) * PANELS_PER_CHART + 1
         alt = "token curves" + (f", panels {first}-{first + len(part) - 1} of {len(panels)}" if len(parts) > 1 else "")
-        drawing.append(draw_apart(draw))  # the largest charts: drawn beside the rest of the report
+        draws.append(draw)
         charts.append((run_dir / name, alt))
     trials = frame["trial"].nunique() > 1
     runs = frame.groupby(["run_id", "arm", "case_id", "trial", "eval"], dropna=False).ngroups
@@ -192,7 +191,9 @@ def _token_curves(
     missing = [f"`{r['case_id']}` trial {r['trial']}" for r, t in zip(rows, traces) if not t.calls]
     if missing:
         text += f" {len(missing)} case run(s) recorded no model call and have no curve: " + ", ".join(missing) + "."
-    return charts, text, drawing
+    # the largest charts, drawn in one child beside the rest of the report (one, however many parts: a child per part
+    # would copy the parent, traces and all, once per part)
+    return charts, text, draw_apart(lambda: [draw() for draw in draws])
 
 
 def _survival(rows: list[ResultRow], run_dir: Path, source: str):  # noqa: ANN202

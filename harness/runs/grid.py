@@ -475,6 +475,9 @@ def run_experiment(
         progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
 
     _prepare(spec, scenarios)
+    if workers > 1:  # several at a time: the largest cases first (`start_order`), so no long one runs alone at the end
+        sizes = [getattr(_WORKER["scenarios"].get(cell.case_id), "size_chars", 0) for cell in todo]
+        todo = [todo[i] for i in start_order(sizes)]
     if spec.versions:
         _run_version_arms(spec, todo, attempts, workers, finish, progress)
     else:
@@ -486,10 +489,7 @@ def _run_here(
     spec: ExperimentSpec, todo: Sequence[Cell], attempts: dict[str, int], workers: int, finish: Callable[..., None]
 ) -> None:
     """Cells with this environment's packages: live ones on one event loop, offline ones in this process or in
-    ``workers`` worker processes. With more than one at a time, the largest cases start first (`start_order`)."""
-    if workers > 1:
-        sizes = [getattr(_WORKER["scenarios"].get(cell.case_id), "size_chars", 0) for cell in todo]
-        todo = [todo[i] for i in start_order(sizes)]
+    ``workers`` worker processes."""
     if _is_live(spec):
         run_async(_run_live(list(todo), attempts, workers, finish))
     elif workers == 1 or len(todo) <= 1:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from harness._version import package_versions
+from harness.compaction.config import DEFAULT_STRATEGY
 from harness.errors import HarnessError
 from harness.rows import META_SCHEMA_VERSION as META_SCHEMA_VERSION  # re-exported: its home is harness.rows
 from harness.rows import ROW_SCHEMA_VERSION as ROW_SCHEMA_VERSION
@@ -87,7 +88,7 @@ def result_row(
         "trial": trace.trial,
         "seed": trace.seed,
         "arm": trace.config.get("name"),  # the compared configuration: a variant, or variant@strategy in a grid
-        "strategy": trace.config.get("strategy", "deepagents-summarization"),
+        "strategy": trace.config.get("strategy", DEFAULT_STRATEGY),
         "config": trace.config,
         "agent_model": trace.agent_model,
         "summary_model": trace.summary_model,
@@ -312,6 +313,9 @@ def upgrade_row(row: Mapping[str, Any], where: str = "row") -> dict[str, Any]:
     return {  # a schema-4 row written before known_upstream was recorded lacks it too
         **row,
         "validity": row.get("validity", [k for k in row.get("passed") or {} if k in LEGACY_VALIDITY_KEYS]),
+        "strategy": row.get("strategy") or DEFAULT_STRATEGY,  # rows before strategies (2026-11-23) ran deepagents'
+        "answers": row.get("answers", []),  # the first day's rows kept no answers
+        **({"attempt": row.get("attempt", 1)} if "cell_id" in row else {}),  # cells before re-runs after an ERROR
         "case": row.get("case") or {},  # rows before validity kinds may lack these three
         "metrics": row.get("metrics") or {},
         "packages": row.get("packages") or {},

@@ -55,3 +55,33 @@ def test_one_core_draws_here(tmp_path, monkeypatch):
     assert job.pid is None
     job.wait()
     assert (tmp_path / "y").read_text() == "here"
+
+
+def test_a_block_that_raises_reaps_the_child_and_draws_nothing(tmp_path):
+    started = tmp_path / "started"
+
+    def draw():
+        started.write_text("child")
+        import time
+
+        time.sleep(30)  # still drawing when the parent gives up
+        (tmp_path / "done").write_text("drawn")
+
+    job = draw_apart(draw)
+    pid = job.pid
+    with pytest.raises(KeyError), job:
+        raise KeyError("a corrupt judge.json")
+    assert job.pid is None and not (tmp_path / "done").exists()  # nothing drawn, in the child or here
+    if pid is not None:  # forked: the child is gone and collected, not a zombie left to the session
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+def test_when_no_process_can_be_forked_the_parent_draws(tmp_path, monkeypatch):
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", no_fork)
+    with draw_apart(lambda: (tmp_path / "z").write_text("here")) as job:
+        assert job.pid is None
+    assert (tmp_path / "z").read_text() == "here"

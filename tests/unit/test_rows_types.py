@@ -169,3 +169,17 @@ def test_the_meta_writer_writes_what_its_reader_reads_and_refuses_a_bad_meta(tmp
     with pytest.raises(HarnessError, match="not a ExperimentMeta: field planned_cells: "):
         write_meta(tmp_path, {**grid, "planned_cells": "2"})  # type: ignore[typeddict-item]
     assert read_run_meta(tmp_path) == run  # the refused meta was not written
+
+
+def test_a_row_and_a_cell_of_the_first_day_read_as_current(tmp_path):
+    """The first rows (2026-11-22) had no strategy, answers, case, metrics or outcome; the first cells no attempt."""
+    first = (ROWS / "first-day.jsonl").read_text(encoding="utf-8")
+    assert not {"strategy", "answers", "case", "metrics", "outcome"} & json.loads(first).keys()
+    (tmp_path / "results.jsonl").write_text(first, encoding="utf-8")
+    (row,) = read_rows(tmp_path / "results.jsonl")
+    assert (row["strategy"], row["answers"], row["arm"], row["outcome"]) == ("deepagents-summarization", [], "forced-20", "PASS")
+    cell_line = (ROWS / "first-day-cell.jsonl").read_text(encoding="utf-8")
+    assert "attempt" not in json.loads(cell_line)
+    (tmp_path / "cells.jsonl").write_text(cell_line, encoding="utf-8")
+    (cell,) = read_cells(tmp_path / "cells.jsonl")
+    assert cell["attempt"] == 1 and cell["strategy"] == "deepagents-summarization"
