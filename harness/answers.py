@@ -1,0 +1,548 @@
+"""How an answer is read: one reading of a free-text answer, used by the checks, the judge's calibration and the
+reports.
+
+Models do not answer in the form a question asks for. They write the value in prose, bold it, quote it, put it in a
+code span or a JSON object, restate the question first, think out loud before a final answer, hedge, name an old
+value beside the new one ("pg-16 (changed from mysql-8)"), say which choice was rejected in a sentence of its own
+("Postgres was rejected because of its license."), write "487 kg" for ``487-kg`` or "19:00" for ``19-00``, or refuse.
+This module reads all of that the same way, by rules a reviewer can read, and says how it read each answer (`how`).
+
+A value answer (recall, continuation, a needle) is read in three steps:
+
+1. *Mentions*: every place the answer names a value. A value the case knows (the asked fact's chain and the case's
+   other values) is found however it is written (case, separators, unit words, a unit left out); any other
+   value-shaped token (letters and digits joined by a hyphen or colon, or letters and digits together: ``4457-KESTRL``,
+   ``9-OSPREY``) is a mention of an unknown value, so a near miss or a look-alike is never read as the right value.
+2. *Polarity*: a mention is *set aside* when its clause says it is not the answer: negated or named as old or
+   rejected before it ("not", "no longer", "instead of", "rather than", "replacing", "changed from", "previously",
+   "originally", "the old ...", "rejected:") or after it ("was rejected", "(old)", "is no longer ...", "before").
+   The cue nearest the mention decides ("replaced by X" and "changed from Y to X" set X forward, not aside), and a
+   value listed after one set aside ("rejected: A, B") is set aside with it.
+3. *Commitment*: the answer commits to a value when one value is named and not set aside; when several are, the one
+   marked as the answer ("Answer: X", "Final answer: X", "so it is X"), then the one marked current ("now X", "the
+   latest value is X"), then the one stated for the asked key ("the access code for the north vault is X"). Values
+   offered as alternatives ("X or Y", "either X or Y") commit to neither. Otherwise the answer commits to nothing:
+   a refusal, only old values, or several candidates.
+
+A decision answer is read the same way: the decided value is the commitment, the rejected values are the values set
+aside. A list of files (the artifact probe) is read by clause: paths named where the clause, its line or the heading
+above it says they were created or changed count; paths named only as read, or as not changed, do not.
+
+What is *not* read deterministically, and so goes to the judge (`harness.scoring.judge`): whether a continuation
+carries the work on, whether a decision's rationale is right, whether a file's description is. These readers decide
+only which value, which choices and which paths an answer gives. docs/quality.md reports their accuracy on the
+labelled corpus in ``datasets/answers/``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+# -- values: how a known value may be written -------------------------------------------------------------------------
+_UNITS: dict[str, tuple[str, ...]] = {
+    "kg": ("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms", "kilogramme", "kilogrammes"),
+    "g": ("g", "gram", "grams"),
+    "lb": ("lb", "lbs", "pound", "pounds"),
+    "t": ("t", "tonne", "tonnes", "ton", "tons"),
+    "rows": ("row", "rows"),
+    "units": ("unit", "units"),
+    "items": ("item", "items"),
+    "pallets": ("pallet", "pallets"),
+    "days": ("d", "day", "days"),
+    "hours": ("h", "hr", "hrs", "hour", "hours"),
+    "minutes": ("min", "mins", "minute", "minutes"),
+    "seconds": ("s", "sec", "secs", "second", "seconds"),
+    "ms": ("ms", "millisecond", "milliseconds"),
+    "mb": ("mb", "megabyte", "megabytes"),
+    "gb": ("gb", "gigabyte", "gigabytes"),
+    "pct": ("pct", "percent", "%"),
+}
+_UNIT_OF = {word: unit for unit, words in _UNITS.items() for word in words}
+_ANY_UNIT = "|".join(sorted((re.escape(w) for w in _UNIT_OF), key=len, reverse=True))
+_SEP = r"[\s\-_:.]{0,2}"  # between the parts of a value as written: "487 kg", "487kg", "19:00", "4457 KESTREL"
+_LEFT = r"(?<![A-Za-z0-9/])"
+_RIGHT = r"(?![A-Za-z0-9]|[\-_:.][A-Za-z0-9])"  # "4457-KESTREL-2" and "pg-160" are other values
+
+
+def _parts(value: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+|%", value)
+
+
+def value_pattern(value: str) -> re.Pattern[str]:
+    """How ``value`` may be written in an answer: case aside, its parts joined by a space, hyphen, colon, dot or
+    nothing, a unit by any of its names ("487-kg": "487 kg", "487 kilograms"), and a unit left out when the rest is a
+    number ("487"), unless another unit follows ("487 lb" is another value)."""
+    parts = _parts(value)
+    if not parts:
+        return re.compile(r"(?!x)x")
+    pieces = []
+    for part in parts:
+        unit = _UNIT_OF.get(part.lower())
+        pieces.append("(?:" + "|".join(re.escape(w) for w in _UNITS[unit]) + ")" if unit else re.escape(part))
+    unit_last = _UNIT_OF.get(parts[-1].lower()) is not None and len(parts) > 1
+    if unit_last and all(p.isdigit() for p in parts[:-1]):
+        head = _SEP.join(pieces[:-1])
+        body = rf"{head}(?:{_SEP}{pieces[-1]}|(?!{_SEP}(?:{_ANY_UNIT})(?![A-Za-z])))"
+    else:
+        body = _SEP.join(pieces)
+    return re.compile(_LEFT + body + _RIGHT, re.IGNORECASE)
+
+
+def normal(value: str) -> str:
+    """A value's comparable form: lower case, unit words by one name, separators dropped ("487 kg" -> "487kg")."""
+    return "".join(_UNIT_OF.get(p.lower(), p.lower()) for p in _parts(value))
+
+
+def same_value(a: str | None, b: str | None) -> bool:
+    """``a`` and ``b`` are the same value as an answer may write it ("19:00" and "19-00"; "487 kg" and "487-kg")."""
+    return a is not None and b is not None and normal(a) == normal(b)
+
+
+# Unknown values: letters and digits joined by a hyphen or colon, or letters and digits together; never a path, a
+# document id the harness's cases use (DOC-007), or an ordinal word.
+_UNKNOWN = re.compile(
+    r"(?<![A-Za-z0-9/\-_.])(?:[A-Za-z0-9]+(?:[\-:][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{2,})(?![A-Za-z0-9/\-_]|\.[A-Za-z0-9])"
+)
+_NOT_A_VALUE = re.compile(
+    r"^(?:DOC-\d+|\d+(?:st|nd|rd|th)|[a-z]+(?:-[a-z]+)+|\d+[a-z]?|[A-Za-z]+-?\d{1,2}:\d\d.*)$", re.IGNORECASE
+)
+
+
+def _value_shaped(token: str) -> bool:
+    """An unknown token that reads as a value: it has a digit, or is written in capitals with a hyphen (BASALT-OPS)."""
+    if re.fullmatch(r"[A-Z0-9]+(?:-[A-Z0-9]+)+", token) and re.search(r"[A-Z]", token):
+        return True
+    if _NOT_A_VALUE.match(token):
+        return bool(re.fullmatch(r"\d{1,2}:\d\d", token))  # a time of day is a value; other plain numbers are not
+    return bool(re.search(r"\d", token))
+
+
+# -- cleaning the text of an answer -----------------------------------------------------------------------------------
+_FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*$", re.MULTILINE)
+
+
+def clean(answer: str) -> str:
+    """The answer without its markup: code fences, emphasis, code spans, quotes, headings and brackets of JSON keys
+    (the words stay where they were, so positions still mean something)."""
+    text = _FENCE.sub("", answer)
+    text = re.sub(r"[*`\"“”«»]|(?<![A-Za-z])['‘’]|['‘’](?![A-Za-z])", " ", text)
+    text = re.sub(r"(?m)^\s{0,3}#{1,6}\s*", "", text)
+    text = re.sub(r"(?<![A-Za-z0-9])_{1,2}|_{1,2}(?![A-Za-z0-9])", " ", text)
+    return text.replace("{", " ").replace("}", " ")
+
+
+# -- polarity ---------------------------------------------------------------------------------------------------------
+_BOUNDARY = re.compile(r"[;\n()—–]|,|\.(?=\s|$)|!|\?|\s-\s|:\s*(?=\n)")
+_ASIDE_BEFORE = (
+    r"not|never|no longer|nor|instead of|rather than|in place of|replacing|replaces|replaced(?!\s+by|\s+with)|"
+    r"supersed(?:es|ing|ed(?!\s+by))|overrid(?:es|ing|den(?!\s+by))|overrode|"
+    r"(?:changed|switched|moved|migrated|updated|revised|went|changing|switching|moving|migrating)\s+(?:away\s+)?from|"
+    r"previously|formerly|originally|initially|at first|used to be|(?:the\s+)?(?:old|older|earlier|former|prior|previous|"
+    r"original|initial|outdated|stale|obsolete|superseded|deprecated|rejected|discarded|dropped)\b(?:\s+\w+){0,3}?"
+    r"(?:\s+(?:is|was|were|are|being|of))?|rejected|rejecting|reject|ruled out|ruling out|dropped|dropping|discarded|"
+    r"abandoned|declined|vetoed|turned down|passed on|against|(?:chosen|selected|picked|preferred|favou?red)\s+over"
+)
+_FORWARD_BEFORE = (
+    r"replaced by|replaced with|superseded by|overridden by|changed to|switched to|moved to|migrated to|updated to|"
+    r"revised to|went with|go with|going with|to|now|currently|current|latest|newest|new|final|finally|updated|"
+    r"chose|chosen|choose|decided|decision|selected|picked|settled on|adopted|answer|is still|still|in use"
+)
+_CUE = re.compile(rf"\b(?:(?P<aside>{_ASIDE_BEFORE})|(?P<forward>{_FORWARD_BEFORE}))\b", re.IGNORECASE)
+_FILLER = r"(?:(?:also|later|eventually|then|ultimately|actually|finally|subsequently|since|considered|proposed|evaluated|discussed|initially|originally|but|and|however|briefly|first|in the end)[\s,]+){0,3}"
+_ASIDE_AFTER = re.compile(
+    r"^\s*[|:\-–]?\s*(?:(?:which|that)\s+)?(?:(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
+    + _FILLER
+    + r"(?:rejected|replaced|superseded|dropped|ruled out|discarded|abandoned|overridden|turned down|outdated|obsolete|"
+    r"deprecated|stale|wrong|incorrect|not\b|no longer\b|never\b|reverted|retired|withdrawn|the\s+(?:old|older|earlier|"
+    r"original|previous|first|former|initial|stale|outdated|rejected)\b|an?\s+(?:old|older|earlier|previous|former|"
+    r"initial|rejected|outdated|stale)\b)"
+    r"|(?:no longer|not)\b|(?:before|earlier|previously|originally|at first|initially|formerly)\b(?!\s+\w+\s+(?:is|was))"
+    r"|(?:old|stale|previous|earlier|original|former|superseded|rejected|outdated|obsolete|initial)\b(?:\s+(?:value|one|"
+    r"choice|option|decision|code|entry|plan|pick))?\s*$|lost out|got replaced|did not make|didn't make|was out)",
+    re.IGNORECASE,
+)
+_ASIDE_PAREN = re.compile(
+    r"^\s*[(\[]\s*(?:old|stale|previous(?:ly)?|earlier|original(?:ly)?|former(?:ly)?|superseded|rejected|outdated|obsolete|"
+    r"initial(?:ly)?|no longer|not\b|deprecated|replaced|dropped|discarded|was\b|before\b|changed|reverted|ruled out)",
+    re.IGNORECASE,
+)
+_LIST_GAP = re.compile(r"^\s*(?:,|and|&|/|nor|or|as well as|plus|;)?\s*(?:and|or|nor)?\s*$", re.IGNORECASE)
+_ALTERNATIVE_GAP = re.compile(r"^\s*(?:,\s*)?(?:or|or possibly|or maybe|or perhaps|/)\s*$", re.IGNORECASE)
+_EITHER = re.compile(r"\b(?:either|possibly|maybe|perhaps|might be|could be)\s*$", re.IGNORECASE)
+_MARKER = re.compile(
+    r"(?:\b(?:final answer|answer|value|result|so it is|so it's|so the answer is|the answer is|so|therefore|thus|"
+    r"hence|decided|decision|decided value|chosen|choice|chose|selected|current value|latest value|it is|it's|is now|"
+    r"now it is|now it's|current|latest|now)\b)[\s:=\-]*$",
+    re.IGNORECASE,
+)
+_FINAL = re.compile(r"\b(?:final answer|answer|so the answer is|the answer is|so it is|so it's)[\s:=\-]*$", re.IGNORECASE)
+_CURRENT = re.compile(r"\b(?:now|currently|current|latest|newest|updated|new|changed to|updated to|switched to)\b", re.IGNORECASE)
+_REFUSAL = re.compile(
+    r"\b(?:i (?:do not|don't|cannot|can't|can not|am unable to|am not able to) (?:know|find|see|recall|determine|confirm|"
+    r"locate|access|tell)|not (?:available|in (?:my|the) (?:current )?context|something i can see)|no (?:record|information|"
+    r"mention)|unable to (?:find|determine|locate)|i lost track|unknown)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """One place an answer names a value: ``value`` is the known value it is (as the case writes it) or the token
+    as written; ``aside``: its clause says it is not the answer."""
+
+    start: int
+    end: int
+    value: str
+    known: bool
+    aside: bool = False
+    alternative: bool = False  # offered as one of several ("X or Y")
+    marked: int = 0  # 3: marked as the answer; 2: marked current; 1: stated for the asked key; 0: named
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What an answer gives: ``value`` it commits to (None: none), the values it sets aside (``rejected``, first
+    named first), every value named (``named``) and how it was read (``how``)."""
+
+    value: str | None
+    rejected: tuple[str, ...] = ()
+    named: tuple[str, ...] = ()
+    how: str = ""
+
+
+def _clause_start(text: str, at: int) -> int:
+    starts = [m.end() for m in _BOUNDARY.finditer(text, 0, at)]
+    return starts[-1] if starts else 0
+
+
+def _clause_end(text: str, at: int) -> int:
+    m = _BOUNDARY.search(text, at)
+    return m.start() if m else len(text)
+
+
+def _before_polarity(window: str) -> str | None:
+    """ "aside", "forward" or None: the cue nearest the end of ``window`` (the clause before a mention)."""
+    cues = list(_CUE.finditer(window))
+    if not cues:
+        return None
+    last = cues[-1]
+    return "aside" if last.group("aside") else "forward"
+
+
+def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) -> list[Mention]:
+    found: list[Mention] = []
+    taken: list[tuple[int, int]] = []
+    ignored_spans: list[tuple[int, int]] = []
+    for value in sorted(dict.fromkeys(ignore), key=len, reverse=True):
+        for m in value_pattern(value).finditer(text):
+            ignored_spans.append((m.start(), m.end()))
+    key_spans = [(m.start(), m.end()) for m in re.finditer(re.escape(key), text, re.IGNORECASE)] if key else []
+
+    def free(a: int, b: int) -> bool:
+        return not any(a < e and s < b for s, e in [*taken, *ignored_spans, *key_spans])
+
+    for value in sorted(dict.fromkeys(known), key=len, reverse=True):
+        for m in value_pattern(value).finditer(text):
+            if free(m.start(), m.end()):
+                taken.append((m.start(), m.end()))
+                found.append(Mention(m.start(), m.end(), value, True))
+    for m in _UNKNOWN.finditer(text):
+        token = m.group(0)
+        if free(m.start(), m.end()) and _value_shaped(token) and not re.search(r"/\S*$", text[max(0, m.start() - 1) : m.start()]):
+            taken.append((m.start(), m.end()))
+            found.append(Mention(m.start(), m.end(), token, False))
+    return sorted(found, key=lambda x: x.start)
+
+
+def _key_pattern(key: str) -> re.Pattern[str] | None:
+    words = [w for w in re.split(r"\s+", key.strip()) if w]
+    if not words:
+        return None
+    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def _keys_of(key: str) -> list[re.Pattern[str]]:
+    """The asked key, and for a reference question ("access code of the primary site") its attribute alone."""
+    keys = [key]
+    attribute, join, reference = key.partition(" of the ")
+    if join and attribute.strip() and reference.strip():
+        keys.append(attribute.strip())
+    return [p for p in (_key_pattern(k) for k in keys) if p is not None]
+
+
+_STATED = re.compile(
+    r"^\s*(?:[,:]\s*)?(?:(?:is|was|are|=|:|-|remains|stays|stands at|is set to|was set to|was changed to|was updated to|"
+    r"has been set to|should be|will be|reads|of)\s*)+(?:now\s+|currently\s+|still\s+|set to\s+|:\s*)?$",
+    re.IGNORECASE,
+)
+
+
+def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
+    out: list[Mention] = []
+    keys = _keys_of(key) if key else []
+    for i, m in enumerate(mentions):
+        start = _clause_start(text, m.start)
+        before = text[start : m.start]
+        after = text[m.end : _clause_end(text, m.end)]
+        polarity = _before_polarity(before)
+        aside = polarity == "aside" or bool(_ASIDE_AFTER.match(after)) or _aside_in_parentheses(text, m, mentions)
+        # "rejected: A, B" and "not A or B": a value listed after one set aside is set aside with it.
+        prev = out[-1] if out else None
+        if prev is not None and prev.aside and polarity is None and _LIST_GAP.match(text[prev.end : m.start]):
+            aside = True
+        alternative = bool(
+            (prev is not None and not prev.aside and _ALTERNATIVE_GAP.match(text[prev.end : m.start]))
+            or (i + 1 < len(mentions) and _ALTERNATIVE_GAP.match(text[m.end : mentions[i + 1].start]))
+            or _EITHER.search(before)
+        )
+        if alternative and prev is not None and _ALTERNATIVE_GAP.match(text[prev.end : m.start]) and out:
+            out[-1] = replace(out[-1], alternative=True)
+        marked = 0
+        lead = text[max(0, m.start - 60) : m.start]
+        lead = lead[lead.rfind("\n") + 1 :] if "\n" in lead else lead
+        if _FINAL.search(lead):
+            marked = 3
+        elif (_CURRENT.search(before) and polarity == "forward") or _MARKER.search(lead):
+            marked = 2
+        elif any(_stated_for(text, k, m.start) for k in keys):
+            marked = 1
+        out.append(Mention(m.start, m.end, m.value, m.known, aside, alternative, marked))
+    return out
+
+
+def _aside_in_parentheses(text: str, m: Mention, mentions: list[Mention]) -> bool:
+    """ "X (old)", "X (previously the value)": a parenthesis right after a mention that sets it aside and names no other
+    value ("pg-16 (previously mysql-8)" sets mysql-8 aside, not pg-16)."""
+    head = text[m.end : m.end + 60]
+    if not _ASIDE_PAREN.match(head):
+        return False
+    close = head.find(")")
+    end = m.end + (close if close >= 0 else len(head))
+    return not any(m.end < other.start < end for other in mentions)
+
+
+def _stated_for(text: str, key: re.Pattern[str], at: int) -> bool:
+    """The mention at ``at`` is the value stated for ``key``: the key ends shortly before it, joined by "is" or ":"."""
+    lead = text[max(0, at - 200) : at]
+    hits = list(key.finditer(lead))
+    return bool(hits) and bool(_STATED.match(lead[hits[-1].end() :]))
+
+
+def _commit(mentions: list[Mention]) -> tuple[str | None, str]:
+    """The value an answer commits to among its mentions, and how."""
+    forward = [m for m in mentions if not m.aside]
+    if not forward:
+        return None, "no value named" if not mentions else "every value named is set aside"
+    distinct = list(dict.fromkeys(normal(m.value) for m in forward))
+    if len(distinct) == 1:
+        m = forward[-1]
+        if m.alternative and not m.marked:
+            return None, f"{m.value!r} offered as an alternative"
+        return m.value, f"the one value named and not set aside: {m.value!r}"
+    for level, what in ((3, "marked as the answer"), (2, "marked current"), (1, "stated for the asked key")):
+        top = [m for m in forward if m.marked >= level and not m.alternative]
+        values = list(dict.fromkeys(normal(m.value) for m in top))
+        if len(values) == 1:
+            return top[-1].value, f"{top[-1].value!r} {what} among {len(distinct)} values named"
+        if len(values) > 1 and level in (3, 1):
+            return top[-1].value, f"{top[-1].value!r}, the last of {len(values)} values {what}"
+    names = ", ".join(repr(m.value) for m in forward)
+    return None, f"several values named and none chosen: {names}"
+
+
+def read_value(answer: str, key: str, known: Iterable[str] = (), *, ignore: Iterable[str] = ()) -> Reading:
+    """The value ``answer`` gives for ``key``. ``known``: the values the case states (the asked fact's chain first,
+    then the case's other values), found however they are written; ``ignore``: values that are context, never the
+    answer (a reference question's entity)."""
+    text = clean(answer)
+    mentions = _polarities(text, _mentions(text, key, list(known), list(ignore)), key)
+    value, how = _commit(mentions)
+    if value is None and not mentions and _REFUSAL.search(text):
+        how = "a refusal: no value named"
+    rejected = tuple(dict.fromkeys(m.value for m in mentions if m.aside))
+    return Reading(value, rejected, tuple(dict.fromkeys(m.value for m in mentions)), how)
+
+
+_NONE_REJECTED = re.compile(
+    r"\b(?:rejected|earlier choices?|alternatives?|other options?)\s*[:=\-]?\s*(?:none|n/a|nothing|no(?:ne)? (?:earlier|other))\b"
+    r"|\bno (?:earlier |other |prior )?(?:choices?|options?|alternatives?|values?) (?:were|was) rejected\b"
+    r"|\bnone (?:of the earlier choices )?(?:were|was) rejected\b|\bnothing (?:was|were) rejected\b",
+    re.IGNORECASE,
+)
+
+
+_REJECTED_LIST = re.compile(
+    r"\brejected(?:\s+(?:choices?|options?|values?|alternatives?))?\s*[:=|]\s*\|?\s*\[?(?P<items>[^\n.;|\]]*)", re.IGNORECASE
+)
+_ITEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_:]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+def read_decision(answer: str, key: str, known: Iterable[str] = (), *, ignore: Iterable[str] = ()) -> Reading:
+    """What a decision answer decided (``value``) and which choices it names as rejected (``rejected``): the reading of
+    a value answer, its set-aside values being the rejected ones, plus each item of a "rejected: A, B" list (a choice
+    the case never stated included, so an invented rejection is seen). "rejected: none" rejects nothing."""
+    known = list(known)
+    reading = read_value(answer, key, known, ignore=ignore)
+    listed: list[str] = []
+    for m in _REJECTED_LIST.finditer(clean(answer)):
+        for item in re.split(r",|\band\b|/|&", m.group("items")):
+            words = _ITEM.findall(item)
+            if not words or words[0].lower() in ("none", "nothing", "n", "no", "n/a", "na"):
+                continue
+            match = next((v for v in known if value_pattern(v).search(item)), None)
+            listed.append(match or words[0])
+    rejected = list(reading.rejected)
+    rejected += [v for v in listed if not any(same_value(v, r) for r in rejected) and not same_value(v, reading.value)]
+    return Reading(reading.value, tuple(rejected), reading.named, reading.how)
+
+
+def says_none_rejected(answer: str) -> bool:
+    """The answer says no earlier choice was rejected ("rejected: none")."""
+    return bool(_NONE_REJECTED.search(clean(answer)))
+
+
+# -- paths: the artifact probe ----------------------------------------------------------------------------------------
+_PATH = re.compile(r"(?<![\w/.\-~])(/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)")
+_WROTE = re.compile(
+    r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|append\w*|add\w*|sav\w*|produc\w*|generat\w*|"
+    r"touched|new|output)\b",
+    re.IGNORECASE,
+)
+_READ_ONLY = re.compile(
+    r"\b(?:read|reads|reading|opened|viewed|looked at|inspected|consulted|referenced|fetched|reviewed|scanned|checked|"
+    r"browsed|listed|input|source|only read|read-only|read only)\b",
+    re.IGNORECASE,
+)
+_NOT_WRITTEN = re.compile(
+    r"\b(?:not|never|no|without|didn't|did not|wasn't|was not|weren't|unchanged|untouched)\b[\w\s,]{0,25}?"
+    r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|touch\w*|alter\w*)|\bunchanged\b|\buntouched\b|"
+    r"\bread[\s-]only\b|\bonly read\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class PathsReading:
+    """The paths an answer says were created or changed (``paths``, in order, each once), and those it names only as
+    read or as not changed (``excluded``)."""
+
+    paths: tuple[str, ...]
+    excluded: tuple[str, ...] = ()
+    how: str = ""
+    notes: list[str] = field(default_factory=list, compare=False)
+
+
+def _mode(text: str) -> str | None:
+    """What a piece of text says of the paths it names: "wrote", "read" or None (nothing)."""
+    if _NOT_WRITTEN.search(text):
+        return "read"
+    wrote, read = _WROTE.search(text), _READ_ONLY.search(text)
+    if read and not wrote:
+        return "read"
+    if wrote and not read:
+        return "wrote"
+    if wrote and read:
+        return "mixed"
+    return None
+
+
+def read_paths(answer: str) -> PathsReading:
+    """The files an answer says were created or changed. A path counts unless its clause (or, failing one, its line,
+    or the heading the line is listed under) names it only as read or as not changed."""
+    text = clean(answer)
+    heading: str | None = None
+    paths: list[str] = []
+    excluded: list[str] = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped:
+            continue
+        found = list(_PATH.finditer(line))
+        if not found:
+            # a heading ("Read only:", "Files I created:") sets the mode of the lines listed under it
+            heading = _mode(stripped) or heading
+            continue
+        label = line[: found[0].start()]
+        if re.search(r"[:\-]\s*$", label) and not re.match(r"^\s*[-*+•\d.)|]+\s*$", label):
+            line_mode = _mode(label)
+        else:
+            line_mode = None
+        for m in found:
+            path = m.group(1).rstrip(".,;:")
+            end = m.start() + len(path)
+            a, b = _clause_start(line, m.start()), _clause_end(line, end)
+            clause_mode = _mode(line[a : m.start()] + " " + line[end:b])
+            mode = clause_mode if clause_mode not in (None, "mixed") else (line_mode or _mode(line) or heading)
+            if mode == "mixed":
+                mode = _mode(line[a : m.start()]) or heading
+            if mode == "read":
+                excluded.append(path)
+            else:
+                paths.append(path)
+    kept = list(dict.fromkeys(p for p in paths))
+    aside = [p for p in dict.fromkeys(excluded) if p not in kept]
+    how = f"{len(kept)} path(s) named as created or changed" + (
+        f"; named as only read or unchanged: {', '.join(aside)}" if aside else ""
+    )
+    return PathsReading(tuple(kept), tuple(aside), how)
+
+
+# -- verdicts: the one rule per probe kind ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Verdict:
+    """An answer judged against the case's expected answer: ``correct``; ``stale`` (it committed to an earlier value
+    of the chain); what it gave (``answered``: the value, or the paths) and set aside (``rejected``); ``how``."""
+
+    correct: bool
+    stale: bool
+    answered: str | tuple[str, ...] | None
+    rejected: tuple[str, ...]
+    how: str
+
+
+def judge_value(
+    answer: str, key: str, expected: str, earlier: Sequence[str] = (), others: Iterable[str] = (), ignore: Iterable[str] = ()
+) -> Verdict:
+    """A recall, continuation or needle answer: right when it commits to ``expected`` (written however), stale when
+    it commits to one of ``earlier``. ``others``: the case's other values (look-alikes), ``ignore``: context values."""
+    reading = read_value(answer, key, [expected, *earlier, *others], ignore=ignore)
+    correct = same_value(reading.value, expected)
+    stale = not correct and any(same_value(reading.value, v) for v in earlier)
+    return Verdict(correct, stale, reading.value, reading.rejected, reading.how)
+
+
+def judge_decision(
+    answer: str, key: str, expected: str, earlier: Sequence[str] = (), others: Iterable[str] = (), ignore: Iterable[str] = ()
+) -> Verdict:
+    """A decision answer: right when it decided ``expected`` and named as rejected exactly the earlier choices
+    (``earlier``; none when there were none): every one of them, and nothing else."""
+    reading = read_decision(answer, key, [expected, *earlier, *others], ignore=ignore)
+    decided = same_value(reading.value, expected)
+    named = {normal(v) for v in reading.rejected}
+    want = {normal(v) for v in earlier if not same_value(v, expected)}
+    stale = not decided and any(same_value(reading.value, v) for v in earlier)
+    if not decided:
+        how = reading.how
+    elif named != want:
+        missing = [v for v in earlier if normal(v) in want - named]
+        extra = [v for v in reading.rejected if normal(v) not in want]
+        how = (
+            "rejected "
+            + (", ".join(reading.rejected) or "none")
+            + f" where the earlier choices were {', '.join(earlier) or 'none'}"
+        )
+        how += (f" (missing: {', '.join(missing)})" if missing else "") + (
+            f" (not an earlier choice: {', '.join(extra)})" if extra else ""
+        )
+    else:
+        how = f"decided {reading.value!r}; rejected {', '.join(reading.rejected) or 'none'}"
+    return Verdict(decided and named == want, stale, reading.value, reading.rejected, how)
+
+
+def judge_paths(answer: str, expected: Iterable[str]) -> Verdict:
+    """An artifact answer: right when the paths it names as created or changed are exactly ``expected``."""
+    reading = read_paths(answer)
+    want = set(expected)
+    return Verdict(set(reading.paths) == want, False, reading.paths, reading.excluded, reading.how)

@@ -1,0 +1,152 @@
+"""The one reading of an answer (`harness.answers`): values, decisions and paths as models write them.
+
+The cases quoted from issue 31 were read wrongly by the readers before this module (`task_format.extract_value`,
+`parse_decision_answer`): each is a test here."""
+
+import pytest
+
+from harness.answers import (
+    judge_decision,
+    judge_paths,
+    judge_value,
+    normal,
+    read_paths,
+    read_value,
+    same_value,
+    says_none_rejected,
+    value_pattern,
+)
+
+DB = "billing database"
+CHAIN = ["mysql-8", "pg-16"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("pg-16", "pg-16"),
+        ("`pg-16`.", "pg-16"),
+        ("**pg-16**", "pg-16"),
+        ('{"value": "pg-16"}', "pg-16"),
+        ("Answer: PG-16", "pg-16"),
+        ("The billing database is pg-16.", "pg-16"),
+        ("The billing database is mysql-8. Later: the billing database is pg-16.", "pg-16"),
+        ("pg-16, not mysql-8", "pg-16"),  # the stale value negated: compactbench's trap
+        ("pg-16 (previously mysql-8)", "pg-16"),
+        ("It was changed from mysql-8 to pg-16.", "pg-16"),
+        ("mysql-8 was replaced by pg-16", "pg-16"),
+        ("The old value was mysql-8; the current one is pg-16.", "pg-16"),
+        ("We no longer use mysql-8; it is pg-16 now", "pg-16"),
+        ("The summary says mysql-8, but the later update says pg-16. So the answer is pg-16.", "pg-16"),
+        ("I believe it's pg-16, though I'm not fully certain.", "pg-16"),  # a hedge that commits
+        ("not mysql-8", None),  # names nothing it does not set aside
+        ("either mysql-8 or pg-16", None),  # several candidates
+        ("It could be pg-16 or mysql-8.", None),
+        ("I don't know the billing database.", None),
+        ("pg-160", "pg-160"),  # a longer code is another code
+        ("pg-16-b", "pg-16-b"),
+    ],
+)
+def test_a_value_answer_is_read_as_the_value_it_commits_to(reply, expected):
+    assert read_value(reply, DB, CHAIN).value == expected
+
+
+def test_a_near_miss_is_read_as_itself_never_as_the_value_it_resembles():
+    verdict = judge_value("The access code is 4457-KESTRL.", "access code for the north vault", "4457-KESTREL")
+    assert (verdict.correct, verdict.answered) == (False, "4457-KESTRL")
+    assert not judge_value("It is 4457-KESTREL or 4457-KESTRL.", "access code", "4457-KESTREL").correct
+
+
+@pytest.mark.parametrize(
+    ("reply", "value", "same"),
+    [
+        ("487 kg", "487-kg", True),
+        ("487kg", "487-kg", True),
+        ("487 kilograms", "487-kg", True),
+        ("487", "487-kg", True),  # the unit the question implies, left out
+        ("487 lb", "487-kg", False),  # another unit is another value
+        ("19:00", "19-00", True),
+        ("4457 kestrel", "4457-KESTREL", True),
+        ("503 rows", "503-rows", True),
+        ("504 rows", "503-rows", False),
+    ],
+)
+def test_units_separators_and_case_are_read_as_the_value(reply, value, same):
+    assert bool(value_pattern(value).search(f"It is {reply}.")) is same
+    assert judge_value(f"It is {reply}.", "the limit", value).correct is same
+
+
+def test_normal_forms_compare_values_as_written():
+    assert normal("487 Kilograms") == normal("487-kg") == "487kg"
+    assert same_value("19:00", "19-00") and not same_value("19-01", "19-00") and not same_value(None, "x")
+
+
+def test_a_stale_value_committed_to_is_stale():
+    verdict = judge_value("mysql-8", DB, "pg-16", ["mysql-8"])
+    assert (verdict.correct, verdict.stale) == (False, True)
+
+
+def test_a_reference_questions_entity_is_context_never_the_answer():
+    reply = "The primary site is RIGEL-5, and its access code is 4068-BASALT."
+    assert judge_value(reply, "access code of the primary site", "4068-BASALT", ignore=["RIGEL-5"]).correct
+
+
+# -- decisions: issue 31's cases -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "We went with SQLite. Postgres was rejected because of its license.",
+        "postgres was rejected; sqlite",
+        "sqlite; rejected: postgres",
+        "Decided: sqlite. Rejected: postgres (licence).",
+        "sqlite was chosen over postgres",
+        '{"decided": "sqlite", "rejected": ["postgres"]}',
+        "| Decided | sqlite |\n| Rejected | postgres |",
+        "- **Decided:** sqlite\n- **Rejected:** postgres",
+    ],
+)
+def test_a_decision_in_a_models_own_words_is_read(reply):
+    verdict = judge_decision(reply, "database", "sqlite", ["postgres"])
+    assert verdict.correct, verdict.how
+
+
+def test_rejected_none_fails_the_decision_when_an_earlier_choice_was_rejected():
+    verdict = judge_decision("sqlite; rejected: none", "database", "sqlite", ["postgres"])
+    assert not verdict.correct and "missing: postgres" in verdict.how
+    assert says_none_rejected("sqlite; rejected: none")
+
+
+def test_a_decision_with_no_earlier_choice_needs_no_rejected_value_and_refuses_an_invented_one():
+    assert judge_decision("sqlite; rejected: none", "database", "sqlite", []).correct
+    invented = judge_decision("sqlite; rejected: mysql", "database", "sqlite", [])
+    assert not invented.correct and "not an earlier choice: mysql" in invented.how
+
+
+def test_swapped_roles_fail_the_decision():
+    verdict = judge_decision("postgres; rejected: sqlite", "database", "sqlite", ["postgres"])
+    assert (verdict.correct, verdict.stale) == (False, True)
+
+
+# -- paths ------------------------------------------------------------------------------------------------------------
+
+
+def test_paths_named_as_read_or_unchanged_are_not_named_as_changed():
+    reading = read_paths("I created /notes/a.md and edited /reports/log.md. I also read /ledgers/ledger_01.md.")
+    assert reading.paths == ("/notes/a.md", "/reports/log.md") and reading.excluded == ("/ledgers/ledger_01.md",)
+    listed = read_paths("Created or changed:\n- /notes/a.md\n- /reports/r.md\n\nRead only:\n- /ledgers/l.md")
+    assert listed.paths == ("/notes/a.md", "/reports/r.md")
+    assert read_paths("I wrote /notes/a.md. /ledgers/l.md was read but not changed.").paths == ("/notes/a.md",)
+    assert read_paths("| /notes/a.md | written |\n| /ledgers/l.md | read |").paths == ("/notes/a.md",)
+
+
+def test_paths_are_read_whole_and_once():
+    assert read_paths("/reports/a.md\n- /notes/b.md.\n/reports/a.md and x/y and /c").paths == ("/reports/a.md", "/notes/b.md", "/c")
+    assert read_paths("none").paths == ()
+
+
+def test_an_artifact_answer_is_right_only_with_exactly_the_changed_files():
+    assert judge_paths("/notes/a.md\n/notes/b.md", ["/notes/b.md", "/notes/a.md"]).correct
+    assert not judge_paths("/notes/a.md", ["/notes/a.md", "/notes/b.md"]).correct
+    assert not judge_paths("/notes/a.md\n/notes/b.md\n/notes/c.md", ["/notes/a.md", "/notes/b.md"]).correct
