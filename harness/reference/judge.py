@@ -5,7 +5,7 @@ through ``harness serve``) run end to end with no key. Its verdict is a pure fun
 sent: true when the words the rubric's reference lists appear in the answer as whole words, whatever the
 context. Each rubric has a known blind spot, kept on purpose so calibration has something to find:
 ``current_value`` and ``continuation`` judge "not pg-16" and "pg-16 or mysql-8" true (the deterministic check,
-`harness.task_format.extract_value`, says false); ``decision`` judges "mysql-8; rejected: pg-16" true (both
+`harness.answers.judge_value`, says false); ``decision`` judges "mysql-8; rejected: pg-16" true (both
 values are named, in swapped roles); ``artifacts`` judges an answer that lists an extra file true.
 
 It reports usage as ``harness serve`` does for it (`harness.reference.provider_tokens.simulated_usage`), so judge

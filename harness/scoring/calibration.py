@@ -53,8 +53,8 @@ class ProbeItem:
     deterministic: bool
 
 
-def _item(item_id: str, q: Question, facts: list[TrackedFact], question: str, answer: str) -> ProbeItem:
-    judged = read_answer(q, facts, answer)
+def _item(item_id: str, q: Question, facts: list[TrackedFact], question: str, answer: str, others: list[str]) -> ProbeItem:
+    judged = read_answer(q, facts, answer, others)
     rubric = RUBRIC_OF_PROBE[q.probe]
     if q.probe == "artifact":
         reference = artifacts_reference([(f.key, f.values[expected_member(f, q.turn)]) for f in facts])
@@ -62,8 +62,7 @@ def _item(item_id: str, q: Question, facts: list[TrackedFact], question: str, an
         reference = decision_reference(str(judged.expected), judged.earlier)
     else:
         reference = value_reference(str(judged.expected), judged.earlier)
-    verdict = judged.correct and (q.probe != "decision" or judged.rejected_recall in (None, 1.0))
-    return ProbeItem(item_id, q.probe, rubric, question, answer, reference, verdict)
+    return ProbeItem(item_id, q.probe, rubric, question, answer, reference, judged.correct)
 
 
 def probe_items(rows: Sequence[Mapping[str, Any]], scenarios: dict[str, Scenario]) -> list[ProbeItem]:
@@ -83,7 +82,8 @@ def probe_items(rows: Sequence[Mapping[str, Any]], scenarios: dict[str, Scenario
             if q.turn >= len(answers) or not answers[q.turn]:
                 continue
             item_id = f"{arm}/{row['case_id']}/t{row.get('trial', 0)}/turn{q.turn}"
-            items.append(_item(item_id, q, [tracked[x] for x in q.facts], scenario.turns[q.turn], answers[q.turn]))
+            others = [v for f in tracked.values() if f.id not in q.facts and f.type != "artifact" for v in f.values]
+            items.append(_item(item_id, q, [tracked[x] for x in q.facts], scenario.turns[q.turn], answers[q.turn], others))
     return sorted(items, key=lambda i: i.id)
 
 

@@ -3,12 +3,11 @@ view: the system prompt, user and assistant text, tool results, the summary, pag
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, get_buffer_string
 
+from harness.answers import read_decision, read_paths
 from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, cannot_follow, decide
 from harness.task_format import (
     ARTIFACT_QUESTION,
     fact_sentence,
-    parse_decision_answer,
-    parse_paths,
     render_decision_question,
     render_question,
 )
@@ -77,7 +76,8 @@ def test_a_decision_is_answered_with_its_latest_value_and_the_rejected_ones_from
     ]
     answer = decide(msgs)
     assert answer == ReplyAction("pg-16; rejected: mysql-8")
-    assert parse_decision_answer(answer.text, DB) == ("pg-16", ["mysql-8"])
+    reading = read_decision(answer.text, DB, ["mysql-8", "pg-16"])
+    assert (reading.value, reading.rejected) == ("pg-16", ("mysql-8",))
 
 
 def test_a_changed_decision_in_the_summary_names_what_it_rejected():
@@ -171,7 +171,7 @@ def test_the_artifact_trail_lists_the_files_written_or_edited_in_view_oldest_fir
     ]
     answer = decide(msgs)
     assert answer == ReplyAction("/notes/a.md\n/reports/r.md")
-    assert parse_paths(answer.text) == ["/notes/a.md", "/reports/r.md"]
+    assert read_paths(answer.text).paths == ("/notes/a.md", "/reports/r.md")
 
 
 def test_the_summary_artifacts_written_or_edited_count_and_read_ones_do_not():

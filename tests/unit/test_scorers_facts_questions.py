@@ -97,7 +97,7 @@ def test_a_wrong_answer_is_described_with_every_asked_fact_and_the_first_120_cha
     assert got["probe_artifact_exact"] == (
         False,
         "check",
-        f"turn 1 (note, note2): expected ['/notes/a.md', '/notes/b.md'], read [] from {reply[:120]!r}",
+        f"turn 1 (note, note2): expected ['/notes/a.md', '/notes/b.md'], read [] (0 path(s) named as created or changed) from {reply[:120]!r}",
     )
 
 
@@ -106,7 +106,8 @@ def test_a_stale_answer_is_described_as_such_and_counted():
     assert got["no_stale_answer"] == (
         False,
         "check",
-        "stale answer: turn 1 (db1): expected 'pg-16', read 'mysql-8' from 'mysql-8'",
+        "stale answer: turn 1 (db1): expected 'pg-16', read 'mysql-8' (the one value named and not set aside: 'mysql-8') "
+        "from 'mysql-8'",
     )
     assert got["stale_answers"][:2] == (1, "measure")
 
@@ -181,8 +182,14 @@ def test_a_decision_answer_keeps_its_rejected_values_and_their_share_of_the_stal
     (j,) = judged(
         ask(archive([KEPT]), "decision", "pg-16; rejected: mysql-8"), [(1, ("db0",), "decision")], facts=(db0, DB1, DB2)
     )
-    assert (j.correct, j.stale, j.rejected, j.rejected_recall) == (True, False, ["mysql-8"], 0.5)
+    # The decided value is right, but the question asks which earlier choices were rejected and one is missing.
+    assert (j.correct, j.stale, j.rejected, j.rejected_recall) == (False, False, ["mysql-8"], 0.5)
     assert j.reply == "pg-16; rejected: mysql-8"
+    assert "missing: mysql-5" in j.how
+    (both,) = judged(
+        ask(archive([KEPT]), "decision", "pg-16; rejected: mysql-5, mysql-8"), [(1, ("db0",), "decision")], facts=(db0, DB1, DB2)
+    )
+    assert (both.correct, both.rejected, both.rejected_recall) == (True, ["mysql-5", "mysql-8"], 1.0)
 
 
 def test_an_earlier_value_equal_to_the_latest_but_for_case_is_not_stale():

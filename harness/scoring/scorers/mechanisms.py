@@ -6,7 +6,7 @@ from __future__ import annotations
 from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.goal import goal_scores
-from harness.scoring.scorers.needle import carries_answer
+from harness.scoring.scorers.needle import needle_answered
 from harness.scoring.scorers.shared import (
     _succeeded,
     _target,
@@ -33,7 +33,7 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         )
     ]
     reply = trace.answer(needle.turn) or ""
-    correct = carries_answer(reply, needle.answer)
+    correct = needle_answered(reply, needle, scenario).correct
     scores.append(Score("needle_correct", correct, CHECK, f"expected {needle.answer!r}; the agent replied {reply[:160]!r}"))
     paths = {e["path"] for e in evictions}
     reads = [tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc) in paths]

@@ -18,7 +18,7 @@ from typing import Any
 from harness import _deepagents_adapter as da
 from harness.media_format import from_data_url
 from harness.scenarios.schema import Scenario
-from harness.scoring.scorers.needle import carries_answer
+from harness.scoring.scorers.needle import needle_answered
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -75,7 +75,7 @@ def _answers(trace: Trace, scenario: Scenario) -> tuple[bool, str]:
     wrong = []
     for needle in scenario.needles:
         reply = trace.answer(needle.turn) or ""
-        if not carries_answer(reply, needle.answer):
+        if not needle_answered(reply, needle, scenario).correct:
             wrong.append(f"turn {needle.turn}: expected {needle.answer!r}, replied {reply[:120]!r}")
     n = len(scenario.needles)
     return not wrong, ("; ".join(wrong) if wrong else f"all {n} question(s) about the media answered")

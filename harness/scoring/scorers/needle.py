@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from harness import answers
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers.shared import (
     _target,
@@ -22,7 +23,7 @@ def needle_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     them: a check holds only if it holds for every needle, counts are summed, and the
     explanation names the first needle that failed.
     """
-    per_needle = [_one_needle_scores(trace, needle) for needle in scenario.needles]
+    per_needle = [_one_needle_scores(trace, needle, scenario) for needle in scenario.needles]
     scores = [compacted(trace, before_turn=min(n.turn for n in scenario.needles))]
     if len(per_needle) == 1:
         return scores + per_needle[0]
@@ -49,7 +50,14 @@ def carries_answer(reply: str, answer: str) -> bool:
     return bool(re.search(r"(?<![A-Za-z0-9])" + re.escape(answer) + r"(?![A-Za-z0-9])", reply, re.IGNORECASE))
 
 
-def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
+def needle_answered(reply: str, needle: Needle, scenario: Scenario) -> answers.Verdict:
+    """The one reading of an answer to a needle's question (`harness.answers.judge_value`): right when it commits to
+    the needle's value, however written; the case's other needles are look-alikes it may give instead."""
+    others = [n.answer for n in scenario.needles if n is not needle]
+    return answers.judge_value(reply, needle.key, needle.answer, others=others)
+
+
+def _one_needle_scores(trace: Trace, needle: Needle, scenario: Scenario) -> list[Score]:
     scores: list[Score] = []
     turn = needle.turn
     answer = needle.answer
@@ -76,8 +84,16 @@ def _one_needle_scores(trace: Trace, needle: Needle) -> list[Score]:
             )
         )
     reply = trace.answer(turn) or ""
-    correct = carries_answer(reply, answer)
-    scores.append(Score("needle_correct", correct, CHECK, f"expected {answer!r}; the agent replied {reply[:160]!r}"))
+    verdict = needle_answered(reply, needle, scenario)
+    correct = verdict.correct
+    scores.append(
+        Score(
+            "needle_correct",
+            correct,
+            CHECK,
+            f"expected {answer!r}; read {verdict.answered!r} ({verdict.how}) from {reply[:160]!r}",
+        )
+    )
     paths = history_paths_seen(trace, turn)
     reads = history_reads(trace, turn, paths)
     found = [tc for tc in reads if answer.lower() in (trace.tool_result(tc.get("id") or "") or "").lower()]

@@ -12,9 +12,11 @@ question, brought back is still out of view, and the explanation records it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness import answers
 from harness.scenarios.schema import Question, Scenario
 from harness.scoring.scorers.facts import (
     Timeline,
@@ -31,7 +33,7 @@ from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.scoring.scorers.view import Where, history_reads, locate, repeated_calls
-from harness.task_format import PROBES, extract_value, parse_decision_answer, parse_paths
+from harness.task_format import PROBES
 from harness.trace.schema import Trace
 
 PROBE_CHECKS = {
@@ -65,6 +67,7 @@ class Judged:
     precision: float | None = None  # artifact
     recall: float | None = None  # artifact
     per_fact: dict[str, dict[str, Any]] = field(default_factory=dict)
+    how: str = ""  # how the answer was read (`harness.answers`)
 
     def record(self, fact_id: str) -> dict[str, Any]:
         """The question as a fact record carries it."""
@@ -123,7 +126,8 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
             problems.append(f"{f.id} never left view before the question")
         elif where.on_history_page:
             notes.append(f"{f.id} is on a history page read for an earlier question (still out of view as stated)")
-    judged = read_answer(q, facts, reply)
+    others = [v for x, line in lines.items() if x not in q.facts and line.fact.type != "artifact" for v in line.fact.values]
+    judged = read_answer(q, facts, reply, others)
     judged.valid = not problems
     judged.why = "; ".join(problems or notes)
     for f in facts:
@@ -146,27 +150,31 @@ def _original(reader: TraceReader, call: dict, fact: TrackedFact) -> Where:
     )
 
 
-def read_answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
+def read_answer(q: Question, facts: list[TrackedFact], reply: str, others: Sequence[str] = ()) -> Judged:
     """The answer to ``q`` read from ``reply`` and compared with the scenario's expected answer, validity and
-    provenance aside (they need the trace): what every probe check and the judge's calibration read answers by.
-    ``facts``: the tracked facts ``q`` asks, in its order."""
+    provenance aside (they need the trace): what every probe check and the judge's calibration read answers by
+    (`harness.answers`: one reading, one rule per probe kind). ``facts``: the tracked facts ``q`` asks, in its order;
+    ``others``: the values of the case's other facts (look-alikes an answer may give instead)."""
     if q.probe == "artifact":
         return _answer_artifact(q, facts, reply)
     fact = facts[0]
     i = expected_member(fact, q.turn)
     expected, stale = fact.values[i], [v for v in fact.values[:i] if v.lower() != fact.values[i].lower()]
-    rejected: list[str] = []
+    # A reference question's further facts (the entity the reference names) are context, never the answer.
+    context = [v for other in facts[1:] for v in other.values]
     if q.probe == "decision":
-        answered, rejected = parse_decision_answer(reply, fact.key, fact.values)
+        verdict = answers.judge_decision(reply, fact.key, expected, stale, others, context)
     else:
-        answered = extract_value(reply, fact.key, fact.values)
-    correct = answered is not None and answered.lower() == expected.lower()
-    is_stale = answered is not None and answered.lower() in {v.lower() for v in stale}
-    judged = Judged(q, False, "", correct, is_stale, expected, answered, reply, rejected, earlier=stale)
+        verdict = answers.judge_value(reply, fact.key, expected, stale, [*fact.values[i + 1 :], *others], context)
+    answered = verdict.answered if isinstance(verdict.answered, str) or verdict.answered is None else None
+    rejected = list(verdict.rejected) if q.probe == "decision" else []
+    judged = Judged(q, False, "", verdict.correct, verdict.stale, expected, answered, reply, rejected, earlier=stale)
+    judged.how = verdict.how
     if q.probe == "decision" and stale:
-        named = {v.lower() for v in rejected}
-        judged.rejected_recall = sum(v.lower() in named for v in stale) / len(stale)
-    judged.per_fact = {fact.id: {"expected": expected, "expected_token": expected, "correct": correct, "stale": is_stale}}
+        named = {answers.normal(v) for v in rejected}
+        judged.rejected_recall = sum(answers.normal(v) in named for v in stale) / len(stale)
+    correct = verdict.correct
+    judged.per_fact = {fact.id: {"expected": expected, "expected_token": expected, "correct": correct, "stale": verdict.stale}}
     # A reference question (a recall of an attribute through the fact naming its entity): the asked value is the
     # attribute's, and right only when the reference was resolved too, so each further fact is as right as the answer.
     for other in facts[1:]:
@@ -176,11 +184,13 @@ def read_answer(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
 
 
 def _answer_artifact(q: Question, facts: list[TrackedFact], reply: str) -> Judged:
-    """An artifact probe: the set of paths named must equal the asked artifacts' paths."""
+    """An artifact probe: the set of paths named as created or changed must equal the asked artifacts' paths."""
     want = [f.key for f in facts]
-    paths = parse_paths(reply)
+    verdict = answers.judge_paths(reply, want)
+    paths = list(verdict.answered or ())
     hit = set(paths) & set(want)
-    judged = Judged(q, False, "", set(paths) == set(want), False, want, paths, reply)
+    judged = Judged(q, False, "", verdict.correct, False, want, paths, reply)
+    judged.how = verdict.how
     judged.precision = len(hit) / len(paths) if paths else 0.0
     judged.recall = len(hit) / len(want)
     judged.per_fact = {
@@ -228,7 +238,7 @@ def fact_records(trace: Trace, scenario: Scenario) -> list[dict[str, Any]]:
 
 def _describe(j: Judged) -> str:
     what = ", ".join(j.question.facts)
-    return f"turn {j.question.turn} ({what}): expected {j.expected!r}, read {j.answered!r} from {j.reply[:120]!r}"
+    return f"turn {j.question.turn} ({what}): expected {j.expected!r}, read {j.answered!r} ({j.how}) from {j.reply[:120]!r}"
 
 
 def probe_scores(trace: Trace, scenario: Scenario) -> list[Score]:

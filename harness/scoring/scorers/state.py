@@ -17,7 +17,7 @@ from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores
-from harness.scoring.scorers.needle import carries_answer
+from harness.scoring.scorers.needle import needle_answered
 from harness.scoring.scorers.shared import _succeeded, _target, compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.trace.schema import Trace
@@ -163,7 +163,7 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     texts: dict[str, str] = trace.final.get("history_texts") or {}
     holding = sorted(p for p, t in texts.items() if needle.answer in t)
     reply = trace.answer(needle.turn) or ""
-    correct = carries_answer(reply, needle.answer)
+    correct = needle_answered(reply, needle, scenario).correct
     reads = [
         tc for _, tc in trace.tool_calls(needle.turn) if tc["name"] == "read_file" and _target(tc).startswith(da.HISTORY_PREFIX)
     ]
