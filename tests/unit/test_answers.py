@@ -142,7 +142,11 @@ def test_paths_named_as_read_or_unchanged_are_not_named_as_changed():
 
 
 def test_paths_are_read_whole_and_once():
-    assert read_paths("/reports/a.md\n- /notes/b.md.\n/reports/a.md and x/y and /c").paths == ("/reports/a.md", "/notes/b.md", "/c")
+    assert read_paths("/reports/a.md\n- /notes/b.md.\n/reports/a.md and x/y and /c").paths == (
+        "/reports/a.md",
+        "/notes/b.md",
+        "/c",
+    )
     assert read_paths("none").paths == ()
 
 
