@@ -58,6 +58,28 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "mb": ("mb", "megabyte", "megabytes"),
     "gb": ("gb", "gigabyte", "gigabytes"),
     "pct": ("pct", "percent", "%"),
+    "kb": ("kb", "kilobyte", "kilobytes"),
+    "tb": ("tb", "terabyte", "terabytes"),
+    "bytes": ("b", "byte", "bytes"),
+    "km": ("km", "kilometre", "kilometres", "kilometer", "kilometers"),
+    "m": ("m", "metre", "metres", "meter", "meters"),
+    "cm": ("cm",),
+    "mm": ("mm",),
+    "l": ("l", "litre", "litres", "liter", "liters"),
+    "ml": ("ml",),
+    "oz": ("oz", "ounce", "ounces"),
+    "records": ("record", "records"),
+    "entries": ("entry", "entries"),
+    "lines": ("line", "lines"),
+    "pieces": ("piece", "pieces", "pcs"),
+    "boxes": ("box", "boxes"),
+    "cartons": ("carton", "cartons"),
+    "crates": ("crate", "crates"),
+    "weeks": ("wk", "wks", "week", "weeks"),
+    "months": ("mo", "month", "months"),
+    "years": ("yr", "yrs", "year", "years"),
+    "usd": ("usd", "dollar", "dollars"),
+    "eur": ("eur", "euro", "euros"),
 }
 _UNIT_OF = {word: unit for unit, words in _UNITS.items() for word in words}
 _ANY_UNIT = "|".join(sorted((re.escape(w) for w in _UNIT_OF), key=len, reverse=True))
@@ -77,6 +99,9 @@ def value_pattern(value: str) -> re.Pattern[str]:
     parts = _parts(value)
     if not parts:
         return re.compile(r"(?!x)x")
+    time = re.fullmatch(r"(\d{1,2})[-:.h](\d{2})", value.strip())
+    if time and int(time.group(1)) < 24 and int(time.group(2)) < 60:
+        return _time_pattern(int(time.group(1)), int(time.group(2)))
     pieces = []
     for part in parts:
         unit = _UNIT_OF.get(part.lower())
@@ -88,6 +113,17 @@ def value_pattern(value: str) -> re.Pattern[str]:
     else:
         body = _SEP.join(pieces)
     return re.compile(_LEFT + body + _RIGHT, re.IGNORECASE)
+
+
+def _time_pattern(hour: int, minute: int) -> re.Pattern[str]:
+    """A time of day as answers write it: 19:00, 19.00, 19h00, 19-00, 1900 (hours), 7:00 PM, 7 pm (minute 00)."""
+    h24 = [f"{hour:02d}", str(hour)] if hour < 10 else [str(hour)]
+    forms = [rf"(?:{'|'.join(h24)})\s?[:.h\-]\s?{minute:02d}(?!\s?[ap]\.?m\b)", rf"{hour:02d}{minute:02d}(?:\s?h(?:ou)?rs?\b)?"]
+    h12, half = (hour % 12 or 12), ("p" if hour >= 12 else "a")
+    forms.append(rf"{h12}(?:\s?[:.]\s?{minute:02d})\s?{half}\.?m\.?")
+    if minute == 0:
+        forms.append(rf"{h12}\s?{half}\.?m\.?")
+    return re.compile(_LEFT + "(?:" + "|".join(forms) + ")" + r"(?![A-Za-z0-9]|[\-_:][A-Za-z0-9])", re.IGNORECASE)
 
 
 def normal(value: str) -> str:
@@ -112,6 +148,8 @@ _NOT_A_VALUE = re.compile(
 
 def _value_shaped(token: str) -> bool:
     """An unknown token that reads as a value: it has a digit, or is written in capitals with a hyphen (BASALT-OPS)."""
+    if re.fullmatch(r"DOC-\d+", token, re.IGNORECASE):
+        return False
     if re.fullmatch(r"[A-Z0-9]+(?:-[A-Z0-9]+)+", token) and re.search(r"[A-Z]", token):
         return True
     if _NOT_A_VALUE.match(token):
@@ -123,10 +161,49 @@ def _value_shaped(token: str) -> bool:
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*$", re.MULTILINE)
 
 
+_THINK = re.compile(r"<(think|thinking|reasoning|scratchpad)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_ANSWER_TAG = re.compile(r"<answer>(.*?)</answer>|\\boxed\{([^{}]*)\}", re.IGNORECASE | re.DOTALL)
+
+
+def final_part(answer: str) -> str:
+    """What an answer gives as its answer: without a reasoning block (``<think>...</think>``), and only the content of
+    an ``<answer>`` tag or a ``\\boxed{}`` when it has one."""
+    text = _THINK.sub(" ", answer)
+    tagged = [a or b for a, b in _ANSWER_TAG.findall(text)]
+    return "\n".join(tagged) if tagged else text
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _tables(text: str) -> str:
+    """A markdown table with a header row, each row written as "header: cell | header: cell", so a cell is read with
+    what its column says of it ("| Decided | Rejected |" over "| xml-ubl | tiff-g4 |")."""
+    lines = text.split("\n")
+    out: list[str] = []
+    header: list[str] | None = None
+    for i, line in enumerate(lines):
+        if _TABLE_RULE.match(line) and i > 0 and "|" in lines[i - 1]:
+            header = _cells(lines[i - 1])
+            out[-1] = ""
+            continue
+        if header is not None and "|" in line:
+            cells = _cells(line)
+            out.append(" | ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells)))
+            continue
+        header = None
+        out.append(line)
+    return "\n".join(out)
+
+
 def clean(answer: str) -> str:
     """The answer without its markup: code fences, emphasis, code spans, quotes, headings and brackets of JSON keys
-    (the words stay where they were, so positions still mean something)."""
-    text = _FENCE.sub("", answer)
+    (the words stay where they were, so positions still mean something); tables as "header: cell" rows."""
+    text = _tables(_FENCE.sub("", final_part(answer)))
     text = re.sub(r"[*`\"“”«»]|(?<![A-Za-z])['‘’]|['‘’](?![A-Za-z])", " ", text)
     text = re.sub(r"(?m)^\s{0,3}#{1,6}\s*", "", text)
     text = re.sub(r"(?<![A-Za-z0-9])_{1,2}|_{1,2}(?![A-Za-z0-9])", " ", text)
@@ -134,11 +211,12 @@ def clean(answer: str) -> str:
 
 
 # -- polarity ---------------------------------------------------------------------------------------------------------
-_BOUNDARY = re.compile(r"[;\n()—–]|,|\.(?=\s|$)|!|\?|\s-\s|:\s*(?=\n)")
+_BOUNDARY = re.compile(r"[;\n()—–→⟶]|->|=>|,|\.(?=\s|$)|!|\?|\s-\s|:\s*(?=\n)")
 _ASIDE_BEFORE = (
     r"not|never|no longer|nor|instead of|rather than|in place of|replacing|replaces|replaced(?!\s+by|\s+with)|"
     r"supersed(?:es|ing|ed(?!\s+by))|overrid(?:es|ing|den(?!\s+by))|overrode|"
-    r"(?:changed|switched|moved|migrated|updated|revised|went|changing|switching|moving|migrating)\s+(?:away\s+)?from|"
+    r"(?:changed|switched|moved|migrated|updated|revised|went|changing|switching|moving|migrating)\s+(?:\w+\s+){0,2}?from|"
+    r"done|finished|completed|wrapped up|already did|"
     r"previously|formerly|originally|initially|at first|used to be|(?:the\s+)?(?:old|older|earlier|former|prior|previous|"
     r"original|initial|outdated|stale|obsolete|superseded|deprecated|rejected|discarded|dropped)\b(?:\s+\w+){0,3}?"
     r"(?:\s+(?:is|was|were|are|being|of))?|rejected|rejecting|reject|ruled out|ruling out|dropped|dropping|discarded|"
@@ -146,19 +224,19 @@ _ASIDE_BEFORE = (
 )
 _FORWARD_BEFORE = (
     r"replaced by|replaced with|superseded by|overridden by|changed to|switched to|moved to|migrated to|updated to|"
-    r"revised to|went with|go with|going with|to|now|currently|current|latest|newest|new|final|finally|updated|"
+    r"revised to|went with|go with|going with|now|currently|next|later|then|current|latest|newest|new|final|finally|updated|"
     r"chose|chosen|choose|decided|decision|selected|picked|settled on|adopted|answer|is still|still|in use"
 )
 _CUE = re.compile(rf"\b(?:(?P<aside>{_ASIDE_BEFORE})|(?P<forward>{_FORWARD_BEFORE}))\b", re.IGNORECASE)
 _FILLER = r"(?:(?:also|later|eventually|then|ultimately|actually|finally|subsequently|since|considered|proposed|evaluated|discussed|initially|originally|but|and|however|briefly|first|in the end)[\s,]+){0,3}"
 _ASIDE_AFTER = re.compile(
-    r"^\s*[|:\-–]?\s*(?:(?:which|that)\s+)?(?:(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
+    r"^\s*[|:\-–]?\s*(?:\w+\s*:\s*)?(?:(?:which|that)\s+)?(?:(?:dropped|rejected|discarded|ruled out|abandoned)\b(?!\s*:)|(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
     + _FILLER
     + r"(?:rejected|replaced|superseded|dropped|ruled out|discarded|abandoned|overridden|turned down|outdated|obsolete|"
     r"deprecated|stale|wrong|incorrect|not\b|no longer\b|never\b|reverted|retired|withdrawn|the\s+(?:old|older|earlier|"
     r"original|previous|first|former|initial|stale|outdated|rejected)\b|an?\s+(?:old|older|earlier|previous|former|"
     r"initial|rejected|outdated|stale)\b)"
-    r"|(?:no longer|not)\b|(?:before|earlier|previously|originally|at first|initially|formerly)\b(?!\s+\w+\s+(?:is|was))"
+    r"|(?:no longer|not)\b|(?:done|finished|completed|wrapped up)\b|(?:before|earlier|previously|originally|at first|initially|formerly)\b(?!\s+\w+\s+(?:is|was))"
     r"|(?:old|stale|previous|earlier|original|former|superseded|rejected|outdated|obsolete|initial)\b(?:\s+(?:value|one|"
     r"choice|option|decision|code|entry|plan|pick))?\s*$|lost out|got replaced|did not make|didn't make|was out)",
     re.IGNORECASE,
@@ -168,16 +246,23 @@ _ASIDE_PAREN = re.compile(
     r"initial(?:ly)?|no longer|not\b|deprecated|replaced|dropped|discarded|was\b|before\b|changed|reverted|ruled out)",
     re.IGNORECASE,
 )
+_ARROW_END = re.compile(r"(?:→|->|=>|⟶)\s*$")
+_ARROW_START = re.compile(r"^\s*(?:→|->|=>|⟶)")
 _LIST_GAP = re.compile(r"^\s*(?:,|and|&|/|nor|or|as well as|plus|;)?\s*(?:and|or|nor)?\s*$", re.IGNORECASE)
 _ALTERNATIVE_GAP = re.compile(r"^\s*(?:,\s*)?(?:or|or possibly|or maybe|or perhaps|/)\s*$", re.IGNORECASE)
 _EITHER = re.compile(r"\b(?:either|possibly|maybe|perhaps|might be|could be)\s*$", re.IGNORECASE)
 _MARKER = re.compile(
     r"(?:\b(?:final answer|answer|value|result|so it is|so it's|so the answer is|the answer is|so|therefore|thus|"
     r"hence|decided|decision|decided value|chosen|choice|chose|selected|current value|latest value|it is|it's|is now|"
-    r"now it is|now it's|current|latest|now)\b)[\s:=\-]*$",
+    r"now it is|now it's|current|latest|now|next|went with|go with|opted for|settled on|decided on|picked|we chose|"
+    r"we picked|we selected)\b)(?:\s+(?:was|is|=|will be|became))?[\s:=\-]*$",
     re.IGNORECASE,
 )
-_FINAL = re.compile(r"\b(?:final answer|answer|so the answer is|the answer is|so it is|so it's)[\s:=\-]*$", re.IGNORECASE)
+_FINAL = re.compile(
+    r"\b(?:final answer|answer|so the answer is|the answer is|so it is|so it's)[\s:=\-]*$"
+    r"|\b(?:so|therefore|thus|hence)\b[^.;\n]{0,40}\b(?:is|should be|must be|would be|it's|=)\s*$",
+    re.IGNORECASE,
+)
 _CURRENT = re.compile(r"\b(?:now|currently|current|latest|newest|updated|new|changed to|updated to|switched to)\b", re.IGNORECASE)
 _REFUSAL = re.compile(
     r"\b(?:i (?:do not|don't|cannot|can't|can not|am unable to|am not able to) (?:know|find|see|recall|determine|confirm|"
@@ -210,6 +295,7 @@ class Reading:
     rejected: tuple[str, ...] = ()
     named: tuple[str, ...] = ()
     how: str = ""
+    conflict: str = ""  # a decision answer that contradicts itself about what was rejected
 
 
 def _clause_start(text: str, at: int) -> int:
@@ -222,8 +308,11 @@ def _clause_end(text: str, at: int) -> int:
     return m.start() if m else len(text)
 
 
-def _before_polarity(window: str) -> str | None:
-    """ "aside", "forward" or None: the cue nearest the end of ``window`` (the clause before a mention)."""
+def _before_polarity(window: str, clause: str) -> str | None:
+    """ "aside", "forward" or None: the cue nearest the end of ``window`` (the clause before a mention, after the
+    value before it), or "forward" when the clause runs "from ... to" up to the mention."""
+    if _ARROW_END.search(window) or re.search(r"\bfrom\b.*\bto\s*$", clause, re.IGNORECASE):
+        return "forward"  # "750 kg -> 487 kg", "changed from mysql-8 to pg-16": where it ends
     cues = list(_CUE.finditer(window))
     if not cues:
         return None
@@ -260,7 +349,7 @@ def _key_pattern(key: str) -> re.Pattern[str] | None:
     words = [w for w in re.split(r"\s+", key.strip()) if w]
     if not words:
         return None
-    return re.compile(r"\s+".join(re.escape(w) for w in words), re.IGNORECASE)
+    return re.compile(r"[\s_\-]+".join(re.escape(w) for w in words), re.IGNORECASE)
 
 
 def _keys_of(key: str) -> list[re.Pattern[str]]:
@@ -284,10 +373,17 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
     keys = _keys_of(key) if key else []
     for i, m in enumerate(mentions):
         start = _clause_start(text, m.start)
-        before = text[start : m.start]
+        clause_before = text[start : m.start]
+        # a cue applies to the value after it: the window starts after the previous value in the clause
+        before = text[max(start, mentions[i - 1].end if i else 0) : m.start]
         after = text[m.end : _clause_end(text, m.end)]
-        polarity = _before_polarity(before)
-        aside = polarity == "aside" or bool(_ASIDE_AFTER.match(after)) or _aside_in_parentheses(text, m, mentions)
+        polarity = _before_polarity(before, clause_before)
+        aside = (
+            polarity == "aside"
+            or bool(_ASIDE_AFTER.match(after))
+            or bool(_ARROW_START.match(text[m.end :]))
+            or _aside_in_parentheses(text, m, mentions)
+        )
         # "rejected: A, B" and "not A or B": a value listed after one set aside is set aside with it.
         prev = out[-1] if out else None
         if prev is not None and prev.aside and polarity is None and _LIST_GAP.match(text[prev.end : m.start]):
@@ -300,16 +396,45 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
         if alternative and prev is not None and _ALTERNATIVE_GAP.match(text[prev.end : m.start]) and out:
             out[-1] = replace(out[-1], alternative=True)
         marked = 0
-        lead = text[max(0, m.start - 60) : m.start]
-        lead = lead[lead.rfind("\n") + 1 :] if "\n" in lead else lead
+        lead = _lead_in(text, m.start)
         if _FINAL.search(lead):
-            marked = 3
+            marked = 4
         elif (_CURRENT.search(before) and polarity == "forward") or _MARKER.search(lead):
+            marked = 3
+        elif i == 0 and _opens(text, m, mentions):
             marked = 2
         elif any(_stated_for(text, k, m.start) for k in keys):
             marked = 1
         out.append(Mention(m.start, m.end, m.value, m.known, aside, alternative, marked))
     return out
+
+
+def _lead_in(text: str, at: int) -> str:
+    """The words just before ``at`` on its line, or the line above when nothing is before it ("### Answer" then the
+    value on a line of its own)."""
+    raw = text[max(0, at - 60) : at]
+    line = raw[raw.rfind("\n") + 1 :]
+    if line.strip() or "\n" not in raw:
+        return line
+    above = raw.rstrip().rsplit("\n", 1)[-1]
+    return above + " "
+
+
+_OPENING_FILLER = re.compile(
+    r"^\s*(?:(?:most likely|likely|probably|i think|i believe|i'm fairly sure|i am fairly sure|it's|it is|that's|that is|"
+    r"answer|value|decided|decision|the value is|yes|ok|okay|sure|so|final|my answer|best guess|i'd say)[\s,:\-]*)*$",
+    re.IGNORECASE,
+)
+
+
+def _opens(text: str, m: Mention, mentions: list[Mention]) -> bool:
+    """The answer opens with this value, alone in its clause: "Most likely X; ...", "X (the other code is ...)"."""
+    start, end = _clause_start(text, m.start), _clause_end(text, m.end)
+    if text[:start].strip(" \t\n-*>•"):
+        return False
+    if any(o is not m and start <= o.start < end for o in mentions):
+        return False
+    return bool(_OPENING_FILLER.match(text[start : m.start])) and not text[m.end : end].strip(" .!:")
 
 
 def _aside_in_parentheses(text: str, m: Mention, mentions: list[Mention]) -> bool:
@@ -341,12 +466,18 @@ def _commit(mentions: list[Mention]) -> tuple[str | None, str]:
         if m.alternative and not m.marked:
             return None, f"{m.value!r} offered as an alternative"
         return m.value, f"the one value named and not set aside: {m.value!r}"
-    for level, what in ((3, "marked as the answer"), (2, "marked current"), (1, "stated for the asked key")):
+    levels = (
+        (4, "marked as the answer"),
+        (3, "marked current or chosen"),
+        (2, "the value the answer opens with"),
+        (1, "stated for the asked key"),
+    )
+    for level, what in levels:
         top = [m for m in forward if m.marked >= level and not m.alternative]
         values = list(dict.fromkeys(normal(m.value) for m in top))
         if len(values) == 1:
             return top[-1].value, f"{top[-1].value!r} {what} among {len(distinct)} values named"
-        if len(values) > 1 and level in (3, 1):
+        if len(values) > 1 and level in (4, 1):
             return top[-1].value, f"{top[-1].value!r}, the last of {len(values)} values {what}"
     names = ", ".join(repr(m.value) for m in forward)
     return None, f"several values named and none chosen: {names}"
@@ -374,28 +505,77 @@ _NONE_REJECTED = re.compile(
 
 
 _REJECTED_LIST = re.compile(
-    r"\brejected(?:\s+(?:choices?|options?|values?|alternatives?))?\s*[:=|]\s*\|?\s*\[?(?P<items>[^\n.;|\]]*)", re.IGNORECASE
+    r"\brejected(?:[ \t]+(?:choices?|options?|values?|alternatives?))?(?:[ \t]*[:=|][ \t]*\|?|[ \t]+(?=\S))[ \t]*\[?"
+    r"(?P<items>(?:\([^)\n]*\)|[^\n.;|\]()—–])*)",
+    re.IGNORECASE,
 )
 _ITEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-_:]*[A-Za-z0-9]|[A-Za-z0-9]")
+_NOT_AN_ITEM = re.compile(
+    r"^(?:because|as|for|by|due|since|in|on|at|the|it|them|that|this|these|those|all|both|either|options?|choices?|"
+    r"values?|alternatives?|earlier|other|others|rest|was|were|is|are|and|but|after|before|with|from|of|to|outright|"
+    r"too|then|later|none|nothing|no|n|na)$",
+    re.IGNORECASE,
+)
+_DROPPED = re.compile(r"\b(?:rejected|dropped|ruled out|discarded|abandoned|turned down|vetoed)\b", re.IGNORECASE)
+_REJECTED_OTHERS = re.compile(
+    r"\b(?:rejected|dropped|ruled out|discarded)\s+(?:all\s+)?the\s+(?:others?|rest)\b|\b(?:the\s+)?(?:others?|rest)\s+"
+    r"(?:were|was)\s+(?:all\s+)?(?:rejected|dropped|ruled out|discarded)\b",
+    re.IGNORECASE,
+)
+
+
+def _rejected_lists(text: str, known: list[str]) -> list[list[str]] | None:
+    """Each explicit list of rejected choices ("rejected: A, B", "Rejected A and B", "rejected: none"), read item by
+    item (a choice the case never stated included); None when the answer has no such list."""
+    lists = []
+    for m in _REJECTED_LIST.finditer(text):
+        raw = re.sub(r"\bn/a\b", "none", re.sub(r"\([^)]*\)?", " ", m.group("items")), flags=re.IGNORECASE)
+        colon = bool(re.match(r"rejected(?:[ \t]+\w+)?[ \t]*[:=|]", m.group(0), re.IGNORECASE))
+        if not colon and not any(value_pattern(v).match(raw.strip()) for v in known):
+            continue  # "rejected once you asked": prose, not a list
+        items: list[str] = []
+        for n, item in enumerate(re.split(r",|\band\b|/|&|\bor\b", raw)):
+            words = _ITEM.findall(item)
+            if not words:
+                continue
+            match = next((v for v in known if value_pattern(v).search(item)), None)
+            if match is None and _NOT_AN_ITEM.match(words[0]):
+                if n == 0 and words[0].lower() not in ("none", "nothing", "no", "n", "na"):
+                    break  # "rejected because ...", "rejected the others": prose, not a list
+                continue
+            items.append(match or words[0])
+        else:
+            lists.append(items)
+    return lists or None
 
 
 def read_decision(answer: str, key: str, known: Iterable[str] = (), *, ignore: Iterable[str] = ()) -> Reading:
-    """What a decision answer decided (``value``) and which choices it names as rejected (``rejected``): the reading of
-    a value answer, its set-aside values being the rejected ones, plus each item of a "rejected: A, B" list (a choice
-    the case never stated included, so an invented rejection is seen). "rejected: none" rejects nothing."""
+    """What a decision answer decided (``value``) and which choices it names as rejected (``rejected``). An explicit
+    list ("rejected: A, B"; "rejected: none") is the rejected set, its items set aside when the decided value is read,
+    and each item read (a choice the case never stated included, so an invented rejection is seen); without one, the
+    values the answer sets aside are the rejected ones, and "rejected the others" rejects every other value named."""
     known = list(known)
-    reading = read_value(answer, key, known, ignore=ignore)
-    listed: list[str] = []
-    for m in _REJECTED_LIST.finditer(clean(answer)):
-        for item in re.split(r",|\band\b|/|&", m.group("items")):
-            words = _ITEM.findall(item)
-            if not words or words[0].lower() in ("none", "nothing", "n", "no", "n/a", "na"):
-                continue
-            match = next((v for v in known if value_pattern(v).search(item)), None)
-            listed.append(match or words[0])
-    rejected = list(reading.rejected)
-    rejected += [v for v in listed if not any(same_value(v, r) for r in rejected) and not same_value(v, reading.value)]
-    return Reading(reading.value, tuple(rejected), reading.named, reading.how)
+    text = clean(answer)
+    lists = _rejected_lists(text, known)
+    mentions = _polarities(text, _mentions(text, key, known, list(ignore)), key)
+    conflict = ""
+    if lists is not None:
+        listed = [v for items in lists for v in items]
+        if not listed and _DROPPED.search(_REJECTED_LIST.sub(" ", text)):
+            conflict = "says no choice was rejected, then names one as rejected or dropped"
+        mentions = [replace(m, aside=True) if any(same_value(m.value, v) for v in listed) else m for m in mentions]
+        value, how = _commit(mentions)
+        rejected = [v for v in dict.fromkeys(listed) if not same_value(v, value)]
+    else:
+        value, how = _commit(mentions)
+        rejected = [m.value for m in mentions if m.aside]
+        if _REJECTED_OTHERS.search(text):
+            rejected += [m.value for m in mentions if not same_value(m.value, value)]
+    unique: list[str] = []
+    for v in rejected:
+        if not any(same_value(v, u) for u in unique):
+            unique.append(v)
+    return Reading(value, tuple(unique), tuple(dict.fromkeys(m.value for m in mentions)), how, conflict)
 
 
 def says_none_rejected(answer: str) -> bool:
@@ -412,11 +592,12 @@ _WROTE = re.compile(
 )
 _READ_ONLY = re.compile(
     r"\b(?:read|reads|reading|opened|viewed|looked at|inspected|consulted|referenced|fetched|reviewed|scanned|checked|"
-    r"browsed|listed|input|source|only read|read-only|read only)\b",
+    r"browsed|listed|inputs?|sources?|only read|read-only|read only)\b",
     re.IGNORECASE,
 )
 _NOT_WRITTEN = re.compile(
-    r"\b(?:not|never|no|without|didn't|did not|wasn't|was not|weren't|unchanged|untouched)\b[\w\s,]{0,25}?"
+    r"\b(?:not|never|no|without|didn't|did not|wasn't|was not|weren't|haven't|have not|hasn't|has not|not yet|yet to)\b"
+    r"[\w\s,]{0,25}?"
     r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|touch\w*|alter\w*)|\bunchanged\b|\buntouched\b|"
     r"\bread[\s-]only\b|\bonly read\b",
     re.IGNORECASE,
@@ -448,9 +629,30 @@ def _mode(text: str) -> str | None:
     return None
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
+_LABEL = re.compile(r"([A-Za-z][A-Za-z \-]{0,40}?)\s*[:=]\s*\[?[^:=]*$")
+
+
+def _path_mode(line: str, start: int, end: int, heading: str | None) -> str | None:
+    """What the answer says of the path at ``line[start:end]``: the first definite word of its clause (the path's own
+    words), the label it is listed under on its line ("changed: [...]", "Read only: ..."), its sentence, then the
+    heading above its line."""
+    a, b = _clause_start(line, start), _clause_end(line, end)
+    others = _PATH.sub(" ", line[a:start] + " " + line[end:b])
+    label = _LABEL.search(_PATH.sub(" ", line[:start]))
+    s_start = max([m.end() for m in _SENTENCE.finditer(line, 0, start)], default=0)
+    s_end = next((m.start() for m in _SENTENCE.finditer(line, end)), len(line))
+    for context in (others, label.group(1) if label else "", _PATH.sub(" ", line[s_start:s_end]), heading or ""):
+        mode = _mode(context)
+        if mode in ("read", "wrote"):
+            return mode
+    return None
+
+
 def read_paths(answer: str) -> PathsReading:
-    """The files an answer says were created or changed. A path counts unless its clause (or, failing one, its line,
-    or the heading the line is listed under) names it only as read or as not changed."""
+    """The files an answer says were created or changed. A path counts unless what the answer says of it (its clause,
+    the label it is listed under, its sentence or the heading above its line, the first that says anything) names it
+    only as read or as not changed."""
     text = clean(answer)
     heading: str | None = None
     paths: list[str] = []
@@ -462,22 +664,12 @@ def read_paths(answer: str) -> PathsReading:
         found = list(_PATH.finditer(line))
         if not found:
             # a heading ("Read only:", "Files I created:") sets the mode of the lines listed under it
-            heading = _mode(stripped) or heading
+            mode = _mode(stripped)
+            heading = stripped if mode in ("read", "wrote") else heading
             continue
-        label = line[: found[0].start()]
-        if re.search(r"[:\-]\s*$", label) and not re.match(r"^\s*[-*+•\d.)|]+\s*$", label):
-            line_mode = _mode(label)
-        else:
-            line_mode = None
         for m in found:
             path = m.group(1).rstrip(".,;:")
-            end = m.start() + len(path)
-            a, b = _clause_start(line, m.start()), _clause_end(line, end)
-            clause_mode = _mode(line[a : m.start()] + " " + line[end:b])
-            mode = clause_mode if clause_mode not in (None, "mixed") else (line_mode or _mode(line) or heading)
-            if mode == "mixed":
-                mode = _mode(line[a : m.start()]) or heading
-            if mode == "read":
+            if _path_mode(line, m.start(), m.start() + len(path), heading) == "read":
                 excluded.append(path)
             else:
                 paths.append(path)
@@ -525,6 +717,8 @@ def judge_decision(
     stale = not decided and any(same_value(reading.value, v) for v in earlier)
     if not decided:
         how = reading.how
+    elif reading.conflict:
+        how = f"decided {reading.value!r}, but the answer {reading.conflict}"
     elif named != want:
         missing = [v for v in earlier if normal(v) in want - named]
         extra = [v for v in reading.rejected if normal(v) not in want]
@@ -538,7 +732,7 @@ def judge_decision(
         )
     else:
         how = f"decided {reading.value!r}; rejected {', '.join(reading.rejected) or 'none'}"
-    return Verdict(decided and named == want, stale, reading.value, reading.rejected, how)
+    return Verdict(decided and named == want and not reading.conflict, stale, reading.value, reading.rejected, how)
 
 
 def judge_paths(answer: str, expected: Iterable[str]) -> Verdict:

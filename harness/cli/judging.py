@@ -1,4 +1,5 @@
-"""``harness judge calibrate``: agreement between the free-text judge and the deterministic checks of a run."""
+"""``harness judge calibrate``: agreement between the free-text judge and the deterministic checks of a run;
+``harness judge readers``: the deterministic answer readers against hand-labelled answers."""
 
 from __future__ import annotations
 
@@ -66,8 +67,28 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     return EXIT_FAILED if args.fail_below and result["flagged"] else EXIT_OK
 
 
+def cmd_readers(args: argparse.Namespace) -> int:
+    from harness.scoring.readers import ANSWERS_DIR, CORPORA, accuracy, load, misreadings, read_all
+
+    paths = [Path(p) for p in args.files] if args.files else [ANSWERS_DIR / name for name in CORPORA]
+    loaded = [(path, load(path)) for path in paths]  # every file checked before anything is printed
+    disagree = 0
+    for path, rows in loaded:
+        read = read_all(rows)
+        table = accuracy(read)
+        print(f"{path.name}: {len(rows)} labelled answers")
+        print(table.to_markdown())
+        wrong = misreadings(read)
+        disagree += sum(r.outcome == "false PASS" for r in wrong)
+        for r in wrong if args.show else ():
+            print(f"  {r.outcome}: {r.row['id']} ({r.row['label']}: {r.row['reason']}) read {r.verdict.answered!r}: {r.verdict.how}")
+            print(f"    answer: {r.row['answer'][:200]!r}")
+        print()
+    return EXIT_FAILED if args.fail_on_false_pass and disagree else EXIT_OK
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    """This group's subcommand: judge calibrate."""
+    """This group's subcommands: judge calibrate, judge readers."""
     judge = sub.add_parser(
         "judge",
         help="the free-text judge (openevals' LLM-as-judge): calibrate it against the deterministic checks",
@@ -111,3 +132,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     cal.add_argument("--fail-below", action="store_true", help="exit 1 when the judge is flagged")
     cal.set_defaults(handler=cmd_calibrate)
+    readers = judge_sub.add_parser(
+        "readers",
+        help="the deterministic answer readers against hand-labelled answers: false PASS and false FAIL per probe kind",
+        description="Read every labelled answer (datasets/answers/corpus.jsonl and holdout.jsonl by default) with the "
+        "readers the probe and needle checks use, and print per probe kind n, false PASS (a wrong answer read as right) "
+        "and false FAIL (a right answer read as wrong). Exit 0; 1 with --fail-on-false-pass when any wrong answer is read "
+        "as right; 2 bad input (a file or row that is not labelled answers: file, line and field named).",
+    )
+    readers.add_argument("files", nargs="*", metavar="FILE", help="labelled-answer JSONL files (default: the shipped ones)")
+    readers.add_argument("--show", action="store_true", help="print every answer the readers disagree with the label on")
+    readers.add_argument("--fail-on-false-pass", action="store_true", help="exit 1 when any wrong answer is read as right")
+    readers.set_defaults(handler=cmd_readers)
