@@ -85,7 +85,7 @@ _UNIT_OF = {word: unit for unit, words in _UNITS.items() for word in words}
 _ANY_UNIT = "|".join(sorted((re.escape(w) for w in _UNIT_OF), key=len, reverse=True))
 _SEP = r"[\s\-_:.]{0,2}"  # between the parts of a value as written: "487 kg", "487kg", "19:00", "4457 KESTREL"
 _LEFT = r"(?<![A-Za-z0-9/])"
-_RIGHT = r"(?![A-Za-z0-9]|[\-_:.][A-Za-z0-9])"  # "4457-KESTREL-2" and "pg-160" are other values
+_RIGHT = r"(?![A-Za-z0-9]|[\-_:.–][A-Za-z0-9])"  # "4457-KESTREL-2" and "pg-160" are other values
 
 
 def _parts(value: str) -> list[str]:
@@ -109,7 +109,7 @@ def value_pattern(value: str) -> re.Pattern[str]:
     unit_last = _UNIT_OF.get(parts[-1].lower()) is not None and len(parts) > 1
     if unit_last and all(p.isdigit() for p in parts[:-1]):
         head = _SEP.join(pieces[:-1])
-        body = rf"{head}(?:{_SEP}{pieces[-1]}|(?!{_SEP}(?:{_ANY_UNIT})(?![A-Za-z])))"
+        body = rf"{head}(?:{_SEP}{pieces[-1]}|(?!{_SEP}(?:{_ANY_UNIT})(?![A-Za-z]))(?!\s*(?:–|-|to|or)\s*\d))"
     else:
         body = _SEP.join(pieces)
     return re.compile(_LEFT + body + _RIGHT, re.IGNORECASE)
@@ -200,10 +200,41 @@ def _tables(text: str) -> str:
     return "\n".join(out)
 
 
+_LIST_HEAD = re.compile(r"^\s*(?:[-*+]\s*)?([A-Za-z][\w \-]{0,40}):\s*$")
+_LIST_ITEM = re.compile(r"^\s*[-*+•]\s+(.*\S)\s*$")
+
+
+def _fold_lists(text: str) -> str:
+    """A label on a line of its own and the items listed under it ("rejected:" then "  - tiff-g4"; YAML or markdown)
+    as one line ("rejected: tiff-g4"), so an item is read with its label."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        head = _LIST_HEAD.match(lines[i])
+        items = []
+        j = i + 1
+        while head and j < len(lines) and (item := _LIST_ITEM.match(lines[j])):
+            items.append(item.group(1))
+            j += 1
+        if head and items:
+            out.append(f"{head.group(1)}: {', '.join(items)}")
+            i = j
+        else:
+            out.append(lines[i])
+            i += 1
+    return "\n".join(out)
+
+
 def clean(answer: str) -> str:
     """The answer without its markup: code fences, emphasis, code spans, quotes, headings and brackets of JSON keys
     (the words stay where they were, so positions still mean something); tables as "header: cell" rows."""
     text = _tables(_FENCE.sub("", final_part(answer)))
+    text = re.sub(r"~~(.+?)~~", r" \1 (struck out) ", text)  # struck through: set aside
+    text = re.sub(r"<([A-Za-z_][\w\-]*)([^<>]*)>([^<>]*)</\1>", r"\1: \3 (\2)", text)  # <dock_code site="X">V</dock_code>
+    text = re.sub(r"</?[A-Za-z_][\w\-]*[^<>]*>", " ", text)
+    text = re.sub(r"[¹²³⁴⁵⁶⁷⁸⁹⁰†‡]|\[\^\d+\]", " ", text)  # footnote marks
+    text = _fold_lists(text)
     text = re.sub(r"[*`\"“”«»]|(?<![A-Za-z])['‘’]|['‘’](?![A-Za-z])", " ", text)
     text = re.sub(r"(?m)^\s{0,3}#{1,6}\s*", "", text)
     text = re.sub(r"(?<![A-Za-z0-9])_{1,2}|_{1,2}(?![A-Za-z0-9])", " ", text)
@@ -220,29 +251,32 @@ _ASIDE_BEFORE = (
     r"previously|formerly|originally|initially|at first|used to be|(?:the\s+)?(?:old|older|earlier|former|prior|previous|"
     r"original|initial|outdated|stale|obsolete|superseded|deprecated|rejected|discarded|dropped)\b(?:\s+\w+){0,3}?"
     r"(?:\s+(?:is|was|were|are|being|of))?|rejected|rejecting|reject|ruled out|ruling out|dropped|dropping|discarded|"
-    r"abandoned|declined|vetoed|turned down|passed on|against|(?:chosen|selected|picked|preferred|favou?red)\s+over"
+    r"abandoned|declined|vetoed|turned down|passed on|against|(?:chosen|selected|picked|preferred|favou?red)\s+over|"
+    r"rechazad[oa]s?|descartad[oa]s?|rejet[ée]e?s?|abgelehnt|verworfen|rifiutat[oi]|scartat[oi]|rejeitad[oa]s?"
 )
 _FORWARD_BEFORE = (
     r"replaced by|replaced with|superseded by|overridden by|changed to|switched to|moved to|migrated to|updated to|"
     r"revised to|went with|go with|going with|now|currently|next|later|then|current|latest|newest|new|final|finally|updated|"
-    r"chose|chosen|choose|decided|decision|selected|picked|settled on|adopted|answer|is still|still|in use"
+    r"chose|chosen|choose|decided|decision|selected|picked|settled on|adopted|answer|is still|still|in use|"
+    r"decidid[oa]|respuesta|d[ée]cid[ée]e?|r[ée]ponse|entschieden|antwort|decis[oa]|risposta|resposta"
 )
 _CUE = re.compile(rf"\b(?:(?P<aside>{_ASIDE_BEFORE})|(?P<forward>{_FORWARD_BEFORE}))\b", re.IGNORECASE)
 _FILLER = r"(?:(?:also|later|eventually|then|ultimately|actually|finally|subsequently|since|considered|proposed|evaluated|discussed|initially|originally|but|and|however|briefly|first|in the end)[\s,]+){0,3}"
 _ASIDE_AFTER = re.compile(
-    r"^\s*[|:\-–]?\s*(?:\w+\s*:\s*)?(?:(?:which|that)\s+)?(?:(?:dropped|rejected|discarded|ruled out|abandoned)\b(?!\s*:)|(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
+    r"^\s*[|:\-–]?\s*(?:\w+\s*:\s*(?:replaced|superseded|done|finished|completed|old|stale|previous|obsolete)\b|"
+    r"(?:\w+\s*:\s*)?(?:(?:which|that)\s+)?(?:(?:dropped|rejected|discarded|ruled out|abandoned)\b(?!\s*:)|(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
     + _FILLER
     + r"(?:rejected|replaced|superseded|dropped|ruled out|discarded|abandoned|overridden|turned down|outdated|obsolete|"
     r"deprecated|stale|wrong|incorrect|not\b|no longer\b|never\b|reverted|retired|withdrawn|the\s+(?:old|older|earlier|"
     r"original|previous|first|former|initial|stale|outdated|rejected)\b|an?\s+(?:old|older|earlier|previous|former|"
-    r"initial|rejected|outdated|stale)\b)"
+    r"initial|rejected|outdated|stale)\b|out\b(?!\s+of))"
     r"|(?:no longer|not)\b|(?:done|finished|completed|wrapped up)\b|(?:before|earlier|previously|originally|at first|initially|formerly)\b(?!\s+\w+\s+(?:is|was))"
     r"|(?:old|stale|previous|earlier|original|former|superseded|rejected|outdated|obsolete|initial)\b(?:\s+(?:value|one|"
-    r"choice|option|decision|code|entry|plan|pick))?\s*$|lost out|got replaced|did not make|didn't make|was out)",
+    r"choice|option|decision|code|entry|plan|pick))?\s*$|lost out|got replaced|did not make|didn't make|was out))",
     re.IGNORECASE,
 )
 _ASIDE_PAREN = re.compile(
-    r"^\s*[(\[]\s*(?:old|stale|previous(?:ly)?|earlier|original(?:ly)?|former(?:ly)?|superseded|rejected|outdated|obsolete|"
+    r"^\s*[(\[]\s*(?:struck out|old|stale|previous(?:ly)?|earlier|original(?:ly)?|former(?:ly)?|superseded|rejected|outdated|obsolete|"
     r"initial(?:ly)?|no longer|not\b|deprecated|replaced|dropped|discarded|was\b|before\b|changed|reverted|ruled out)",
     re.IGNORECASE,
 )
@@ -250,6 +284,12 @@ _ARROW_END = re.compile(r"(?:→|->|=>|⟶)\s*$")
 _ARROW_START = re.compile(r"^\s*(?:→|->|=>|⟶)")
 _LIST_GAP = re.compile(r"^\s*(?:,|and|&|/|nor|or|as well as|plus|;)?\s*(?:and|or|nor)?\s*$", re.IGNORECASE)
 _ALTERNATIVE_GAP = re.compile(r"^\s*(?:,\s*)?(?:or|or possibly|or maybe|or perhaps|/)\s*$", re.IGNORECASE)
+_SECOND_GUESS = re.compile(
+    r"\b(?:could|might|may)\s+(?:also|still|instead|equally|just as well)\s+be\b|\bor\s+(?:possibly|maybe|perhaps)\b|"
+    r"\bmay be (?:that|this|it|the other) instead\b|\bthe other way (?:round|around)\b|\bor (?:it )?might be\b|"
+    r"\bcould (?:also )?have been\b|\bnot sure (?:if|whether) it'?s\b|(?:^|\()\s*or\b",
+    re.IGNORECASE | re.MULTILINE,
+)
 _EITHER = re.compile(r"\b(?:either|possibly|maybe|perhaps|might be|could be)\s*$", re.IGNORECASE)
 _MARKER = re.compile(
     r"(?:\b(?:final answer|answer|value|result|so it is|so it's|so the answer is|the answer is|so|therefore|thus|"
@@ -260,7 +300,7 @@ _MARKER = re.compile(
 )
 _FINAL = re.compile(
     r"\b(?:final answer|answer|so the answer is|the answer is|so it is|so it's)[\s:=\-]*$"
-    r"|\b(?:so|therefore|thus|hence)\b[^.;\n]{0,40}\b(?:is|should be|must be|would be|it's|=)\s*$",
+    r"|\b(?:so|therefore|thus|hence)\b[^.;\n]{0,40}(?:\b(?:is|should be|must be|would be|it's)|=|:)\s*$",
     re.IGNORECASE,
 )
 _CURRENT = re.compile(r"\b(?:now|currently|current|latest|newest|updated|new|changed to|updated to|switched to)\b", re.IGNORECASE)
@@ -342,7 +382,21 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
         if free(m.start(), m.end()) and _value_shaped(token) and not re.search(r"/\S*$", text[max(0, m.start() - 1) : m.start()]):
             taken.append((m.start(), m.end()))
             found.append(Mention(m.start(), m.end(), token, False))
+    for m in _QUANTITY.finditer(text):  # "507 units", "750 kg": a number with a unit is a value too
+        if free(m.start(), m.end()):
+            taken.append((m.start(), m.end()))
+            found.append(Mention(m.start(), m.end(), m.group(0), False))
+    found.sort(key=lambda x: x.start)
+    for m in _FORMER_LATTER.finditer(text):  # "the former", "the latter": the first or second value named before
+        earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start() and not f.start == m.start()))
+        if len(earlier) >= 2 and free(m.start(), m.end()):
+            value = earlier[-2] if m.group(1).lower() == "former" else earlier[-1]
+            found.append(Mention(m.start(), m.end(), value, value in known))
     return sorted(found, key=lambda x: x.start)
+
+
+_QUANTITY = re.compile(rf"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)?\s?(?:{_ANY_UNIT})(?![A-Za-z0-9])", re.IGNORECASE)
+_FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 
 
 def _key_pattern(key: str) -> re.Pattern[str] | None:
@@ -373,10 +427,16 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
     keys = _keys_of(key) if key else []
     for i, m in enumerate(mentions):
         start = _clause_start(text, m.start)
+        after = text[m.end : _clause_end(text, m.end)]
+        apposed = re.search(r"\(\s*$", text[: m.start]) and re.match(r"\s*\)", text[m.end :])
+        if apposed:  # "the former plan (sign-receipts) was replaced": the words around the parentheses
+            open_at = text.rfind("(", 0, m.start)
+            start = _clause_start(text, open_at)
+            close_at = text.find(")", m.end) + 1
+            after = text[close_at : _clause_end(text, close_at)]
         clause_before = text[start : m.start]
         # a cue applies to the value after it: the window starts after the previous value in the clause
         before = text[max(start, mentions[i - 1].end if i else 0) : m.start]
-        after = text[m.end : _clause_end(text, m.end)]
         polarity = _before_polarity(before, clause_before)
         aside = (
             polarity == "aside"
@@ -455,11 +515,18 @@ def _stated_for(text: str, key: re.Pattern[str], at: int) -> bool:
     return bool(hits) and bool(_STATED.match(lead[hits[-1].end() :]))
 
 
-def _commit(mentions: list[Mention]) -> tuple[str | None, str]:
-    """The value an answer commits to among its mentions, and how."""
-    forward = [m for m in mentions if not m.aside]
+def _commit(mentions: list[Mention], text: str = "") -> tuple[str | None, str]:
+    """The value an answer commits to among its mentions, and how. A value the answer sets aside anywhere is not its
+    answer (unless marked as the answer); a second candidate offered after the value ("but it could also be Y", "or
+    possibly Y") leaves the answer uncommitted."""
+    last = {normal(m.value): m for m in mentions}  # what the answer says of a value last is what it says of it
+    aside = {v for v, m in last.items() if m.aside}
+    forward = [m for m in mentions if not m.aside and (normal(m.value) not in aside or m.marked == 4)]
     if not forward:
         return None, "no value named" if not mentions else "every value named is set aside"
+    guess = _SECOND_GUESS.search(text, forward[0].end) if text else None
+    if guess is not None and not any(m.marked == 4 and m.start > guess.end() for m in forward):
+        return None, f"a second candidate offered ({guess.group(0).strip()!r} after {forward[0].value!r})"
     distinct = list(dict.fromkeys(normal(m.value) for m in forward))
     if len(distinct) == 1:
         m = forward[-1]
@@ -489,7 +556,7 @@ def read_value(answer: str, key: str, known: Iterable[str] = (), *, ignore: Iter
     answer (a reference question's entity)."""
     text = clean(answer)
     mentions = _polarities(text, _mentions(text, key, list(known), list(ignore)), key)
-    value, how = _commit(mentions)
+    value, how = _commit(mentions, text)
     if value is None and not mentions and _REFUSAL.search(text):
         how = "a refusal: no value named"
     rejected = tuple(dict.fromkeys(m.value for m in mentions if m.aside))
@@ -505,7 +572,7 @@ _NONE_REJECTED = re.compile(
 
 
 _REJECTED_LIST = re.compile(
-    r"\brejected(?:[ \t]+(?:choices?|options?|values?|alternatives?))?(?:[ \t]*[:=|][ \t]*\|?|[ \t]+(?=\S))[ \t]*\[?"
+    r"\b(?:rejected|rechazad[oa]s?|rejet[ée]e?s?|abgelehnt|verworfen|rifiutat[oi]|rejeitad[oa]s?)(?:[ \t]+(?:choices?|options?|values?|alternatives?))?(?:[ \t]*[:=|][ \t]*\|?|[ \t]+(?=\S))[ \t]*\[?"
     r"(?P<items>(?:\([^)\n]*\)|[^\n.;|\]()—–])*)",
     re.IGNORECASE,
 )
@@ -518,7 +585,8 @@ _NOT_AN_ITEM = re.compile(
 )
 _DROPPED = re.compile(r"\b(?:rejected|dropped|ruled out|discarded|abandoned|turned down|vetoed)\b", re.IGNORECASE)
 _REJECTED_OTHERS = re.compile(
-    r"\b(?:rejected|dropped|ruled out|discarded)\s+(?:all\s+)?the\s+(?:others?|rest)\b|\b(?:the\s+)?(?:others?|rest)\s+"
+    r"\b(?:rejected|dropped|ruled out|discarded)\s*:?\s+(?:all\s+)?(?:the\s+)?(?:others?|rest|both(?:\s+(?:earlier|other|previous))?"
+    r"(?:\s+(?:choices|options|ones))?|all\s+(?:earlier|other|previous)\s+(?:choices|options|ones))\b|\b(?:the\s+)?(?:others?|rest)\s+"
     r"(?:were|was)\s+(?:all\s+)?(?:rejected|dropped|ruled out|discarded)\b",
     re.IGNORECASE,
 )
@@ -530,7 +598,7 @@ def _rejected_lists(text: str, known: list[str]) -> list[list[str]] | None:
     lists = []
     for m in _REJECTED_LIST.finditer(text):
         raw = re.sub(r"\bn/a\b", "none", re.sub(r"\([^)]*\)?", " ", m.group("items")), flags=re.IGNORECASE)
-        colon = bool(re.match(r"rejected(?:[ \t]+\w+)?[ \t]*[:=|]", m.group(0), re.IGNORECASE))
+        colon = bool(re.match(r"\w+(?:[ \t]+\w+)?[ \t]*[:=|]", m.group(0), re.IGNORECASE))
         if not colon and not any(value_pattern(v).match(raw.strip()) for v in known):
             continue  # "rejected once you asked": prose, not a list
         items: list[str] = []
@@ -564,10 +632,10 @@ def read_decision(answer: str, key: str, known: Iterable[str] = (), *, ignore: I
         if not listed and _DROPPED.search(_REJECTED_LIST.sub(" ", text)):
             conflict = "says no choice was rejected, then names one as rejected or dropped"
         mentions = [replace(m, aside=True) if any(same_value(m.value, v) for v in listed) else m for m in mentions]
-        value, how = _commit(mentions)
+        value, how = _commit(mentions, text)
         rejected = [v for v in dict.fromkeys(listed) if not same_value(v, value)]
     else:
-        value, how = _commit(mentions)
+        value, how = _commit(mentions, text)
         rejected = [m.value for m in mentions if m.aside]
         if _REJECTED_OTHERS.search(text):
             rejected += [m.value for m in mentions if not same_value(m.value, value)]
@@ -584,7 +652,53 @@ def says_none_rejected(answer: str) -> bool:
 
 
 # -- paths: the artifact probe ----------------------------------------------------------------------------------------
-_PATH = re.compile(r"(?<![\w/.\-~])(/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*)")
+_PATH = re.compile(
+    r"(?<![\w/.\-~])(?:\.(?=/))?(/[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*|(?<![\w.])[A-Za-z0-9_\-]+(?:/[A-Za-z0-9_.\-]+)*/[A-Za-z0-9_\-]+\.[A-Za-z0-9]{1,5}(?![\w/]))"
+)
+_BRACES = re.compile(r"(/[\w./\-]*)\{([^{}\s]+)\}([\w./\-]*)")
+_PATH_RANGE = re.compile(r"(/[\w./\-]*?)(\d+)([\w.\-]*)\s+(?:through|thru|to|until|…|\.\.\.?)\s+\1(\d+)\3(?![\w/])")
+_TREE_BRANCH = re.compile(r"^([\s│|`]*)(?:├──|└──|\|--|`--|\+--)[ \t]*([\w./][^\n]*?)\s*$")
+
+
+def _absolute(path: str) -> str:
+    """A path as the agent's filesystem names it: relative ones (notes/a.md, ./notes/a.md) from the root."""
+    return path if path.startswith("/") else "/" + path
+
+
+def _expand(text: str) -> str:
+    """Paths written compactly, written out: brace lists (/notes/ledger_{01,02}.md), numbered ranges
+    ("/notes/ledger_01.md through /notes/ledger_04.md") and trees (├── / └── under a root)."""
+    text = _BRACES.sub(lambda m: " ".join(m.group(1) + item + m.group(3) for item in m.group(2).split(",")), text)
+
+    def span(m: re.Match[str]) -> str:
+        first, last, width = int(m.group(2)), int(m.group(4)), len(m.group(2))
+        if not 0 < last - first < 100:
+            return m.group(0)
+        return " ".join(f"{m.group(1)}{n:0{width}d}{m.group(3)}" for n in range(first, last + 1))
+
+    text = _PATH_RANGE.sub(span, text)
+    lines, out = text.split("\n"), []
+    stack: list[tuple[int, str]] = []  # (depth, name) of the folders above the current line
+    root = ""
+    for i, line in enumerate(lines):
+        branch = _TREE_BRANCH.match(line)
+        if branch is None:
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if _TREE_BRANCH.match(nxt) and re.fullmatch(r"\s*/?[\w./\-]*/?\s*", line):
+                root, stack = line.strip().rstrip("/"), []
+                continue
+            out.append(line)
+            continue
+        depth, name = len(branch.group(1)), branch.group(2).split()[0]
+        stack = [(d, n) for d, n in stack if d < depth]
+        if name.endswith("/"):
+            stack.append((depth, name.rstrip("/")))
+            continue
+        folders = "/".join(n for _, n in stack)
+        out.append(f"{root}/{folders}/{name}".replace("//", "/") + " " + " ".join(branch.group(2).split()[1:]))
+    return "\n".join(out)
+
+
 _WROTE = re.compile(
     r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|append\w*|add\w*|sav\w*|produc\w*|generat\w*|"
     r"touched|new|output)\b",
@@ -592,14 +706,14 @@ _WROTE = re.compile(
 )
 _READ_ONLY = re.compile(
     r"\b(?:read|reads|reading|opened|viewed|looked at|inspected|consulted|referenced|fetched|reviewed|scanned|checked|"
-    r"browsed|listed|inputs?|sources?|only read|read-only|read only)\b",
+    r"browsed|listed|inputs?|sources?|only read|read[\s_\-]only)\b",
     re.IGNORECASE,
 )
 _NOT_WRITTEN = re.compile(
     r"\b(?:not|never|no|without|didn't|did not|wasn't|was not|weren't|haven't|have not|hasn't|has not|not yet|yet to)\b"
     r"[\w\s,]{0,25}?"
     r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|touch\w*|alter\w*)|\bunchanged\b|\buntouched\b|"
-    r"\bread[\s-]only\b|\bonly read\b",
+    r"\bread[\s_\-]only\b|\bonly read\b",
     re.IGNORECASE,
 )
 
@@ -653,7 +767,7 @@ def read_paths(answer: str) -> PathsReading:
     """The files an answer says were created or changed. A path counts unless what the answer says of it (its clause,
     the label it is listed under, its sentence or the heading above its line, the first that says anything) names it
     only as read or as not changed."""
-    text = clean(answer)
+    text = clean(_expand(answer))
     heading: str | None = None
     paths: list[str] = []
     excluded: list[str] = []
@@ -669,10 +783,11 @@ def read_paths(answer: str) -> PathsReading:
             continue
         for m in found:
             path = m.group(1).rstrip(".,;:")
-            if _path_mode(line, m.start(), m.start() + len(path), heading) == "read":
-                excluded.append(path)
+            at = m.start(1)
+            if _path_mode(line, at, at + len(path), heading) == "read":
+                excluded.append(_absolute(path))
             else:
-                paths.append(path)
+                paths.append(_absolute(path))
     kept = list(dict.fromkeys(p for p in paths))
     aside = [p for p in dict.fromkeys(excluded) if p not in kept]
     how = f"{len(kept)} path(s) named as created or changed" + (

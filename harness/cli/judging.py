@@ -81,7 +81,9 @@ def cmd_readers(args: argparse.Namespace) -> int:
         wrong = misreadings(read)
         disagree += sum(r.outcome == "false PASS" for r in wrong)
         for r in wrong if args.show else ():
-            print(f"  {r.outcome}: {r.row['id']} ({r.row['label']}: {r.row['reason']}) read {r.verdict.answered!r}: {r.verdict.how}")
+            print(
+                f"  {r.outcome}: {r.row['id']} ({r.row['label']}: {r.row['reason']}) read {r.verdict.answered!r}: {r.verdict.how}"
+            )
             print(f"    answer: {r.row['answer'][:200]!r}")
         print()
     return EXIT_FAILED if args.fail_on_false_pass and disagree else EXIT_OK

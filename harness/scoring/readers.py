@@ -53,7 +53,7 @@ class Labelled:
 
     @property
     def outcome(self) -> str:
-        """"agree", "false PASS" or "false FAIL"."""
+        """ "agree", "false PASS" or "false FAIL"."""
         if self.verdict.correct == self.right:
             return "agree"
         return "false PASS" if self.verdict.correct else "false FAIL"

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from harness.cli.main import main
-from harness.cli.options import EXIT_FAILED, EXIT_BAD_INPUT, EXIT_OK
+from harness.cli.options import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from harness.errors import DatasetError
 from harness.scoring.readers import ANSWERS_DIR, CORPORA, accuracy, load, misreadings, read_all
 

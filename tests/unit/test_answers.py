@@ -154,3 +154,60 @@ def test_an_artifact_answer_is_right_only_with_exactly_the_changed_files():
     assert judge_paths("/notes/a.md\n/notes/b.md", ["/notes/b.md", "/notes/a.md"]).correct
     assert not judge_paths("/notes/a.md", ["/notes/a.md", "/notes/b.md"]).correct
     assert not judge_paths("/notes/a.md\n/notes/b.md\n/notes/c.md", ["/notes/a.md", "/notes/b.md"]).correct
+
+
+# -- forms the second labelled set (holdout.jsonl) showed, each read as its rule says -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("pg-16, but I may be wrong: it could also be mysql-8.", None),  # a second candidate offered
+        ("pg-16 (or mysql-8, if the migration was rolled back)", None),
+        ("pg-16 (though it may be that instead: mysql-8)", None),
+        ("It went from mysql-8 to pg-16, but the former is what still runs.", None),  # the former: mysql-8 again
+        ("Between mysql-8 and pg-16 we settled on the latter.", "pg-16"),
+        ("**Final:** ~~mysql-8~~ pg-16", "pg-16"),  # struck through
+        ("<billing_database>pg-16</billing_database>", "pg-16"),
+        ("pg-16¹\n\n¹ mysql-8 was the earlier one.", "pg-16"),  # a footnote
+        ("I recommended mysql-8 at first.\n\nThen it switched to pg-16, so mysql-8 is out.", "pg-16"),
+    ],
+)
+def test_second_guesses_references_back_and_markup_are_read(reply, expected):
+    assert read_value(reply, DB, CHAIN).value == expected
+
+
+def test_a_range_is_not_one_of_its_ends():
+    assert not judge_value("15–20 minutes", "maximum wait", "15-minutes").correct
+    assert not judge_value("15 to 20 minutes", "maximum wait", "15-minutes").correct
+    assert judge_value("At most 15 minutes.", "maximum wait", "15-minutes").correct
+
+
+def test_a_decision_in_yaml_in_another_language_or_by_both_earlier_choices():
+    assert judge_decision("decided: xml-ubl\nrejected:\n  - tiff-g4\n", "format", "xml-ubl", ["tiff-g4"]).correct
+    assert judge_decision("Decidido: xml-ubl; rechazado: tiff-g4", "format", "xml-ubl", ["tiff-g4"]).correct
+    both = "We used rabbitmq, then kafka-3, then nats-2.\n\nDecided: nats-2. Rejected: both earlier choices."
+    assert judge_decision(both, "broker", "nats-2", ["rabbitmq", "kafka-3"]).correct
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "```\n/\n├── notes/\n│   ├── a.md\n│   └── b.md\n└── reports/\n    └── log.md\n```",  # a tree
+        "notes/a.md\n./notes/b.md\nreports/log.md",  # relative to the root
+        "/notes/{a,b}.md\n/reports/log.md",  # a brace list
+        "created:\n  - /notes/a.md\n  - /notes/b.md\nedited:\n  - /reports/log.md\nread_only:\n  - /ledgers/l.md",
+        '<file action="created">/notes/a.md</file>\n<file action="created">/notes/b.md</file>\n'
+        '<file action="edited">/reports/log.md</file>',
+    ],
+)
+def test_paths_in_trees_relative_braces_yaml_and_xml(reply):
+    assert read_paths(reply).paths == ("/notes/a.md", "/notes/b.md", "/reports/log.md")
+
+
+def test_a_numbered_range_of_paths_is_written_out_and_a_bare_file_name_is_no_path():
+    assert read_paths("/notes/ledger_01.md through /notes/ledger_03.md").paths == tuple(
+        f"/notes/ledger_0{n}.md" for n in (1, 2, 3)
+    )
+    assert read_paths("ledger_01.md").paths == ()
+    assert read_paths("I read and/or skimmed the input/output logs").paths == ()
