@@ -101,6 +101,17 @@ LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
             "(approximate counts, checked before each request; a spec's max_tpm)",
         },
     ),
+    (
+        "--stop-after-errors",
+        {
+            "type": int,
+            "default": None,
+            "metavar": "N",
+            "help": "stop early, exit 4, when N cases in a row (in the order they finish) end in ERROR with the same "
+            "provider error and none succeeded in between; rows written are kept (default 3; 0: never stop; a spec's "
+            "stop_after_errors)",
+        },
+    ),
 )
 """The bounds of a live run, the same for `harness run`, `harness experiment run` and `pytest evals/`."""
 
