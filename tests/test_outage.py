@@ -72,6 +72,23 @@ def test_zero_never_stops_and_the_setting_is_checked():
             stop_after_errors(bad)  # type: ignore[arg-type]
 
 
+def test_the_spec_key_is_read_checked_and_not_part_of_the_fingerprint(tmp_path):
+    import yaml
+
+    from harness.runs.spec import load_spec
+
+    def spec(**extra) -> Path:
+        path = tmp_path / "s.yaml"
+        path.write_text(yaml.safe_dump({"name": "s", "variants": ["deepagents-default"], "trigger": "20%", **extra}))
+        return path
+
+    assert load_spec(spec()).stop_after_errors is None
+    assert load_spec(spec(stop_after_errors=0)).stop_after_errors == 0
+    assert load_spec(spec(stop_after_errors=5)).fingerprint() == load_spec(spec()).fingerprint()
+    with pytest.raises(ConfigError, match="stop_after_errors"):
+        load_spec(spec(stop_after_errors=-1))
+
+
 # -- cases in flight at the stop: cancelled, never waited for ------------------------------------------------------------
 async def _fake_case(name: str) -> SimpleNamespace:
     """A case that ends in the 503 at once, or, for ``slow``, one that would never end (a provider that hangs)."""
@@ -90,6 +107,27 @@ def test_a_run_cancels_its_cases_in_flight_at_the_stop_and_records_the_finished_
     coro = run._run_concurrently(jobs, None, "r", 2, None, lambda trace, scenario: recorded.append(trace.name), watch)
     run_async(asyncio.wait_for(coro, 10))  # "slow" is cancelled by the stop, not waited for
     assert watch.stopped and recorded == ["a", "b"]  # b, behind the cancelled slow one, is recorded too; c never started
+
+
+def test_a_grid_cancels_its_cells_in_flight_at_the_stop(monkeypatch):
+    from harness.agent.runner import run_async
+    from harness.runs import grid
+
+    async def cell_result(cell: grid.Cell, attempt: int = 1) -> tuple[dict, dict]:
+        done = await _fake_case(cell.case_id)
+        return {"cell_id": cell.id, "error": done.error}, {}
+
+    monkeypatch.setattr(grid, "_arun_cell", cell_result)
+    cells = [grid.Cell("arm", "20%", name, 0) for name in ("a", "slow", "b", "c")]
+    written: list[str] = []
+    watch = OutageWatch(2)
+
+    def finish(row: dict, trace: dict) -> None:
+        written.append(row["cell_id"].split("|")[2])
+        watch.see(row["error"])
+
+    run_async(asyncio.wait_for(grid._run_live(cells, {}, 2, finish, watch), 10))
+    assert watch.stopped and written == ["a", "b"]
 
 
 # -- every path, against an outage ----------------------------------------------------------------------------------------
@@ -187,3 +225,56 @@ def test_harness_run_with_zero_never_stops(outage, tmp_path, capsys):
 def test_a_bad_setting_is_bad_input(server, tmp_path, capsys):
     assert _run(server.url, tmp_path, "r", "--stop-after-errors", "-1") == 2
     assert "--stop-after-errors must be a whole number" in capsys.readouterr().err
+
+
+def _spec(tmp_path: Path, url: str, cases: list[str], **extra) -> Path:
+    import yaml
+
+    spec = {
+        "name": "outage",
+        "model": "openai:reference-agent",
+        "summary_model": "openai:reference-summarizer",
+        "base_url": url,
+        "model_kwargs": {"max_retries": 0, "timeout": 2},
+        "variants": ["deepagents-default"],
+        "thresholds": ["20%"],
+        "scenarios": {"cases": cases},
+        **extra,
+    }
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    return path
+
+
+@pytest.mark.live
+def test_a_grid_stops_on_an_outage_and_a_rerun_resumes_there(outage, tmp_path, capsys):
+    from harness.cli.main import main
+    from harness.runs.results import read_cells, read_rows
+
+    spec, out = _spec(tmp_path, outage.url, SMALL, stop_after_errors=2), tmp_path / "out"
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith"]) == 4
+    err = capsys.readouterr().err
+    assert f"2 cases in a row ended in ERROR with the same provider error ({CAUSE})" in err
+    assert "2 cell(s) written, 1 cell(s) not run" in err and "run the same command again to resume" in err
+    assert [r["outcome"] for r in read_rows(out / "outage" / "cells.jsonl")] == ["ERROR", "ERROR"]
+
+    outage.state.reset()  # the provider answers again: the rerun runs the cell left out and the two ERROR cells
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith"]) == 0
+    assert "3 to run (2 again after ERROR)" in capsys.readouterr().out
+    raw = read_rows(out / "outage" / "cells.jsonl")
+    assert [r["outcome"] for r in raw] == ["ERROR", "ERROR", "PASS", "PASS", "PASS"]  # nothing rewritten
+    assert sorted(r["case_id"] for r in read_cells(out / "outage" / "cells.jsonl")) == sorted(SMALL)
+
+
+@pytest.mark.live
+def test_a_grid_with_cells_in_flight_cancels_them_at_the_stop(outage, tmp_path, capsys):
+    from harness.cli.main import main
+    from harness.runs.results import read_rows
+
+    spec, out = _spec(tmp_path, outage.url, NEEDLES, concurrency=3), tmp_path / "out"
+    assert main(["experiment", "run", str(spec), "--out", str(out), "--no-langsmith", "--stop-after-errors", "2"]) == 4
+    err = capsys.readouterr().err
+    rows = read_rows(out / "outage" / "cells.jsonl")
+    assert len(rows) in (2, 3, 4) and f"{len(rows)} cell(s) written, {len(NEEDLES) - len(rows)} cell(s) not run" in err
+    meta = json.loads((out / "outage" / "meta.json").read_text())
+    assert meta["limits"]["stop_after_errors"] == 2  # the command line's, over the spec's (here the default)
