@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -278,3 +280,66 @@ def test_a_grid_with_cells_in_flight_cancels_them_at_the_stop(outage, tmp_path, 
     assert len(rows) in (2, 3, 4) and f"{len(rows)} cell(s) written, {len(NEEDLES) - len(rows)} cell(s) not run" in err
     meta = json.loads((out / "outage" / "meta.json").read_text())
     assert meta["limits"]["stop_after_errors"] == 2  # the command line's, over the spec's (here the default)
+
+
+@pytest.mark.live
+def test_a_pytest_session_skips_the_rest_with_the_cause_and_exits_4(outage, tmp_path):
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "evals/test_needle.py",
+            "-k",
+            "needle-h24k",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rs",
+            *_live(outage.url),
+            "--stop-after-errors",
+            "2",
+            "--runs-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    tail = out.stdout.strip().splitlines()[-1]
+    assert out.returncode == 4, out.stdout[-3000:]
+    assert "2 errors" in tail and "3 skipped" in tail and "failed" not in tail, out.stdout[-3000:]
+    assert f"2 cases in a row ended in ERROR with the same provider error ({CAUSE})" in out.stdout
+    assert "3 case(s) not run since; exit 4" in out.stdout
+    (run,) = tmp_path.iterdir()
+    assert len((run / "results.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.live
+def test_evaluate_stops_and_lists_what_it_did_not_run(outage, tmp_path, monkeypatch):
+    import harness
+    from harness.agent import models
+
+    monkeypatch.setattr(models, "DEFAULT_MAX_RETRIES", 0)  # the API takes no client settings: the default, turned down
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", outage.url)
+    run = harness.evaluate("needle", cases=NEEDLES, model="openai:reference-agent", runs_dir=tmp_path, stop_after_errors=2)
+    assert len(run.errors) == 2 and [c for _, c, _ in run.not_run] == NEEDLES[2:]
+    assert run.stopped is not None and CAUSE in run.stopped and "3 case(s) not run since" in run.stopped
+    assert all("not run: the session stopped early" in reason for _, _, reason in run.not_run)
+    assert len((run.path / "results.jsonl").read_text().splitlines()) == 2
+
+
+def test_a_pytest_session_that_stopped_exits_4_and_an_xdist_worker_tells_its_controller():
+    from harness.pytest_plugin import OUTAGE_KEY, outage_exit
+
+    plain = SimpleNamespace(config=SimpleNamespace(), exitstatus=1)
+    assert outage_exit(plain, None) is None and plain.exitstatus == 1  # nothing stopped: pytest's own code stands
+    assert outage_exit(plain, "stopped early: ...") == "stopped early: ..." and plain.exitstatus == 4
+    worker = SimpleNamespace(config=SimpleNamespace(workeroutput={}), exitstatus=1)
+    outage_exit(worker, "stopped early: on gw1")
+    assert worker.config.workeroutput[OUTAGE_KEY] == "stopped early: on gw1"  # read by the controller's testnodedown
+    controller = SimpleNamespace(config=SimpleNamespace(), exitstatus=1)
+    assert outage_exit(controller, None, ["stopped early: on gw1"]) == "stopped early: on gw1"
+    assert controller.exitstatus == 4

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from harness.errors import EXIT_BAD_INPUT as EXIT_BAD_INPUT  # the exit codes are defined at the bottom of the layers
+from harness.errors import EXIT_ERROR as EXIT_ERROR
+from harness.errors import EXIT_FAILED as EXIT_FAILED
+from harness.errors import EXIT_OK as EXIT_OK
+from harness.errors import EXIT_SKIPPED as EXIT_SKIPPED
 from harness.scenarios.schema import KINDS
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2, 3, 4
 
 
 def add_config_options(p: argparse.ArgumentParser) -> None:
