@@ -343,3 +343,18 @@ def test_a_pytest_session_that_stopped_exits_4_and_an_xdist_worker_tells_its_con
     controller = SimpleNamespace(config=SimpleNamespace(), exitstatus=1)
     assert outage_exit(controller, None, ["stopped early: on gw1"]) == "stopped early: on gw1"
     assert controller.exitstatus == 4
+
+
+@pytest.mark.live
+def test_harness_check_stops_without_a_verdict_or_a_baseline(outage, tmp_path, monkeypatch, capsys):
+    from harness.agent import models
+    from harness.cli.main import main
+
+    monkeypatch.setattr(models, "DEFAULT_MAX_RETRIES", 0)  # check takes no client settings: the default, turned down
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", outage.url)
+    baseline = tmp_path / "baseline.json"
+    argv = ["check", "--evals", "needle", "--cases", *NEEDLES, "--model", "openai:reference-agent", "--out", str(tmp_path)]
+    assert main([*argv, "--baseline", str(baseline), "--update", "--stop-after-errors", "2"]) == 4
+    err = capsys.readouterr().err
+    assert f"2 cases in a row ended in ERROR with the same provider error ({CAUSE})" in err and not baseline.exists()
