@@ -8,6 +8,9 @@ models run.
 
 A case that ends in a provider error after every retry (outcome ERROR) is reported by
 pytest as an **error**, not a failure: the summary line reads "N errors" for an outage.
+When --stop-after-errors cases in a row (default 3; 0: never) end in the same provider error,
+the session stops spending retries: every later case is skipped with the cause and the count,
+and pytest exits 4 (`harness.runs.outage`; under pytest-xdist each worker counts its own cases).
 Nothing pytest prints (tracebacks, captured output) carries a secret: reports are passed
 through `harness.redact`.
 
@@ -37,7 +40,7 @@ import pytest  # noqa: E402
 from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
 from harness.compaction.config import DEFAULT_PRESET  # noqa: E402
 from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.pytest_plugin import PytestEvalSession  # noqa: E402
+from harness.pytest_plugin import OUTAGE_KEY, PytestEvalSession, outage_exit  # noqa: E402
 from harness.runs.executor import EvalSession, ProviderOutage  # noqa: E402
 from harness.scenarios.schema import Scenario  # noqa: E402
 from harness.scoring.scorers import ERROR, Score  # noqa: E402
@@ -255,6 +258,7 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
             run_id_suffix=os.environ.get("PYTEST_XDIST_WORKER"),  # under -n N, one run directory per worker (…-gw0)
             on_row=_log_to_langsmith,
             around_run=_quiet,
+            stop_after_errors=opt("--stop-after-errors"),
         )
     except LiveModelUnavailable as exc:
         pytest.skip(str(exc))
@@ -310,6 +314,8 @@ def langsmith_experiment_metadata(eval_session: EvalSession) -> dict:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    global _OUTAGE
+    _OUTAGE = outage_exit(session, _SESSION.stopped if _SESSION is not None else None, _WORKER_OUTAGES)  # exit 4
     if _SESSION is None:
         return
     from harness.report.run_report import write_report
@@ -328,13 +334,17 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 _WORKER_RUNS: list[str] = []
+_WORKER_OUTAGES: list[str] = []  # on the xdist controller: why a worker's session stopped for an outage
+_OUTAGE: str | None = None  # why this session (or a worker's) stopped for an outage, for the terminal summary
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error) -> None:  # noqa: ANN001 - pytest-xdist's hook, on the controller
-    run = getattr(node, "workeroutput", {}).get("harness_run")
-    if run:
-        _WORKER_RUNS.append(run)
+    output = getattr(node, "workeroutput", {})
+    if output.get("harness_run"):
+        _WORKER_RUNS.append(output["harness_run"])
+    if output.get(OUTAGE_KEY):
+        _WORKER_OUTAGES.append(output[OUTAGE_KEY])
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ANN001
@@ -346,6 +356,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # no
         terminalreporter.write_line(line)
     for run in sorted(_WORKER_RUNS):
         terminalreporter.write_line(f"harness results (one directory per xdist worker): {run}")
+    if _OUTAGE is not None:
+        terminalreporter.write_line(f"harness: {_OUTAGE}; exit 4")
     if _SESSION is not None and _SESSION.ahead_status:
         terminalreporter.write_line(f"harness: {_SESSION.ahead_status}")
     report = getattr(config, "_harness_report", None)

@@ -24,6 +24,7 @@ from harness.errors import HarnessError
 from harness.rows import ResultRow
 from harness.runs.ahead import default_workers
 from harness.runs.executor import EvalSession, ProviderOutage
+from harness.runs.outage import OutageStopped
 from harness.suites.execute import CaseResult, NotRun, eval_case_ids
 from harness.suites.registry import SUITES
 
@@ -42,6 +43,7 @@ class EvalRun:
     results: list[CaseResult] = field(default_factory=list)
     not_run: list[tuple[str, str, str]] = field(default_factory=list)  # (eval, case, reason)
     errors: list[tuple[str, str, str]] = field(default_factory=list)  # (eval, case, cause): ERROR, counted nowhere
+    stopped: str | None = None  # why the run stopped early for an outage (its cases left out are in not_run)
 
     @property
     def rows(self) -> list[ResultRow]:
@@ -88,18 +90,27 @@ def evaluate(
     runs_dir: str | Path = "reports/runs",
     progress: Callable[[str], None] | None = None,
     workers: int | None = None,
+    stop_after_errors: int | None = None,
 ) -> EvalRun:
     """Run every case of the evals ``evals`` (registry names: ``"needle"``, ``["needle", "goal"]``), or only ``cases``
     of them, as `pytest evals/ -m NAME` runs them, into one run directory with its report; offline (the reference
     models, simulated) unless ``model`` names a provider model. Offline, ``workers`` forked processes run cases ahead
-    (`harness.runs.ahead`; default one per extra core, at most 3; 0: none): the results are the same. Returns an `EvalRun`. Raises KeyError for an unknown
-    eval (naming the known ones)."""
+    (`harness.runs.ahead`; default one per extra core, at most 3; 0: none): the results are the same. When
+    ``stop_after_errors`` cases in a row end in the same provider error (default 3; 0: never; `harness.runs.outage`)
+    the rest are not run: each is in ``not_run`` with the reason, and ``stopped`` says why. Returns an `EvalRun`.
+    Raises KeyError for an unknown eval (naming the known ones)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         raise KeyError(f"no eval {unknown[0]!r}; the registry has {', '.join(SUITES)}")
     session = EvalSession.from_options(
-        variant=variant, strategy=strategy, model=model, summary_model=summary_model, seed=seed, runs_dir=runs_dir
+        variant=variant,
+        strategy=strategy,
+        model=model,
+        summary_model=summary_model,
+        seed=seed,
+        runs_dir=runs_dir,
+        stop_after_errors=stop_after_errors,
     )
     out = EvalRun(None)
     plan = [(name, case_id) for name in names for case_id in eval_case_ids(name) if cases is None or case_id in cases]
@@ -110,7 +121,7 @@ def evaluate(
     for name, case_id in plan:
         try:
             result = session.run_eval(name, case_id)
-        except NotRun as exc:
+        except (NotRun, OutageStopped) as exc:
             out.not_run.append((name, case_id, str(exc)))
             continue
         except ProviderOutage as exc:
@@ -120,6 +131,7 @@ def evaluate(
         if progress is not None:
             assert result.row is not None
             progress(f"{name} {case_id}: {result.row['outcome']}")
+    out.stopped = session.stopped
     out.path = session.finish()
     if out.path is not None:
         from harness.report.run_report import write_report

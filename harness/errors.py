@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2, 3, 4
+"""The exit codes of every command (`harness`, and a pytest eval session where it sets one; docs/live.md's table):
+here, at the bottom of the layers, so that a pytest session can exit 4 as the CLI does (`harness.cli.options`
+re-exports them)."""
+
 
 class HarnessError(Exception):
     """Base class: a user-facing error the CLI prints without a traceback."""

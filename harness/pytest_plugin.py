@@ -18,6 +18,7 @@ Options are prefixed (``--compaction-``) so they never clash with a repository's
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ import pytest
 
 from harness.rows import ResultRow
 from harness.runs.executor import EvalSession
+from harness.runs.outage import OutageStopped
 from harness.scenarios.schema import Scenario
 from harness.suites.execute import CaseResult, NotRun
 from harness.suites.registry import STANDARD_EVALS
@@ -39,12 +41,13 @@ GENERIC = STANDARD_EVALS
 class PytestEvalSession(EvalSession):
     """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason; a known upstream
     failure (`harness.runs.results.upstream_verdict`) is an xfail with its link, and a declared known upstream check
-    that passed fails the test as a strict xfail's XPASS does."""
+    that passed fails the test as a strict xfail's XPASS does. After the outage stop (`harness.runs.outage`) every
+    later case is a skip naming the cause and the count, and the session exits 4 (`outage_exit`)."""
 
     def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
         try:
             result = super().run_eval(name, case)
-        except NotRun as exc:
+        except (NotRun, OutageStopped) as exc:
             pytest.skip(str(exc))
         apply_upstream_verdict(result.row)
         return result
@@ -52,8 +55,27 @@ class PytestEvalSession(EvalSession):
     def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
         try:
             return super().run_with_fault(case_id, fault)
-        except NotRun as exc:
+        except (NotRun, OutageStopped) as exc:
             pytest.skip(str(exc))
+
+
+OUTAGE_KEY = "harness_outage"
+"""An xdist worker's ``workeroutput`` key for the reason its session stopped for an outage (`outage_exit`)."""
+
+
+def outage_exit(session: pytest.Session, stopped: str | None, workers: Sequence[str] = ()) -> str | None:
+    """At the end of a pytest session: exit 4 (ERROR's code, as `harness run` exits) when the eval session, or an xdist
+    worker's (``workers``: their reasons), stopped for an outage; an xdist worker passes its reason to the controller.
+    Returns the reason to print, None when nothing stopped."""
+    from harness.errors import EXIT_ERROR
+
+    reason = stopped or (workers[0] if workers else None)
+    if reason is None:
+        return None
+    if stopped and hasattr(session.config, "workeroutput"):
+        session.config.workeroutput[OUTAGE_KEY] = stopped
+    session.exitstatus = EXIT_ERROR
+    return reason
 
 
 def apply_upstream_verdict(row: ResultRow | None) -> None:
@@ -94,6 +116,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--compaction-model", metavar="PROVIDER:NAME", default=None, help="the agent model (default: offline)")
     group.addoption("--compaction-variant", default=None, help="threshold preset or variant file (default forced-20)")
     group.addoption("--compaction-runs-dir", default="reports/compaction-harness", help="where the run directory goes")
+    group.addoption(
+        "--compaction-stop-after-errors",
+        type=int,
+        default=None,
+        metavar="N",
+        help="a live model: after N cases in a row end in the same provider error, skip the rest and exit 4 "
+        "(default 3; 0: never)",
+    )
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
@@ -169,6 +199,7 @@ def compaction_session(pytestconfig: pytest.Config) -> PytestEvalSession:
             runs_dir=opt("--compaction-runs-dir"),
             command="pytest " + OPTION + " " + opt(OPTION),
             run_id_suffix=os.environ.get("PYTEST_XDIST_WORKER"),
+            stop_after_errors=opt("--compaction-stop-after-errors"),
         )
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
@@ -181,6 +212,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         return
     from harness.report.run_report import write_report
 
+    outage_exit(session, _SESSION.stopped)
     path = _SESSION.finish()
     assert path is not None
     session.config.stash[REPORT] = write_report(path)
@@ -190,6 +222,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if _active(config):
         for line in upstream_summary_lines(terminalreporter):
             terminalreporter.write_line(line)
+    if _SESSION is not None and _SESSION.stopped:
+        terminalreporter.write_line(f"compaction-harness: {_SESSION.stopped} (exit 4)")
     report = config.stash.get(REPORT, None)
     if report is not None:
         terminalreporter.write_line(f"compaction-harness results: {report.parent} (report.md, results.jsonl, traces/)")

@@ -176,6 +176,7 @@ class RunMeta(TypedDict):
     skipped: NotRequired[list[dict[str, str]]]
     finished_at: NotRequired[str]
     wall_time_s: NotRequired[float]
+    stopped: NotRequired[dict[str, Any]]  # a run stopped for an outage: reason, not_run ([{case_id, trial}]), rerun hint
     cliff_threshold: NotRequired[float]  # the run report reads it when present; no writer sets it (the default holds)
 
 

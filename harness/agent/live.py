@@ -364,13 +364,24 @@ def agent_retry_middleware() -> Any:
     )
 
 
+def provider_cause(error: dict[str, Any] | None) -> str | None:
+    """The classified cause of a provider error, what two errors must share to be "the same provider error": which
+    model, the HTTP status and the SDK's exception (``agent: HTTP 503 InternalServerError``), never the message or the
+    note, which vary from request to request. None when ``error`` is not a provider error (the case is not ERROR)."""
+    if not error or not error.get("provider_error"):
+        return None
+    p = error["provider_error"]
+    status = f"HTTP {p['status']} " if p.get("status") else ""
+    return f"{p['model']}: {status}{p['type']}"
+
+
 def error_cause(error: dict[str, Any] | None) -> str:
     """One line for reports: ``agent: HTTP 503 InternalServerError`` or ``summarizer: APITimeoutError``, with a note
     when there is one (``agent: HTTP 429 RateLimitError (Retry-After 300 s exceeds the remaining case budget 80 s; not
     waited)``)."""
-    if not error or "provider_error" not in error:
+    cause = provider_cause(error)
+    if cause is None:
         return ""
-    p = error["provider_error"]
-    status = f"HTTP {p['status']} " if p.get("status") else ""
-    note = f" ({p['note']})" if p.get("note") else ""
-    return f"{p['model']}: {status}{p['type']}{note}"
+    assert error is not None
+    note = error["provider_error"].get("note")
+    return f"{cause} ({note})" if note else cause

@@ -123,9 +123,12 @@ def run_in_processes(
     agent_endpoint: Endpoint,
     summary_endpoint: Endpoint,
     record: Callable[[Trace, Scenario], None],
+    stop: Callable[[Trace], bool] | None = None,
 ) -> None:
     """Run ``jobs`` (scenario, trial, seed) over ``processes`` workers, ``concurrency`` cases in flight in all; record
-    each finished case in the order of ``jobs`` (`harness.runs.run` starts them largest first)."""
+    each finished case in the order of ``jobs`` (`harness.runs.run` starts them largest first). ``stop(trace)`` is
+    asked of each case as it arrives (completion order); when it answers True the workers are ended, their cases in
+    flight with them, and every case that arrived is recorded (in the order of ``jobs``, skipping those that did not)."""
     agent, rps, tpm = _without_limiter(agent_endpoint)
     summary, _, _ = _without_limiter(summary_endpoint)
     models = {"agent": agent_model, "summary": summary_model, "agent_endpoint": agent, "summary_endpoint": summary}
@@ -171,7 +174,13 @@ def run_in_processes(
             if kind == "done":
                 running -= 1
                 continue
-            finished[key] = Trace.from_dict(data)
+            finished[key] = trace = Trace.from_dict(data)
+            if stop is not None and stop(trace):
+                for proc in workers:  # the outage stop: no further case is worth its retries
+                    proc.terminate()
+                for index in sorted(finished):
+                    record(finished.pop(index), jobs[index][0])
+                return
             while next_to_record in finished:
                 record(finished.pop(next_to_record), jobs[next_to_record][0])
                 next_to_record += 1

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 
 from harness.cli.options import (
+    EXIT_ERROR,
     EXIT_FAILED,
     EXIT_OK,
+    LIMIT_OPTIONS,
 )
 
 
@@ -50,8 +52,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
     run = evaluate(
-        evals, cases=args.cases, strategy=strategy, model=args.model, runs_dir=args.out, progress=print if args.verbose else None
+        evals,
+        cases=args.cases,
+        strategy=strategy,
+        model=args.model,
+        runs_dir=args.out,
+        progress=print if args.verbose else None,
+        stop_after_errors=args.stop_after_errors,
     )
+    if run.stopped:  # an outage: neither a verdict nor a baseline from what little ran
+        import sys
+
+        print(f"exit 4: {run.stopped}; rerun once the provider answers (run directory {run.path})", file=sys.stderr)
+        return EXIT_ERROR
     if run.path is None:
         print("nothing ran: " + "; ".join(f"{e} {c}: {why}" for e, c, why in run.not_run[:3]))
         return EXIT_FAILED
@@ -78,6 +91,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("--model", default=None, help="the agent model provider:name (default: the offline reference models)")
     chk.add_argument("--out", default="reports/check", help="where the run directory goes (default reports/check)")
     chk.add_argument("--max-error-rate", type=float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR")
+    chk.add_argument("--stop-after-errors", **dict(LIMIT_OPTIONS)["--stop-after-errors"])  # as for `harness run`
     chk.add_argument("--verbose", action="store_true", help="a line per case")
     chk.set_defaults(handler=cmd_check)
     aud = sub.add_parser(

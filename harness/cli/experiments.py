@@ -39,6 +39,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         if value is not None and not value > 0:
             raise ConfigError(f"--{key.replace('_', '-')} must be positive, got {value:g}")
     spec = replace(spec, **{k: v for k, v in limits.items() if v is not None})  # the command line wins over the spec
+    if args.stop_after_errors is not None:
+        from harness.runs.outage import stop_after_errors
+
+        spec = replace(spec, stop_after_errors=stop_after_errors(args.stop_after_errors))
     shard = parse_shard(args.shard)
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
@@ -52,6 +56,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         print(f"report: {write_report(result.path)}")
         if not args.no_langsmith:
             export_experiment(result.path)
+    if result.stopped:  # an outage: the cause, the count and what is left (a rerun resumes)
+        print(f"exit 4: {result.stopped}", file=sys.stderr)
+        return EXIT_ERROR
     from harness.runs.results import error_causes, read_cells
 
     causes = error_causes(read_cells(result.path / "cells.jsonl"))

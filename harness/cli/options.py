@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from harness.errors import EXIT_BAD_INPUT as EXIT_BAD_INPUT  # the exit codes are defined at the bottom of the layers
+from harness.errors import EXIT_ERROR as EXIT_ERROR
+from harness.errors import EXIT_FAILED as EXIT_FAILED
+from harness.errors import EXIT_OK as EXIT_OK
+from harness.errors import EXIT_SKIPPED as EXIT_SKIPPED
 from harness.scenarios.schema import KINDS
-
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_SKIPPED, EXIT_ERROR = 0, 1, 2, 3, 4
 
 
 def add_config_options(p: argparse.ArgumentParser) -> None:
@@ -99,6 +102,17 @@ LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
             "metavar": "N",
             "help": "at most N input tokens per minute across every case of the run, agent and summarizer together "
             "(approximate counts, checked before each request; a spec's max_tpm)",
+        },
+    ),
+    (
+        "--stop-after-errors",
+        {
+            "type": int,
+            "default": None,
+            "metavar": "N",
+            "help": "stop early, exit 4, when N cases in a row (in the order they finish) end in ERROR with the same "
+            "provider error and none succeeded in between; rows written are kept (default 3; 0: never stop; a spec's "
+            "stop_after_errors)",
         },
     ),
 )

@@ -60,12 +60,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         concurrency=args.concurrency,
         case_budget_s=case_budget(args.case_budget),
         processes=args.processes,
+        stop_after=args.stop_after_errors,
     )
     report = write_report(run.path, args.tokens)
     from harness.runs.results import is_error, outcome_line
 
     skipped = f"; {len(run.skipped)} case(s) SKIPPED ({run.skipped[0]['reason']})" if run.skipped else ""
     print(f"{outcome_line(run.rows)}{skipped}. Report: {report}")
+    if run.stopped:  # an outage: the cause and the count, what was not run and how to run it (meta.json has both)
+        print(f"exit 4: {run.stopped}. {run.rerun}", file=sys.stderr)
+        return EXIT_ERROR
     if run.skipped and not run.rows:
         return EXIT_SKIPPED
     if any(is_error(r) for r in run.rows):

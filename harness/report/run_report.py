@@ -88,6 +88,8 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         )
         for w in meta.get("warnings", []):
             doc.note(f"**Warning:** {w}")
+        if meta.get("stopped"):  # an outage stop (harness/runs/outage.py): why, and what was left out
+            doc.note(f"**Stopped early:** {meta['stopped']['reason']}. {meta['stopped']['rerun']}")
         if meta.get("skipped"):
             doc.note(
                 f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "

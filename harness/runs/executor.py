@@ -14,6 +14,8 @@ from harness.agent.models import Endpoint, ModelChoice, choose_models, summary_m
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
 from harness.rows import ResultRow
+from harness.runs.outage import OutageStopped, OutageWatch
+from harness.runs.outage import stop_after_errors as stop_setting
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers import ERROR, Score
 from harness.suites.execute import CaseResult, Settings, find_case, prepared, run_eval_case, shipped_scenarios
@@ -35,7 +37,9 @@ class EvalSession:
 
     ``on_row(scenario, row, scores, trace)`` is called after each case (the pytest session logs it to LangSmith there);
     ``around_run`` wraps each agent run (the pytest session keeps LangSmith tracing quiet there); ``run_id_suffix``
-    names the run directory after its process (pytest-xdist's worker)."""
+    names the run directory after its process (pytest-xdist's worker). ``stop_after_errors`` is the outage stop
+    (`harness.runs.outage`; None: the default, 0: never): once that many cases in a row end in the same provider
+    error, every later case raises `OutageStopped` without running (``stopped`` says why)."""
 
     def __init__(
         self,
@@ -50,6 +54,7 @@ class EvalSession:
         run_id_suffix: str | None = None,
         on_row: Callable[[Scenario, ResultRow, list[Score], Trace], None] | None = None,
         around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
+        stop_after_errors: int | None = None,
     ) -> None:
         self.settings = settings
         self.runs_dir = runs_dir
@@ -60,6 +65,22 @@ class EvalSession:
         self.sink: RunSink | None = None
         self.ahead: RunAhead | None = None
         self.ahead_status = ""  # after `finish`: what ran ahead ("12 of 20 cases ran ahead in 1 forked worker")
+        self.watch = OutageWatch(stop_setting(stop_after_errors))  # fed each case as it is recorded
+        self.not_run_after_stop: list[str] = []  # "eval:case" of each case the stop left out
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the session stopped for an outage (`harness.runs.outage`), with how many cases it has left out since;
+        None while it goes on."""
+        if self.watch.message is None:
+            return None
+        return f"{self.watch.message}; {len(self.not_run_after_stop)} case(s) not run since"
+
+    def _check_stopped(self, name: str, case_id: str) -> None:
+        """Raise `OutageStopped` (and count the case as not run) once the session has stopped for an outage."""
+        if self.watch.message is not None:
+            self.not_run_after_stop.append(f"{name}:{case_id}")
+            raise OutageStopped(f"not run: the session {self.watch.message}")
 
     @classmethod
     def from_options(
@@ -164,8 +185,10 @@ class EvalSession:
         return result if done else None
 
     def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
-        """Run ``case`` as eval ``name`` (`run_eval_case`) and record it. Raises NotRun (a skip, with its reason) and
-        ProviderOutage (the case ended in ERROR: recorded, counted in no rate)."""
+        """Run ``case`` as eval ``name`` (`run_eval_case`) and record it. Raises NotRun (a skip, with its reason),
+        ProviderOutage (the case ended in ERROR: recorded, counted in no rate) and OutageStopped (not run: the session
+        stopped for an outage)."""
+        self._check_stopped(name, case.id if isinstance(case, Scenario) else case)
         if isinstance(case, Scenario):
             prepared(name, case, self.settings, None)
             sink = self._sink()
@@ -178,6 +201,7 @@ class EvalSession:
 
     def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
         """Run ``case_id`` with the session's agent and an injected summarizer fault (the faults eval)."""
+        self._check_stopped("faults", case_id)
         job = ("faults", case_id, fault)
         return self._record(self._taken(job) or self._run_fault(case_id, fault), eval_name="faults")
 
@@ -203,11 +227,13 @@ class EvalSession:
         result.row = row
         if self.on_row is not None:
             self.on_row(result.scenario, row, scores, result.trace)
+        stops = self.watch.see(row.get("error"))
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])
             raise ProviderOutage(
                 f"{result.scenario.id}: ERROR ({cause}), a provider error after every retry; counted in no rate, "
                 f"not a failed eval: {(row.get('error') or {}).get('message', '')[:300]}"
+                + (f"\nthe session {self.watch.message}: the cases after this one are not run" if stops else "")
             )
         return result
 

@@ -51,6 +51,7 @@ from harness.rows import (
     read_experiment_meta,
     write_meta,
 )
+from harness.runs.outage import OutageStopped, OutageWatch, stop_after_errors
 from harness.runs.results import (
     NOT_RUN_FILE,
     append_jsonl,
@@ -391,6 +392,7 @@ class ExperimentRun:
     ran: int
     rows: list[CellRow]
     wall_time_s: float
+    stopped: str | None = None  # why the grid stopped early for an outage (`harness.runs.outage`), with what it left
 
 
 def run_experiment(
@@ -404,7 +406,10 @@ def run_experiment(
     retry_errors: bool = True,
 ) -> ExperimentRun:
     """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
-    unless ``retry_errors`` is False; their earlier rows and traces are kept."""
+    unless ``retry_errors`` is False; their earlier rows and traces are kept. The grid stops early when the spec's
+    ``stop_after_errors`` cells in a row, in the order they finish, end in the same provider error
+    (`harness.runs.outage`): cells in flight are cancelled (a version arm's workers ended), every finished cell is
+    written, and ``stopped`` says why and what is left; a rerun resumes there."""
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
@@ -462,10 +467,13 @@ def run_experiment(
     )
     started = time.perf_counter()
     rows: list[CellRow] = []
+    watch = OutageWatch(stop_after_errors(spec.stop_after_errors))
+    listed: list[str] = []  # cells this invocation wrote to not_run.jsonl
 
     def finish(record: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
         if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
             append_jsonl(not_run_file, record)
+            listed.append(str(record["cell_id"]))
             progress(f"not run: {record['cell_id']}: {record['not_run']}")
             return
         row = cast(CellRow, record)  # a finished cell: append_row checks it is one
@@ -473,27 +481,44 @@ def run_experiment(
         append_row(cells_file, row)
         rows.append(row)
         progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
+        watch.see(row.get("error"))  # completion order: the order cells are written in
 
     _prepare(spec, scenarios)
     if workers > 1:  # several at a time: the largest cases first (`start_order`), so no long one runs alone at the end
         sizes = [getattr(_WORKER["scenarios"].get(cell.case_id), "size_chars", 0) for cell in todo]
         todo = [todo[i] for i in start_order(sizes)]
     if spec.versions:
-        _run_version_arms(spec, todo, attempts, workers, finish, progress)
+        _run_version_arms(spec, todo, attempts, workers, finish, progress, watch)
     else:
-        _run_here(spec, todo, attempts, workers, finish)
-    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3))
+        _run_here(spec, todo, attempts, workers, finish, watch)
+    stopped = None
+    if watch.message is not None:
+        left = len(todo) - len(rows) - len(listed)
+        stopped = (
+            f"{watch.message}; {len(rows)} cell(s) written, {left} cell(s) not run: once the provider answers, run the "
+            "same command again to resume (done cells are skipped, cells that ended in ERROR run again)"
+        )
+        progress(stopped)
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3), stopped)
 
 
 def _run_here(
-    spec: ExperimentSpec, todo: Sequence[Cell], attempts: dict[str, int], workers: int, finish: Callable[..., None]
+    spec: ExperimentSpec,
+    todo: Sequence[Cell],
+    attempts: dict[str, int],
+    workers: int,
+    finish: Callable[..., None],
+    watch: OutageWatch | None = None,
 ) -> None:
     """Cells with this environment's packages: live ones on one event loop, offline ones in this process or in
-    ``workers`` worker processes."""
+    ``workers`` worker processes. Once ``watch`` has stopped the grid no cell starts (cells running in worker
+    processes finish and are written: a process pool cannot cancel them)."""
     if _is_live(spec):
-        run_async(_run_live(list(todo), attempts, workers, finish))
+        run_async(_run_live(list(todo), attempts, workers, finish, watch))
     elif workers == 1 or len(todo) <= 1:
         for cell in todo:
+            if watch is not None and watch.stopped:
+                break
             finish(*_run_cell(cell, attempts.get(cell.id, 1)))
     else:
         # the workers end with this process, even when it is killed (kill -9 left them running, orphaned)
@@ -501,6 +526,8 @@ def _run_here(
             pending: set[Future] = set()
             queue = list(todo)
             while queue or pending:
+                if watch is not None and watch.stopped:
+                    queue = []
                 while queue and len(pending) < workers:
                     cell = queue.pop(0)
                     pending.add(pool.submit(_run_cell, cell, attempts.get(cell.id, 1)))
@@ -516,16 +543,20 @@ def _run_version_arms(
     workers: int,
     finish: Callable[..., None],
     progress: Callable[[str], None],
+    watch: OutageWatch | None = None,
 ) -> None:
     """The cells of a versions axis, arm by arm, each in its arm's environment (made or found first), in ``workers``
     worker processes of that environment's Python (an arm this environment already satisfies runs here, as a grid
-    without the axis does); every row must have run the arm's pinned versions."""
+    without the axis does); every row must have run the arm's pinned versions. Once ``watch`` has stopped the grid,
+    the arm's workers are ended (their cells in flight with them) and no further arm starts."""
     lock = read_lock()
     by_arm: dict[str, list[tuple[Cell, int]]] = {}
     for cell in todo:
         by_arm.setdefault(cell.arm, []).append((cell, attempts.get(cell.id, 1)))
     replaced = {k: getattr(spec, k) for k in ("case_budget", "max_rps", "max_tpm")}
     for arm, cells in by_arm.items():
+        if watch is not None and watch.stopped:
+            break
         version = spec.version_of(arm)
         assert version is not None
         env = ensure_env(version, lock)
@@ -537,10 +568,18 @@ def _run_version_arms(
             check_row_versions(row, version)
             finish(row, trace)
 
+        def checked_or_stop(row: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
+            checked(row, trace)
+            if watch is not None and watch.stopped:
+                raise OutageStopped(watch.message)  # run_arm_cells ends the arm's workers on the way out
+
         if env.path is None:
-            _run_here(spec, [cell for cell, _ in cells], attempts, workers, checked)
+            _run_here(spec, [cell for cell, _ in cells], attempts, workers, checked, watch)
         else:
-            run_arm_cells(spec.path, env.python, cells, workers, checked, replaced)
+            try:
+                run_arm_cells(spec.path, env.python, cells, workers, checked_or_stop, replaced)
+            except OutageStopped:
+                break
 
 
 def resume_plan(
@@ -562,14 +601,35 @@ def _is_live(spec: ExperimentSpec) -> bool:
     return any(name is not None and not is_reference(name) for name in names)
 
 
-async def _run_live(todo: list[Cell], attempts: dict[str, int], concurrency: int, finish: Callable[..., None]) -> None:
-    """Live cells with ``concurrency`` in flight on one event loop; the parent writes each as it finishes."""
+async def _run_live(
+    todo: list[Cell],
+    attempts: dict[str, int],
+    concurrency: int,
+    finish: Callable[..., None],
+    watch: OutageWatch | None = None,
+) -> None:
+    """Live cells with ``concurrency`` in flight on one event loop; the parent writes each as it finishes. Once
+    ``watch`` has stopped the grid (a cell written makes it), the cells in flight are cancelled and none starts."""
     gate = asyncio.Semaphore(concurrency)
+    running: dict[str, asyncio.Task] = {}
 
     async def one(cell: Cell) -> None:
         async with gate:
-            row, trace = await _arun_cell(cell, attempts.get(cell.id, 1))
+            if watch is not None and watch.stopped:
+                return
+            running[cell.id] = task = asyncio.ensure_future(_arun_cell(cell, attempts.get(cell.id, 1)))
+            try:
+                row, trace = await task
+            except asyncio.CancelledError:
+                if task.cancelled() and watch is not None and watch.stopped:
+                    return  # cancelled by the stop below: not run, so a rerun runs it
+                raise
+            finally:
+                running.pop(cell.id, None)
         finish(row, trace)
+        if watch is not None and watch.stopped:
+            for other in running.values():
+                other.cancel()
 
     await asyncio.gather(*(one(cell) for cell in todo))
 
@@ -615,7 +675,12 @@ def _write_meta(
         "endpoints": {
             role: e.describe() for role, e in zip(("agent", "summarizer"), run_endpoints(spec)) if e.base_url or e.model_kwargs
         },
-        "limits": {"case_budget_s": spec.case_budget, "max_rps": spec.max_rps, "max_tpm": spec.max_tpm},
+        "limits": {
+            "case_budget_s": spec.case_budget,
+            "max_rps": spec.max_rps,
+            "max_tpm": spec.max_tpm,
+            "stop_after_errors": stop_after_errors(spec.stop_after_errors),
+        },
         "shard": list(shard),
         "planned_cells": planned,
         "skipped": skipped or [],

@@ -31,9 +31,10 @@ from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, 
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
 from harness.rows import META_SCHEMA_VERSION, ResultRow, RunMeta, write_meta
+from harness.runs.outage import OutageWatch, stop_after_errors
 from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
-from harness.scoring.scorers import PASS, Score, score_case
+from harness.scoring.scorers import ERROR, PASS, Score, score_case
 from harness.trace.schema import Trace
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
@@ -51,6 +52,9 @@ class RunDir:
     rows: list[ResultRow] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    stopped: str | None = None  # why the run stopped early for an outage (`harness.runs.outage`); None: it ran through
+    not_run: list[dict[str, str | int]] = field(default_factory=list)  # the cases a stop left out: case_id, trial
+    rerun: str = ""  # after a stop: how to run what it left out
 
     @property
     def results_path(self) -> Path:
@@ -222,6 +226,14 @@ class RunSink:
         self.meta["skipped"] = self.run.skipped
         write_meta(self.run.path, self.meta)
 
+    def stop(self, reason: str, not_run: Sequence[tuple[str, int]], rerun: str) -> None:
+        """The run stopped early for an outage: why, the cases it did not run and how to run them, in meta.json."""
+        self.run.stopped = reason
+        self.run.not_run = [{"case_id": case_id, "trial": trial} for case_id, trial in not_run]
+        self.run.rerun = rerun
+        self.meta["stopped"] = {"reason": reason, "not_run": self.run.not_run, "rerun": rerun}
+        write_meta(self.run.path, self.meta)
+
     def finish(self) -> RunDir:
         self.meta["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
         self.meta["wall_time_s"] = round(time.perf_counter() - self._started, 3)
@@ -246,6 +258,7 @@ def run_cases(
     concurrency: int = 1,
     case_budget_s: float | None = DEFAULT_CASE_BUDGET_S,
     processes: int = 1,
+    stop_after: int | None = None,
 ) -> RunDir:
     """Run every scenario x trial, persisting each case as it finishes; return the run directory.
 
@@ -254,7 +267,12 @@ def run_cases(
     and rows are written in that order whatever order cases finish in and whatever the concurrency, so the same
     command writes the same file. With ``processes`` > 1 (live only) the cases are spread over that many processes,
     each with its own loop (`harness.agent.parallel`).
+
+    The run stops early when ``stop_after`` cases in a row (in the order they finish) end in the same provider error
+    (`harness.runs.outage`; None: the default, 0: never): the cases in flight are cancelled, every finished case is
+    recorded, and the run directory's ``stopped`` (and meta.json's) names the cause, the count and the cases not run.
     """
+    stop_after = stop_after_errors(stop_after)
     if concurrency < 1:
         raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
     if processes < 1 or processes > concurrency:
@@ -310,6 +328,7 @@ def run_cases(
         row = sink.record(trace, score_case(trace, scenario), scenario)
         progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
 
+    watch = OutageWatch(stop_after)  # fed each case's error as it finishes (completion order)
     if processes > 1:
         if not jobs[0][1].endpoints:
             raise ConfigError(
@@ -329,12 +348,34 @@ def run_cases(
             agent_endpoint=agent_endpoint or Endpoint(),
             summary_endpoint=summary_endpoint or agent_endpoint or Endpoint(),
             record=record,
+            stop=lambda trace: watch.see(trace.error),
         )
     elif concurrency == 1 and not jobs[0][1].endpoints:
         for scenario, models, trial, trial_seed in jobs:
-            record(run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed), scenario)
+            if watch.stopped:
+                break
+            trace = run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed)
+            watch.see(trace.error)
+            record(trace, scenario)
     else:
-        run_async(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record))
+        run_async(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record, watch))
+    if watch.message is not None:
+        ran = {(r["case_id"], r["trial"]) for r in sink.run.rows}
+        not_run = [(s.id, t) for s, _, t, _ in jobs if (s.id, t) not in ran]
+        errored = [r["case_id"] for r in sink.run.rows if row_outcome(r)[0] == ERROR]
+        again = list(dict.fromkeys([*errored, *(case_id for case_id, _ in not_run)]))  # each case once, start order
+        how = (
+            "the same command with another --run-id (no case of it went through)"
+            if set(again) >= {s.id for s, _, _, _ in jobs}
+            else f"the same command with another --run-id and, in place of any --cases or --limit, --cases {' '.join(again)}"
+        )
+        rerun = (
+            f"{len(not_run)} case run(s) not run. This run directory keeps its {len(sink.run.rows)} row(s); `harness run` "
+            f"does not resume one: to run the cases not run and the {len(errored)} that ended in ERROR once the provider "
+            f"answers, run {how}" + (" (every trial of each)" if trials > 1 else "")
+        )
+        sink.stop(watch.message, not_run, rerun)
+        progress(f"{watch.message}; {rerun}")
     return sink.finish()
 
 
@@ -352,26 +393,46 @@ async def _run_concurrently(
     concurrency: int,
     budget_s: float | None,
     record: Callable[[Trace, Scenario], None],
+    watch: OutageWatch | None = None,
 ) -> None:
-    """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is."""
+    """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is.
+    When ``watch`` stops the run (a case finishing makes it), the cases in flight are cancelled, none starts, and the
+    finished cases not yet recorded (waiting for an earlier one that will not finish) are recorded in start order."""
     gate = asyncio.Semaphore(concurrency)
     writing = asyncio.Lock()
     finished: dict[int, Trace] = {}
+    running: dict[int, asyncio.Task] = {}
     next_to_record = 0
 
     async def one(i: int) -> None:
         nonlocal next_to_record
         scenario, models, trial, trial_seed = jobs[i]
         async with gate:
-            finished[i] = await arun_case(
-                scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s
+            if watch is not None and watch.stopped:
+                return
+            running[i] = task = asyncio.ensure_future(
+                arun_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s)
             )
+            try:
+                trace = await task
+            except asyncio.CancelledError:
+                if task.cancelled() and watch is not None and watch.stopped:
+                    return  # cancelled by the stop below: not run, named in the run's not_run
+                raise
+            finally:
+                running.pop(i, None)
+        finished[i] = trace
+        if watch is not None and watch.see(trace.error):
+            for other in running.values():
+                other.cancel()
         async with writing:  # one writer; scoring and the gzip write run off the event loop so requests keep flowing
             while next_to_record in finished:
                 await asyncio.to_thread(record, finished.pop(next_to_record), jobs[next_to_record][0])
                 next_to_record += 1
 
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
+    for i in sorted(finished):  # after a stop: the finished cases behind a case that was cancelled
+        await asyncio.to_thread(record, finished.pop(i), jobs[i][0])
 
 
 def _progress_line(done: int, total: int, row: ResultRow, elapsed: float) -> str:

@@ -31,6 +31,8 @@
     case_budget: 900                   # live: a cell's total seconds, retries and waits included (default 900)
     max_rps: 2                         # live: model requests per second across the grid, both models (LangChain's limiter)
     max_tpm: 200000                    # live: input tokens per minute across the grid (approximate counts)
+    stop_after_errors: 3               # stop (exit 4) when this many cells in a row end in the same provider error
+                                       # (default 3; 0: never; harness/runs/outage.py); a rerun resumes
     versions:                          # grid axis: package versions, each arm in its own environment (runs/versions.py)
       deepagents: ["0.7.6", "0.7.32"]
 
@@ -84,6 +86,7 @@ _KEYS = {
     "case_budget",
     "max_rps",
     "max_tpm",
+    "stop_after_errors",
     "versions",
     "evals",
 }
@@ -128,6 +131,7 @@ class ExperimentSpec:
     case_budget: float | None = None  # live bounds (None: the run's default, or none); they never change a result
     max_rps: float | None = None
     max_tpm: float | None = None
+    stop_after_errors: int | None = None  # the outage stop (None: the default, 0: never); it never changes a result
     versions: tuple[VersionArm, ...] = ()  # empty: no versions axis (every arm runs in this environment)
     evals: tuple[str, ...] = ()  # empty: cases by kind with the default scorers; else each eval's cases, run as the eval
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -188,6 +192,7 @@ class ExperimentSpec:
                 "case_budget",
                 "max_rps",
                 "max_tpm",
+                "stop_after_errors",
                 "versions",
                 "evals",
             )
@@ -223,8 +228,9 @@ def _positive_int(data: dict, key: str, path: str, default: int | None) -> int |
     value = data.get(key, default)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if key == "seed" else 1):
-        raise _fail(path, key, f"must be a {'non-negative' if key == 'seed' else 'positive'} integer, got {value!r}")
+    least = 0 if key in ("seed", "stop_after_errors") else 1
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _fail(path, key, f"must be a {'non-negative' if least == 0 else 'positive'} integer, got {value!r}")
     return value
 
 
@@ -393,6 +399,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         case_budget=_positive_number(data, "case_budget", where),
         max_rps=_positive_number(data, "max_rps", where),
         max_tpm=_positive_number(data, "max_tpm", where),
+        stop_after_errors=_positive_int(data, "stop_after_errors", where, None),
         versions=versions,
         evals=evals,
         raw=data,
