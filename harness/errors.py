@@ -21,14 +21,19 @@ class DatasetError(HarnessError):
 
     def __init__(self, path: str, row: int | None, field: str | None, problem: str, case_id: str | None = None):
         self.path, self.row, self.field, self.problem, self.case_id = path, row, field, problem, case_id
-        where = path
-        if row is not None:
-            where += f": row {row}"
-            if case_id:
-                where += f" (id {case_id!r})"
-        if field:
-            where += f": field {field!r}"
-        super().__init__(f"{where}: {problem}")
+        super().__init__(f"{dataset_location(path, row, field, case_id)}: {problem}")
+
+
+def dataset_location(path: str, row: int | None, field: str | None, case_id: str | None = None) -> str:
+    """Where in a scenario file: ``path: row N (id 'x'): field 'f'`` (a DatasetError's and a load warning's prefix)."""
+    where = path
+    if row is not None:
+        where += f": row {row}"
+        if case_id:
+            where += f" (id {case_id!r})"
+    if field:
+        where += f": field {field!r}"
+    return where
 
 
 class LiveModelUnavailable(HarnessError):

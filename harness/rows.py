@@ -206,6 +206,7 @@ class ExperimentMeta(TypedDict):
     shard: NotRequired[list[int] | None]  # [i, n]; None once merged
     planned_cells: NotRequired[int]
     skipped: NotRequired[list[dict[str, str]]]
+    warnings: NotRequired[list[str]]  # what in the scenario rows misleads their author (scenarios.schema.case_warnings)
     datasets: NotRequired[dict[str, str]]
     harness_version: NotRequired[str]
     git_commit: NotRequired[str | None]

@@ -39,7 +39,7 @@ def test_an_eval_runs_as_pytest_runs_it_and_not_run_cases_are_listed(tmp_path):
     assert "deepagents-summarization" in run.not_run[0][2]
     one = evaluate(["truncation"], cases=["truncation-report-06"], runs_dir=tmp_path)
     (result,) = one.results
-    assert result.eval_name == "truncation" and result.row["eval"] == "truncation" and result.row["eval_version"] == 1
+    assert result.eval_name == "truncation" and result.row["eval"] == "truncation" and result.row["eval_version"] == 2
     assert result.failed() == [] and result.required()[0] in result.scores  # the eval's asserted keys, validity first
     assert result.row["config"]["name"] == "truncation"  # the eval's preset, as pytest evals/ -m truncation runs it
 

@@ -448,6 +448,8 @@ def run_experiment(
         scenarios = [s for s in scenarios if not cannot_follow(s.task)]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
+    for warning in (w for s in scenarios for w in s.warnings):  # what in the rows misleads their author
+        progress(f"warning: {warning}")
     cells = plan_cells(spec, scenarios)[shard[0] :: shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
@@ -684,6 +686,7 @@ def _write_meta(
         "shard": list(shard),
         "planned_cells": planned,
         "skipped": skipped or [],
+        "warnings": [w for s in scenarios for w in s.warnings],
         "datasets": dataset_hashes(scenarios),
         "harness_version": __version__,
         "git_commit": git_commit(),

@@ -151,7 +151,8 @@ class RunSink:
             agent_endpoint if "agent" in checked.endpoints else None,
             (summary_endpoint or agent_endpoint) if "summarizer" in checked.endpoints else None,
         )
-        warnings = [w for w in [config.overhead_warning(overhead)] if w]
+        # the config's traps, then what in the scenario rows misleads their author (`schema.case_warnings`)
+        warnings = [w for w in [config.overhead_warning(overhead)] if w] + [w for s in scenarios for w in s.warnings]
         for w in warnings:
             progress(f"warning: {w}")
         run_id = run_id or new_run_id(config.name)

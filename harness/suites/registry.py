@@ -38,6 +38,8 @@ SESSION = None
 
 COMMON = ("run_completed", "structure_ok", "summaries_ok")
 GOAL_KEPT = ("goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done")
+"""The shared goal-drift checks (`scoring.scorers.goal.drift_scores`): every case with steps is scored with them,
+whatever its kind or scorer set, and every eval that asserts ``run_completed`` asserts them on such a case."""
 PROBE_CHECKS = (
     "probe_recall_correct",
     "probe_continuation_correct",
@@ -71,6 +73,14 @@ class EvalSuite:
     # installed deepagents fails for any model (a known upstream failure: reported as such, never a pass or a FAIL)
     version: int = 1  # bump when the eval's cases, checks or scoring change meaning: rows record it, the gate compares
     # only rows of the same version (a baseline of version 1 against results of version 2 is refused, not compared)
+
+    def __post_init__(self) -> None:
+        # The goal-drift checks are shared like run_completed: an eval that asserts the shared checks asserts them
+        # too, on the cases that have them (a case with steps); an entry that lists them asserts them always.
+        if "run_completed" in self.required:
+            extra = tuple(k for k in GOAL_KEPT if k not in self.required)
+            object.__setattr__(self, "required", (*self.required, *extra))
+            object.__setattr__(self, "when_present", (*self.when_present, *extra))
 
     def required_for(self, strategy: str) -> tuple[str, ...]:
         """``required`` under ``strategy``: the history-file recovery check becomes the strategy's own recovery
@@ -133,6 +143,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 matrix_cases=("needle-h24k-d000", "needle-h32k-d025"),
                 faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
                 gated=("needle_correct", "needle_via_history"),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "goal",
@@ -161,6 +172,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=SUMMARIZING_OR_CONTROL,
                 faults={"history-unreadable": "needle_via_history", "offload-disabled": "needle_via_history", **DROPPED},
                 gated=("needle_correct", "needle_via_history"),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "probe",
@@ -183,6 +195,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 gated=PROBE_CHECKS,
                 # a measure here (a prompt may lose a kind by design); the gate holds it per arm against the baseline
                 gated_measures=("no_survival_cliff",),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "retention",
@@ -202,6 +215,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                     **DROPPED,
                 },
                 gated=("facts_retained", "latest_value_kept", "no_survival_cliff"),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "eviction",
@@ -215,6 +229,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"eviction-unreadable": "needle_via_eviction_file", **DROPPED},
                 gated=("needle_correct", "needle_via_eviction_file"),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "truncation",
@@ -237,6 +252,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 vary_documents=True,
                 faults={"clipped-args-trusted": "file_intact", "written-file-unreadable": "file_intact", **DROPPED},
                 gated=("file_intact",),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "overflow",
@@ -275,6 +291,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
                 gated=("summaries_ok",),
                 injects_faults=True,
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "todos",
@@ -314,6 +331,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"history-misplaced": "history_file_exists", "offload-disabled": "history_path_named"},
                 gated=("history_holds_span",),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "longid",
@@ -334,6 +352,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"eviction-unwritable": "long_id_evicted"},
                 gated=("long_id_evicted",),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "pasted",
@@ -356,6 +375,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"history-unreadable": "pasted_via_file"},
                 gated=("pasted_via_file",),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "parity",
@@ -378,6 +398,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 gated=PARITY_CHECKS,
                 # deepagents#6503: the tool's compaction keeps no media, so the manual arm fails these for any model
                 known_upstream={MANUAL + k: DEEPAGENTS_6503 for k in PARITY_CHECKS},
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "blobs",
@@ -400,6 +421,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"blob-deleted": "blob_rehydrated", "missing-blob-ignored": "reread_after_missing"},
                 gated=("blob_rehydrated", "reread_after_missing", "media_answers_correct"),
+                version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
                 "tokens",

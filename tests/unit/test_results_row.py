@@ -79,7 +79,8 @@ def test_the_row_records_the_version_of_its_eval_and_an_unknown_eval_has_none(mo
     from harness.runs import results
     from harness.suites.registry import SUITES
 
-    assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == SUITES["needle"].version == 1
+    # version 2 since issue 31 (the shared goal-drift checks asserted)
+    assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == SUITES["needle"].version == 2
     monkeypatch.setattr(results, "SUITES", {**SUITES, "needle": replace(SUITES["needle"], version=3)})
     assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == 3
     assert result_row(_trace(), SCORES, trace_file="t.json", eval_name="not-an-eval")["eval_version"] is None

@@ -103,7 +103,7 @@ def test_the_row_a_case_writes_is_a_result_row_and_the_writer_refuses_a_bad_one(
     path = tmp_path / "results.jsonl"
     row = result_row(_trace(), SCORES, trace_file="traces/t.json.gz")
     append_row(path, row)
-    assert read_rows(path) == [{**row, "eval_version": 1}]  # an eval the registry does not know reads as version 1
+    assert read_rows(path) == [row] and row["eval_version"] == 2  # the needle eval's version since issue 31
     broken = {k: v for k, v in row.items() if k != "tokens"}
     with pytest.raises(HarnessError, match=r"results\.jsonl, the row to append: not a ResultRow: field tokens: Field required"):
         append_row(path, broken)  # type: ignore[arg-type]

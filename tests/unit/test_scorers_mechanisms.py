@@ -12,9 +12,11 @@ from harness import _deepagents_adapter as da
 from harness.scenarios.schema import ExpectedFile, ExpectedStep, Needle, Scenario
 from harness.scoring.scorers import (
     CHECK,
+    DRIFT_KEYS,
     MEASURE,
     VALIDITY,
     Score,
+    drift_scores,
     eviction_scores,
     goal_scores,
     overflow_scores,
@@ -253,7 +255,9 @@ def test_every_rejection_followed_by_a_fallback_summary_is_recovered_and_the_goa
             "every rejection was followed by a fallback summary and a smaller retry (2 fallback summaries)",
         ),
     ]
-    assert scores[2:] == goal_scores(trace, OVERFLOW)
+    # the goal eval's own scores follow; the goal-drift checks are shared (score_case adds them to every case with steps)
+    assert scores[2:] == [s for s in goal_scores(trace, OVERFLOW) if s.key not in DRIFT_KEYS]
+    assert [s.key for s in drift_scores(trace, OVERFLOW)] == list(DRIFT_KEYS)
 
 
 def test_only_overflow_summaries_count_as_fallback_summaries():
@@ -324,15 +328,12 @@ def test_subagents_that_compressed_and_returned_their_reports_hold_with_the_pare
     build.agent(0, "TASK COMPLETE")
     trace = build.trace(["TASK COMPLETE"])
     scores = subagent_scores(trace, SUBAGENT)
-    goal = scores_by_key(goal_scores(trace, SUBAGENT))
     assert scores == [
         Score("subagent_compressed", 2, VALIDITY, "2 summarizer call(s) inside subagents"),
         Score("subagent_results_returned", True, CHECK, "2/2 delegated task(s) returned their report to the parent"),
-        goal["goal_no_clarification"],
-        goal["goal_no_premature_completion"],
-        goal["goal_steps_completed"],
-        goal["goal_all_steps_done"],
     ]
+    # the parent's goal-drift checks are shared (score_case adds drift_scores to every case with steps)
+    assert scores_by_key(drift_scores(trace, SUBAGENT))["goal_all_steps_done"].value is True
 
 
 def test_no_summary_inside_a_subagent_makes_the_case_invalid():
@@ -417,7 +418,6 @@ def test_a_clipped_write_read_back_before_the_next_one_holds_every_truncation_sc
     build.agent(0, "TASK COMPLETE")
     trace = build.trace(["TASK COMPLETE"], written_files=WHOLE)
     scores = truncation_scores(trace, TRUNCATION)
-    goal = scores_by_key(goal_scores(trace, TRUNCATION))
     assert scores == [
         Score(
             "args_clipped",
@@ -433,10 +433,8 @@ def test_a_clipped_write_read_back_before_the_next_one_holds_every_truncation_sc
         ),
         Score("file_intact", True, CHECK, f"{NOTES} hold every expected entry and no truncation marker"),
         Score("reread_chars", 1308, MEASURE, "1,308 characters of the file(s) read back"),
-        goal["goal_no_clarification"],
-        goal["goal_no_premature_completion"],
-        goal["goal_steps_completed"],
-    ]
+    ]  # the goal-drift checks are shared (score_case)
+    assert scores_by_key(drift_scores(trace, TRUNCATION))["goal_no_premature_completion"].value is True
 
 
 def test_a_write_after_a_clipped_one_without_reading_the_file_back_is_blind():

@@ -116,19 +116,24 @@ def test_no_agent_call_in_the_needle_turn_is_not_summarized_away():
 def test_a_reply_carrying_the_answer_is_correct_and_quoted():
     s = scores(conversation(reply="the code is tango-7"))
     assert s["needle_correct"] == Score(
-        "needle_correct", True, CHECK, "expected 'TANGO-7'; the agent replied 'the code is tango-7'"
+        "needle_correct",
+        True,
+        CHECK,
+        "expected 'TANGO-7'; read 'TANGO-7' (the one value named and not set aside: 'TANGO-7') from 'the code is tango-7'",
     )
 
 
 def test_a_reply_without_the_answer_is_wrong_and_quoted_up_to_160_characters():
     reply = "I do not know. " + "z" * 200
     s = scores(conversation(reply=reply))
-    assert s["needle_correct"] == Score("needle_correct", False, CHECK, f"expected 'TANGO-7'; the agent replied {reply[:160]!r}")
+    assert s["needle_correct"] == Score(
+        "needle_correct", False, CHECK, f"expected 'TANGO-7'; read None (a refusal: no value named) from {reply[:160]!r}"
+    )
 
 
 def test_no_reply_is_wrong():
     s = scores(conversation(reply=None))
-    assert s["needle_correct"] == Score("needle_correct", False, CHECK, "expected 'TANGO-7'; the agent replied ''")
+    assert s["needle_correct"] == Score("needle_correct", False, CHECK, "expected 'TANGO-7'; read None (no value named) from ''")
 
 
 # -- needle_via_history -----------------------------------------------------------------------------------------------

@@ -176,8 +176,9 @@ def test_a_chain_case_adds_its_length_check_before_the_needle_scores():
 def test_a_mechanism_set_scores_any_kind_with_its_own_scorer():
     trace = needle_trace()
     goal = scenario("goal", expected_steps=(ExpectedStep("fetch_document", "DOC-1"),))
-    assert [s.key for s in score_case(trace, goal, "subagent")][3:5] == ["subagent_compressed", "subagent_results_returned"]
-    assert [s.key for s in score_case(trace, goal, "overflow")][3:5] == ["overflowed", "overflow_recovered"]
+    # after the shared checks and, for a case with steps, the four shared goal-drift checks
+    assert [s.key for s in score_case(trace, goal, "subagent")][7:9] == ["subagent_compressed", "subagent_results_returned"]
+    assert [s.key for s in score_case(trace, goal, "overflow")][7:9] == ["overflowed", "overflow_recovered"]
     assert [s.key for s in score_case(trace, scenario(), "eviction")][3] == "evicted"
 
 

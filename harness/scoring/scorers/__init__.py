@@ -1,6 +1,6 @@
 """Scorers: ``(trace, scenario) -> [Score]``, read from the trace alone.
 
-The package: `types` (Score, roles, outcomes), `shared` (the checks every case gets), one module per family
+The package: `types` (Score, roles, outcomes), `shared` (the checks every case gets; `goal.drift_scores` adds the goal-drift checks for a case with steps), one module per family
 (`needle`, `goal`, `mechanisms`, `facts` for retention through rounds, `probes` for questions about typed facts;
 `view` is where a thing is in a request) and `registry` (scorer sets, `score_case`, `outcome`). This face exports what a
 user may import.
@@ -22,7 +22,7 @@ counts in no rate either). Evals assert validity before anything else.
 from __future__ import annotations
 
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD, cliff_round, retention_scores, survival_by_round
-from harness.scoring.scorers.goal import goal_scores
+from harness.scoring.scorers.goal import DRIFT_KEYS, drift_scores, goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.needle import carries_answer, chain_length_reached, needle_scores
 from harness.scoring.scorers.probes import fact_records, probe_scores
@@ -37,6 +37,7 @@ from harness.scoring.scorers.registry import (
     scorer,
     scorer_sets,
     scores_by_key,
+    shared_scores,
 )
 from harness.scoring.scorers.shared import (
     MIN_SUMMARY_CHARS,
@@ -48,6 +49,7 @@ from harness.scoring.scorers.shared import (
     summaries_ok,
     summarizer_attempts,
     summary_defects,
+    unfinished_turns,
 )
 from harness.scoring.scorers.types import (
     CHECK,
@@ -67,6 +69,7 @@ __all__ = [
     "ANY_KIND",
     "CHECK",
     "CLIFF_THRESHOLD",
+    "DRIFT_KEYS",
     "ERROR",
     "FAIL",
     "GATING",
@@ -87,6 +90,7 @@ __all__ = [
     "chain_length_reached",
     "cliff_round",
     "compacted",
+    "drift_scores",
     "eviction_scores",
     "fact_records",
     "goal_scores",
@@ -99,6 +103,7 @@ __all__ = [
     "run_completed",
     "score_case",
     "scorer",
+    "shared_scores",
     "scores_by_key",
     "structural_issues",
     "structure_ok",
@@ -108,4 +113,5 @@ __all__ = [
     "summary_defects",
     "survival_by_round",
     "truncation_scores",
+    "unfinished_turns",
 ]

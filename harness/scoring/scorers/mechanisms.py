@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
-from harness.scoring.scorers.goal import goal_scores
+from harness.scoring.scorers.goal import goal_eval_scores
 from harness.scoring.scorers.needle import needle_answered
 from harness.scoring.scorers.shared import (
     _succeeded,
@@ -83,7 +83,7 @@ def overflow_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         else "nothing to recover from"
     )
     scores.append(Score("overflow_recovered", ok, CHECK, why))
-    return scores + goal_scores(trace, scenario)
+    return scores + goal_eval_scores(trace, scenario)  # the goal-drift checks are shared (`score_case`)
 
 
 # -- subagents -----------------------------------------------------------------------------
@@ -113,12 +113,7 @@ def subagent_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             ),
         ),
     ]
-    parent = [
-        s
-        for s in goal_scores(trace, scenario)
-        if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed", "goal_all_steps_done")
-    ]
-    return scores + parent
+    return scores  # the parent's goal-drift checks are shared (`score_case`)
 
 
 # -- argument truncation ------------------------------------------------------------------
@@ -206,9 +201,4 @@ def truncation_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         )
     )
     scores.append(Score("reread_chars", read_chars, MEASURE, f"{read_chars:,} characters of the file(s) read back"))
-    goal = [
-        s
-        for s in goal_scores(trace, scenario)
-        if s.key in ("goal_no_clarification", "goal_no_premature_completion", "goal_steps_completed")
-    ]
-    return scores + goal
+    return scores  # the goal-drift checks are shared (`score_case`)

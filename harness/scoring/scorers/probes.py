@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from langchain_core.messages import ToolMessage
+
 from harness import answers
-from harness.scenarios.schema import Question, Scenario
+from harness.scenarios.schema import Question, Scenario, stated_in_grammar
 from harness.scoring.scorers.facts import (
     Timeline,
     TraceReader,
@@ -33,7 +35,7 @@ from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.scoring.scorers.view import Where, history_reads, locate, repeated_calls
-from harness.task_format import PROBES
+from harness.task_format import PROBES, call_target, find_facts
 from harness.trace.schema import Trace
 
 PROBE_CHECKS = {
@@ -89,8 +91,11 @@ def expected_member(fact: TrackedFact, turn: int) -> int:
     return max((i for i in range(len(fact.turns)) if fact.said_before(i, turn)), default=0)
 
 
-def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judged:
-    """Validity, answer and provenance of question ``q``."""
+def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question, paraphrased: frozenset[str] = frozenset()) -> Judged:
+    """Validity, answer and provenance of question ``q``. A fact in view makes it invalid, and the reason says how:
+    its statement is ("still in view as stated"), or only its value's word is, say in a document that happens to
+    carry it ("the value occurs in view", naming the message); ``paraphrased``: the facts whose statement is not in
+    the 'the <key> is <value>' grammar, for which any occurrence of the value counts as their statement."""
     trace = reader.trace
     facts = [lines[x].fact for x in q.facts]
     reply = trace.answer(q.turn) or ""
@@ -113,7 +118,7 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
             # message stating the update names the old value too ("..., not X"): it is the update, not the original.
             original = _original(reader, first, f)
             if original.stated:
-                problems.append(f"{f.id} still in view as first stated")
+                problems.append(_in_view(reader, first, f, original=True, grammar=f.id not in paraphrased))
                 continue
             if where.stated:
                 notes.append(f"{f.id}'s update is still in view; its original statement is not")
@@ -121,7 +126,7 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
                 notes.append(f"{f.id} is on a history page read for an earlier question (still out of view as stated)")
             continue
         if where.stated:
-            problems.append(f"{f.id} still in view as stated")
+            problems.append(_in_view(reader, first, f, token, grammar=f.id not in paraphrased))
         elif left_at is None or left_at > first["index"]:
             problems.append(f"{f.id} never left view before the question")
         elif where.on_history_page:
@@ -135,6 +140,57 @@ def judge(reader: TraceReader, lines: dict[str, Timeline], q: Question) -> Judge
         one["via"] = _via(reader, q.turn, f, one["expected_token"], wheres.get(f.id)) if one["correct"] else None
         del one["expected_token"]
     return judged
+
+
+def _in_view(
+    reader: TraceReader, call: dict, fact: TrackedFact, token: str = "", *, original: bool = False, grammar: bool
+) -> str:
+    """Why ``fact`` is in view at ``call`` (a question there is invalid): a message states it ("still in view as
+    stated", or "as first stated" for an update chain's original), or only its value occurs there as a word ("the value
+    occurs in view", with the message that carries it). ``grammar`` False: the fact is not stated in the task grammar,
+    so its value in view is taken for its statement."""
+    as_stated = f"{fact.id} still in view as {'first stated' if original else 'stated'}"
+    if original:
+        token = fact.tokens[0]
+    later = [t for t in fact.tokens[1:] if t.lower() != token.lower()] if original else []
+    if not grammar or fact.type == "artifact":
+        return as_stated
+
+    def holds(key: str) -> bool:
+        return reader.has(key, token, fact.masks) and not any(reader.has(key, t, fact.masks) for t in later)
+
+    stating = locate(
+        reader.trace,
+        call,
+        lambda k: holds(k) and _states(reader, k, fact, token),
+        system=fact.place == "system",
+        history_reads=reader.history_reads,
+    )
+    if stating.stated:
+        return as_stated
+    return f"{fact.id}: the value occurs in view ({token!r} in {_holder(reader, call, fact, token)}), not its statement"
+
+
+def _states(reader: TraceReader, key: str, fact: TrackedFact, token: str) -> bool:
+    """Message ``key`` states ``fact`` with ``token`` as its value ('the <key> is <value>'), not only the word."""
+    text = unmasked(reader.trace.message_text(key), fact.masks)
+    return any(v.lower() == token.lower() for v in find_facts(fact.key, text))
+
+
+def _holder(reader: TraceReader, call: dict, fact: TrackedFact, token: str) -> str:
+    """The first message of ``call``'s request in view (neither the summary at its head nor a history page) that carries
+    ``token``, described for an explanation: "the result of fetch_document(DOC-7)", "a user message"..."""
+    trace = reader.trace
+    for pos, (key, msg) in enumerate(zip(call["message_keys"], trace.request(call))):
+        if (pos == 0 and call.get("summary_at_head")) or not reader.has(key, token, fact.masks):
+            continue
+        if isinstance(msg, ToolMessage):
+            if msg.tool_call_id in reader.history_reads:
+                continue
+            tc = next((tc for _, tc in trace.tool_calls() if tc.get("id") == msg.tool_call_id), None)
+            return f"the result of {tc['name']}({call_target(tc)})" if tc else "a tool result"
+        return {"human": "a user message", "ai": "an assistant message"}.get(msg.type, f"a {msg.type} message")
+    return "the system prompt"
 
 
 def _original(reader: TraceReader, call: dict, fact: TrackedFact) -> Where:
@@ -221,7 +277,8 @@ def judge_all(trace: Trace, scenario: Scenario) -> tuple[list[dict[str, Any]], l
     reader = TraceReader(trace)
     lines = {f.id: timeline(reader, f) for f in tracked_facts(scenario)}
     records = [retention_record(reader, line) for line in lines.values()]
-    return records, [judge(reader, lines, q) for q in asked_questions(scenario)]
+    paraphrased = frozenset(f.id for f in scenario.facts if not stated_in_grammar(scenario, f))
+    return records, [judge(reader, lines, q, paraphrased) for q in asked_questions(scenario)]
 
 
 def fact_records(trace: Trace, scenario: Scenario) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
-from harness.scoring.scorers.goal import goal_scores
+from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
@@ -45,7 +45,7 @@ def scorer(*kinds: str, scorer_set: str = "default") -> Callable[[ScorerFn], Sco
 scorer("needle")(needle_scores)
 scorer("chain")(chain_length_reached)
 scorer("chain")(needle_scores)
-scorer("goal")(goal_scores)
+scorer("goal")(goal_eval_scores)
 scorer("truncation")(truncation_scores)
 scorer("probe")(probe_scores)
 scorer(scorer_set="eviction")(eviction_scores)
@@ -89,15 +89,28 @@ def scorer_sets() -> tuple[str, ...]:
     return tuple(_REGISTRY)
 
 
+def shared_scores(trace: Trace, scenario: Scenario) -> list[Score]:
+    """The checks every case gets, whatever its kind or scorer set: the run finished (every turn, none ending in a
+    request for clarification), requests well formed, summaries usable, and, for a case with steps, the goal-drift
+    checks (`goal.drift_scores`: no clarification request, no premature stop, every expected step done)."""
+    return [run_completed(trace), structure_ok(trace), summaries_ok(trace), *drift_scores(trace, scenario)]
+
+
 def score_case(trace: Trace, scenario: Scenario, scorers: str = "default") -> list[Score]:
-    """Scores for one case: the shared checks, then the scorers registered for its kind in the scorer set."""
+    """Scores for one case: the shared checks (`shared_scores`), then the scorers registered for its kind in the
+    scorer set. A registered scorer never scores a shared key again (ValueError names it)."""
     if scorers not in scorer_sets():
         raise ValueError(f"unknown scorer set {scorers!r}; known: {', '.join(_REGISTRY)}")
-    scores = [run_completed(trace), structure_ok(trace), summaries_ok(trace)]
+    scores = shared_scores(trace, scenario)
+    shared = {s.key for s in scores}
     by_kind = _REGISTRY[scorers]
     for fn in by_kind.get(scenario.kind, by_kind.get(ANY_KIND, [])):
         out = fn(trace, scenario)
-        scores += out if isinstance(out, list) else [out]
+        out = out if isinstance(out, list) else [out]
+        again = [s.key for s in out if s.key in shared]
+        if again:
+            raise ValueError(f"scorer {getattr(fn, '__name__', fn)!r} scores the shared key(s) {again}: they are scored once")
+        scores += out
     if trace.config.get("strategy") == "none":
         scores = [_as_control_arm(sc) for sc in scores]
     return scores

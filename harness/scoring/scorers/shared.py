@@ -12,12 +12,27 @@ from harness.trace.schema import Trace
 
 
 def run_completed(trace: Trace) -> Score:
-    """Every turn finished (the run raised nothing, provider error or otherwise)."""
+    """Every turn finished: the run raised nothing (provider error or otherwise) and no turn ended in a request for
+    clarification (`is_clarification_request`): a turn whose answer asks the user what to do did not do it."""
     err = trace.error
     if err:
         what = "a provider error" if err.get("provider_error") else "the run raised"
         return Score("run_completed", False, CHECK, f"{what} {err['type']} in turn {err.get('turn')}: {err['message'][:300]}")
+    asked = unfinished_turns(trace)
+    if asked:
+        return Score(
+            "run_completed",
+            False,
+            CHECK,
+            f"{len(asked)} of {len(trace.turns)} turn(s) ended in a request for clarification, not a finished turn; "
+            f"first turn {asked[0]}: {(trace.answer(asked[0]) or '')[:160]!r}",
+        )
     return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished")
+
+
+def unfinished_turns(trace: Trace) -> list[int]:
+    """The turns whose answer (the agent's last reply of the turn) is a request for clarification."""
+    return [t for t in range(len(trace.turns)) if is_clarification_request(trace.answer(t) or "")]
 
 
 def compacted(trace: Trace, *, before_turn: int | None = None) -> Score:

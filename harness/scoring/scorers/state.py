@@ -15,7 +15,6 @@ from typing import Any
 
 from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Scenario
-from harness.scoring.scorers.goal import goal_scores
 from harness.scoring.scorers.mechanisms import eviction_scores
 from harness.scoring.scorers.needle import needle_answered
 from harness.scoring.scorers.shared import _succeeded, _target, compacted
@@ -211,7 +210,6 @@ def pasted_scores(trace: Trace, scenario: Scenario) -> list[Score]:
 
 
 # -- the todo list across summaries (deepagents#4161, #4164) --------------------------------
-TODO_GOAL_KEYS = ("goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done")
 
 
 def _todo_writes(trace: Trace) -> list[tuple[int, list[dict[str, Any]]]]:
@@ -290,7 +288,6 @@ def todo_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             if part
         )
     )
-    goal = [sc for sc in goal_scores(trace, scenario) if sc.key in TODO_GOAL_KEYS]
     return [
         compacted(trace),
         Score(
@@ -314,8 +311,7 @@ def todo_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         ),
         Score("todos_continued", continued, CHECK, why),
         Score("todo_writes", len(writes), MEASURE, f"{len(writes)} write_todos call(s)"),
-        *goal,
-    ]
+    ]  # the goal-drift checks are shared (`score_case`)
 
 
 def _stable(paths: Any) -> str:
