@@ -68,7 +68,10 @@ def test_every_key_is_scored_once_in_order_over_all_needles():
 def test_a_check_holding_for_every_needle_says_so_with_the_first_needle_explanation():
     s = by_key(needle_scores(two_needles(pages=(["TANGO-7"], ["x", "KILO-42"])).trace(), scenario(1, 2)))
     assert s["needle_correct"] == Score(
-        "needle_correct", True, CHECK, "all 2 needles: expected 'TANGO-7'; the agent replied 'TANGO-7'"
+        "needle_correct",
+        True,
+        CHECK,
+        "all 2 needles: expected 'TANGO-7'; read 'TANGO-7' (the one value named and not set aside: 'TANGO-7') from 'TANGO-7'",
     )
     assert s["needle_via_history"] == Score(
         "needle_via_history",
@@ -81,10 +84,10 @@ def test_a_check_holding_for_every_needle_says_so_with_the_first_needle_explanat
 def test_a_check_failing_for_one_needle_fails_and_names_that_needle():
     s = by_key(needle_scores(two_needles(replies=("TANGO-7", "no idea")).trace(), scenario(1, 2)))
     assert s["needle_correct"] == Score(
-        "needle_correct", False, CHECK, "needle 2 of 2: expected 'KILO-42'; the agent replied 'no idea'"
+        "needle_correct", False, CHECK, "needle 2 of 2: expected 'KILO-42'; read None (no value named) from 'no idea'"
     )
     s = by_key(needle_scores(two_needles(replies=("no", "no")).trace(), scenario(1, 2)))
-    assert s["needle_correct"].explanation == "needle 1 of 2: expected 'TANGO-7'; the agent replied 'no'"
+    assert s["needle_correct"].explanation == "needle 1 of 2: expected 'TANGO-7'; read None (no value named) from 'no'"
 
 
 def test_page_counts_are_summed_and_a_needle_with_none_read_is_named():
