@@ -7,6 +7,7 @@ import argparse
 from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
+    finite_float,
 )
 
 
@@ -77,7 +78,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("--cases", nargs="+", metavar="ID", default=None, help="only these cases of the evals")
     chk.add_argument("--model", default=None, help="the agent model provider:name (default: the offline reference models)")
     chk.add_argument("--out", default="reports/check", help="where the run directory goes (default reports/check)")
-    chk.add_argument("--max-error-rate", type=float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR")
+    chk.add_argument(
+        "--max-error-rate", type=finite_float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR"
+    )
     chk.add_argument("--verbose", action="store_true", help="a line per case")
     chk.set_defaults(handler=cmd_check)
     aud = sub.add_parser(

@@ -10,6 +10,7 @@ from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
     add_limit_options,
+    finite_float,
 )
 
 
@@ -195,7 +196,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     reg.add_argument("--update", action="store_true", help="rewrite the baseline from these results instead of checking")
     reg.add_argument(
         "--max-error-rate",
-        type=float,
+        type=finite_float,
         default=0.05,
         metavar="SHARE",
         help="exit 4 when more than this share of cells ended in ERROR (provider errors; default 0.05). "

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from harness._numbers import finite_number, finite_problem
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:  # the type only: the config imports no middleware
@@ -52,6 +53,7 @@ class ContextSize:
             raise ConfigError(f"unknown context-size unit {self.unit!r}; use one of {', '.join(SIZE_UNITS)}")
         if isinstance(self.value, bool):
             raise ConfigError(f"{self.unit} value must be a number, got {self.value!r}")
+        finite_number(self.value, f"{self.unit} value")  # NaN or an infinity (tokens:1e309) is named, never int()'d
         if self.unit == "fraction":
             if not 0 < float(self.value) <= 1:
                 raise ConfigError(f"fraction must be in (0, 1], got {self.value!r}")
@@ -97,10 +99,12 @@ class ContextSize:
 
 
 def _number(value: Any, context: str) -> float:
-    try:
+    problem = finite_problem(value)
+    if problem is None:
         return float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"cannot read a number from {context!r}") from None
+    if "finite" in problem:
+        raise ConfigError(problem)
+    raise ConfigError(f"cannot read a number from {context!r}")
 
 
 @dataclass(frozen=True)

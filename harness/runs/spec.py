@@ -56,6 +56,7 @@ from typing import Any
 
 import yaml
 
+from harness._numbers import finite_problem
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
 from harness.runs.versions import VersionArm, parse_versions
@@ -234,6 +235,9 @@ def _positive_number(data: dict, key: str, path: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise _fail(path, key, f"must be a positive number, got {value!r}")
+    problem = finite_problem(value)  # .inf passes `> 0`
+    if problem is not None:
+        raise _fail(path, key, problem)
     return float(value)
 
 

@@ -1,0 +1,100 @@
+"""Inputs that used to escape (issue 31): each is refused with exit 2 naming the thing, no traceback, nothing written.
+
+Every test drives the real command (`harness.cli.main.main`) the way a user types it; none runs an agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.cli.main import EXIT_BAD_INPUT, main
+
+ROOT = Path(__file__).resolve().parent.parent
+LIVE = ["--model", "openai:reference-agent", "--base-url", "http://127.0.0.1:9/v1"]
+
+
+def _exit(argv: list[str]) -> int:
+    """main's exit code, argparse's own refusals (SystemExit 2) included."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
+def _refused(argv: list[str], named: str, capsys, root: Path) -> str:
+    before = _files(root)
+    assert _exit(argv) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert named in err and "Traceback" not in err, err
+    assert _files(root) == before
+    return err
+
+
+# -- one finite-number check for every numeric option and spec key ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        ([*LIVE, "--max-rps", "nan"], "--max-rps: must be a finite number, got 'nan'"),
+        ([*LIVE, "--max-rps", "inf"], "--max-rps: must be a finite number, got 'inf'"),
+        ([*LIVE, "--max-tpm=-inf"], "--max-tpm: must be a finite number"),
+        ([*LIVE, "--case-budget", "1e309"], "--case-budget: must be a finite number"),
+        ([*LIVE, "--model-kwargs", "timeout=NaN"], "--model-kwargs timeout=nan: must be a finite non-negative number"),
+        (["--trigger", "tokens:1e309"], "--trigger 'tokens:1e309': must be a finite number, got '1e309'"),
+        (["--trigger", "nan%"], "--trigger 'nan%': must be a finite number"),
+        (["--keep", "messages:inf"], "--keep 'messages:inf': must be a finite number"),
+        (["--model", "openai:x", "--base-url", "http://[::1"], "--base-url 'http://[::1': not a URL (Invalid IPv6 URL)"),
+        (["--model", "openai:x", "--base-url", "http://h:99999/v1"], "--base-url 'http://h:99999/v1': not a URL"),
+    ],
+)
+def test_run_refuses_non_finite_numbers_and_broken_urls(tmp_path, capsys, argv, named):
+    _refused(["run", *argv, "--cases", "needle-h24k-d000", "--out", str(tmp_path / "runs")], named, capsys, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "--latency", "nan"],
+        ["serve", "--max-seconds", "inf"],
+        ["regress", "x", "--baseline", "y", "--max-error-rate", "nan"],
+        ["check", "--baseline", "y", "--max-error-rate", "inf"],
+        ["judge", "calibrate", "x", "--min-kappa", "nan"],
+        ["experiment", "run", "x.yaml", "--max-rps", "inf"],
+    ],
+)
+def test_every_float_option_takes_the_same_finite_check(tmp_path, capsys, argv):
+    _refused(argv, "must be a finite number", capsys, tmp_path)
+
+
+def test_serve_refuses_a_port_out_of_range(tmp_path, capsys):
+    _refused(
+        ["serve", "--port", "70000"], "argument --port: a port is 0 to 65535 (0 picks a free one), got 70000", capsys, tmp_path
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("max_rps: .inf", "s.yaml: max_rps: must be a finite number, got inf"),
+        ("max_tpm: .nan", "s.yaml: max_tpm: must be a positive number, got nan"),
+        ("case_budget: 1.0e+309", "s.yaml: case_budget: must be a finite number, got inf"),
+        ("thresholds: [tokens:1e309]", "s.yaml: thresholds[0]: must be a finite number"),
+        ("keep: tokens:1e400", "s.yaml: keep: must be a finite number"),
+        ("model_kwargs: {timeout: .inf}", "model_kwargs timeout=inf: must be a finite non-negative number"),
+    ],
+)
+def test_a_spec_refuses_non_finite_numbers_naming_file_and_key(tmp_path, capsys, line, named):
+    spec = tmp_path / "s.yaml"
+    body = "variants: [deepagents-default]\nthresholds: [20%]\nscenarios: {cases: [needle-h24k-d000]}\n"
+    key = line.split(":")[0]
+    body = "\n".join(x for x in body.splitlines() if not x.startswith(key + ":")) + f"\n{line}\n"
+    if "model_kwargs" in line or "max_" in line or "case_budget" in line:
+        body += "model: openai:reference-agent\nbase_url: http://127.0.0.1:9/v1\n"
+    spec.write_text(body)
+    _refused(["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"], named, capsys, tmp_path)
