@@ -98,3 +98,70 @@ def test_a_spec_refuses_non_finite_numbers_naming_file_and_key(tmp_path, capsys,
         body += "model: openai:reference-agent\nbase_url: http://127.0.0.1:9/v1\n"
     spec.write_text(body)
     _refused(["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"], named, capsys, tmp_path)
+
+
+# -- a strategy module that raises at import; a baseline that is a directory ---------------------------------------
+
+
+@pytest.fixture
+def raising_module(tmp_path, monkeypatch):
+    """A module ``raises_at_import`` on sys.path whose import raises RuntimeError."""
+    mods = tmp_path / "mods"
+    mods.mkdir()
+    (mods / "raises_at_import.py").write_text('raise RuntimeError("boom at import")\n')
+    monkeypatch.syspath_prepend(str(mods))
+    return mods
+
+
+def test_run_names_a_strategy_module_that_raises_at_import(tmp_path, capsys, raising_module):
+    _refused(
+        ["run", "--strategy", "raises_at_import:make", "--cases", "needle-h24k-d000", "--out", str(tmp_path / "runs")],
+        "--strategy 'raises_at_import:make': cannot import 'raises_at_import' (RuntimeError: boom at import)",
+        capsys,
+        tmp_path,
+    )
+
+
+def test_check_names_a_strategy_module_that_raises_at_import(tmp_path, capsys, raising_module):
+    baseline = tmp_path / "b.json"
+    _refused(
+        ["check", "--strategy", "raises_at_import:make", "--baseline", str(baseline), "--update", "--out", str(tmp_path / "c")],
+        "strategy 'raises_at_import:make': cannot import 'raises_at_import' (RuntimeError: boom at import)",
+        capsys,
+        tmp_path,
+    )
+
+
+def test_pytest_compaction_strategy_raising_at_import_is_a_usage_error_exit_4(tmp_path, raising_module):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(raising_module), str(ROOT)])}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--compaction-strategy", "raises_at_import:make"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = result.stdout + result.stderr
+    assert result.returncode == 4, out  # docs/strategies.md: a usage error (exit 4), not INTERNALERROR (3)
+    assert "cannot import 'raises_at_import' (RuntimeError: boom at import)" in out and "INTERNALERROR" not in out
+
+
+def test_check_refuses_a_baseline_directory_before_running_any_eval(tmp_path, capsys):
+    (tmp_path / "baselines").mkdir()
+    _refused(
+        ["check", "--baseline", str(tmp_path / "baselines"), "--evals", "needle", "--out", str(tmp_path / "c")],
+        "baselines: is a directory; --baseline is a baseline JSON file",
+        capsys,
+        tmp_path,
+    )
+    _refused(
+        ["check", "--baseline", str(tmp_path / "baselines"), "--update", "--evals", "needle", "--out", str(tmp_path / "c")],
+        "is a directory; --update writes a baseline JSON file",
+        capsys,
+        tmp_path,
+    )

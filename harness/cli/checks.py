@@ -39,7 +39,7 @@ def cmd_validity(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from harness.api import evaluate
-    from harness.cli.experiments import gate
+    from harness.cli.experiments import check_baseline_target, gate
     from harness.compaction.strategies.registry import register
     from harness.suites.registry import STANDARD_EVALS as GENERIC
 
@@ -50,6 +50,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
+    check_baseline_target(args.baseline, update=args.update, max_error_rate=args.max_error_rate)  # before any eval runs
     run = evaluate(
         evals, cases=args.cases, strategy=strategy, model=args.model, runs_dir=args.out, progress=print if args.verbose else None
     )

@@ -81,6 +81,22 @@ def cmd_regress(args: argparse.Namespace) -> int:
     )
 
 
+def check_baseline_target(baseline: str, *, update: bool, max_error_rate: float) -> None:
+    """What `gate` will need, checked before anything runs (`harness check` runs every eval first): the baseline file
+    readable (or, with --update, a path a file can be written to) and the error rate a share."""
+    from pathlib import Path
+
+    from harness.analysis.regress import load_baseline
+    from harness.errors import ConfigError
+
+    if not 0 <= max_error_rate <= 1:
+        raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
+    if not update:
+        load_baseline(baseline)
+    elif Path(baseline).is_dir():
+        raise ConfigError(f"--baseline {baseline}: is a directory; --update writes a baseline JSON file, name one")
+
+
 def gate(results: str, baseline: str, *, update: bool, max_error_rate: float, allow_partial: bool) -> int:
     """The nightly gate's verdict, printed (`harness regress`, `harness check`): the exit code."""
     from harness.analysis.regress import error_gate, load_rows, regress, write_baseline
