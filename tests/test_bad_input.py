@@ -165,3 +165,45 @@ def test_check_refuses_a_baseline_directory_before_running_any_eval(tmp_path, ca
         capsys,
         tmp_path,
     )
+
+
+# -- a damaged trace, a results file cut mid-row ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def two_case_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    assert main(["run", "--cases", "needle-h24k-d000", "needle-h24k-d050", "--out", str(out), "--run-id", "two"]) == 0
+    return out / "two"
+
+
+@pytest.fixture
+def run_copy(two_case_run, tmp_path):
+    import shutil
+
+    return Path(shutil.copytree(two_case_run, tmp_path / "run"))
+
+
+def test_score_names_a_corrupted_gzip_trace_and_writes_nothing(run_copy, capsys):
+    import json
+
+    first = json.loads((run_copy / "results.jsonl").read_text().splitlines()[0])
+    trace = run_copy / first["trace"]
+    trace.write_bytes(trace.read_bytes()[:40] + b"\x00garbage")
+    err = _refused(["score", str(run_copy)], f"case {first['case_id']!r}: {trace}: not a readable trace", capsys, run_copy)
+    assert not (run_copy / "rescored.jsonl").exists() and not (run_copy / "rescored.tmp").exists(), err
+
+
+def test_score_and_report_name_a_results_file_cut_mid_row(run_copy, capsys):
+    results = run_copy / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # a kill while the last row was written
+    said = f"{results}: line 2 was cut mid-write (not valid JSON"
+    assert main(["score", str(run_copy)]) == 0
+    captured = capsys.readouterr()
+    assert "re-scored 1 trace(s)" in captured.out and said in captured.err
+    assert main(["score", "--strict", str(run_copy)]) == 1  # a dropped row fails a strict re-score
+    capsys.readouterr()
+    assert main(["report", str(run_copy)]) == 0
+    assert said in capsys.readouterr().err and said in (run_copy / "report.md").read_text()
+    assert results.read_text().endswith(lines[1][: len(lines[1]) // 2])  # reading never repairs a user's file

@@ -79,13 +79,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from harness.runs.rescore import rescore
-    from harness.runs.results import outcome_line, row_outcome
+    from harness.runs.results import outcome_line, row_outcome, torn_line_note
     from harness.scoring.scorers import PASS
 
     rows = rescore(Path(args.run_dir), args.datasets)
     failed = [r for r in rows if row_outcome(r)[0] != PASS]
     print(f"re-scored {len(rows)} trace(s) into {Path(args.run_dir) / 'rescored.jsonl'}: {outcome_line(rows)}")
-    return EXIT_FAILED if args.strict and failed else EXIT_OK
+    torn = torn_line_note(Path(args.run_dir) / "results.jsonl")
+    if torn:
+        print(f"warning: {torn}", file=sys.stderr)
+    return EXIT_FAILED if args.strict and (failed or torn) else EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -94,7 +97,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if not any((Path(args.run_dir) / name).exists() for name in ("meta.json", "validity.json")):
         raise HarnessError(f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)")
-    print(write_report(args.run_dir, args.tokens))
+    from harness.runs.results import torn_line_note
+
+    report = write_report(args.run_dir, args.tokens)
+    for name, rerun in (("results.jsonl", False), ("cells.jsonl", True)):
+        torn = torn_line_note(Path(args.run_dir) / name, rerun=rerun)
+        if torn:
+            print(f"warning: {torn} (the report says so)", file=sys.stderr)
+    print(report)
     return EXIT_OK
 
 

@@ -59,6 +59,7 @@ from harness.runs.results import (
     read_jsonl,
     result_row,
     row_outcome,
+    torn_last_line,
 )
 from harness.runs.run import dataset_hashes, git_commit, make_output_dir, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
@@ -447,7 +448,10 @@ def run_experiment(
     path = experiment_dir(spec, out_dir, shard)
     make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
     cells_file = path / "cells.jsonl"
-    current = {r["cell_id"]: r for r in read_cells(cells_file)}
+    torn = torn_last_line(cells_file)
+    if torn is not None:  # a kill mid-write: the line is dropped below and its cell is not done, so it runs again
+        progress(f"{cells_file}: line {torn} was cut mid-write (not valid JSON); dropped, and its cell runs again")
+    current = {r["cell_id"]: r for r in read_cells(cells_file, repair=True)}
     _check_reuse(spec, cells, current)
     not_run_file = path / NOT_RUN_FILE
     decided = {str(r["cell_id"]) for r in read_jsonl(not_run_file, repair=True)}  # not run: decided, done on resume
@@ -667,9 +671,9 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
             f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(map(str, prints))}"
         )
     (out / "traces").mkdir(parents=True, exist_ok=True)
-    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
+    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl", repair=True)}
     for part in parts:
-        for row in read_cells(Path(part) / "cells.jsonl"):
+        for row in read_cells(Path(part) / "cells.jsonl", repair=True):
             if row["cell_id"] in existing:
                 continue
             src = Path(part) / row["trace"]
