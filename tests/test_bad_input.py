@@ -207,3 +207,40 @@ def test_score_and_report_name_a_results_file_cut_mid_row(run_copy, capsys):
     assert main(["report", str(run_copy)]) == 0
     assert said in capsys.readouterr().err and said in (run_copy / "report.md").read_text()
     assert results.read_text().endswith(lines[1][: len(lines[1]) // 2])  # reading never repairs a user's file
+
+
+# -- YAML: a duplicate key is refused, never the last one silently kept ---------------------------------------------
+
+
+def test_a_spec_with_a_duplicate_key_names_the_key_and_both_lines(tmp_path, capsys):
+    spec = tmp_path / "dup.yaml"
+    spec.write_text("variants: [deepagents-default]\nthresholds: [20%]\ntrials: 3\nscenarios:\n  limit: 1\ntrials: 1\n")
+    _refused(
+        ["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"],
+        f"{spec}: duplicate key 'trials' on lines 3 and 6",
+        capsys,
+        tmp_path,
+    )
+
+
+def test_a_variant_front_matter_with_a_duplicate_key_names_it(tmp_path, capsys):
+    variant = tmp_path / "dup.md"
+    variant.write_text("---\ntrigger: 20%\nkeep: 5%\ntrigger: 40%\n---\nSummarize:\n{messages}\n")
+    _refused(
+        ["run", "--variant", str(variant), "--cases", "needle-h24k-d000", "--out", str(tmp_path / "runs")],
+        f"{variant}: duplicate key 'trigger' on lines 2 and 4",
+        capsys,
+        tmp_path,
+    )
+
+
+def test_every_shipped_yaml_goes_through_the_one_loader():
+    """Specs, variant front matter and the datasets' YAML: no module parses YAML but `harness._yaml`."""
+    import re
+
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "harness").rglob("*.py")
+        if p.name != "_yaml.py" and re.search(r"yaml\.(safe_)?load\(", p.read_text())
+    ]
+    assert offenders == []

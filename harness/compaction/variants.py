@@ -33,6 +33,7 @@ from typing import Any
 import yaml
 
 from harness._paths import DATASETS_DIR
+from harness._yaml import load_yaml
 from harness.compaction.config import (
     DEFAULT_PRESET,
     MIN_WINDOW,
@@ -96,7 +97,7 @@ def _split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str]:
     header = parts[0][3:]
     body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
     try:
-        data = yaml.safe_load(header) or {}
+        data = load_yaml(header, path) or {}  # the header starts on the file's first line, after the '---'
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: front matter is not valid YAML: {exc}") from None
     if not isinstance(data, dict):

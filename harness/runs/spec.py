@@ -57,6 +57,7 @@ from typing import Any
 import yaml
 
 from harness._numbers import finite_problem
+from harness._yaml import load_yaml
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
 from harness.runs.versions import VersionArm, parse_versions
@@ -266,7 +267,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if not path.is_file():
         raise ConfigError(f"{where}: no such experiment spec")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"), where)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
