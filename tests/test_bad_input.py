@@ -244,3 +244,33 @@ def test_every_shipped_yaml_goes_through_the_one_loader():
         if p.name != "_yaml.py" and re.search(r"yaml\.(safe_)?load\(", p.read_text())
     ]
     assert offenders == []
+
+
+# -- a symlink loop or a FIFO where a file is expected ------------------------------------------------------------
+
+
+@pytest.fixture
+def odd_files(tmp_path):
+    """Per suffix, a symlink loop and a FIFO with that suffix, named for what they are."""
+    import os
+
+    made = {}
+    for suffix in (".jsonl", ".yaml", ".md"):
+        loop = tmp_path / f"loop{suffix}"
+        loop.symlink_to(loop.name)
+        fifo = tmp_path / f"fifo{suffix}"
+        os.mkfifo(fifo)
+        made[suffix] = {"symlink loop": loop, "FIFO": fifo}
+    return made
+
+
+@pytest.mark.parametrize("what", ["symlink loop", "FIFO"])
+def test_a_symlink_loop_or_fifo_is_named_for_what_it_is_not_no_such_file(tmp_path, capsys, odd_files, what):
+    out = str(tmp_path / "out")
+    for argv, path in [
+        (["run", "--datasets", str(odd_files[".jsonl"][what]), "--out", out], odd_files[".jsonl"][what]),
+        (["experiment", "run", str(odd_files[".yaml"][what]), "--out", out, "--no-langsmith"], odd_files[".yaml"][what]),
+        (["run", "--variant", str(odd_files[".md"][what]), "--cases", "needle-h24k-d000", "--out", out], odd_files[".md"][what]),
+    ]:
+        err = _refused(argv, f"{path}: is a {what}", capsys, tmp_path)
+        assert "no such" not in err

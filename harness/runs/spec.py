@@ -57,6 +57,7 @@ from typing import Any
 import yaml
 
 from harness._numbers import finite_problem
+from harness._paths import not_a_file
 from harness._yaml import load_yaml
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
@@ -264,8 +265,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     key for anything it cannot run."""
     path = Path(path)
     where = str(path)
-    if not path.is_file():
-        raise ConfigError(f"{where}: no such experiment spec")
+    problem = not_a_file(path)
+    if problem is not None:
+        raise ConfigError(f"{where}: {'no such experiment spec' if problem == 'no such file' else problem}")
     try:
         data = load_yaml(path.read_text(encoding="utf-8"), where)
     except yaml.YAMLError as exc:
