@@ -274,3 +274,44 @@ def test_a_symlink_loop_or_fifo_is_named_for_what_it_is_not_no_such_file(tmp_pat
     ]:
         err = _refused(argv, f"{path}: is a {what}", capsys, tmp_path)
         assert "no such" not in err
+
+
+# -- a plan too large to be meant ------------------------------------------------------------------------------------
+
+
+def test_run_refuses_a_billion_trials_with_the_size_and_an_estimate(tmp_path, capsys):
+    err = _refused(
+        ["run", "--trials", "1000000000", "--cases", "needle-h24k-d000", "--out", str(tmp_path / "runs")],
+        "the plan is 1,000,000,000 case run(s), about 5,787.0 days",
+        capsys,
+        tmp_path,
+    )
+    assert "above the ceiling of 10,000 case runs" in err and "--allow-large" in err
+
+
+def test_a_grid_of_a_million_cells_is_refused_unless_allowed(tmp_path, capsys, monkeypatch):
+    spec = tmp_path / "big.yaml"
+    spec.write_text(
+        "variants: [deepagents-default]\nthresholds: [20%]\nscenarios: {cases: [needle-h24k-d000]}\ntrials: 1000000\n"
+    )
+    argv = ["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"]
+    _refused(argv, "trials 1000000 x 1 cell(s) a trial: the plan is 1,000,000 case run(s), about 5.8 days", capsys, tmp_path)
+    import harness.runs.grid as grid
+
+    monkeypatch.setattr(grid, "check_endpoints_answer", lambda *_: (_ for _ in ()).throw(SystemExit(9)))  # stop after
+    assert _exit([*argv, "--allow-large"]) == 9  # allowed: past the ceiling, on to the run (stopped before any cell)
+    assert "large plan (--allow-large): 1,000,000 case run(s)" in capsys.readouterr().out
+
+
+def test_the_ceiling_is_documented_and_every_shipped_spec_is_below_it():
+    from harness.runs.grid import plan_cells, spec_scenarios
+    from harness.runs.run import MAX_PLANNED_RUNS
+    from harness.runs.spec import load_spec
+
+    ceiling = f"{MAX_PLANNED_RUNS:,}"
+    for page in ("cli.md", "experiments.md"):
+        text = (ROOT / "docs" / page).read_text()
+        assert "--allow-large" in text and ceiling in text, page
+    for path in sorted((ROOT / "datasets" / "experiments").glob("*.yaml")):
+        spec = load_spec(path)
+        assert len(plan_cells(spec, spec_scenarios(spec))) <= MAX_PLANNED_RUNS, path.name

@@ -46,7 +46,13 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells must be at least 1, got {args.max_cells}")
     result = run_experiment(
-        spec, out_dir=args.out, shard=shard, workers=args.workers, max_cells=args.max_cells, retry_errors=not args.no_retry_errors
+        spec,
+        out_dir=args.out,
+        shard=shard,
+        workers=args.workers,
+        max_cells=args.max_cells,
+        retry_errors=not args.no_retry_errors,
+        allow_large=args.allow_large,
     )
     print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
     if shard[1] == 1:  # shards are reported after the merge
@@ -153,6 +159,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
     exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
     exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
+    exp_run.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run a grid above 10,000 cells (harness.runs.run.MAX_PLANNED_RUNS; refused otherwise, with its size and "
+        "estimate: a large grid is "
+        "usually a typo such as trials: 1000000)",
+    )
     exp_run.add_argument(
         "--no-retry-errors",
         action="store_true",

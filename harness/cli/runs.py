@@ -41,7 +41,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             else ""
         )
         raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)" + hint)
-    from harness.agent.models import summary_model_for
+    from harness.agent.models import is_reference, summary_model_for
+    from harness.runs.run import check_plan_size
+
+    live = not is_reference(args.model)
+    check_plan_size(
+        len(scenarios) * args.trials,
+        allow_large=args.allow_large,
+        live=live,
+        parallel=args.concurrency if live else 1,  # offline cases are CPU bound: one at a time
+        what=f"--trials {args.trials} x {len(scenarios)} case(s)",
+        progress=print,
+    )
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
     agent_endpoint, summary_endpoint = endpoints_from_args(args)
@@ -137,6 +148,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     add_selection_options(run)
     run.add_argument("--seed", type=int, default=0, help="seed of the reference summarizer's loss (trial t uses seed+t)")
     run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
+    run.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run more than 10,000 cases x trials (harness.runs.run.MAX_PLANNED_RUNS; refused otherwise, with the plan's "
+        "size and estimate)",
+    )
     run.add_argument("--out", default="reports/runs", help="parent directory of run directories (default reports/runs)")
     run.add_argument("--run-id", help="name of the run directory (default: time, variant and a random suffix)")
     run.add_argument(

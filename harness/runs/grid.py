@@ -61,7 +61,7 @@ from harness.runs.results import (
     row_outcome,
     torn_last_line,
 )
-from harness.runs.run import dataset_hashes, git_commit, make_output_dir, start_order
+from harness.runs.run import check_plan_size, dataset_hashes, git_commit, make_output_dir, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
@@ -403,9 +403,11 @@ def run_experiment(
     progress: Callable[[str], None] = print,
     max_cells: int | None = None,
     retry_errors: bool = True,
+    allow_large: bool = False,
 ) -> ExperimentRun:
     """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
-    unless ``retry_errors`` is False; their earlier rows and traces are kept."""
+    unless ``retry_errors`` is False; their earlier rows and traces are kept. A grid above `MAX_PLANNED_RUNS` cells
+    is refused, with its size and estimate, unless ``allow_large``."""
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
@@ -433,6 +435,15 @@ def run_experiment(
                 summary_endpoint=summary_endpoint,
             )
             live += [e for role, e in (("agent", agent_endpoint), ("summarizer", summary_endpoint)) if role in checked.endpoints]
+    per_trial = len(plan_cells(replace(spec, trials=1), scenarios))  # counted, not listed: a typo may plan a billion
+    check_plan_size(
+        len(range(shard[0], per_trial * spec.trials, shard[1])),
+        allow_large=allow_large,
+        live=_is_live(spec),
+        parallel=workers or spec.concurrency,
+        what=f"{spec.path}: trials {spec.trials} x {per_trial} cell(s) a trial",
+        progress=progress,
+    )
     check_endpoints_answer(*live)
     skipped = []
     if (
