@@ -315,3 +315,17 @@ def test_the_ceiling_is_documented_and_every_shipped_spec_is_below_it():
     for path in sorted((ROOT / "datasets" / "experiments").glob("*.yaml")):
         spec = load_spec(path)
         assert len(plan_cells(spec, spec_scenarios(spec))) <= MAX_PLANNED_RUNS, path.name
+
+
+# -- a variant prompt that crowds out the window -----------------------------------------------------------------
+
+
+def test_a_variant_prompt_larger_than_the_window_is_warned_with_the_sizes(tmp_path, capsys):
+    variant = tmp_path / "huge.md"
+    padding = "Keep every detail of the conversation. " * 7000  # 273,000 characters: about 68,250 tokens
+    variant.write_text(f"---\ndescription: a prompt larger than the window\n---\n{padding}\n{{messages}}\n")
+    out = tmp_path / "runs"
+    main(["run", "--variant", str(variant), "--cases", "needle-h24k-d000", "--out", str(out), "--run-id", "huge"])
+    said = "the summary prompt is about 68,252 tokens (273,011 characters), 107% of the declared 64,000-token window"
+    assert said in capsys.readouterr().out
+    assert said in (out / "huge" / "report.md").read_text()

@@ -39,6 +39,9 @@ DEEPAGENTS_HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_messag
 
 DEFAULT_STRATEGY = "deepagents-summarization"
 
+PROMPT_WINDOW_SHARE = 0.5
+"""A summary prompt of at least this share of the declared window is warned about (`CompactionConfig.prompt_warning`)."""
+
 OVERHEAD_MARGIN = 2.0
 """A trigger below this multiple of the fixed per-call overhead is flagged."""
 
@@ -231,6 +234,23 @@ class CompactionConfig:
             f"config {self.name!r}: the trigger ({trig:,} tokens) is at or below the fixed per-call overhead "
             f"({overhead_tokens:,} tokens of tool schemas and system prompt): summarization would fire on every call. "
             f"Raise --window or the trigger (harness audit explains)"
+        )
+
+    def prompt_warning(self) -> str | None:
+        """Say so when the summary prompt alone takes `PROMPT_WINDOW_SHARE` of the declared window or more: every
+        summary request is the prompt plus the messages it summarizes, so such a prompt leaves them little room or
+        none (a variant accepted silently before). Sizes are approximate tokens (characters / 4, deepagents' count)."""
+        if self.summary_prompt is None:
+            return None
+        tokens = len(self.summary_prompt) // 4
+        if tokens < self.window * PROMPT_WINDOW_SHARE:
+            return None
+        return (
+            f"config {self.name!r}: the summary prompt is about {tokens:,} tokens ({len(self.summary_prompt):,} "
+            f"characters), {tokens / self.window:.0%} of the declared {self.window:,}-token window: every summary request "
+            "is that prompt plus the messages to summarize, so it leaves them "
+            + ("no room at all" if tokens >= self.window else "little room")
+            + ". Shorten the prompt or raise --window"
         )
 
     def overhead_warning(self, overhead_tokens: int) -> str | None:

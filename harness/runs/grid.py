@@ -423,6 +423,9 @@ def run_experiment(
             error = config.overhead_error(overhead)
             if error:
                 raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with arm {arm}: {error}")
+            prompt_warning = config.prompt_warning()
+            if prompt_warning and threshold is spec.thresholds[0]:  # once per arm: the prompt is the arm's
+                progress(f"warning: {spec.path}: arm {arm}: {prompt_warning}")
             summary_key = "summary_model" if config.summary_model is None else f"arm {arm}: summary_model"
             agent_endpoint, summary_endpoint = spec.endpoints()
             checked = choose_models(

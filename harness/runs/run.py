@@ -189,7 +189,7 @@ class RunSink:
             agent_endpoint if "agent" in checked.endpoints else None,
             (summary_endpoint or agent_endpoint) if "summarizer" in checked.endpoints else None,
         )
-        warnings = [w for w in [config.overhead_warning(overhead)] if w]
+        warnings = [w for w in [config.overhead_warning(overhead), config.prompt_warning()] if w]
         for w in warnings:
             progress(f"warning: {w}")
         run_id = run_id or new_run_id(config.name)
