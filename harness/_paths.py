@@ -11,3 +11,34 @@ _CHECKOUT = REPO_ROOT / "datasets"
 DATASETS_DIR = (
     _CHECKOUT if (REPO_ROOT / "pyproject.toml").is_file() and _CHECKOUT.is_dir() else PACKAGE_DIR / "_data" / "datasets"
 )
+
+
+def not_a_file(path: Path) -> str | None:
+    """Why ``path`` cannot be read as a file, in words that name what it is (a symlink loop, a broken link, a FIFO, a
+    directory, a device...), or None for a regular file or a link to one. Every file a user names (a dataset, a spec,
+    a variant) is checked with it, so none of these reads as "no such file" and no FIFO blocks a read."""
+    import errno
+    import os
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symlink loop (following its links leads back to itself), not a file"
+        if exc.errno == errno.ENOENT and path.is_symlink():
+            return f"is a broken symlink (to {os.readlink(path)}, which does not exist)"
+        if exc.errno == errno.ENOENT:
+            return "no such file"
+        return f"cannot be read ({exc.strerror or exc})"
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (a named pipe), not a file: give the file it would be fed from"
+    if stat.S_ISSOCK(mode):
+        return "is a socket, not a file"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device, not a file"
+    return "is not a regular file"

@@ -55,7 +55,7 @@ def test_an_unknown_eval_or_a_strategy_that_does_not_import_exits_2_and_writes_n
     baseline = tmp_path / "baseline.json"
     for args, message in [
         (["--evals", "needles"], "no eval 'needles'"),
-        (["--strategy", "acme_nowhere:make"], "cannot import it"),
+        (["--strategy", "acme_nowhere:make"], "cannot import 'acme_nowhere' (No module named"),
     ]:
         assert main(["check", *args, "--baseline", str(baseline), "--out", str(tmp_path / "runs")]) == 2
         assert message in capsys.readouterr().err

@@ -283,7 +283,7 @@ def test_unreadable_dataset_and_variant_files_are_named_not_tracebacks(tmp_path,
     as_dir.mkdir()
     assert main(["run", "--variant", str(as_dir), "--cases", "needle-h24k-d000", "--out", str(out)]) == EXIT_BAD_INPUT
     err = capsys.readouterr().err
-    assert f"{as_dir}: cannot be read" in err and "Traceback" not in err
+    assert f"{as_dir}: is a directory" in err and "Traceback" not in err
 
     latin = tmp_path / "latin.md"
     latin.write_bytes("---\ndescription: caf\xe9\n---\nSummarize {messages}\n".encode("latin-1"))

@@ -133,13 +133,19 @@ def test_cells_written_before_arm_existed_are_read_as_arms(tmp_path, capsys):
     assert "minimal" in (run.path / "report.md").read_text()
 
 
-def test_a_torn_last_line_from_a_kill_is_dropped_and_rerun(tmp_path):
+def test_a_torn_last_line_from_a_kill_is_named_then_dropped_and_rerun(tmp_path, capsys):
     spec = load_spec(spec_file(tmp_path))
     run = run_experiment(spec, out_dir=tmp_path / "out", max_cells=2, progress=lambda _: None)
     cells = run.path / "cells.jsonl"
-    cells.write_text(cells.read_text() + '{"cell_id": "minimal|20%|goal-ledgers-12|t0", "trunc')
-    again = run_experiment(spec, out_dir=tmp_path / "out", progress=lambda _: None)
+    torn = cells.read_text() + '{"cell_id": "minimal|20%|goal-ledgers-12|t0", "trunc'
+    cells.write_text(torn)
+    said = f"{cells}: line 3 was cut mid-write"
+    assert main(["report", str(run.path)]) == EXIT_OK  # the report says so, and leaves the file to the resume
+    assert said in capsys.readouterr().err and said in (run.path / "report.md").read_text() and cells.read_text() == torn
+    lines: list[str] = []
+    again = run_experiment(spec, out_dir=tmp_path / "out", progress=lines.append)
     assert again.skipped == 2 and again.ran == 2
+    assert any(said in line and "its cell runs again" in line for line in lines), lines
     assert len(read_cells(cells)) == 4
 
 

@@ -29,9 +29,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from harness._paths import DATASETS_DIR
+from harness._yaml import load_yaml
 from harness.agent.models import PROVIDER_KEYS
 from harness.compaction.config import CompactionConfig, ContextSize, overhead_level
 from harness.errors import ConfigError
@@ -83,7 +82,7 @@ class AuditReport:
 def catalogue() -> dict[str, dict[str, Any]] | None:
     if not LIMITS_FILE.exists():
         return None
-    data = yaml.safe_load(LIMITS_FILE.read_text(encoding="utf-8")) or {}
+    data = load_yaml(LIMITS_FILE.read_text(encoding="utf-8"), str(LIMITS_FILE)) or {}
     return {str(k): v for k, v in data.items() if isinstance(v, dict)}
 
 

@@ -28,6 +28,7 @@ from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
+from harness._numbers import finite_number, finite_problem
 from harness.errors import ConfigError, EndpointUnreachable, LiveModelUnavailable
 from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
 
@@ -83,7 +84,7 @@ def with_run_limits(
     """The (agent, summary) endpoints sharing one request limiter (LangChain's InMemoryRateLimiter) and one
     `harness.agent.live.TokenBudget`: the limits are the run's, not each model's."""
     for value, option in ((max_rps, "--max-rps"), (max_tpm, "--max-tpm")):
-        if value is not None and value <= 0:
+        if value is not None and finite_number(value, option) <= 0:
             raise ConfigError(f"{option} must be positive, got {value}")
     extra: dict[str, Any] = {}
     if max_rps:
@@ -122,8 +123,10 @@ def parse_model_kwargs(items: list[str] | None, option: str) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key] = value
     for key in ("timeout", "max_retries"):
-        if key in out and (not isinstance(out[key], (int, float)) or isinstance(out[key], bool) or out[key] < 0):
-            raise ConfigError(f"{option} {key}={out[key]!r}: must be a non-negative number")
+        if key in out and (
+            not isinstance(out[key], (int, float)) or finite_problem(out[key]) is not None or out[key] < 0
+        ):  # JSON reads NaN and Infinity
+            raise ConfigError(f"{option} {key}={out[key]!r}: must be a finite non-negative number")
     return out
 
 
@@ -159,7 +162,11 @@ def check_endpoints_answer(*endpoints: Endpoint | None, timeout: float = PREFLIG
 def check_base_url(url: str | None, option: str) -> None:
     if url is None:
         return
-    parsed = urlparse(url)
+    try:
+        parsed = urlparse(url)
+        parsed.port  # noqa: B018 - read for its check: a port that is no number or above 65535 raises here
+    except ValueError as exc:  # http://[::1 (an unclosed IPv6 bracket), http://host:99999
+        raise ConfigError(f"{option} {url!r}: not a URL ({exc}); give an http(s) URL, e.g. http://127.0.0.1:8000/v1") from None
     if parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise ConfigError(f"{option} {url!r}: give an http(s) URL, e.g. http://127.0.0.1:8000/v1")
 

@@ -208,7 +208,9 @@ def case_budget(value: float | None) -> float:
     """The case budget a run uses: ``value`` (``--case-budget``, a spec's ``case_budget``), or the default when unset."""
     if value is None:
         return DEFAULT_CASE_BUDGET_S
-    if not value > 0:
+    from harness._numbers import finite_number
+
+    if not finite_number(value, "--case-budget") > 0:
         from harness.errors import ConfigError
 
         raise ConfigError(f"--case-budget must be positive, got {value:g}")

@@ -195,8 +195,12 @@ def load_baseline(path: str | Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         raise HarnessError(f"{path}: no baseline file; create it with --update")
+    if path.is_dir():
+        raise HarnessError(f"{path}: is a directory; --baseline is a baseline JSON file, e.g. datasets/baselines/nightly.json")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HarnessError(f"{path}: cannot read the baseline ({type(exc).__name__}: {exc})") from None
     except json.JSONDecodeError as exc:
         raise HarnessError(f"{path}: not a baseline file (invalid JSON: {exc})") from None
     schema = data.get("schema") if isinstance(data, dict) else None

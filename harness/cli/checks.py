@@ -9,6 +9,7 @@ from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
     LIMIT_OPTIONS,
+    finite_float,
 )
 
 
@@ -40,7 +41,7 @@ def cmd_validity(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     from harness.api import evaluate
-    from harness.cli.experiments import gate
+    from harness.cli.experiments import check_baseline_target, gate
     from harness.compaction.strategies.registry import register
     from harness.suites.registry import STANDARD_EVALS as GENERIC
 
@@ -51,6 +52,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
+    check_baseline_target(args.baseline, update=args.update, max_error_rate=args.max_error_rate)  # before any eval runs
     run = evaluate(
         evals,
         cases=args.cases,
@@ -90,7 +92,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("--cases", nargs="+", metavar="ID", default=None, help="only these cases of the evals")
     chk.add_argument("--model", default=None, help="the agent model provider:name (default: the offline reference models)")
     chk.add_argument("--out", default="reports/check", help="where the run directory goes (default reports/check)")
-    chk.add_argument("--max-error-rate", type=float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR")
+    chk.add_argument(
+        "--max-error-rate", type=finite_float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR"
+    )
     chk.add_argument("--stop-after-errors", **dict(LIMIT_OPTIONS)["--stop-after-errors"])  # as for `harness run`
     chk.add_argument("--verbose", action="store_true", help="a line per case")
     chk.set_defaults(handler=cmd_check)

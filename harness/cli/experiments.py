@@ -10,6 +10,7 @@ from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
     add_limit_options,
+    finite_float,
 )
 
 
@@ -49,7 +50,13 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells must be at least 1, got {args.max_cells}")
     result = run_experiment(
-        spec, out_dir=args.out, shard=shard, workers=args.workers, max_cells=args.max_cells, retry_errors=not args.no_retry_errors
+        spec,
+        out_dir=args.out,
+        shard=shard,
+        workers=args.workers,
+        max_cells=args.max_cells,
+        retry_errors=not args.no_retry_errors,
+        allow_large=args.allow_large,
     )
     print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
     if shard[1] == 1:  # shards are reported after the merge
@@ -85,6 +92,22 @@ def cmd_regress(args: argparse.Namespace) -> int:
     return gate(
         args.results, args.baseline, update=args.update, max_error_rate=args.max_error_rate, allow_partial=args.allow_partial
     )
+
+
+def check_baseline_target(baseline: str, *, update: bool, max_error_rate: float) -> None:
+    """What `gate` will need, checked before anything runs (`harness check` runs every eval first): the baseline file
+    readable (or, with --update, a path a file can be written to) and the error rate a share."""
+    from pathlib import Path
+
+    from harness.analysis.regress import load_baseline
+    from harness.errors import ConfigError
+
+    if not 0 <= max_error_rate <= 1:
+        raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
+    if not update:
+        load_baseline(baseline)
+    elif Path(baseline).is_dir():
+        raise ConfigError(f"--baseline {baseline}: is a directory; --update writes a baseline JSON file, name one")
 
 
 def gate(results: str, baseline: str, *, update: bool, max_error_rate: float, allow_partial: bool) -> int:
@@ -144,6 +167,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
     exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
     exp_run.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run a grid above 10,000 cells (harness.runs.run.MAX_PLANNED_RUNS; refused otherwise, with its size and "
+        "estimate: a large grid is "
+        "usually a typo such as trials: 1000000)",
+    )
+    exp_run.add_argument(
         "--no-retry-errors",
         action="store_true",
         help="keep cells that ended in ERROR (a provider error) instead of running them again on resume",
@@ -202,7 +232,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     reg.add_argument("--update", action="store_true", help="rewrite the baseline from these results instead of checking")
     reg.add_argument(
         "--max-error-rate",
-        type=float,
+        type=finite_float,
         default=0.05,
         metavar="SHARE",
         help="exit 4 when more than this share of cells ended in ERROR (provider errors; default 0.05). "

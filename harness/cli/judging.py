@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK
+from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK, finite_float
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -125,10 +125,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="init_chat_model argument for the judge, repeatable: temperature=0, timeout=60 (default 120 s), "
         "max_retries=3 (default 6)",
     )
-    cal.add_argument("--judge-max-rps", type=float, metavar="N", help="at most N judge requests per second")
+    cal.add_argument("--judge-max-rps", type=finite_float, metavar="N", help="at most N judge requests per second")
     cal.add_argument(
         "--min-kappa",
-        type=float,
+        type=finite_float,
         default=0.6,
         help="flag a judge whose kappa is below this (default 0.6: substantial agreement)",
     )

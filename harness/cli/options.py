@@ -12,6 +12,28 @@ from harness.errors import EXIT_SKIPPED as EXIT_SKIPPED
 from harness.scenarios.schema import KINDS
 
 
+def finite_float(text: str) -> float:
+    """The argparse type of every numeric option that takes a fraction: `harness._numbers.finite_problem`'s rule, so
+    ``nan``, ``inf`` and ``1e309`` are refused by argparse (exit 2, the option named) before anything runs."""
+    from harness._numbers import finite_problem
+
+    problem = finite_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return float(text)
+
+
+def port_number(text: str) -> int:
+    """The argparse type of a TCP port option: an integer from 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535 (0 picks a free one), got {port}")
+    return port
+
+
 def add_config_options(p: argparse.ArgumentParser) -> None:
     from harness.compaction.config import DEFAULT_PRESET, PRESETS
 
@@ -77,7 +99,7 @@ LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
     (
         "--case-budget",
         {
-            "type": float,
+            "type": finite_float,
             "default": None,
             "metavar": "SECONDS",
             "help": "a live case's total time, retries and waits included; past it the case ends in ERROR "
@@ -87,7 +109,7 @@ LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
     (
         "--max-rps",
         {
-            "type": float,
+            "type": finite_float,
             "default": None,
             "metavar": "N",
             "help": "at most N model requests per second across every case of the run, agent and summarizer together "
@@ -97,7 +119,7 @@ LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
     (
         "--max-tpm",
         {
-            "type": float,
+            "type": finite_float,
             "default": None,
             "metavar": "N",
             "help": "at most N input tokens per minute across every case of the run, agent and summarizer together "

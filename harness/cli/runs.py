@@ -41,7 +41,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             else ""
         )
         raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)" + hint)
-    from harness.agent.models import summary_model_for
+    from harness.agent.models import is_reference, summary_model_for
+    from harness.runs.run import check_plan_size
+
+    live = not is_reference(args.model)
+    check_plan_size(
+        len(scenarios) * args.trials,
+        allow_large=args.allow_large,
+        live=live,
+        parallel=args.concurrency if live else 1,  # offline cases are CPU bound: one at a time
+        what=f"--trials {args.trials} x {len(scenarios)} case(s)",
+        progress=print,
+    )
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
     agent_endpoint, summary_endpoint = endpoints_from_args(args)
@@ -83,13 +94,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from harness.runs.rescore import rescore
-    from harness.runs.results import outcome_line, row_outcome
+    from harness.runs.results import outcome_line, row_outcome, torn_line_note
     from harness.scoring.scorers import PASS
 
     rows = rescore(Path(args.run_dir), args.datasets)
     failed = [r for r in rows if row_outcome(r)[0] != PASS]
     print(f"re-scored {len(rows)} trace(s) into {Path(args.run_dir) / 'rescored.jsonl'}: {outcome_line(rows)}")
-    return EXIT_FAILED if args.strict and failed else EXIT_OK
+    torn = torn_line_note(Path(args.run_dir) / "results.jsonl")
+    if torn:
+        print(f"warning: {torn}", file=sys.stderr)
+    return EXIT_FAILED if args.strict and (failed or torn) else EXIT_OK
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -98,7 +112,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     if not any((Path(args.run_dir) / name).exists() for name in ("meta.json", "validity.json")):
         raise HarnessError(f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)")
-    print(write_report(args.run_dir, args.tokens))
+    from harness.runs.results import torn_line_note
+
+    report = write_report(args.run_dir, args.tokens)
+    for name, rerun in (("results.jsonl", False), ("cells.jsonl", True)):
+        torn = torn_line_note(Path(args.run_dir) / name, rerun=rerun)
+        if torn:
+            print(f"warning: {torn} (the report says so)", file=sys.stderr)
+    print(report)
     return EXIT_OK
 
 
@@ -131,6 +152,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     add_selection_options(run)
     run.add_argument("--seed", type=int, default=0, help="seed of the reference summarizer's loss (trial t uses seed+t)")
     run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
+    run.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="run more than 10,000 cases x trials (harness.runs.run.MAX_PLANNED_RUNS; refused otherwise, with the plan's "
+        "size and estimate)",
+    )
     run.add_argument("--out", default="reports/runs", help="parent directory of run directories (default reports/runs)")
     run.add_argument("--run-id", help="name of the run directory (default: time, variant and a random suffix)")
     run.add_argument(

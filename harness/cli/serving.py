@@ -8,6 +8,8 @@ import sys
 
 from harness.cli.options import (
     EXIT_OK,
+    finite_float,
+    port_number,
 )
 
 
@@ -70,8 +72,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "at run time; GET /admin/stats; POST /admin/reset. Results are labelled simulated.",
     )
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1, loopback only)")
-    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
-    srv.add_argument("--latency", type=float, default=0.0, metavar="SECONDS", help="delay before every answer (default 0)")
+    srv.add_argument("--port", type=port_number, default=8765, help="port (default 8765; 0 picks a free one)")
+    srv.add_argument("--latency", type=finite_float, default=0.0, metavar="SECONDS", help="delay before every answer (default 0)")
     srv.add_argument(
         "--fault",
         action="append",
@@ -85,7 +87,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     srv.add_argument("--max-model-len", type=int, help="context length reported by /v1/models (as vLLM does)")
     srv.add_argument("--no-usage", action="store_true", help="answer without usage (as some servers do)")
     srv.add_argument("--max-requests", type=int, help="stop after this many chat requests")
-    srv.add_argument("--max-seconds", type=float, default=3600.0, help="stop after this many seconds (default 3600)")
+    srv.add_argument("--max-seconds", type=finite_float, default=3600.0, help="stop after this many seconds (default 3600)")
     srv.set_defaults(handler=cmd_serve)
 
     bench = sub.add_parser(

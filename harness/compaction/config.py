@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from harness._numbers import finite_number, finite_problem
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:  # the type only: the config imports no middleware
@@ -38,6 +39,9 @@ DEEPAGENTS_HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_messag
 
 DEFAULT_STRATEGY = "deepagents-summarization"
 
+PROMPT_WINDOW_SHARE = 0.5
+"""A summary prompt of at least this share of the declared window is warned about (`CompactionConfig.prompt_warning`)."""
+
 OVERHEAD_MARGIN = 2.0
 """A trigger below this multiple of the fixed per-call overhead is flagged."""
 
@@ -52,6 +56,7 @@ class ContextSize:
             raise ConfigError(f"unknown context-size unit {self.unit!r}; use one of {', '.join(SIZE_UNITS)}")
         if isinstance(self.value, bool):
             raise ConfigError(f"{self.unit} value must be a number, got {self.value!r}")
+        finite_number(self.value, f"{self.unit} value")  # NaN or an infinity (tokens:1e309) is named, never int()'d
         if self.unit == "fraction":
             if not 0 < float(self.value) <= 1:
                 raise ConfigError(f"fraction must be in (0, 1], got {self.value!r}")
@@ -97,10 +102,12 @@ class ContextSize:
 
 
 def _number(value: Any, context: str) -> float:
-    try:
+    problem = finite_problem(value)
+    if problem is None:
         return float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"cannot read a number from {context!r}") from None
+    if "finite" in problem:
+        raise ConfigError(problem)
+    raise ConfigError(f"cannot read a number from {context!r}")
 
 
 @dataclass(frozen=True)
@@ -227,6 +234,23 @@ class CompactionConfig:
             f"config {self.name!r}: the trigger ({trig:,} tokens) is at or below the fixed per-call overhead "
             f"({overhead_tokens:,} tokens of tool schemas and system prompt): summarization would fire on every call. "
             f"Raise --window or the trigger (harness audit explains)"
+        )
+
+    def prompt_warning(self) -> str | None:
+        """Say so when the summary prompt alone takes `PROMPT_WINDOW_SHARE` of the declared window or more: every
+        summary request is the prompt plus the messages it summarizes, so such a prompt leaves them little room or
+        none (a variant accepted silently before). Sizes are approximate tokens (characters / 4, deepagents' count)."""
+        if self.summary_prompt is None:
+            return None
+        tokens = len(self.summary_prompt) // 4
+        if tokens < self.window * PROMPT_WINDOW_SHARE:
+            return None
+        return (
+            f"config {self.name!r}: the summary prompt is about {tokens:,} tokens ({len(self.summary_prompt):,} "
+            f"characters), {tokens / self.window:.0%} of the declared {self.window:,}-token window: every summary request "
+            "is that prompt plus the messages to summarize, so it leaves them "
+            + ("no room at all" if tokens >= self.window else "little room")
+            + ". Shorten the prompt or raise --window"
         )
 
     def overhead_warning(self, overhead_tokens: int) -> str | None:

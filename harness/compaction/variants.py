@@ -32,7 +32,8 @@ from typing import Any
 
 import yaml
 
-from harness._paths import DATASETS_DIR
+from harness._paths import DATASETS_DIR, not_a_file
+from harness._yaml import load_yaml
 from harness.compaction.config import (
     DEFAULT_PRESET,
     MIN_WINDOW,
@@ -96,7 +97,7 @@ def _split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str]:
     header = parts[0][3:]
     body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
     try:
-        data = yaml.safe_load(header) or {}
+        data = load_yaml(header, path) or {}  # the header starts on the file's first line, after the '---'
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: front matter is not valid YAML: {exc}") from None
     if not isinstance(data, dict):
@@ -162,6 +163,10 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
     """A summary-prompt variant by name (datasets/variants/<name>.md) or path: its settings (front matter) and prompt.
     Raises ConfigError for an unknown name, bad settings or an include cycle."""
     path = Path(name_or_path)
+    if path.suffix in (".md", ".txt") and (path.exists() or path.is_symlink()):
+        problem = not_a_file(path)  # a FIFO would block the read; a symlink loop is not an unknown name
+        if problem is not None:
+            raise ConfigError(f"{path}: {problem}")
     if path.suffix not in (".md", ".txt") or not path.exists():
         candidates = [VARIANTS_DIR / f"{name_or_path}.md", VARIANTS_DIR / f"{name_or_path}.txt"]
         found = next((c for c in candidates if c.exists()), None)

@@ -60,6 +60,7 @@ from harness.runs.results import (
     read_not_run,
     row_events,
     row_outcome,
+    torn_line_note,
 )
 from harness.scoring.scorers import FAIL, PASS
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD
@@ -115,6 +116,9 @@ def write_experiment_report(path: Path) -> Path:
     simulated = any(r.get("simulated") for r in rows)
     if simulated:
         doc.note(SIMULATED_NOTE)
+    torn = torn_line_note(path / "cells.jsonl", rerun=True)
+    if torn:  # a row cut mid-write is skipped by the reader: said here, never a silent drop
+        doc.note(f"**Warning:** {torn}")
     spec = meta.get("spec", {})
     setup = [
         f"{spec.get('description') or 'no description'}",

@@ -32,7 +32,16 @@ from harness.report.plots import (
 )
 from harness.report.upstream import add_upstream_section
 from harness.rows import ResultRow, RunMeta, read_run_meta
-from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, error_causes, is_valid, read_rows, row_events, row_outcome
+from harness.runs.results import (
+    LEGACY_VALIDITY_KEYS,
+    VALID,
+    error_causes,
+    is_valid,
+    read_rows,
+    row_events,
+    row_outcome,
+    torn_line_note,
+)
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD
 from harness.stats import wilson
@@ -90,6 +99,9 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             doc.note(f"**Warning:** {w}")
         if meta.get("stopped"):  # an outage stop (harness/runs/outage.py): why, and what was left out
             doc.note(f"**Stopped early:** {meta['stopped']['reason']}. {meta['stopped']['rerun']}")
+        torn = torn_line_note(run_dir / "results.jsonl")
+        if torn:  # a row cut mid-write is skipped by the reader: said here, never a silent drop
+            doc.note(f"**Warning:** {torn}")
         if meta.get("skipped"):
             doc.note(
                 f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "

@@ -60,8 +60,9 @@ from harness.runs.results import (
     read_jsonl,
     result_row,
     row_outcome,
+    torn_last_line,
 )
-from harness.runs.run import dataset_hashes, git_commit, make_output_dir, start_order
+from harness.runs.run import check_plan_size, dataset_hashes, git_commit, make_output_dir, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
@@ -404,12 +405,14 @@ def run_experiment(
     progress: Callable[[str], None] = print,
     max_cells: int | None = None,
     retry_errors: bool = True,
+    allow_large: bool = False,
 ) -> ExperimentRun:
     """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
     unless ``retry_errors`` is False; their earlier rows and traces are kept. The grid stops early when the spec's
     ``stop_after_errors`` cells in a row, in the order they finish, end in the same provider error
     (`harness.runs.outage`): cells in flight are cancelled (a version arm's workers ended), every finished cell is
-    written, and ``stopped`` says why and what is left; a rerun resumes there."""
+    written, and ``stopped`` says why and what is left; a rerun resumes there. A grid above `MAX_PLANNED_RUNS` cells
+    is refused, with its size and estimate, unless ``allow_large``."""
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
@@ -425,6 +428,9 @@ def run_experiment(
             error = config.overhead_error(overhead)
             if error:
                 raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with arm {arm}: {error}")
+            prompt_warning = config.prompt_warning()
+            if prompt_warning and threshold is spec.thresholds[0]:  # once per arm: the prompt is the arm's
+                progress(f"warning: {spec.path}: arm {arm}: {prompt_warning}")
             summary_key = "summary_model" if config.summary_model is None else f"arm {arm}: summary_model"
             agent_endpoint, summary_endpoint = spec.endpoints()
             checked = choose_models(
@@ -437,6 +443,15 @@ def run_experiment(
                 summary_endpoint=summary_endpoint,
             )
             live += [e for role, e in (("agent", agent_endpoint), ("summarizer", summary_endpoint)) if role in checked.endpoints]
+    per_trial = len(plan_cells(replace(spec, trials=1), scenarios))  # counted, not listed: a typo may plan a billion
+    check_plan_size(
+        len(range(shard[0], per_trial * spec.trials, shard[1])),
+        allow_large=allow_large,
+        live=_is_live(spec),
+        parallel=workers or spec.concurrency,
+        what=f"{spec.path}: trials {spec.trials} x {per_trial} cell(s) a trial",
+        progress=progress,
+    )
     check_endpoints_answer(*live)
     skipped = []
     if (
@@ -454,7 +469,10 @@ def run_experiment(
     path = experiment_dir(spec, out_dir, shard)
     make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
     cells_file = path / "cells.jsonl"
-    current = {r["cell_id"]: r for r in read_cells(cells_file)}
+    torn = torn_last_line(cells_file)
+    if torn is not None:  # a kill mid-write: the line is dropped below and its cell is not done, so it runs again
+        progress(f"{cells_file}: line {torn} was cut mid-write (not valid JSON); dropped, and its cell runs again")
+    current = {r["cell_id"]: r for r in read_cells(cells_file, repair=True)}
     _check_reuse(spec, cells, current)
     not_run_file = path / NOT_RUN_FILE
     decided = {str(r["cell_id"]) for r in read_jsonl(not_run_file, repair=True)}  # not run: decided, done on resume
@@ -735,9 +753,9 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
             f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(map(str, prints))}"
         )
     (out / "traces").mkdir(parents=True, exist_ok=True)
-    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl")}
+    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl", repair=True)}
     for part in parts:
-        for row in read_cells(Path(part) / "cells.jsonl"):
+        for row in read_cells(Path(part) / "cells.jsonl", repair=True):
             if row["cell_id"] in existing:
                 continue
             src = Path(part) / row["trace"]

@@ -40,18 +40,30 @@ def rescore(run_dir: Path, datasets: list[str] | None = None) -> list[ResultRow]
     tmp = out.with_suffix(".tmp")
     tmp.unlink(missing_ok=True)
     rows: list[ResultRow] = []
-    for old in read_rows(results):
-        scenario = scenarios.get(old["case_id"])
-        if scenario is None:
-            raise HarnessError(f"{run_dir}: case {old['case_id']!r} is not in the scenario files; pass --datasets")
-        trace = load_trace(run_dir / old["trace"])
-        scorers = old.get("scorers", "default")
-        if scorers not in scorer_sets():
-            raise HarnessError(f"{run_dir}: case {old['case_id']!r} was scored by an unknown scorer set {scorers!r}")
-        scores = score_case(trace, scenario, scorers)
-        new = result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers, eval_name=old.get("eval"))
-        row: ResultRow = {**old, **new}
-        append_row(tmp, row)
-        rows.append(row)
+    try:
+        for old in read_rows(results):
+            rows.append(_rescored(run_dir, old, scenarios))
+            append_row(tmp, rows[-1])
+    except BaseException:
+        tmp.unlink(missing_ok=True)  # nothing written when a row or trace is bad: an earlier rescored.jsonl stays
+        raise
     tmp.replace(out)
     return rows
+
+
+def _rescored(run_dir: Path, old: ResultRow, scenarios: dict[str, Scenario]) -> ResultRow:
+    """One row of a run scored again from its trace; a HarnessError naming the case for a missing scenario, a damaged
+    trace or an unknown scorer set."""
+    scenario = scenarios.get(old["case_id"])
+    if scenario is None:
+        raise HarnessError(f"{run_dir}: case {old['case_id']!r} is not in the scenario files; pass --datasets")
+    try:
+        trace = load_trace(run_dir / old["trace"])
+    except HarnessError as exc:
+        raise HarnessError(f"{run_dir}: case {old['case_id']!r}: {exc}") from None
+    scorers = old.get("scorers", "default")
+    if scorers not in scorer_sets():
+        raise HarnessError(f"{run_dir}: case {old['case_id']!r} was scored by an unknown scorer set {scorers!r}")
+    scores = score_case(trace, scenario, scorers)
+    new = result_row(trace, scores, trace_file=old["trace"], scenario=scenario, scorers=scorers, eval_name=old.get("eval"))
+    return {**old, **new}

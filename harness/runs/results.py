@@ -272,6 +272,35 @@ def _jsonl_lines(path: Path, repair: bool) -> list[tuple[int, Any]]:
     return out
 
 
+def torn_last_line(path: str | Path) -> int | None:
+    """The number of the last line of an append-only JSONL file when it was cut mid-write (not valid JSON), else None.
+    The readers skip such a line (`read_rows`, `read_cells`); whoever reads the file for a user names it
+    (`torn_line_note`), so a dropped case is never silent."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or not lines[-1].strip():
+        return None
+    try:
+        json.loads(lines[-1])
+    except json.JSONDecodeError:
+        return len(lines)
+    return None
+
+
+def torn_line_note(path: str | Path, rerun: bool = False) -> str | None:
+    """What `harness score` and `harness report` say of ``path``'s torn last line (`torn_last_line`), or None."""
+    line = torn_last_line(path)
+    if line is None:
+        return None
+    then = "; `harness experiment run` runs that cell again on resume" if rerun else ""
+    return (
+        f"{path}: line {line} was cut mid-write (not valid JSON, a run killed while writing it): "
+        f"that row is not counted in any figure{then}"
+    )
+
+
 def read_jsonl(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
     """The records of an append-only JSONL file that is not a result file (scenarios.jsonl, not_run.jsonl), as they
     are: a torn last line is skipped (and with ``repair`` removed), as `read_rows` does."""
@@ -369,14 +398,15 @@ def read_results(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(flat)
 
 
-def read_cells(path: Path) -> list[CellRow]:
+def read_cells(path: Path, *, repair: bool = False) -> list[CellRow]:
     """The current row of every cell in cells.jsonl, in first-run order, each upgraded and checked against `CellRow`
-    (as `read_rows` checks result rows); a torn last line (a kill mid-write) is dropped and the file repaired. A cell
+    (as `read_rows` checks result rows); a torn last line (a kill mid-write) is skipped, and with ``repair`` (a grid
+    resuming or merging, which then appends) removed from the file, so its cell runs again. A cell
     re-run after an ERROR has several rows: the last one counts, and it carries ``earlier_attempts`` (the earlier
     rows stay in the file, never rewritten)."""
     latest: dict[str, CellRow] = {}
     earlier: dict[str, int] = {}
-    for n, raw in _jsonl_lines(path, repair=True):
+    for n, raw in _jsonl_lines(path, repair):
         row = _checked_row(CellRow, path, n, raw)
         cell = row["cell_id"]
         if cell in latest:

@@ -39,6 +39,48 @@ from harness.trace.schema import Trace
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
 
+MAX_PLANNED_RUNS = 10_000
+"""The most case runs one command starts without ``--allow-large``: cases x trials for `harness run`, a grid's cells
+(this shard's) for `harness experiment run`. Every shipped spec is far below it (the largest, prompt-comparison, is
+1,140 cells); a million cells is a typo (``trials: 1000000``), refused with its size and estimate before anything
+is written."""
+
+OFFLINE_RUN_S = 0.5
+"""About how long one offline case takes on one core (reference models; docs/performance.md), for the estimate."""
+
+LIVE_RUN_S = 30.0
+"""An assumed live case (a provider answering in seconds, a few dozen calls), for the estimate only."""
+
+
+def plan_estimate(runs: int, *, live: bool, parallel: int) -> str:
+    """``runs`` case runs in words, with a rough wall time (`OFFLINE_RUN_S` or `LIVE_RUN_S` each, ``parallel`` at once)."""
+    each = LIVE_RUN_S if live else OFFLINE_RUN_S
+    seconds = runs * each / max(1, parallel)
+    for unit, size in (("days", 86_400), ("hours", 3_600), ("minutes", 60)):
+        if seconds >= size:
+            took = f"{seconds / size:,.1f} {unit}"
+            break
+    else:
+        took = f"{seconds:.0f} s"
+    kind = "live" if live else "offline"
+    return f"{runs:,} case run(s), about {took} at ~{each:g} s per {kind} case, {max(1, parallel)} at a time"
+
+
+def check_plan_size(
+    runs: int, *, allow_large: bool, live: bool, parallel: int, what: str, progress: Callable[[str], None]
+) -> None:
+    """Refuse a plan above `MAX_PLANNED_RUNS` unless ``allow_large`` (ConfigError naming ``what`` made it so, with the
+    plan's size and estimate); print the estimate when a large plan is allowed."""
+    if runs <= MAX_PLANNED_RUNS:
+        return
+    estimate = plan_estimate(runs, live=live, parallel=parallel)
+    if not allow_large:
+        raise ConfigError(
+            f"{what}: the plan is {estimate}, above the ceiling of {MAX_PLANNED_RUNS:,} case runs; "
+            "lower it, or pass --allow-large to run it anyway. Nothing was written"
+        )
+    progress(f"large plan (--allow-large): {estimate}")
+
 
 def trace_file_name(scorers: str, arm: str, case_id: str, trial: int) -> str:
     """``<scorers>.<arm>.<case>.t<trial>``, safe as a file name."""
@@ -152,7 +194,8 @@ class RunSink:
             (summary_endpoint or agent_endpoint) if "summarizer" in checked.endpoints else None,
         )
         # the config's traps, then what in the scenario rows misleads their author (`schema.case_warnings`)
-        warnings = [w for w in [config.overhead_warning(overhead)] if w] + [w for s in scenarios for w in s.warnings]
+        warnings = [w for w in [config.overhead_warning(overhead), config.prompt_warning()] if w]
+        warnings += [w for s in scenarios for w in s.warnings]
         for w in warnings:
             progress(f"warning: {w}")
         run_id = run_id or new_run_id(config.name)

@@ -58,6 +58,9 @@ from typing import Any
 
 import yaml
 
+from harness._numbers import finite_problem
+from harness._paths import not_a_file
+from harness._yaml import load_yaml
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError
 from harness.runs.versions import VersionArm, parse_versions
@@ -240,6 +243,9 @@ def _positive_number(data: dict, key: str, path: str) -> float | None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
         raise _fail(path, key, f"must be a positive number, got {value!r}")
+    problem = finite_problem(value)  # .inf passes `> 0`
+    if problem is not None:
+        raise _fail(path, key, problem)
     return float(value)
 
 
@@ -265,10 +271,11 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     key for anything it cannot run."""
     path = Path(path)
     where = str(path)
-    if not path.is_file():
-        raise ConfigError(f"{where}: no such experiment spec")
+    problem = not_a_file(path)
+    if problem is not None:
+        raise ConfigError(f"{where}: {'no such experiment spec' if problem == 'no such file' else problem}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path.read_text(encoding="utf-8"), where)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._paths import DATASETS_DIR as _DATASETS_DIR
+from harness._paths import not_a_file
 from harness.errors import DatasetError, dataset_location
 from harness.task_format import (
     ARTIFACT_ACTIONS,
@@ -653,10 +654,11 @@ def _type_name(typ: type | tuple[type, ...]) -> str:
 
 # -- loading ----------------------------------------------------------------------------
 def _raw_rows(path: Path) -> list[tuple[int, dict]]:
-    if path.is_dir():
+    problem = not_a_file(path)
+    if problem == "is a directory":
         raise DatasetError(str(path), None, None, f"is a directory; give its .jsonl files (e.g. {path / '*.jsonl'})")
-    if not path.is_file():
-        raise DatasetError(str(path), None, None, "no such file")
+    if problem is not None:  # a symlink loop, a FIFO...: named for what it is, never "no such file"
+        raise DatasetError(str(path), None, None, problem)
     try:
         return _read_rows(path)
     except OSError as exc:  # unreadable (permissions, an I/O error): named against the file, not a traceback

@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-import yaml
-
 from harness._paths import DATASETS_DIR
+from harness._yaml import load_yaml
 from harness.scoring.scorers import Score, is_clarification_request
 from harness.trace.schema import Trace
 
@@ -39,7 +38,7 @@ def price_table() -> dict[str, Any]:
     """datasets/model_prices.yaml: ``as_of``, ``sources`` and ``models`` (USD per million tokens)."""
     if not PRICES_FILE.exists():
         return {"models": {}}
-    data = yaml.safe_load(PRICES_FILE.read_text(encoding="utf-8")) or {}
+    data = load_yaml(PRICES_FILE.read_text(encoding="utf-8"), str(PRICES_FILE)) or {}
     return data if "models" in data else {"models": data}
 
 

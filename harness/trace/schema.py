@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import BaseMessage, messages_from_dict
+
+from harness.errors import HarnessError
 
 SCHEMA_VERSION = 2
 SIMULATED_FINGERPRINT = "harness-reference-simulated"  # `harness serve` marks its replies so: a served call is simulated
@@ -243,5 +246,11 @@ def load_trace(path: str | Path) -> Trace:
     """A trace file (``.json`` or ``.json.gz``) as a `Trace`, any supported schema version."""
     path = Path(path)
     opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return Trace.from_dict(json.load(fh))
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise HarnessError(f"{path}: no such trace file") from None
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError, json.JSONDecodeError) as exc:  # BadGzipFile is an OSError
+        raise HarnessError(f"{path}: not a readable trace ({type(exc).__name__}: {exc}); the file is damaged") from None
+    return Trace.from_dict(data)

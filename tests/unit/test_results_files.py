@@ -178,11 +178,14 @@ def test_the_current_row_of_a_re_run_cell_is_its_last_and_counts_its_earlier_att
     assert len(read_rows(path)) == 5  # the earlier rows stay in the file
 
 
-def test_reading_cells_repairs_a_torn_last_line(tmp_path):
+def test_reading_cells_skips_a_torn_last_line_and_repairs_it_only_when_asked(tmp_path):
     path = tmp_path / "cells.jsonl"
     whole = json.dumps(full_cell("1", outcome="PASS"))
-    path.write_text(whole + '\n{"cell_id": "2", "outc', encoding="utf-8")
+    torn = whole + '\n{"cell_id": "2", "outc'
+    path.write_text(torn, encoding="utf-8")
     assert [r["cell_id"] for r in read_cells(path)] == ["1"]
+    assert path.read_text(encoding="utf-8") == torn  # a report reads it and names the line (`torn_line_note`)
+    assert [r["cell_id"] for r in read_cells(path, repair=True)] == ["1"]  # a resuming grid, which then appends
     assert path.read_text(encoding="utf-8") == whole + "\n"
 
 

@@ -32,15 +32,23 @@ INFO = StrategyInfo(
 )
 
 
+def import_user_module(module_name: str, spec: str, source: str) -> Any:
+    """The module a ``module:attr`` names, imported. Whatever it raises on import (ImportError, or its own error:
+    a RuntimeError, a SyntaxError) is the user's input failing, so a ConfigError naming ``source`` and the exception,
+    never a traceback (`harness run`, `harness check` and `pytest --compaction-strategy` alike)."""
+    try:
+        return importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - the user's module may raise anything at import
+        detail = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
+        raise ConfigError(f"{source} {spec!r}: cannot import {module_name!r} ({detail})") from None
+
+
 def load_callable(spec: str, *, source: str = "custom_strategy") -> Callable[..., Any]:
     """``module:function``, imported; a clear error naming the option otherwise."""
     module_name, sep, attr = (spec or "").partition(":")
     if not sep or not module_name or not attr:
         raise ConfigError(f"{source} {spec!r}: write module:function")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigError(f"{source} {spec!r}: cannot import {module_name!r} ({exc})") from None
+    module = import_user_module(module_name, spec, source)
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ConfigError(f"{source} {spec!r}: {module_name} has no callable {attr!r}")

@@ -47,12 +47,13 @@ def register(spec: str) -> str:
     """Register ``module:attr`` for this process and return its strategy name: an object or module with ``INFO`` and
     ``build`` (its INFO's name), or a factory ``make(config, model, *, backend, summarizer) -> StrategyStack`` (named
     ``module.attr``, its recovery unknown). Raises ConfigError when it does not import or is neither."""
-    from harness.compaction.strategies.custom import load_callable
+    from harness.compaction.strategies.custom import import_user_module, load_callable
 
     module_name, _, attr = spec.partition(":")
+    module = import_user_module(module_name, spec, "strategy")
     try:
-        target: Any = getattr(importlib.import_module(module_name), attr) if attr else importlib.import_module(module_name)
-    except (ImportError, AttributeError) as exc:
+        target: Any = getattr(module, attr) if attr else module
+    except AttributeError as exc:
         raise ConfigError(f"strategy {spec!r}: cannot import it ({type(exc).__name__}: {exc})") from None
     if isinstance(getattr(target, "INFO", None), StrategyInfo) and callable(getattr(target, "build", None)):
         name = target.INFO.name
