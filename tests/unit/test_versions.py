@@ -128,6 +128,32 @@ def test_an_arm_the_current_environment_already_has_reuses_it_and_creates_nothin
     assert fake.commands == [] and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "current",
+    [
+        {"deepagents": "0.7.6", "langchain-core": "1.7.2"},  # the first pin matches, the second does not
+        {"deepagents": "0.7.32", "langchain-core": "1.8.0"},  # the second matches, the first does not
+        {"deepagents": "0.7.6"},  # the second package is not installed here at all
+    ],
+)
+def test_an_arm_this_environment_has_only_some_pins_of_gets_its_own_environment(tmp_path, current):
+    # Reusing this interpreter when one pin of two matches would run the arm on the other package's current version:
+    # every pin must match.
+    arm = VersionArm((("deepagents", "0.7.6"), ("langchain-core", "1.8.0")))
+    fake = FakeUv()
+    env = ensure_env(arm, LOCK, root=tmp_path, run=fake, current=current, uv="uv")
+    assert env.created and env.path == tmp_path / env_key(LOCK, arm) and env.python != sys.executable
+    assert len(fake.commands) == 3
+    assert (env.path / "overrides.txt").read_text() == "deepagents==0.7.6\nlangchain-core==1.8.0\n"
+
+
+def test_an_arm_this_environment_has_every_pin_of_runs_here():
+    arm = VersionArm((("deepagents", "0.7.6"), ("langchain-core", "1.8.0")))
+    fake = FakeUv()
+    env = ensure_env(arm, LOCK, run=fake, current={"deepagents": "0.7.6", "langchain-core": "1.8.0"}, uv="uv")
+    assert (env.python, env.path, env.created, fake.commands) == (sys.executable, None, False, [])
+
+
 def test_an_environment_is_created_once_with_the_lock_and_overrides_then_reused(tmp_path):
     fake = FakeUv()
     first = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={"deepagents": "0.7.32"}, uv="uv")
