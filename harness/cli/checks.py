@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from harness.cli.options import (
+    EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
 )
@@ -49,6 +50,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
+    from harness.agent.audit import ERROR, compactor_findings
+
+    findings = compactor_findings(strategy, model=args.model)  # the compactor's stack, built once before the evals
+    for f in findings:
+        print(f"{f.level.upper()} [{f.code}] {f.message}")
+    if any(f.level == ERROR for f in findings):
+        return EXIT_BAD_INPUT
     run = evaluate(
         evals, cases=args.cases, strategy=strategy, model=args.model, runs_dir=args.out, progress=print if args.verbose else None
     )
