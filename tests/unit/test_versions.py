@@ -387,3 +387,41 @@ def test_a_line_cut_short_is_quoted_to_200_characters_and_the_worker_killed():
     assert worker.killed
     assert results.get_nowait() == ("broken", f"a worker wrote a line that is not JSON (cut short?): {line[:200]!r}")
     assert results.get_nowait() == ("done", None) and results.empty()
+
+
+def test_environments_are_cached_where_the_variable_says_else_under_the_home_cache(tmp_path, monkeypatch):
+    from harness.runs.versions import ENVS_ENV_VAR, envs_dir
+
+    monkeypatch.setenv(ENVS_ENV_VAR, str(tmp_path / "envs"))
+    assert ENVS_ENV_VAR == "COMPACTION_HARNESS_ENVS" and envs_dir() == tmp_path / "envs"
+    monkeypatch.delenv(ENVS_ENV_VAR)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert envs_dir() == tmp_path / ".cache" / "compaction-harness" / "envs"
+
+
+def test_uv_is_the_one_beside_this_python_else_the_one_on_path_else_an_error(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import harness.runs.versions as versions
+
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setattr(versions, "sys", SimpleNamespace(executable=str(tmp_path / "bin" / "python")))
+    monkeypatch.setattr(versions.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert versions.find_uv() == "/usr/bin/uv"
+    (tmp_path / "bin" / "uv").write_text("")
+    assert versions.find_uv() == str(tmp_path / "bin" / "uv")
+    (tmp_path / "bin" / "uv").unlink()
+    monkeypatch.setattr(versions.shutil, "which", lambda name: None)
+    with pytest.raises(ConfigError) as raised:
+        versions.find_uv()
+    assert str(raised.value) == "versions: arm environments are made with uv, which is not installed (pip install uv)"
+
+
+def test_a_failed_setup_command_is_an_error_with_its_first_words_exit_and_stderr_tail():
+    from harness.runs.versions import _run
+
+    _run([sys.executable, "-c", "pass"])
+    script = "import sys; sys.stderr.write('x' * 100 + 'y' * 2000); sys.exit(4)"
+    with pytest.raises(HarnessError) as raised:
+        _run([sys.executable, "-c", script, "more", "not-named"])
+    assert str(raised.value) == f"{sys.executable} -c {script} more ... failed (exit 4):\n" + "y" * 2000
