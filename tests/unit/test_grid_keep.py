@@ -70,3 +70,41 @@ def test_a_spec_keep_overrides_the_quarter_and_a_spec_window_the_variants():
     spec = _spec(t20, keep=ContextSize("fraction", 0.02), window=100_000)
     config = cell_config(spec, "deepagents-default", t20)
     assert (config.keep, config.window) == (ContextSize("fraction", 0.02), 100_000)
+
+
+def test_a_threshold_without_sizes_names_the_problem_exactly():
+    with pytest.raises(ConfigError) as raised:
+        default_keep(Threshold(()))
+    assert str(raised.value) == "a threshold needs at least one size"
+
+
+def test_a_fraction_keep_is_rounded_to_6_places():
+    assert default_keep(Threshold((ContextSize("fraction", 0.1234567),))) == ContextSize("fraction", 0.030864)
+
+
+def test_an_arm_without_strategy_or_versions_axis_is_the_variants_config_as_it_is():
+    t20 = _threshold("20%")
+    config = cell_config(_spec(t20, variants=("minimal",)), "minimal", t20)
+    assert config.name == "minimal" and config.strategy == "deepagents-summarization" and config.custom_strategy is None
+
+
+def test_a_strategy_arm_is_named_for_the_arm_and_runs_its_strategy():
+    t20 = _threshold("20%")
+    spec = _spec(
+        t20,
+        variants=("minimal", "deepagents-default"),
+        strategies=("observation-masking", "tests._strategies:keep_task_and_last_six"),
+    )
+    masking = cell_config(spec, "minimal@observation-masking", t20)
+    assert (masking.name, masking.strategy, masking.custom_strategy) == (
+        "minimal@observation-masking",
+        "observation-masking",
+        None,
+    )
+    assert masking.keep == ContextSize("fraction", 0.05) and masking.trigger == t20.sizes
+    custom = cell_config(spec, "deepagents-default@tests._strategies:keep_task_and_last_six", t20)
+    assert (custom.name, custom.strategy, custom.custom_strategy) == (
+        "deepagents-default@tests._strategies:keep_task_and_last_six",
+        "custom",
+        "tests._strategies:keep_task_and_last_six",
+    )
