@@ -108,3 +108,8 @@ def test_a_strategy_arm_is_named_for_the_arm_and_runs_its_strategy():
         "custom",
         "tests._strategies:keep_task_and_last_six",
     )
+
+
+def test_a_variant_named_by_its_file_keeps_the_name_the_file_gives_it():
+    t20, path = _threshold("20%"), "datasets/variants/anchored.md"
+    assert cell_config(_spec(t20, variants=(path,)), path, t20).name == "anchored"

@@ -34,3 +34,11 @@ def test_planned_cells_are_summed_a_shard_without_the_count_adding_none(tmp_path
     b = _part(tmp_path, "1of2", meta, ["c2"])
     out = merge_experiments(tmp_path / "merged", [a, b])
     assert read_experiment_meta(out)["planned_cells"] == 2
+
+
+def test_a_record_repeated_within_one_shard_is_merged_once(tmp_path):
+    a = _part(tmp_path, "0of1", _meta([0, 1], 1), ["c1"])
+    (record,) = _not_run(a, "x1")
+    with open(a / NOT_RUN_FILE, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    assert read_jsonl(merge_experiments(tmp_path / "merged", [a]) / NOT_RUN_FILE) == [record]

@@ -221,3 +221,37 @@ def test_a_summary_with_no_agent_call_after_it_took_nothing_and_one_before_any_a
     first, last = compactions(conv.trace(kind="goal"))
     assert (first["manual"], first["took"]) == (False, set())
     assert (last["took"], last["summary"]) == (set(), f'<image url="{MEDIA}" />')
+
+
+def test_every_wrong_or_missing_answer_is_named_joined():
+    trace = _blob(False, False, **STORE)
+    trace.final["answers"] = ["TASK COMPLETE.", "no idea"]
+    seal = BLOB.needles[1]
+    assert _rows(blob_scores(trace, BLOB))[4] == (
+        "media_answers_correct",
+        False,
+        "check",
+        f"turn 1: expected {BADGE!r}, replied 'no idea'; turn {seal.turn}: expected {seal.answer!r}, replied ''",
+    )
+
+
+def test_a_summary_last_in_the_run_took_nothing_though_a_read_was_in_view_before_it():
+    from harness.scoring.scorers.media import compactions
+    from tests.unit._traces import Conversation
+    from tests.unit.test_scorers_media import _image
+
+    conv = Conversation()
+    conv.user(AUTO.task)
+    conv.agent(tools=[("read_file", {"file_path": IMAGE}, _image())])  # type: ignore[list-item]
+    conv.agent()  # its request holds the read
+    conv.summarizer_call(reply="Progress.")
+    assert [c["took"] for c in compactions(conv.trace(kind="goal"))] == [set()]
+
+
+def test_the_notices_named_are_the_first_six():
+    trace = _blob(True, False, **STORE)
+    last = trace.calls[-1]
+    for n in range(5):
+        trace.calls.append({**last, "index": last["index"] + 1 + n})
+    why = _rows(blob_scores(trace, BLOB))[2][3]
+    assert why.startswith("7 request(s) carried deepagents' missing-blob notice") and why.count("call ") == 6

@@ -404,3 +404,29 @@ def test_a_todo_with_non_ascii_content_in_a_write_still_in_view_reaches_the_mode
     trace.messages["call"]["data"]["tool_calls"][0]["args"]["todos"] = plan
     trace.final["todos"] = [{"content": content, "status": "completed"}]
     assert _todo(trace)[2][1] is True
+
+
+def test_history_every_missing_file_is_named():
+    trace = _history_trace(stored=False)
+    trace.events = [_summary_event(1, PATH), _summary_event(1, f"{H}z.md")]
+    assert _history(trace)[2][3] == f"named but not in the backend: {PATH}, {H}z.md (files there: none under {H})"
+
+
+def test_todos_only_lost_names_only_the_loss():
+    first = "1. Read /l/a.md with read_file."
+    second = "2. Write /n/a.md with write_file: a one-line note on /l/a.md."
+    assert _todo(_todo_trace(final=[{"content": second, "status": "completed"}]))[3] == (
+        "todos_continued",
+        False,
+        "check",
+        f"1 item(s) of the first list missing from the final state (first: {first!r})",
+    )
+
+
+def test_todos_the_plan_is_the_first_list_written():
+    trace = _todo_trace()
+    renamed = [{"content": "1. Read /l/z.md with read_file.", "status": "completed"}, _todos("completed", "completed")[1]]
+    for call in trace.calls[1:]:
+        call["response"]["tool_calls"][0]["args"]["todos"] = renamed
+    trace.final["todos"] = renamed
+    assert _todo(trace)[3][1] is False  # the first list's first item never completed: it is missing
