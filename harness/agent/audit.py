@@ -17,6 +17,10 @@ effective trigger and keep in tokens, as deepagents will resolve them, and flags
   warning below twice it), measured on the real deep agent;
 - keep-at-or-above-trigger (error); trigger-above-window (warning).
 
+`compactor_findings` checks a compactor's built stack the same way (`harness check` runs it before the evals): a
+summarization middleware whose ``model`` has no window while its trigger or keep is a fraction (the summarizer passed
+as ``model``), and one left at the class default ``trim_tokens_to_summarize=4000`` (deepagents' factory passes None).
+
 Exit code 0 clean, 1 warnings, 2 errors. The model is built with ``init_chat_model``;
 when the provider's key is absent a placeholder is passed for construction only (no
 request is ever sent) and never printed.
@@ -357,3 +361,106 @@ def audit(
         overhead_tokens=overhead,
         findings=findings,
     )
+
+
+# deepagents' SummarizationMiddleware (and LangChain's) default trim_tokens_to_summarize; deepagents' own factory,
+# create_summarization_middleware, passes None (tests/unit/test_audit_compactor.py checks both against the pinned release).
+TRIM_CLASS_DEFAULT = 4000
+_PROFILE_ERROR = "Model profile information is required to use fractional token limits"
+
+
+def _has_fraction(size: Any) -> bool:
+    """A summarization trigger or keep (a ("fraction", x) tuple, a {"fraction": x, ...} clause, or a list of them)
+    that names a fraction of the window."""
+    if isinstance(size, list):
+        return any(_has_fraction(s) for s in size)
+    if isinstance(size, dict):
+        return "fraction" in size
+    return isinstance(size, tuple) and bool(size) and size[0] == "fraction"
+
+
+def _summarizations(stack: Any) -> list[Any]:
+    """The summarization middleware of a built stack (deepagents' or LangChain's class), each once, as the LangChain
+    object that holds the settings (deepagents' class keeps them in its LangChain helper)."""
+    from langchain.agents.middleware import SummarizationMiddleware
+
+    found: dict[int, Any] = {}
+    for mw in [stack.slot, *stack.inner, stack.summarization]:
+        helper = getattr(mw, "_lc_helper", mw)
+        if isinstance(helper, SummarizationMiddleware):
+            found.setdefault(id(helper), helper)
+    return list(found.values())
+
+
+def _model_without_window() -> Finding:
+    return Finding(
+        ERROR,
+        "summarization-model-without-window",
+        "the compactor's SummarizationMiddleware was given a `model` with no profile window (max_input_tokens) while "
+        "its trigger or keep is a fraction, so deepagents cannot size it (LangChain raises: "
+        f"{_PROFILE_ERROR!r}). `model` is the model whose window the fractions are of: the agent model. This is what "
+        "passing the summary model as `model` does. Fix: pass the `model` your build/make receives as model= and the "
+        "summary model as summarizer= (deepagents calls it to write the summaries).",
+    )
+
+
+def stack_findings(stack: Any, config: CompactionConfig) -> list[Finding]:
+    """The traps of a compactor's built stack (`StrategyStack`): per summarization middleware in it, a ``model``
+    without a window under a fraction trigger or keep, a ``model`` whose window is not the run's, and the class default
+    ``trim_tokens_to_summarize`` left where the config asks for something else."""
+    findings: list[Finding] = []
+    for mw in _summarizations(stack):
+        profile = getattr(mw.model, "profile", None)
+        window = profile.get("max_input_tokens") if isinstance(profile, dict) else None
+        if not isinstance(window, int) and (_has_fraction(mw.trigger) or _has_fraction(mw.keep)):
+            findings.append(_model_without_window())
+        elif isinstance(window, int) and window != config.window:
+            findings.append(
+                Finding(
+                    WARNING,
+                    "summarization-model-window",
+                    f"the compactor's SummarizationMiddleware sizes its trigger and keep against a window of "
+                    f"{window:,} tokens, not the run's {config.window:,}: its `model` is not the agent model (the "
+                    "summary model passed as `model`?). Fix: pass the `model` your build/make receives as model= and "
+                    "the summary model as summarizer=.",
+                )
+            )
+        if mw.trim_tokens_to_summarize == TRIM_CLASS_DEFAULT and config.trim_tokens_to_summarize != TRIM_CLASS_DEFAULT:
+            findings.append(
+                Finding(
+                    WARNING,
+                    "trim-tokens-class-default",
+                    f"the compactor's SummarizationMiddleware keeps the class default trim_tokens_to_summarize="
+                    f"{TRIM_CLASS_DEFAULT}: only the last {TRIM_CLASS_DEFAULT:,} tokens of the history being summarized "
+                    "reach the summarizer, so the task and everything before them are left out of every summary "
+                    "(goal cases lose the task). deepagents' own factory, create_summarization_middleware, passes None. "
+                    "Fix: pass trim_tokens_to_summarize=None (or config.trim_tokens_to_summarize, None unless a variant sets it).",
+                )
+            )
+    return findings
+
+
+def compactor_findings(strategy: str | None, *, model: str | None = None, summary_model: str | None = None) -> list[Finding]:
+    """Build ``strategy``'s stack as `harness check` runs it (the default preset; the offline reference models unless
+    ``model``) and return `stack_findings` on it. A build that fails on a fraction with no profile window is the
+    summarizer-as-model finding; a build that fails otherwise gives none here (the run reports it, as before)."""
+    from deepagents.backends import StateBackend
+
+    from harness.agent.models import choose_models, summary_model_for
+    from harness.compaction.config import DEFAULT_PRESET
+    from harness.compaction.strategies.base import with_window
+    from harness.compaction.strategies.registry import load
+    from harness.compaction.variants import make_config
+
+    config = make_config(DEFAULT_PRESET, strategy=strategy)
+    models = choose_models(model, summary_model_for(config.summary_model, summary_model), window=config.window)
+    agent = with_window(models.agent, config.window)
+    try:
+        stack = load(config.strategy).build(config, agent, backend=StateBackend(), summarizer=models.summarizer)
+    except ValueError as exc:
+        if _PROFILE_ERROR in str(exc):
+            return [_model_without_window()]
+        return []
+    except Exception:  # noqa: BLE001 - any other failure is the run's to report, as it was before this check
+        return []
+    return stack_findings(stack, config)

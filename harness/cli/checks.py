@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from harness.cli.options import (
+    EXIT_BAD_INPUT,
     EXIT_ERROR,
     EXIT_FAILED,
     EXIT_OK,
@@ -53,6 +54,13 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
     check_baseline_target(args.baseline, update=args.update, max_error_rate=args.max_error_rate)  # before any eval runs
+    from harness.agent.audit import ERROR, compactor_findings
+
+    findings = compactor_findings(strategy, model=args.model)  # the compactor's stack, built once before the evals
+    for f in findings:
+        print(f"{f.level.upper()} [{f.code}] {f.message}")
+    if any(f.level == ERROR for f in findings):
+        return EXIT_BAD_INPUT
     run = evaluate(
         evals,
         cases=args.cases,

@@ -81,6 +81,38 @@ def test_no_compaction_of_the_image_is_invalid():
     assert scores["media_compacted"].value is False and len(scores) == 1
 
 
+def test_a_compaction_that_kept_the_read_in_view_did_not_take_the_image():
+    # The first summary keeps the image's read (the last four messages); only the second takes it out of view. What a
+    # compaction took is what was in view before it and is not after it, not everything that was in view before it.
+    conv = Conversation()
+    conv.user(AUTO.task)
+    conv.agent(tools=[("read_file", {"file_path": IMAGE}, _image())])  # type: ignore[list-item]
+    conv.agent(tools=[("fetch_document", {"doc_id": "DOC-001"}, "Shipping log 001.")])
+    conv.summarize("Progress.", keep=4)
+    conv.agent(tools=[("fetch_document", {"doc_id": "DOC-002"}, "Shipping log 002.")])
+    conv.summarize(f'Progress.\n- <image url="{MEDIA}" />', keep=2)
+    conv.answer("TASK COMPLETE.")
+    trace = conv.trace(case_id=AUTO.id, kind="goal", **KEPT)
+    first, second = compactions(trace)
+    assert (first["took"], second["took"]) == (set(), {IMAGE})
+    scores = {s.key: s for s in parity_scores(trace, AUTO)}
+    assert scores["media_compacted"].explanation == (
+        f"automatic summarization summarized the read of {IMAGE} (summarizer call {second['index']})"
+    )
+    assert scores["media_in_summary"].value  # the second summary's references, not the first's
+
+
+def test_a_compaction_that_left_the_image_in_view_is_no_compaction_of_it():
+    conv = Conversation()
+    conv.user(AUTO.task)
+    conv.agent(tools=[("read_file", {"file_path": IMAGE}, _image())])  # type: ignore[list-item]
+    conv.agent(tools=[("fetch_document", {"doc_id": "DOC-001"}, "Shipping log 001.")])
+    conv.summarize("Progress.", keep=4)
+    conv.answer("TASK COMPLETE.")
+    scores = {s.key: s for s in parity_scores(conv.trace(case_id=AUTO.id, kind="goal"), AUTO)}
+    assert scores["media_compacted"].value is False and len(scores) == 1
+
+
 BLOB = generated_case("media-blob-recovery")
 BADGE, SEAL = (n.answer for n in BLOB.needles)
 STORE = {"blobs": {"present": {"/ab": 129}, "deleted": []}}

@@ -262,3 +262,28 @@ def test_a_needle_on_another_file_the_agent_read_earlier_is_in_view_as_stated():
     conv.answer("KILO-42")
     s = by_key(needle_scores(conv.trace(), SECOND))
     assert s["needle_summarized_away"].value is False
+
+
+def test_one_needle_still_in_view_makes_the_whole_multi_needle_case_invalid():
+    # The first needle is summarized away; the second comes back into view as stated (another file the agent read)
+    # before it is asked. Validity, like a check, must hold for every needle: one invalid question invalidates the case.
+    conv = Conversation()
+    conv.user("Review the archive.")
+    conv.agent(tools=[("fetch_document", {"doc_id": f"DOC-{i}"}, f"code {i} is {code}") for i, code in enumerate(CODES)])
+    conv.summarize("The archive review is under way: both documents were read.")
+    conv.answer("read both")
+    conv.user("What was code 0?")
+    conv.agent(tools=[("read_file", {"file_path": HISTORY, "offset": 0}, "TANGO-7")])
+    conv.agent(tools=[("read_file", {"file_path": "/notes/codes.md"}, "KILO-42")])  # not the history file
+    conv.answer("TANGO-7")
+    conv.user("What was code 1?")
+    conv.answer("KILO-42")
+    alone = [by_key(needle_scores(conv.trace(), one))["needle_summarized_away"].value for one in (scenario(1), SECOND)]
+    assert alone == [True, False]
+    s = by_key(needle_scores(conv.trace(), scenario(1, 2)))
+    assert s["needle_summarized_away"] == Score(
+        "needle_summarized_away",
+        False,
+        VALIDITY,
+        "needle 2 of 2: the needle was still in the agent's view when the question came (invalid: tests recall, not recovery)",
+    )

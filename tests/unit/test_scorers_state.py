@@ -106,6 +106,28 @@ def test_a_file_missing_a_summarized_message_fails_history_holds_span():
     assert not scores["history_holds_span"].value and "lacks 1 of the 3" in scores["history_holds_span"].explanation
 
 
+def test_a_summary_that_took_nothing_out_of_view_fails_history_holds_span():
+    # The request after the summary still carries every message of the one before it: the summary summarized nothing,
+    # so its file, however complete, holds no span. An empty span must not pass as a span held whole.
+    trace = _history_trace()
+    trace.calls[1]["message_keys"] = ["m5", "m0", "m1", "m2", "m3", "m4"]
+    assert summarized_span(trace, trace.events[0]) == []
+    scores = _history(trace)
+    assert scores["history_path_named"].value and scores["history_file_exists"].value
+    assert not scores["history_holds_span"].value
+    assert scores["history_holds_span"].explanation == (
+        f"1 summaries' spans are not in their file; first: call 1, {PATH} lacks 0 of the 0 message(s) summarized away"
+    )
+
+
+def test_a_summary_with_no_agent_call_before_it_summarized_nothing():
+    trace = _history_trace()
+    trace.calls = [trace.calls[1]]
+    trace.events = [_summary_event(1, PATH)]
+    assert summarized_span(trace, trace.events[0]) == []
+    assert not _history(trace)["history_holds_span"].value
+
+
 def test_without_a_summary_the_case_is_invalid_and_no_history_check_passes():
     trace = _history_trace()
     trace.events = []

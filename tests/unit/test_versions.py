@@ -128,6 +128,32 @@ def test_an_arm_the_current_environment_already_has_reuses_it_and_creates_nothin
     assert fake.commands == [] and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "current",
+    [
+        {"deepagents": "0.7.6", "langchain-core": "1.7.2"},  # the first pin matches, the second does not
+        {"deepagents": "0.7.32", "langchain-core": "1.8.0"},  # the second matches, the first does not
+        {"deepagents": "0.7.6"},  # the second package is not installed here at all
+    ],
+)
+def test_an_arm_this_environment_has_only_some_pins_of_gets_its_own_environment(tmp_path, current):
+    # Reusing this interpreter when one pin of two matches would run the arm on the other package's current version:
+    # every pin must match.
+    arm = VersionArm((("deepagents", "0.7.6"), ("langchain-core", "1.8.0")))
+    fake = FakeUv()
+    env = ensure_env(arm, LOCK, root=tmp_path, run=fake, current=current, uv="uv")
+    assert env.created and env.path == tmp_path / env_key(LOCK, arm) and env.python != sys.executable
+    assert len(fake.commands) == 3
+    assert (env.path / "overrides.txt").read_text() == "deepagents==0.7.6\nlangchain-core==1.8.0\n"
+
+
+def test_an_arm_this_environment_has_every_pin_of_runs_here():
+    arm = VersionArm((("deepagents", "0.7.6"), ("langchain-core", "1.8.0")))
+    fake = FakeUv()
+    env = ensure_env(arm, LOCK, run=fake, current={"deepagents": "0.7.6", "langchain-core": "1.8.0"}, uv="uv")
+    assert (env.python, env.path, env.created, fake.commands) == (sys.executable, None, False, [])
+
+
 def test_an_environment_is_created_once_with_the_lock_and_overrides_then_reused(tmp_path):
     fake = FakeUv()
     first = ensure_env(OLD, LOCK, root=tmp_path, run=fake, current={"deepagents": "0.7.32"}, uv="uv")
@@ -248,3 +274,154 @@ def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeyp
     out = io.StringIO()
     assert version_worker.run_job(job, out) == 0
     assert ran == [(cell, 2)] and json.loads(out.getvalue()) == {"row": {"cell_id": cell.id}, "trace": None}
+
+
+# -- what the environment cache runs and records, exactly -------------------------------------------------------------
+def test_a_new_environment_runs_exactly_these_uv_commands_and_records_what_it_cost(tmp_path, monkeypatch):
+    import harness.runs.versions as versions
+
+    clock = iter([100.0, 102.3456])
+    monkeypatch.setattr(versions.time, "perf_counter", lambda: next(clock))
+    root = tmp_path / "cache" / "envs"  # not there yet: made with its parents
+    fake = FakeUv()
+    env = ensure_env(OLD, LOCK, root=root, run=fake, current={"deepagents": "0.7.32"}, uv="uv")
+    path = root / env_key(LOCK, OLD)
+    python = str(path / "venv" / "bin" / "python")
+    assert env == versions.ArmEnv(python, path, True, 2.35)
+    install = ["uv", "pip", "install", "--quiet", "--python", python]
+    assert fake.commands == [
+        ["uv", "venv", "--quiet", "--python", sys.executable, str(path / "venv")],
+        [*install, "-r", str(path / "requirements.lock"), "--overrides", str(path / "overrides.txt")],
+        [*install, "--no-deps", "-e", str(versions.REPO_ROOT)],
+    ]
+    assert (path / READY).read_text() == json.dumps({"arm": OLD.label, "python": python, "seconds": 2.35}) + "\n"
+    assert ensure_env(OLD, LOCK, root=root, run=fake, current={}, uv="uv") == versions.ArmEnv(python, path, False, 0.0)
+
+
+def test_reusing_this_interpreter_costs_nothing():
+    import harness.runs.versions as versions
+
+    env = ensure_env(OLD, LOCK, run=FakeUv(), current={"deepagents": "0.7.6"}, uv="uv")
+    assert env == versions.ArmEnv(sys.executable, None, False, 0.0)
+
+
+def test_without_current_versions_the_installed_ones_of_the_pinned_packages_are_read(monkeypatch):
+    import harness.runs.versions as versions
+
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(versions, "package_versions", lambda names: asked.append(names) or {"deepagents": "0.7.6"})
+    arm = VersionArm((("deepagents", "0.7.6"), ("langchain-core", "1.8.0")))
+    assert ensure_env(OLD, LOCK, run=FakeUv(), uv="uv").path is None
+    assert asked == [("deepagents",)]
+    monkeypatch.setattr(versions, "package_versions", lambda names: dict.fromkeys(names, "1.8.0") | {"deepagents": "0.7.6"})
+    assert ensure_env(arm, LOCK, run=FakeUv(), uv="uv").python == sys.executable
+
+
+def test_the_environment_key_is_16_hex_digits_and_ignores_the_python_micro_version(monkeypatch):
+    from types import SimpleNamespace
+
+    import harness.runs.versions as versions
+
+    monkeypatch.setattr(versions, "sys", SimpleNamespace(version_info=(3, 11, 4, "final", 0)))
+    key = env_key(LOCK, OLD)
+    assert len(key) == 16 and int(key, 16) >= 0
+    monkeypatch.setattr(versions, "sys", SimpleNamespace(version_info=(3, 11, 9, "final", 0)))
+    assert env_key(LOCK, OLD) == key
+    monkeypatch.setattr(versions, "sys", SimpleNamespace(version_info=(3, 12, 4, "final", 0)))
+    assert env_key(LOCK, OLD) != key
+
+
+def test_a_missing_lock_is_a_config_error_naming_it(tmp_path):
+    from harness.runs.versions import read_lock
+
+    with pytest.raises(ConfigError) as raised:
+        read_lock(tmp_path / "requirements.lock")
+    assert str(raised.value) == (
+        f"versions: an arm's environment is made from {tmp_path / 'requirements.lock'}, which is not there (run from a checkout)"
+    )
+
+
+def test_an_arm_whose_deepagents_nobody_pins_is_refused_saying_so():
+    with pytest.raises(ConfigError, match=r"arm langchain==1.5.0 installs deepagents \(not pinned\), outside the range"):
+        check_supported([VersionArm((("langchain", "1.5.0"),))], {}, "s.yaml")
+
+
+def test_every_pin_a_row_did_not_run_is_named():
+    arm = VersionArm((("deepagents", "0.7.6"), ("langchain", "1.4.7")))
+    with pytest.raises(HarnessError) as raised:
+        check_row_versions({"cell_id": "c", "packages": {"deepagents": "0.7.32", "langchain": "1.5.0"}}, arm)
+    assert str(raised.value) == (
+        "arm deepagents==0.7.6,langchain==1.4.7: cell c ran with deepagents 0.7.32 (pinned 0.7.6), langchain 1.5.0 (pinned 1.4.7)"
+    )
+
+
+def test_one_worker_runs_every_cell():
+    got: list[str] = []
+    cells = [(Cell("a", "25%", f"c{i}", 0), 1) for i in range(3)]
+    run_arm_cells("s.yaml", sys.executable, cells, 1, lambda r, t: got.append(r["cell_id"]), None, ("-c", FAKE_WORKER))
+    assert got == ["a|25%|c0|t0", "a|25%|c1|t0", "a|25%|c2|t0"]
+
+
+def test_a_failed_workers_error_keeps_the_last_3000_characters_of_its_stderr():
+    script = "import sys; sys.stdin.read(); sys.stderr.write('a' * 1000 + 'b' * 3000); sys.exit(5)"
+    with pytest.raises(HarnessError) as raised:
+        run_arm_cells("s.yaml", sys.executable, [(Cell("a", "25%", "c", 0), 1)], 1, lambda r, t: None, None, ("-c", script))
+    assert str(raised.value) == f"a worker in {sys.executable} ended with exit 5:\n" + "b" * 3000
+
+
+def test_a_line_cut_short_is_quoted_to_200_characters_and_the_worker_killed():
+    import queue
+
+    from harness.runs.versions import _pump
+
+    class Worker:
+        stdout = iter(['{"row": ' + "x" * 300 + "\n", '{"row": 1}\n'])
+        killed = False
+
+        def kill(self) -> None:
+            self.killed = True
+
+    worker, results = Worker(), queue.Queue()
+    _pump(worker, results)  # type: ignore[arg-type]
+    line = '{"row": ' + "x" * 300 + "\n"
+    assert worker.killed
+    assert results.get_nowait() == ("broken", f"a worker wrote a line that is not JSON (cut short?): {line[:200]!r}")
+    assert results.get_nowait() == ("done", None) and results.empty()
+
+
+def test_environments_are_cached_where_the_variable_says_else_under_the_home_cache(tmp_path, monkeypatch):
+    from harness.runs.versions import ENVS_ENV_VAR, envs_dir
+
+    monkeypatch.setenv(ENVS_ENV_VAR, str(tmp_path / "envs"))
+    assert ENVS_ENV_VAR == "COMPACTION_HARNESS_ENVS" and envs_dir() == tmp_path / "envs"
+    monkeypatch.delenv(ENVS_ENV_VAR)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert envs_dir() == tmp_path / ".cache" / "compaction-harness" / "envs"
+
+
+def test_uv_is_the_one_beside_this_python_else_the_one_on_path_else_an_error(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    import harness.runs.versions as versions
+
+    (tmp_path / "bin").mkdir()
+    monkeypatch.setattr(versions, "sys", SimpleNamespace(executable=str(tmp_path / "bin" / "python")))
+    monkeypatch.setattr(versions.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert versions.find_uv() == "/usr/bin/uv"
+    (tmp_path / "bin" / "uv").write_text("")
+    assert versions.find_uv() == str(tmp_path / "bin" / "uv")
+    (tmp_path / "bin" / "uv").unlink()
+    monkeypatch.setattr(versions.shutil, "which", lambda name: None)
+    with pytest.raises(ConfigError) as raised:
+        versions.find_uv()
+    assert str(raised.value) == "versions: arm environments are made with uv, which is not installed (pip install uv)"
+
+
+def test_a_failed_setup_command_is_an_error_with_its_first_words_exit_and_stderr_tail():
+    from harness.runs.versions import _run
+
+    _run([sys.executable, "-c", "pass"])
+    script = "import sys; sys.stderr.write('x' * 100 + 'y' * 2000); sys.exit(4)"
+    with pytest.raises(HarnessError) as raised:
+        _run([sys.executable, "-c", script, "more", "not-named"])
+    assert str(raised.value) == f"{sys.executable} -c {script} more ... failed (exit 4):\n" + "y" * 2000
