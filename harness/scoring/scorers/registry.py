@@ -146,8 +146,9 @@ def outcome(
     """PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM for a case, and the keys (or, for ERROR, the cause) that decided it.
 
     A run that ended in a provider error (``error["provider_error"]``, see `harness.agent.live`) is
-    ERROR: an outage is not a finding about compaction. Any other run that raised is FAIL
-    (its crash is the finding, whatever it did not get to); otherwise a failed validity
+    ERROR: an outage is not a finding about compaction. Any other run that did not complete (``run_completed``
+    failed: it raised, or a turn ended in a request for clarification) is FAIL (that is the finding, whatever the
+    run did not get to); otherwise a failed validity
     score makes the case INVALID (it did not test what it claims, so it counts in no
     rate); otherwise any failed check is a FAIL, unless every failed check is in ``known_upstream`` (the eval's
     declared known upstream failures, `EvalSuite.known_upstream`): then the case is KNOWN_UPSTREAM.
