@@ -23,7 +23,7 @@ def _exit(argv: list[str]) -> int:
 
 
 def _files(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if "__pycache__" not in p.parts)  # bytecode aside
 
 
 def _refused(argv: list[str], named: str, capsys, root: Path) -> str:
