@@ -192,7 +192,8 @@ def _quiet():  # noqa: ANN202
 
 
 def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score], trace=None) -> None:  # noqa: ANN001
-    """Inputs, a compact trace summary and one feedback per score. A LangSmith problem never fails an eval."""
+    """Inputs, a compact trace summary and the case's feedback by the one rule of every LangSmith path
+    (`harness.runs.langsmith_export.feedback_for`). A LangSmith problem never fails an eval."""
     if LANGSMITH is None or not LANGSMITH.enabled:
         return
     from langsmith import testing as t
@@ -211,9 +212,10 @@ def _log_to_langsmith(scenario: Scenario, row: dict, scores: list[Score], trace=
                 "trace_summary": _trace_summary(trace),
             }
         )
-        for score in scores:
-            if isinstance(score.value, (bool, int, float)) and score.value is not None:
-                t.log_feedback(key=score.key, score=float(score.value), comment=score.explanation[:500])
+        from harness.runs.langsmith_export import log_row_feedback
+
+        # the export's rule (`feedback_for`): an INVALID or ERROR case adds nothing to a check's average
+        log_row_feedback(row, {s.key: s.explanation for s in scores}, t.log_feedback)
     except Exception as exc:  # noqa: BLE001
         LANGSMITH.notes.append(f"{scenario.id}: not logged to LangSmith ({type(exc).__name__})")
 

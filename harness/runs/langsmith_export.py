@@ -47,7 +47,7 @@ import os
 import uuid
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -111,6 +111,21 @@ def feedback_for(row_outputs: dict[str, Any]) -> list[dict[str, Any]]:
         results.append({"key": "passed", "score": float(outcome == PASS)})
         results += [{"key": k, "score": v} for k, v in numeric.items() if k not in validity]
     return results
+
+
+def log_row_feedback(row: Mapping[str, Any], explanations: Mapping[str, str], log: Callable[..., Any]) -> list[str]:
+    """Log one result row's feedback through ``log`` (the LangSmith pytest plugin's ``testing.log_feedback``) by the
+    rule every LangSmith path uses (`feedback_for`): an INVALID or ERROR run adds nothing to a check's average.
+    Returns the keys logged."""
+    scores = {k: v for k, v in (row.get("scores") or {}).items() if isinstance(v, (bool, int, float))}
+    logged = []
+    for fb in feedback_for({"outcome": row["outcome"], "validity": row.get("validity") or [], "scores": scores}):
+        if "score" in fb:
+            log(key=fb["key"], score=fb["score"], comment=(explanations.get(fb["key"]) or "")[:500])
+        else:
+            log(key=fb["key"], value=fb["value"])
+        logged.append(fb["key"])
+    return logged
 
 
 def export_experiment(
