@@ -244,7 +244,7 @@ def clean(answer: str) -> str:
 # -- polarity ---------------------------------------------------------------------------------------------------------
 _BOUNDARY = re.compile(r"[;\n()—–→⟶]|->|=>|,|\.(?=\s|$)|!|\?|\s-\s|:\s*(?=\n)")
 _ASIDE_BEFORE = (
-    r"not|never|no longer|nor|instead of|rather than|in place of|replacing|replaces|replaced(?!\s+by|\s+with)|"
+    r"not|never|neither|no longer|nor|instead of|rather than|in place of|replacing|replaces|replaced(?!\s+by|\s+with)|"
     r"supersed(?:es|ing|ed(?!\s+by))|overrid(?:es|ing|den(?!\s+by))|overrode|"
     r"(?:changed|switched|moved|migrated|updated|revised|went|changing|switching|moving|migrating)\s+(?:\w+\s+){0,2}?from|"
     r"done|finished|completed|wrapped up|already did|"
@@ -441,6 +441,7 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
         aside = (
             polarity == "aside"
             or bool(_ASIDE_AFTER.match(after))
+            or _set_aside_next(text, m, mentions)
             or bool(_ARROW_START.match(text[m.end :]))
             or _aside_in_parentheses(text, m, mentions)
         )
@@ -448,7 +449,8 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
         prev = out[-1] if out else None
         if prev is not None and prev.aside and polarity is None and _LIST_GAP.match(text[prev.end : m.start]):
             aside = True
-        alternative = bool(
+        asked = text[m.end : _sentence_end(text, m.end)].rstrip().endswith("?")
+        alternative = asked or bool(
             (prev is not None and not prev.aside and _ALTERNATIVE_GAP.match(text[prev.end : m.start]))
             or (i + 1 < len(mentions) and _ALTERNATIVE_GAP.match(text[m.end : mentions[i + 1].start]))
             or _EITHER.search(before)
@@ -467,6 +469,12 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
             marked = 1
         out.append(Mention(m.start, m.end, m.value, m.known, aside, alternative, marked))
     return out
+
+
+def _sentence_end(text: str, at: int) -> int:
+    """Where the sentence holding ``at`` ends (its closing mark included)."""
+    m = re.search(r"[.!?](?=\s|$)|\n", text[at:])
+    return at + m.end() if m else len(text)
 
 
 def _lead_in(text: str, at: int) -> str:
@@ -495,6 +503,27 @@ def _opens(text: str, m: Mention, mentions: list[Mention]) -> bool:
     if any(o is not m and start <= o.start < end for o in mentions):
         return False
     return bool(_OPENING_FILLER.match(text[start : m.start])) and not text[m.end : end].strip(" .!:")
+
+
+_WHAT_OLD = re.compile(r"^\s*(?:is|was)\s+what\s+(?:the\s+)?(?:old|older|earlier|previous|original|first|stale|outdated)\b", re.I)
+_THAT_WAS = re.compile(
+    r"^\W*(?:but\s+|and\s+)?(?:that|this|which|it)(?:\s+one)?\s+(?:was|has been|had been|is|got)\s+(?:since\s+|later\s+|now\s+|"
+    r"then\s+|already\s+)?(?:superseded|replaced|rejected|dropped|overridden|outdated|obsolete|wrong|incorrect|changed|"
+    r"withdrawn|reverted|retracted|no longer)\b",
+    re.IGNORECASE,
+)
+
+
+def _set_aside_next(text: str, m: Mention, mentions: list[Mention]) -> bool:
+    """A value the words after it set aside: "X is what the old summary said", or the next clause, naming no value of
+    its own, says "but that was superseded"."""
+    if _WHAT_OLD.match(text[m.end :]):
+        return True
+    end = _clause_end(text, m.end)
+    nxt = _clause_end(text, end + 1) if end < len(text) else end
+    if any(end <= o.start < nxt for o in mentions if o is not m):
+        return False
+    return bool(_THAT_WAS.match(text[end + 1 : nxt] if end < len(text) else ""))
 
 
 def _aside_in_parentheses(text: str, m: Mention, mentions: list[Mention]) -> bool:

@@ -211,3 +211,16 @@ def test_a_numbered_range_of_paths_is_written_out_and_a_bare_file_name_is_no_pat
     )
     assert read_paths("ledger_01.md").paths == ()
     assert read_paths("I read and/or skimmed the input/output logs").paths == ()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Was it 4457-KESTREL? I cannot recall.",  # asked, not answered
+        "4457-KESTREL is what the old summary said, but that was superseded",
+        "Neither 4457-KESTREL nor 7959-CEDAR",
+        "The code was previously thought to be 4457-KESTREL, but is unknown now.",
+    ],
+)
+def test_a_value_asked_about_or_set_aside_by_the_words_after_it_is_not_the_answer(reply):
+    assert not judge_value(reply, "access code for the north vault", "4457-KESTREL", others=["7959-CEDAR"]).correct
