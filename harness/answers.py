@@ -267,7 +267,8 @@ _ASIDE_AFTER = re.compile(
     r"(?:\w+\s*:\s*)?(?:(?:which|that)\s+)?(?:(?:dropped|rejected|discarded|ruled out|abandoned)\b(?!\s*:)|(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
     + _FILLER
     + r"(?:rejected|replaced|superseded|dropped|ruled out|discarded|abandoned|overridden|turned down|outdated|obsolete|"
-    r"deprecated|stale|wrong|incorrect|not\b|no longer\b|never\b|reverted|retired|withdrawn|the\s+(?:old|older|earlier|"
+    r"deprecated|stale|wrong|incorrect|not\b(?!\s+(?:rejected|dropped|replaced|discarded|ruled out|superseded|abandoned|"
+    r"overridden))|no longer\b|never\b|reverted|retired|withdrawn|the\s+(?:old|older|earlier|"
     r"original|previous|first|former|initial|stale|outdated|rejected)\b|an?\s+(?:old|older|earlier|previous|former|"
     r"initial|rejected|outdated|stale)\b|out\b(?!\s+of))"
     r"|(?:no longer|not)\b|(?:done|finished|completed|wrapped up)\b|(?:before|earlier|previously|originally|at first|initially|formerly)\b(?!\s+\w+\s+(?:is|was))"
@@ -742,7 +743,8 @@ _NOT_WRITTEN = re.compile(
     r"\b(?:not|never|no|without|didn't|did not|wasn't|was not|weren't|haven't|have not|hasn't|has not|not yet|yet to)\b"
     r"[\w\s,]{0,25}?"
     r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|touch\w*|alter\w*)|\bunchanged\b|\buntouched\b|"
-    r"\bread[\s_\-]only\b|\bonly read\b",
+    r"\bread[\s_\-]only\b|\bonly read\b|"
+    r"\b(?:will|going to|plan(?:ned|ning)?(?:\s+to)?|about to|yet to|to do|todo|pending|next)\b",  # not written yet
     re.IGNORECASE,
 )
 
@@ -820,7 +822,7 @@ def read_paths(answer: str) -> PathsReading:
     kept = list(dict.fromkeys(p for p in paths))
     aside = [p for p in dict.fromkeys(excluded) if p not in kept]
     how = f"{len(kept)} path(s) named as created or changed" + (
-        f"; named as only read or unchanged: {', '.join(aside)}" if aside else ""
+        f"; named as only read, unchanged or not yet written: {', '.join(aside)}" if aside else ""
     )
     return PathsReading(tuple(kept), tuple(aside), how)
 

@@ -224,3 +224,10 @@ def test_a_numbered_range_of_paths_is_written_out_and_a_bare_file_name_is_no_pat
 )
 def test_a_value_asked_about_or_set_aside_by_the_words_after_it_is_not_the_answer(reply):
     assert not judge_value(reply, "access code for the north vault", "4457-KESTREL", others=["7959-CEDAR"]).correct
+
+
+def test_a_choice_named_as_not_rejected_is_not_rejected_and_files_not_yet_written_are_not_changed():
+    assert not judge_decision("sqlite (postgres was not rejected)", "database", "sqlite", ["postgres"]).correct
+    assert read_paths("I will create /notes/a.md and /notes/b.md next").paths == ()
+    assert read_paths("Planned: /notes/a.md, /notes/b.md").paths == ()
+    assert read_paths("I created /notes/a.md; next I will write /notes/c.md").paths == ("/notes/a.md",)
