@@ -85,7 +85,7 @@ _UNIT_OF = {word: unit for unit, words in _UNITS.items() for word in words}
 _ANY_UNIT = "|".join(sorted((re.escape(w) for w in _UNIT_OF), key=len, reverse=True))
 _SEP = r"[\s\-_:.]{0,2}"  # between the parts of a value as written: "487 kg", "487kg", "19:00", "4457 KESTREL"
 _LEFT = r"(?<![A-Za-z0-9/])"
-_RIGHT = r"(?![A-Za-z0-9]|[\-_:.–][A-Za-z0-9])"  # "4457-KESTREL-2" and "pg-160" are other values
+_RIGHT = r"(?![A-Za-z0-9]|[\-_:.–][A-Za-z0-9]|,\d)"  # "4457-KESTREL-2" and "pg-160" are other values
 
 
 def _parts(value: str) -> list[str]:
@@ -244,29 +244,32 @@ def clean(answer: str) -> str:
 # -- polarity ---------------------------------------------------------------------------------------------------------
 _BOUNDARY = re.compile(r"[;\n()—–→⟶]|->|=>|,|\.(?=\s|$)|!|\?|\s-\s|:\s*(?=\n)")
 _ASIDE_BEFORE = (
-    r"not|never|neither|no longer|nor|instead of|rather than|in place of|replacing|replaces|replaced(?!\s+by|\s+with)|"
+    r"not|never|neither|no longer|nor|cannot|(?:is|are|was|were|could|does|do|did|should|would|has|have)n['’]t|can['’]t|won['’]t|"
+    r"wrong|incorrect|instead of|rather than|in place of|replacing|replaces|replaced(?!\s+by|\s+with)|"
     r"supersed(?:es|ing|ed(?!\s+by))|overrid(?:es|ing|den(?!\s+by))|overrode|"
     r"(?:changed|switched|moved|migrated|updated|revised|went|changing|switching|moving|migrating)\s+(?:\w+\s+){0,2}?from|"
     r"done|finished|completed|wrapped up|already did|"
     r"previously|formerly|originally|initially|at first|used to be|(?:the\s+)?(?:old|older|earlier|former|prior|previous|"
-    r"original|initial|outdated|stale|obsolete|superseded|deprecated|rejected|discarded|dropped)\b(?:\s+\w+){0,3}?"
+    r"original|initial|outdated|stale|obsolete|superseded(?!\s+by)|deprecated|rejected|discarded|dropped)\b(?:\s+\w+){0,3}?"
     r"(?:\s+(?:is|was|were|are|being|of))?|rejected|rejecting|reject|ruled out|ruling out|dropped|dropping|discarded|"
-    r"abandoned|declined|vetoed|turned down|passed on|against|(?:chosen|selected|picked|preferred|favou?red)\s+over|"
+    r"abandoned|declined|vetoed|revoked|expired|cancell?ed|turned down|passed on|against|(?:chosen|selected|picked|preferred|favou?red)\s+over|"
     r"rechazad[oa]s?|descartad[oa]s?|rejet[ée]e?s?|abgelehnt|verworfen|rifiutat[oi]|scartat[oi]|rejeitad[oa]s?"
 )
 _FORWARD_BEFORE = (
     r"replaced by|replaced with|superseded by|overridden by|changed to|switched to|moved to|migrated to|updated to|"
     r"revised to|went with|go with|going with|now|currently|next|later|then|current|latest|newest|new|final|finally|updated|"
+    r"but|though|however|correct|actual|right|became|becomes|"
     r"chose|chosen|choose|decided|decision|selected|picked|settled on|adopted|answer|is still|still|in use|"
     r"decidid[oa]|respuesta|d[ée]cid[ée]e?|r[ée]ponse|entschieden|antwort|decis[oa]|risposta|resposta"
 )
 _CUE = re.compile(rf"\b(?:(?P<aside>{_ASIDE_BEFORE})|(?P<forward>{_FORWARD_BEFORE}))\b", re.IGNORECASE)
-_FILLER = r"(?:(?:also|later|eventually|then|ultimately|actually|finally|subsequently|since|considered|proposed|evaluated|discussed|initially|originally|but|and|however|briefly|first|in the end)[\s,]+){0,3}"
+_FILLER = r"(?:(?:also|later|eventually|then|ultimately|actually|finally|subsequently|since|considered|proposed|evaluated|discussed|initially|originally|but|and|however|briefly|first|in the end|already|long)[\s,]+){0,3}"
 _ASIDE_AFTER = re.compile(
     r"^\s*[|:\-–]?\s*(?:\w+\s*:\s*(?:replaced|superseded|done|finished|completed|old|stale|previous|obsolete)\b|"
     r"(?:\w+\s*:\s*)?(?:(?:which|that)\s+)?(?:(?:dropped|rejected|discarded|ruled out|abandoned)\b(?!\s*:)|(?:is|was|were|are|has been|had been|got|have been|'s)\s+"
     + _FILLER
     + r"(?:rejected|replaced|superseded|dropped|ruled out|discarded|abandoned|overridden|turned down|outdated|obsolete|"
+    r"done|finished|completed|complete|expired|revoked|vetoed|cancell?ed|"
     r"deprecated|stale|wrong|incorrect|not\b(?!\s+(?:rejected|dropped|replaced|discarded|ruled out|superseded|abandoned|"
     r"overridden))|no longer\b|never\b|reverted|retired|withdrawn|the\s+(?:old|older|earlier|"
     r"original|previous|first|former|initial|stale|outdated|rejected)\b|an?\s+(?:old|older|earlier|previous|former|"
@@ -304,7 +307,7 @@ _FINAL = re.compile(
     r"|\b(?:so|therefore|thus|hence)\b[^.;\n]{0,40}(?:\b(?:is|should be|must be|would be|it's)|=|:)\s*$",
     re.IGNORECASE,
 )
-_CURRENT = re.compile(r"\b(?:now|currently|current|latest|newest|updated|new|changed to|updated to|switched to)\b", re.IGNORECASE)
+_CURRENT = re.compile(r"\b(?:now|currently|current|latest|newest|changed to|updated to|switched to)\b", re.IGNORECASE)
 _REFUSAL = re.compile(
     r"\b(?:i (?:do not|don't|cannot|can't|can not|am unable to|am not able to) (?:know|find|see|recall|determine|confirm|"
     r"locate|access|tell)|not (?:available|in (?:my|the) (?:current )?context|something i can see)|no (?:record|information|"
@@ -387,6 +390,13 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
         if free(m.start(), m.end()):
             taken.append((m.start(), m.end()))
             found.append(Mention(m.start(), m.end(), m.group(0), False))
+    for m in _INTRODUCED.finditer(text):  # "now it is pdf", "moved to 9 pm": whatever a correction introduces is a value
+        token, at = m.group("tok").rstrip("."), m.start("tok")
+        if m.group("cue").lower() == "now" and not token[0].isdigit():
+            continue  # "now start at ...": a bare "now" introduces a number ("now 600"), never a word
+        if free(at, at + len(token)) and not _NOT_INTRODUCED.match(token):
+            taken.append((at, at + len(token)))
+            found.append(Mention(at, at + len(token), token, False))
     found.sort(key=lambda x: x.start)
     for m in _FORMER_LATTER.finditer(text):  # "the former", "the latter": the first or second value named before
         earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start() and not f.start == m.start()))
@@ -396,6 +406,20 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
     return sorted(found, key=lambda x: x.start)
 
 
+_INTRODUCED = re.compile(
+    r"\b(?P<cue>now\s+it\s+is|now\s+it's|it\s+is\s+now|it's\s+now|is\s+now|now|became|becomes|changed\s+to|updated\s+to|"
+    r"switched\s+to|moved\s+to|migrated\s+to|replaced\s+(?:by|with)|superseded\s+by|overridden\s+by|set\s+to|make\s+that|"
+    r"i\s+mean|scratch\s+that|correction|the\s+correct\s+(?:one|value|code|answer)\s+is|no(?=\s*[,;:—–-]))\b\W{0,3}\s*"
+    r"(?:the\s+|a\s+|an\s+)?"
+    rf"(?P<tok>\d+(?:[.,:]\d+)?(?:\s?(?:[ap]\.?m\.?|{_ANY_UNIT})(?![A-Za-z]))?|[A-Za-z][\w\-]*)",
+    re.IGNORECASE,
+)
+_NOT_INTRODUCED = re.compile(
+    r"^(?:it|its|it's|the|that|this|a|an|to|be|is|was|were|are|not|no|in|on|at|by|for|of|and|or|but|so|i|we|you|they|"
+    r"he|she|one|ones|what|which|longer|more|less|known|idea|value|answer|record|information|data|other|others|sure|"
+    r"change|changes|doubt|problem|worries|wait|need|then|also|as|just|only|done|complete|completed|available|clue)$",
+    re.IGNORECASE,
+)
 _QUANTITY = re.compile(rf"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)?\s?(?:{_ANY_UNIT})(?![A-Za-z0-9])", re.IGNORECASE)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.IGNORECASE)
 
@@ -468,6 +492,8 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
             marked = 2
         elif any(_stated_for(text, k, m.start) for k in keys):
             marked = 1
+        if i and not aside and out and _CORRECTION.search(text[mentions[i - 1].end : m.start]):
+            out = [replace(o, aside=True, marked=0) if o is out[-1] and not o.aside else o for o in out]
         out.append(Mention(m.start, m.end, m.value, m.known, aside, alternative, marked))
     return out
 
@@ -506,11 +532,17 @@ def _opens(text: str, m: Mention, mentions: list[Mention]) -> bool:
     return bool(_OPENING_FILLER.match(text[start : m.start])) and not text[m.end : end].strip(" .!:")
 
 
+_CORRECTION = re.compile(
+    r"\b(?:replaced\s+(?:by|with)|superseded\s+by|overridden\s+by|moved\s+to|migrated\s+to|became|becomes|changed\s+to|"
+    r"updated\s+to|switched\s+to|revised\s+to|scratch\s+that|i\s+mean|make\s+that|correction|wait|i\s+misread|my\s+mistake|"
+    r"the\s+correct\s+(?:one|value|code|answer)\s+is)\b|(?:^|[,.;—–-])\s*no\s*[,.;:!—–-]",
+    re.IGNORECASE,
+)
 _WHAT_OLD = re.compile(r"^\s*(?:is|was)\s+what\s+(?:the\s+)?(?:old|older|earlier|previous|original|first|stale|outdated)\b", re.I)
 _THAT_WAS = re.compile(
-    r"^\W*(?:but\s+|and\s+)?(?:that|this|which|it)(?:\s+one)?\s+(?:was|has been|had been|is|got)\s+(?:since\s+|later\s+|now\s+|"
-    r"then\s+|already\s+)?(?:superseded|replaced|rejected|dropped|overridden|outdated|obsolete|wrong|incorrect|changed|"
-    r"withdrawn|reverted|retracted|no longer)\b",
+    r"^\W*(?:no\W+|nope\W+|but\s+|and\s+)?(?:that|this|which|it)(?:\s+one)?(?:\s+(?:was|has\s+been|had\s+been|is|got)|'s)\s+"
+    r"(?:(?:since|later|now|then|already)\s+)?(?:superseded|replaced|rejected|dropped|overridden|outdated|obsolete|wrong|"
+    r"incorrect|changed|withdrawn|reverted|retracted|no\s+longer|the\s+(?:old|older|earlier|previous|stale|outdated|wrong)\b)",
     re.IGNORECASE,
 )
 
@@ -521,7 +553,7 @@ def _set_aside_next(text: str, m: Mention, mentions: list[Mention]) -> bool:
     if _WHAT_OLD.match(text[m.end :]):
         return True
     end = _clause_end(text, m.end)
-    nxt = _clause_end(text, end + 1) if end < len(text) else end
+    nxt = _sentence_end(text, end + 1) if end < len(text) else end
     if any(end <= o.start < nxt for o in mentions if o is not m):
         return False
     return bool(_THAT_WAS.match(text[end + 1 : nxt] if end < len(text) else ""))
@@ -560,7 +592,7 @@ def _commit(mentions: list[Mention], text: str = "") -> tuple[str | None, str]:
     distinct = list(dict.fromkeys(normal(m.value) for m in forward))
     if len(distinct) == 1:
         m = forward[-1]
-        if m.alternative and not m.marked:
+        if m.alternative and m.marked < 4:
             return None, f"{m.value!r} offered as an alternative"
         return m.value, f"the one value named and not set aside: {m.value!r}"
     levels = (
@@ -744,7 +776,8 @@ _NOT_WRITTEN = re.compile(
     r"[\w\s,]{0,25}?"
     r"\b(?:creat\w*|writ\w*|wrote|edit\w*|chang\w*|modif\w*|updat\w*|touch\w*|alter\w*)|\bunchanged\b|\buntouched\b|"
     r"\bread[\s_\-]only\b|\bonly read\b|"
-    r"\b(?:will|going to|plan(?:ned|ning)?(?:\s+to)?|about to|yet to|to do|todo|pending|next)\b",  # not written yet
+    r"\b(?:will|going to|plan(?:ned|ning)?(?:\s+to)?|about to|yet to|to do|todo|pending|next|need(?:s)?\s+to|have\s+to|"
+    r"tried\s+to|try\s+to|attempted|fail(?:ed|s)?|unable\s+to|could\s*n['’]?o?t|nothing)\b",  # not written (yet)
     re.IGNORECASE,
 )
 
@@ -778,16 +811,30 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
 _LABEL = re.compile(r"([A-Za-z][A-Za-z \-]{0,40}?)\s*[:=]\s*\[?[^:=]*$")
 
 
-def _path_mode(line: str, start: int, end: int, heading: str | None) -> str | None:
-    """What the answer says of the path at ``line[start:end]``: the first definite word of its clause (the path's own
-    words), the label it is listed under on its line ("changed: [...]", "Read only: ..."), its sentence, then the
-    heading above its line."""
+def _path_mode(line: str, start: int, end: int, heading: str | None, before: str | None) -> str | None:
+    """What the answer says of the path at ``line[start:end]``: the words between it and the path before it in its
+    clause ("I read /a and wrote /b": /b wrote), else what it says of that path ("I read /a and /b": both read), else
+    the words after it up to the next path, the label it is listed under on its line ("changed: [...]", "Read only:
+    ..."), its sentence, then the heading above its line; the first that says anything definite. ``before``: the mode
+    of the path before it in the same clause, if any."""
     a, b = _clause_start(line, start), _clause_end(line, end)
-    others = _PATH.sub(" ", line[a:start] + " " + line[end:b])
+    previous = [m.end() for m in _PATH.finditer(line, a, start)]
+    near = _mode(line[previous[-1] if previous else a : start])
+    if near in ("read", "wrote"):
+        return near
+    if previous and before is not None:
+        return before
+    following = _PATH.search(line, end, b)
     label = _LABEL.search(_PATH.sub(" ", line[:start]))
     s_start = max([m.end() for m in _SENTENCE.finditer(line, 0, start)], default=0)
     s_end = next((m.start() for m in _SENTENCE.finditer(line, end)), len(line))
-    for context in (others, label.group(1) if label else "", _PATH.sub(" ", line[s_start:s_end]), heading or ""):
+    contexts = (
+        line[end : following.start() if following else b],
+        label.group(1) if label else "",
+        _PATH.sub(" ", line[s_start:s_end]),
+        heading or "",
+    )
+    for context in contexts:
         mode = _mode(context)
         if mode in ("read", "wrote"):
             return mode
@@ -812,10 +859,15 @@ def read_paths(answer: str) -> PathsReading:
             mode = _mode(stripped)
             heading = stripped if mode in ("read", "wrote") else heading
             continue
+        before: str | None = None
+        prev_at = -1
         for m in found:
             path = m.group(1).rstrip(".,;:")
             at = m.start(1)
-            if _path_mode(line, at, at + len(path), heading) == "read":
+            same_clause = before is not None and _clause_start(line, at) <= prev_at
+            before = _path_mode(line, at, at + len(path), heading, before if same_clause else None)
+            prev_at = at
+            if before == "read":
                 excluded.append(_absolute(path))
             else:
                 paths.append(_absolute(path))
