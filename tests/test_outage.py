@@ -314,6 +314,9 @@ def test_a_pytest_session_skips_the_rest_with_the_cause_and_exits_4(outage, tmp_
     assert "3 case(s) not run since; exit 4" in out.stdout
     (run,) = tmp_path.iterdir()
     assert len((run / "results.jsonl").read_text().splitlines()) == 2
+    stopped = json.loads((run / "meta.json").read_text())["stopped"]  # recorded, as `harness run` records it
+    assert CAUSE in stopped["reason"] and len(stopped["not_run"]) == 3
+    assert "**Stopped early:**" in (run / "report.md").read_text()
 
 
 @pytest.mark.live
@@ -329,6 +332,9 @@ def test_evaluate_stops_and_lists_what_it_did_not_run(outage, tmp_path, monkeypa
     assert run.stopped is not None and CAUSE in run.stopped and "3 case(s) not run since" in run.stopped
     assert all("not run: the session stopped early" in reason for _, _, reason in run.not_run)
     assert len((run.path / "results.jsonl").read_text().splitlines()) == 2
+    stopped = json.loads((run.path / "meta.json").read_text())["stopped"]
+    assert [e["case_id"] for e in stopped["not_run"]] == [f"needle:{c}" for c in NEEDLES[2:]]
+    assert "**Stopped early:**" in (run.path / "report.md").read_text()
 
 
 def test_a_pytest_session_that_stopped_exits_4_and_an_xdist_worker_tells_its_controller():

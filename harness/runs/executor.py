@@ -246,4 +246,10 @@ class EvalSession:
             self.ahead = None
         if self.sink is None:
             return None
+        if self.watch.message is not None:  # an outage stop: said in meta.json and the report, as `harness run` says it
+            self.sink.stop(
+                self.watch.message,
+                [(entry, 0) for entry in self.not_run_after_stop],
+                "run the same command again once the provider answers (this session's cases are not resumed)",
+            )
         return self.sink.finish().path

@@ -154,6 +154,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 matrix_cases=("goal-ledgers-12", "goal-ledgers-16"),
                 faults={"task-dropped": "goal_no_clarification", "false-completion": "goal_no_premature_completion", **DROPPED},
                 gated=("goal_preserved",),
+                version=2,  # issue 31: run_completed fails a turn ending in a clarification; the drift checks cover the whole run
             ),
             EvalSuite(
                 "chain",
@@ -267,6 +268,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 hard_limit=36_000,
                 faults={"overflow-unrecognized": "overflow_recovered", **DROPPED},
                 gated=("overflow_recovered",),
+                version=2,  # issue 31: run_completed fails a turn ending in a clarification; the drift checks cover the whole run
             ),
             EvalSuite(
                 "subagent",
@@ -279,6 +281,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"subagent-result-lost": "subagent_results_returned", **DROPPED},
                 gated=("subagent_results_returned",),
+                version=2,  # issue 31: run_completed fails a turn ending in a clarification; the drift checks cover the whole run
             ),
             EvalSuite(
                 "faults",
@@ -312,6 +315,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=DEEPAGENTS,
                 faults={"todos-not-updated": "todos_reach_model"},
                 gated=("todos_reach_model", "todos_continued"),
+                version=2,  # issue 31: run_completed fails a turn ending in a clarification; the drift checks cover the whole run
             ),
             EvalSuite(
                 "history",
