@@ -12,7 +12,8 @@ A value answer (recall, continuation, a needle) is read in three steps:
 1. *Mentions*: every place the answer names a value. A value the case knows (the asked fact's chain and the case's
    other values) is found however it is written (case, separators, unit words, a unit left out); any other
    value-shaped token (letters and digits joined by a hyphen or colon, or letters and digits together: ``4457-KESTRL``,
-   ``9-OSPREY``) is a mention of an unknown value, so a near miss or a look-alike is never read as the right value.
+   ``9-OSPREY``), a number with a unit, and whatever a correction introduces ("now it is pdf") is a mention of an
+   unknown value, so a near miss or a look-alike of those shapes is not read as the right value.
 2. *Polarity*: a mention is *set aside* when its clause says it is not the answer: negated or named as old or
    rejected before it ("not", "no longer", "instead of", "rather than", "replacing", "changed from", "previously",
    "originally", "the old ...", "rejected:") or after it ("was rejected", "(old)", "is no longer ...", "before").

@@ -61,6 +61,7 @@ from harness.runs.results import (
     result_row,
     row_outcome,
     torn_last_line,
+    torn_line_note,
 )
 from harness.runs.run import check_plan_size, dataset_hashes, git_commit, make_output_dir, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
@@ -755,7 +756,10 @@ def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
     (out / "traces").mkdir(parents=True, exist_ok=True)
     existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl", repair=True)}
     for part in parts:
-        for row in read_cells(Path(part) / "cells.jsonl", repair=True):
+        torn = torn_line_note(Path(part) / "cells.jsonl")
+        if torn:  # a shard killed mid-write: its torn row is left out of the merge, said, and the shard left as it is
+            print(f"warning: {torn}; the merged experiment lacks that cell (rerun the shard to complete it)", file=sys.stderr)
+        for row in read_cells(Path(part) / "cells.jsonl"):
             if row["cell_id"] in existing:
                 continue
             src = Path(part) / row["trace"]

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from harness import answers
-from harness._paths import DATASETS_DIR
+from harness._paths import DATASETS_DIR, not_a_file
 from harness.errors import DatasetError
 
 ANSWERS_DIR = DATASETS_DIR / "answers"
@@ -62,10 +62,18 @@ class Labelled:
 def load(path: str | Path) -> list[dict[str, Any]]:
     """The rows of a labelled-answer file, each checked (a bad one is a DatasetError naming file, line and field)."""
     path = Path(path)
-    if not path.is_file():
-        raise DatasetError(str(path), None, None, "no such file (labelled answers: datasets/answers/*.jsonl)")
+    problem = not_a_file(path)
+    if problem:
+        raise DatasetError(str(path), None, None, f"{problem} (labelled answers: datasets/answers/*.jsonl)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        line = path.read_bytes()[: e.start].count(b"\n") + 1
+        raise DatasetError(str(path), line, None, f"not UTF-8 (byte {e.start})") from None
+    except OSError as e:
+        raise DatasetError(str(path), None, None, f"cannot be read: {e.strerror or e}") from None
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -79,6 +87,9 @@ def load(path: str | Path) -> list[dict[str, Any]]:
                 raise DatasetError(str(path), n, name, "missing")
             if not isinstance(row[name], kind):
                 raise DatasetError(str(path), n, name, f"wrong type {type(row[name]).__name__}")
+            items = row[name] if isinstance(row[name], list) else []
+            if any(not isinstance(item, str) for item in items):
+                raise DatasetError(str(path), n, name, "a list of strings is expected")
         if row["probe"] not in KINDS:
             raise DatasetError(str(path), n, "probe", f"{row['probe']!r} is not one of {', '.join(KINDS)}")
         if row["label"] not in ("right", "wrong"):

@@ -62,6 +62,14 @@ def test_a_bad_row_is_named_by_file_line_and_field(tmp_path):
     path.write_text(json.dumps({k: v for k, v in _row("a", "right", "x").items() if k != "answer"}) + "\n")
     with pytest.raises(DatasetError, match=r"row 1: field 'answer': missing"):
         load(path)
+    path.write_text(json.dumps(_row("a", "right", "x", earlier=[1234])) + "\n")
+    with pytest.raises(DatasetError, match=r"row 1: field 'earlier': a list of strings is expected"):
+        load(path)
+    path.write_bytes(json.dumps(_row("a", "right", "x")).encode() + b"\n\xff\n")
+    with pytest.raises(DatasetError, match=r"row 2: not UTF-8"):
+        load(path)
+    with pytest.raises(DatasetError, match=r"is a directory"):
+        load(tmp_path)
 
 
 def test_judge_readers_prints_the_table_and_exits_by_its_contract(tmp_path, capsys):

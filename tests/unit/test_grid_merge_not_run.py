@@ -42,3 +42,15 @@ def test_a_record_repeated_within_one_shard_is_merged_once(tmp_path):
     with open(a / NOT_RUN_FILE, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")
     assert read_jsonl(merge_experiments(tmp_path / "merged", [a]) / NOT_RUN_FILE) == [record]
+
+
+def test_a_shard_with_a_torn_last_line_is_merged_without_it_said_and_left_as_it_was(tmp_path, capsys):
+    a = _part(tmp_path, "0of2", _meta([0, 2], 2), ["c1", "c3"])
+    with open(a / "cells.jsonl", "a", encoding="utf-8") as fh:
+        fh.write('{"cell_id": "c5", "arm"')  # a kill mid-write
+    before = (a / "cells.jsonl").read_bytes()
+    out = merge_experiments(tmp_path / "merged", [a])
+    assert [r["cell_id"] for r in read_jsonl(out / "cells.jsonl")] == ["c1", "c3"]
+    err = capsys.readouterr().err
+    assert "0of2/cells.jsonl: line 3 was cut mid-write" in err and "the merged experiment lacks that cell" in err
+    assert (a / "cells.jsonl").read_bytes() == before  # the shard is not rewritten
