@@ -68,8 +68,8 @@ def load(path: str | Path) -> list[dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
-        line = path.read_bytes()[: e.start].count(b"\n") + 1
-        raise DatasetError(str(path), line, None, f"not UTF-8 (byte {e.start})") from None
+        bad_line = path.read_bytes()[: e.start].count(b"\n") + 1
+        raise DatasetError(str(path), bad_line, None, f"not UTF-8 (byte {e.start})") from None
     except OSError as e:
         raise DatasetError(str(path), None, None, f"cannot be read: {e.strerror or e}") from None
     rows = []
