@@ -40,10 +40,16 @@ import pytest  # noqa: E402
 from harness import _deepagents_adapter  # noqa: E402,F401  (fail early if deepagents is missing)
 from harness.compaction.config import DEFAULT_PRESET  # noqa: E402
 from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable  # noqa: E402
-from harness.pytest_plugin import OUTAGE_KEY, PytestEvalSession, outage_exit  # noqa: E402
-from harness.runs.executor import EvalSession, ProviderOutage  # noqa: E402
+from harness.pytest_plugin import (  # noqa: E402
+    OUTAGE_KEY,
+    PytestEvalSession,
+    mark_provider_error,
+    outage_exit,
+    provider_error_status,
+)
+from harness.runs.executor import EvalSession  # noqa: E402
 from harness.scenarios.schema import Scenario  # noqa: E402
-from harness.scoring.scorers import ERROR, Score  # noqa: E402
+from harness.scoring.scorers import Score  # noqa: E402
 from harness.suites.execute import eval_case_ids  # noqa: E402
 from harness.suites.registry import SUITES  # noqa: E402
 
@@ -160,28 +166,11 @@ class EvalsSession(PytestEvalSession):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201
     outcome = yield
-    report = outcome.get_result()
-    if call.excinfo is not None and call.excinfo.errisinstance(ProviderOutage):  # reported as an error, never a failure
-        report.user_properties.append(("harness_outcome", ERROR))
-    _redact_report(report)
-
-
-def _redact_report(report: pytest.TestReport) -> None:
-    """No secret in what pytest prints: the traceback and captured output go through `harness.redact`."""
-    from harness.redact import redact
-
-    if report.longrepr is not None and not isinstance(report.longrepr, tuple):
-        text = str(report.longrepr)
-        clean = redact(text)
-        if clean != text:
-            report.longrepr = clean
-    report.sections = [(name, redact(content)) for name, content in report.sections]
+    mark_provider_error(outcome.get_result(), call)  # the plugin's rule: a provider error is an error, never a failure
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):  # noqa: ANN201
-    if report.when == "call" and report.failed and ("harness_outcome", ERROR) in report.user_properties:
-        return "error", "E", "ERROR"
-    return None
+    return provider_error_status(report)
 
 
 def _quiet():  # noqa: ANN202

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from harness.rows import ResultRow
-from harness.runs.executor import EvalSession
+from harness.runs.executor import EvalSession, ProviderOutage
 from harness.runs.outage import OutageStopped
 from harness.scenarios.schema import Scenario
 from harness.suites.execute import CaseResult, NotRun
@@ -76,6 +76,32 @@ def outage_exit(session: pytest.Session, stopped: str | None, workers: Sequence[
         session.config.workeroutput[OUTAGE_KEY] = stopped
     session.exitstatus = EXIT_ERROR
     return reason
+
+
+ERROR_PROPERTY = ("harness_outcome", "ERROR")
+"""A test report's user property marking a case that ended in a provider error (`mark_provider_error`)."""
+
+
+def mark_provider_error(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> None:
+    """A case that ended in a provider error (`harness.runs.executor.ProviderOutage`) is reported as an error, never
+    a failure: marked here, shown as ERROR by `provider_error_status`; and no secret in what pytest prints."""
+    from harness.redact import redact
+
+    if call.excinfo is not None and call.excinfo.errisinstance(ProviderOutage):
+        report.user_properties.append(ERROR_PROPERTY)
+    if report.longrepr is not None and not isinstance(report.longrepr, tuple):
+        text = str(report.longrepr)
+        clean = redact(text)
+        if clean != text:
+            report.longrepr = clean
+    report.sections = [(name, redact(content)) for name, content in report.sections]
+
+
+def provider_error_status(report: pytest.TestReport) -> tuple[str, str, str] | None:
+    """``pytest_report_teststatus``'s answer for a case marked by `mark_provider_error`: "N errors", never "N failed"."""
+    if report.when == "call" and report.failed and ERROR_PROPERTY in report.user_properties:
+        return "error", "E", "ERROR"
+    return None
 
 
 def apply_upstream_verdict(row: ResultRow | None) -> None:
@@ -207,7 +233,30 @@ def compaction_session(pytestconfig: pytest.Config) -> PytestEvalSession:
     return session
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):  # noqa: ANN201
+    outcome = yield
+    if _active(item.config):
+        mark_provider_error(outcome.get_result(), call)
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    return provider_error_status(report) if _active(config) else None
+
+
+_WORKER_OUTAGES: list[str] = []  # on the xdist controller: why a worker's session stopped for an outage
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:  # pytest-xdist's hook, on the controller
+    reason = getattr(node, "workeroutput", {}).get(OUTAGE_KEY)
+    if reason and _active(node.config):
+        _WORKER_OUTAGES.append(reason)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _active(session.config) and _WORKER_OUTAGES:  # the xdist controller: a worker stopped, so the session exits 4
+        outage_exit(session, None, _WORKER_OUTAGES)
     if _SESSION is None or _SESSION.sink is None:
         return
     from harness.report.run_report import write_report
@@ -222,8 +271,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if _active(config):
         for line in upstream_summary_lines(terminalreporter):
             terminalreporter.write_line(line)
-    if _SESSION is not None and _SESSION.stopped:
-        terminalreporter.write_line(f"compaction-harness: {_SESSION.stopped} (exit 4)")
+    stopped = _SESSION.stopped if _SESSION is not None else None
+    if stopped or (_active(config) and _WORKER_OUTAGES):
+        terminalreporter.write_line(f"compaction-harness: {stopped or _WORKER_OUTAGES[0]} (exit 4)")
     report = config.stash.get(REPORT, None)
     if report is not None:
         terminalreporter.write_line(f"compaction-harness results: {report.parent} (report.md, results.jsonl, traces/)")
