@@ -327,7 +327,8 @@ def test_todos_carried_and_finished():
         ("todos_continued", True, "check", "all 2 items of the plan completed in the final state, none set back"),
         ("todo_writes", 3, "measure", "3 write_todos call(s)"),
     ]
-    assert [r[0] for r in rows[5:]] == ["goal_no_clarification", "goal_no_premature_completion", "goal_all_steps_done"]
+    # the goal-drift checks are no longer the todo scorer's: goal.drift_scores gives them to every case with steps
+    assert len(rows) == 5
 
 
 def test_todos_not_carried():
