@@ -117,7 +117,7 @@ def value_pattern(value: str) -> re.Pattern[str]:
 
 def _time_pattern(hour: int, minute: int) -> re.Pattern[str]:
     """A time of day as answers write it: 19:00, 19.00, 19h00, 19-00, 1900 (hours), 7:00 PM, 7 pm (minute 00)."""
-    h24 = [f"{hour:02d}", str(hour)] if hour < 10 else [str(hour)]
+    h24 = [f"{hour:02d}", str(hour)]  # the same twice from 10 on
     forms = [rf"(?:{'|'.join(h24)})\s?[:.h\-]\s?{minute:02d}(?!\s?[ap]\.?m\b)", rf"{hour:02d}{minute:02d}(?:\s?h(?:ou)?rs?\b)?"]
     h12, half = (hour % 12 or 12), ("p" if hour >= 12 else "a")
     forms.append(rf"{h12}(?:\s?[:.]\s?{minute:02d})\s?{half}\.?m\.?")
@@ -148,12 +148,12 @@ _NOT_A_VALUE = re.compile(
 
 def _value_shaped(token: str) -> bool:
     """An unknown token that reads as a value: it has a digit, or is written in capitals with a hyphen (BASALT-OPS)."""
-    if re.fullmatch(r"DOC-\d+", token, re.IGNORECASE):
+    if re.fullmatch(r"DOC-\d+", token):  # in capitals (the next rule's form); any other case is _NOT_A_VALUE's
         return False
     if re.fullmatch(r"[A-Z0-9]+(?:-[A-Z0-9]+)+", token) and re.search(r"[A-Z]", token):
         return True
-    if _NOT_A_VALUE.match(token):
-        return bool(re.fullmatch(r"\d{1,2}:\d\d", token))  # a time of day is a value; other plain numbers are not
+    if _NOT_A_VALUE.match(token):  # a time of day ("19:00") is none of its forms, so it reads as a value below
+        return False
     return bool(re.search(r"\d", token))
 
 
@@ -280,7 +280,6 @@ _ASIDE_PAREN = re.compile(
     r"initial(?:ly)?|no longer|not\b|deprecated|replaced|dropped|discarded|was\b|before\b|changed|reverted|ruled out)",
     re.IGNORECASE,
 )
-_ARROW_END = re.compile(r"(?:→|->|=>|⟶)\s*$")
 _ARROW_START = re.compile(r"^\s*(?:→|->|=>|⟶)")
 _LIST_GAP = re.compile(r"^\s*(?:,|and|&|/|nor|or|as well as|plus|;)?\s*(?:and|or|nor)?\s*$", re.IGNORECASE)
 _ALTERNATIVE_GAP = re.compile(r"^\s*(?:,\s*)?(?:or|or possibly|or maybe|or perhaps|/)\s*$", re.IGNORECASE)
@@ -320,7 +319,6 @@ class Mention:
     start: int
     end: int
     value: str
-    known: bool
     aside: bool = False
     alternative: bool = False  # offered as one of several ("X or Y")
     marked: int = 0  # 3: marked as the answer; 2: marked current; 1: stated for the asked key; 0: named
@@ -351,8 +349,10 @@ def _clause_end(text: str, at: int) -> int:
 def _before_polarity(window: str, clause: str) -> str | None:
     """ "aside", "forward" or None: the cue nearest the end of ``window`` (the clause before a mention, after the
     value before it), or "forward" when the clause runs "from ... to" up to the mention."""
-    if _ARROW_END.search(window) or re.search(r"\bfrom\b.*\bto\s*$", clause, re.IGNORECASE):
-        return "forward"  # "750 kg -> 487 kg", "changed from mysql-8 to pg-16": where it ends
+    # An arrow needs no rule here: it is a clause boundary, so no window ends with one ("750 kg -> 487 kg": the
+    # value after it is read alone, the one before it set aside by _ARROW_START).
+    if re.search(r"\bfrom\b.*\bto\s*$", clause, re.IGNORECASE):
+        return "forward"  # "changed from mysql-8 to pg-16": where it ends
     cues = list(_CUE.finditer(window))
     if not cues:
         return None
@@ -364,7 +364,7 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
     ignored_spans: list[tuple[int, int]] = []
-    for value in sorted(dict.fromkeys(ignore), key=len, reverse=True):
+    for value in dict.fromkeys(ignore):  # every span of every ignored value is kept: their order does not matter
         for m in value_pattern(value).finditer(text):
             ignored_spans.append((m.start(), m.end()))
     key_spans = [(m.start(), m.end()) for m in re.finditer(re.escape(key), text, re.IGNORECASE)] if key else []
@@ -376,22 +376,22 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
         for m in value_pattern(value).finditer(text):
             if free(m.start(), m.end()):
                 taken.append((m.start(), m.end()))
-                found.append(Mention(m.start(), m.end(), value, True))
+                found.append(Mention(m.start(), m.end(), value))
     for m in _UNKNOWN.finditer(text):
         token = m.group(0)
-        if free(m.start(), m.end()) and _value_shaped(token) and not re.search(r"/\S*$", text[max(0, m.start() - 1) : m.start()]):
+        if free(m.start(), m.end()) and _value_shaped(token):  # never part of a path: _UNKNOWN's lookbehind
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), token, False))
+            found.append(Mention(m.start(), m.end(), token))
     for m in _QUANTITY.finditer(text):  # "507 units", "750 kg": a number with a unit is a value too
         if free(m.start(), m.end()):
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), m.group(0), False))
+            found.append(Mention(m.start(), m.end(), m.group(0)))
     found.sort(key=lambda x: x.start)
     for m in _FORMER_LATTER.finditer(text):  # "the former", "the latter": the first or second value named before
         earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start() and not f.start == m.start()))
         if len(earlier) >= 2 and free(m.start(), m.end()):
             value = earlier[-2] if m.group(1).lower() == "former" else earlier[-1]
-            found.append(Mention(m.start(), m.end(), value, value in known))
+            found.append(Mention(m.start(), m.end(), value))
     return sorted(found, key=lambda x: x.start)
 
 
@@ -465,7 +465,7 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
             marked = 2
         elif any(_stated_for(text, k, m.start) for k in keys):
             marked = 1
-        out.append(Mention(m.start, m.end, m.value, m.known, aside, alternative, marked))
+        out.append(Mention(m.start, m.end, m.value, aside, alternative, marked))
     return out
 
 
@@ -633,7 +633,7 @@ def read_decision(answer: str, key: str, known: Iterable[str] = (), *, ignore: I
             conflict = "says no choice was rejected, then names one as rejected or dropped"
         mentions = [replace(m, aside=True) if any(same_value(m.value, v) for v in listed) else m for m in mentions]
         value, how = _commit(mentions, text)
-        rejected = [v for v in dict.fromkeys(listed) if not same_value(v, value)]
+        rejected = list(dict.fromkeys(listed))  # the decided value is never listed: every listed value is set aside
     else:
         value, how = _commit(mentions, text)
         rejected = [m.value for m in mentions if m.aside]
@@ -738,9 +738,7 @@ def _mode(text: str) -> str | None:
         return "read"
     if wrote and not read:
         return "wrote"
-    if wrote and read:
-        return "mixed"
-    return None
+    return None  # both or neither: nothing definite
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")
