@@ -388,7 +388,7 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
             found.append(Mention(m.start(), m.end(), m.group(0)))
     found.sort(key=lambda x: x.start)
     for m in _FORMER_LATTER.finditer(text):  # "the former", "the latter": the first or second value named before
-        earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start() and not f.start == m.start()))
+        earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start()))
         if len(earlier) >= 2 and free(m.start(), m.end()):
             value = earlier[-2] if m.group(1).lower() == "former" else earlier[-1]
             found.append(Mention(m.start(), m.end(), value))
@@ -424,7 +424,7 @@ _STATED = re.compile(
 
 def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
     out: list[Mention] = []
-    keys = _keys_of(key) if key else []
+    keys = _keys_of(key)  # none for no key
     for i, m in enumerate(mentions):
         start = _clause_start(text, m.start)
         after = text[m.end : _clause_end(text, m.end)]
@@ -449,10 +449,9 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
         if prev is not None and prev.aside and polarity is None and _LIST_GAP.match(text[prev.end : m.start]):
             aside = True
         alternative = bool(
-            (prev is not None and not prev.aside and _ALTERNATIVE_GAP.match(text[prev.end : m.start]))
-            or (i + 1 < len(mentions) and _ALTERNATIVE_GAP.match(text[m.end : mentions[i + 1].start]))
-            or _EITHER.search(before)
+            (prev is not None and not prev.aside and _ALTERNATIVE_GAP.match(text[prev.end : m.start])) or _EITHER.search(before)
         )
+        # "X or Y": X is marked an alternative here, when Y is read (an X set aside is no candidate either way)
         if alternative and prev is not None and _ALTERNATIVE_GAP.match(text[prev.end : m.start]) and out:
             out[-1] = replace(out[-1], alternative=True)
         marked = 0

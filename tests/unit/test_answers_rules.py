@@ -87,6 +87,7 @@ def test_context_values_are_never_the_answer():
 
 def test_a_table_whose_rows_lack_the_outer_bars_is_read_under_its_header():
     assert clean("| Decided | Rejected |\n|---|---|\nsqlite | postgres") == "\nDecided: sqlite | Rejected: postgres"
+    assert clean("| Decided | Rejected |\n|---|---|\n| sqlite | BOX |") == "\nDecided: sqlite | Rejected: BOX"
 
 
 # -- decisions ----------------------------------------------------------------------------------------------------------
@@ -285,3 +286,71 @@ def test_a_value_changed_to_from_another_with_a_current_cue_is_marked_current():
 def test_a_longer_known_value_is_found_before_a_shorter_one_inside_it():
     assert read_value("It is a-b-5.", "code", ["b-5", "a-b-5"]).named == ("a-b-5",)
     assert read_value("It is 487 kg.", "weight", ["487", "487-kg"]).named == ("487-kg",)
+
+
+def test_the_former_and_the_latter_are_the_last_two_values_named_before():
+    assert (
+        read_value("Between mysql-8 and pg-16 we settled on the latter, not redis-7.", DB, [*CHAIN, "redis-7"]).value == "pg-16"
+    )
+    three = "Between mysql-8, redis-7 and pg-16 we settled on the latter."
+    assert read_value(three, DB, [*CHAIN, "redis-7"]).value == "pg-16"
+    assert read_value("Between 750 kg and 487 kg we settled on the latter.", "weight", []).value == "487 kg"
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("code of the vault of the north site", "77-ALPHA"),  # the attribute is what comes before the first "of the"
+        ("code of the ", None),  # no reference after it: the key as written
+        ("code", "77-ALPHA"),
+    ],
+)
+def test_a_reference_questions_attribute_is_read_as_the_asked_key(key, value):
+    assert read_value("Options: 11-BETA. The code is 77-ALPHA.", key, []).value == value
+
+
+@pytest.mark.parametrize(
+    ("answer", "value", "rejected"),
+    [
+        # a value alone in parentheses is read with the words around them
+        ("The plan (mysql-8) was replaced; pg-16 now", "pg-16", ("mysql-8",)),
+        ("(x) the plan (mysql-8) was replaced; pg-16 now", "pg-16", ("mysql-8",)),
+        ("The old value (mysql-8) is gone; pg-16 (new)", "pg-16", ("mysql-8",)),
+        ("Rejected: redis-7 (old). We use (pg-16) now.", "pg-16", ("redis-7",)),
+        ("(mysql-8 was replaced; pg-16 now)", "pg-16", ("mysql-8",)),  # an opening parenthesis alone is not one
+    ],
+)
+def test_a_value_in_parentheses_is_read_with_the_words_around_them(answer, value, rejected):
+    reading = read_value(answer, DB, [*CHAIN, "redis-7"])
+    assert (reading.value, reading.rejected) == (value, rejected)
+
+
+def test_a_value_is_read_with_the_cues_after_the_value_before_it_and_its_parenthesis():
+    for answer in (
+        "The plan (mysql-8) was replaced; pg-16 (now)",
+        "The plan (mysql-8)was replaced; pg-16 now",
+        "not mysql-8 but pg-16",
+    ):
+        reading = read_value(answer, DB, CHAIN)
+        assert (reading.value, reading.rejected) == ("pg-16", ("mysql-8",)), answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "value"),
+    [
+        ("Answer: pg-16 or mysql-8", None),  # the value marked as the answer offered with another: no answer
+        ("pg-16, or maybe mysql-8. Final answer: pg-16", "pg-16"),  # a final answer after a second guess settles it
+        ("pg-16, or maybe mysql-8. It is now pg-16", None),  # a current value does not
+    ],
+)
+def test_alternatives_and_second_guesses_and_what_settles_them(answer, value):
+    assert read_value(answer, DB, CHAIN).value == value
+
+
+def test_the_order_of_marks_final_then_opening_then_stated_for_the_key():
+    assert read_value("pg-16; the billing database is mysql-8", DB, CHAIN).value == "pg-16"
+    # a value marked as the final answer is the answer even where the answer also sets it aside
+    reading = read_value("Final answer: pg-16. Earlier we said pg-16 was rejected.", DB, CHAIN)
+    assert (reading.value, reading.rejected) == ("pg-16", ("pg-16",))
+    assert read_value("not mysql-8", DB, CHAIN).how == "every value named is set aside"
+    assert read_value("nothing here", DB, CHAIN).how == "no value named"
