@@ -523,7 +523,7 @@ def _commit(mentions: list[Mention], text: str = "") -> tuple[str | None, str]:
     forward = [m for m in mentions if not m.aside and (normal(m.value) not in aside or m.marked == 4)]
     if not forward:
         return None, "no value named" if not mentions else "every value named is set aside"
-    guess = _SECOND_GUESS.search(text, forward[0].end) if text else None
+    guess = _SECOND_GUESS.search(text, forward[0].end)  # none in no text
     if guess is not None and not any(m.marked == 4 and m.start > guess.end() for m in forward):
         return None, f"a second candidate offered ({guess.group(0).strip()!r} after {forward[0].value!r})"
     distinct = list(dict.fromkeys(normal(m.value) for m in forward))

@@ -354,3 +354,7 @@ def test_the_order_of_marks_final_then_opening_then_stated_for_the_key():
     assert (reading.value, reading.rejected) == ("pg-16", ("pg-16",))
     assert read_value("not mysql-8", DB, CHAIN).how == "every value named is set aside"
     assert read_value("nothing here", DB, CHAIN).how == "no value named"
+
+
+def test_a_second_guess_counts_only_after_the_value():
+    assert read_value("Not sure if it's mysql-8 (old). pg-16", DB, CHAIN).value == "pg-16"
