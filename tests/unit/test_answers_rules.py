@@ -358,3 +358,57 @@ def test_the_order_of_marks_final_then_opening_then_stated_for_the_key():
 
 def test_a_second_guess_counts_only_after_the_value():
     assert read_value("Not sure if it's mysql-8 (old). pg-16", DB, CHAIN).value == "pg-16"
+
+
+@pytest.mark.parametrize(
+    ("answer", "key", "how"),
+    [
+        ("Options: mysql-8, pg-16. Final answer: pg-16", DB, "'pg-16' marked as the answer among 2 values named"),
+        ("Final answer: mysql-8. Final answer: pg-16", DB, "'pg-16', the last of 2 values marked as the answer"),
+        ("pg-16\nmysql-8 and redis-7 appear in the log", DB, "'pg-16' the value the answer opens with among 3 values named"),
+        ("Options: 11-BETA. The code is 77-ALPHA.", "code", "'77-ALPHA' stated for the asked key among 2 values named"),
+        (
+            "The code is 11-BETA. The code is 77-ALPHA. Other: 5-X.",
+            "code",
+            "'77-ALPHA', the last of 2 values stated for the asked key",
+        ),
+        ("mysql-8 and pg-16", DB, "several values named and none chosen: 'mysql-8', 'pg-16'"),
+        ("either pg-16", DB, "'pg-16' offered as an alternative"),
+        ("pg-16, but it could also be mysql-8", DB, "a second candidate offered ('could also be' after 'pg-16')"),
+        ("pg-16", DB, "the one value named and not set aside: 'pg-16'"),
+        ("I do not know the database.", DB, "a refusal: no value named"),
+    ],
+)
+def test_a_readings_explanation_says_which_rule_chose_the_value(answer, key, how):
+    assert read_value(answer, key, [*CHAIN, "redis-7"]).how == how
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "pg-16<think>maybe mysql-8</think>",  # a reasoning block is no part of the answer, and no part of a value
+        "I considered mysql-8.<answer>pg-16</answer>",  # an answer tag is the whole answer
+        "mysql-8 first. \\boxed{pg-16}",
+        "<answer>mysql-8 (old)</answer> <answer>pg-16</answer>",  # several tags: each on its own line
+    ],
+)
+def test_reasoning_blocks_and_answer_tags(answer):
+    assert read_value(answer, DB, [*CHAIN, "redis-7"]).value == "pg-16"
+
+
+def test_the_last_of_several_values_marked_as_the_answer_is_the_answer():
+    reading = read_value("Final answer: mysql-8. Final answer: redis-7. Final answer: pg-16", DB, [*CHAIN, "redis-7"])
+    assert (reading.value, reading.how) == ("pg-16", "'pg-16', the last of 3 values marked as the answer")
+
+
+@pytest.mark.parametrize(
+    ("text", "cleaned"),
+    [
+        ("|---|---|\n| a | b |", "|---|---|\n| a | b |"),  # a rule on the first line has no header above it
+        ("Decided Rejected\n|---|---|\n| sqlite | postgres |", "Decided Rejected\n|---|---|\n| sqlite | postgres |"),
+        ("| a | b |\n|---|---|", ""),  # a header and its rule with no row under them
+        ("| Decided | Rejected |\n|---|---|\n| a | b |\nend", "\nDecided: a | Rejected: b\nend"),
+    ],
+)
+def test_a_table_needs_a_header_row_with_bars_right_above_its_rule(text, cleaned):
+    assert clean(text) == cleaned
