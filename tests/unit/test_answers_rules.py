@@ -408,7 +408,13 @@ def test_the_last_of_several_values_marked_as_the_answer_is_the_answer():
         ("Decided Rejected\n|---|---|\n| sqlite | postgres |", "Decided Rejected\n|---|---|\n| sqlite | postgres |"),
         ("| a | b |\n|---|---|", ""),  # a header and its rule with no row under them
         ("| Decided | Rejected |\n|---|---|\n| a | b |\nend", "\nDecided: a | Rejected: b\nend"),
+        ("|  | Rejected |\n|---|---|\n| sqlite | postgres |", "\nsqlite | Rejected: postgres"),  # no header: the cell alone
     ],
 )
 def test_a_table_needs_a_header_row_with_bars_right_above_its_rule(text, cleaned):
     assert clean(text) == cleaned
+
+
+def test_a_label_with_no_list_under_it_is_left_as_written():
+    assert clean("- Rejected:\nnone here") == "- Rejected:\nnone here"
+    assert clean("Rejected:\n- tiff-g4\n- png-8") == "Rejected: tiff-g4, png-8"
