@@ -418,3 +418,20 @@ def test_a_table_needs_a_header_row_with_bars_right_above_its_rule(text, cleaned
 def test_a_label_with_no_list_under_it_is_left_as_written():
     assert clean("- Rejected:\nnone here") == "- Rejected:\nnone here"
     assert clean("Rejected:\n- tiff-g4\n- png-8") == "Rejected: tiff-g4, png-8"
+
+
+def test_a_value_in_a_rejected_list_is_set_aside_where_no_cue_of_its_own_says_so():
+    reading = read_decision(
+        "We considered sqlite and postgres. Rejected: (after a long debate) postgres", "database", ["sqlite", "postgres"]
+    )
+    assert (reading.value, reading.rejected) == ("sqlite", ("postgres",))
+    assert read_decision("sqlite, but it could also be postgres", "database", ["sqlite", "postgres"]).value is None
+
+
+def test_a_unit_alone_matches_nothing_and_a_cell_is_read_whole():
+    assert value_pattern("kg").search("see - there") is None
+    assert clean("| Decided | Rejected |\n|---|---|\n|sqlite|BOX|") == "\nDecided: sqlite | Rejected: BOX"
+
+
+def test_prose_after_a_rejected_list_does_not_undo_the_list():
+    assert read_decision("sqlite. Rejected: redis. Rejected: because of cost.", "database", ["sqlite"]).rejected == ("redis",)
