@@ -118,7 +118,7 @@ def value_pattern(value: str) -> re.Pattern[str]:
 
 def _time_pattern(hour: int, minute: int) -> re.Pattern[str]:
     """A time of day as answers write it: 19:00, 19.00, 19h00, 19-00, 1900 (hours), 7:00 PM, 7 pm (minute 00)."""
-    h24 = [f"{hour:02d}", str(hour)] if hour < 10 else [str(hour)]
+    h24 = [f"{hour:02d}", str(hour)]  # the same twice from 10 on
     forms = [rf"(?:{'|'.join(h24)})\s?[:.h\-]\s?{minute:02d}(?!\s?[ap]\.?m\b)", rf"{hour:02d}{minute:02d}(?:\s?h(?:ou)?rs?\b)?"]
     h12, half = (hour % 12 or 12), ("p" if hour >= 12 else "a")
     forms.append(rf"{h12}(?:\s?[:.]\s?{minute:02d})\s?{half}\.?m\.?")
@@ -149,12 +149,12 @@ _NOT_A_VALUE = re.compile(
 
 def _value_shaped(token: str) -> bool:
     """An unknown token that reads as a value: it has a digit, or is written in capitals with a hyphen (BASALT-OPS)."""
-    if re.fullmatch(r"DOC-\d+", token, re.IGNORECASE):
+    if re.fullmatch(r"DOC-\d+", token):  # in capitals (the next rule's form); any other case is _NOT_A_VALUE's
         return False
     if re.fullmatch(r"[A-Z0-9]+(?:-[A-Z0-9]+)+", token) and re.search(r"[A-Z]", token):
         return True
-    if _NOT_A_VALUE.match(token):
-        return bool(re.fullmatch(r"\d{1,2}:\d\d", token))  # a time of day is a value; other plain numbers are not
+    if _NOT_A_VALUE.match(token):  # a time of day ("19:00") is none of its forms, so it reads as a value below
+        return False
     return bool(re.search(r"\d", token))
 
 
@@ -285,7 +285,6 @@ _ASIDE_PAREN = re.compile(
     r"initial(?:ly)?|no longer|not\b|deprecated|replaced|dropped|discarded|was\b|before\b|changed|reverted|ruled out)",
     re.IGNORECASE,
 )
-_ARROW_END = re.compile(r"(?:→|->|=>|⟶)\s*$")
 _ARROW_START = re.compile(r"^\s*(?:→|->|=>|⟶)")
 _LIST_GAP = re.compile(r"^\s*(?:,|and|&|/|nor|or|as well as|plus|;)?\s*(?:and|or|nor)?\s*$", re.IGNORECASE)
 _ALTERNATIVE_GAP = re.compile(r"^\s*(?:,\s*)?(?:or|or possibly|or maybe|or perhaps|/)\s*$", re.IGNORECASE)
@@ -325,7 +324,6 @@ class Mention:
     start: int
     end: int
     value: str
-    known: bool
     aside: bool = False
     alternative: bool = False  # offered as one of several ("X or Y")
     marked: int = 0  # 3: marked as the answer; 2: marked current; 1: stated for the asked key; 0: named
@@ -356,8 +354,10 @@ def _clause_end(text: str, at: int) -> int:
 def _before_polarity(window: str, clause: str) -> str | None:
     """ "aside", "forward" or None: the cue nearest the end of ``window`` (the clause before a mention, after the
     value before it), or "forward" when the clause runs "from ... to" up to the mention."""
-    if _ARROW_END.search(window) or re.search(r"\bfrom\b.*\bto\s*$", clause, re.IGNORECASE):
-        return "forward"  # "750 kg -> 487 kg", "changed from mysql-8 to pg-16": where it ends
+    # An arrow needs no rule here: it is a clause boundary, so no window ends with one ("750 kg -> 487 kg": the
+    # value after it is read alone, the one before it set aside by _ARROW_START).
+    if re.search(r"\bfrom\b.*\bto\s*$", clause, re.IGNORECASE):
+        return "forward"  # "changed from mysql-8 to pg-16": where it ends
     cues = list(_CUE.finditer(window))
     if not cues:
         return None
@@ -369,7 +369,7 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
     found: list[Mention] = []
     taken: list[tuple[int, int]] = []
     ignored_spans: list[tuple[int, int]] = []
-    for value in sorted(dict.fromkeys(ignore), key=len, reverse=True):
+    for value in dict.fromkeys(ignore):  # every span of every ignored value is kept: their order does not matter
         for m in value_pattern(value).finditer(text):
             ignored_spans.append((m.start(), m.end()))
     key_spans = [(m.start(), m.end()) for m in re.finditer(re.escape(key), text, re.IGNORECASE)] if key else []
@@ -381,29 +381,29 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
         for m in value_pattern(value).finditer(text):
             if free(m.start(), m.end()):
                 taken.append((m.start(), m.end()))
-                found.append(Mention(m.start(), m.end(), value, True))
+                found.append(Mention(m.start(), m.end(), value))
     for m in _UNKNOWN.finditer(text):
         token = m.group(0)
-        if free(m.start(), m.end()) and _value_shaped(token) and not re.search(r"/\S*$", text[max(0, m.start() - 1) : m.start()]):
+        if free(m.start(), m.end()) and _value_shaped(token):  # never part of a path: _UNKNOWN's lookbehind
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), token, False))
+            found.append(Mention(m.start(), m.end(), token))
     for m in _QUANTITY.finditer(text):  # "507 units", "750 kg": a number with a unit is a value too
         if free(m.start(), m.end()):
             taken.append((m.start(), m.end()))
-            found.append(Mention(m.start(), m.end(), m.group(0), False))
+            found.append(Mention(m.start(), m.end(), m.group(0)))
     for m in _INTRODUCED.finditer(text):  # "now it is pdf", "moved to 9 pm": whatever a correction introduces is a value
         token, at = m.group("tok").rstrip("."), m.start("tok")
         if m.group("cue").lower() == "now" and not token[0].isdigit():
             continue  # "now start at ...": a bare "now" introduces a number ("now 600"), never a word
         if free(at, at + len(token)) and not _NOT_INTRODUCED.match(token):
             taken.append((at, at + len(token)))
-            found.append(Mention(at, at + len(token), token, False))
+            found.append(Mention(at, at + len(token), token))
     found.sort(key=lambda x: x.start)
     for m in _FORMER_LATTER.finditer(text):  # "the former", "the latter": the first or second value named before
-        earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start() and not f.start == m.start()))
+        earlier = list(dict.fromkeys(f.value for f in found if f.end <= m.start()))
         if len(earlier) >= 2 and free(m.start(), m.end()):
             value = earlier[-2] if m.group(1).lower() == "former" else earlier[-1]
-            found.append(Mention(m.start(), m.end(), value, value in known))
+            found.append(Mention(m.start(), m.end(), value))
     return sorted(found, key=lambda x: x.start)
 
 
@@ -450,7 +450,7 @@ _STATED = re.compile(
 
 def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
     out: list[Mention] = []
-    keys = _keys_of(key) if key else []
+    keys = _keys_of(key)  # none for no key
     for i, m in enumerate(mentions):
         start = _clause_start(text, m.start)
         after = text[m.end : _clause_end(text, m.end)]
@@ -477,10 +477,9 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
             aside = True
         asked = text[m.end : _sentence_end(text, m.end)].rstrip().endswith("?")
         alternative = asked or bool(
-            (prev is not None and not prev.aside and _ALTERNATIVE_GAP.match(text[prev.end : m.start]))
-            or (i + 1 < len(mentions) and _ALTERNATIVE_GAP.match(text[m.end : mentions[i + 1].start]))
-            or _EITHER.search(before)
+            (prev is not None and not prev.aside and _ALTERNATIVE_GAP.match(text[prev.end : m.start])) or _EITHER.search(before)
         )
+        # "X or Y": X is marked an alternative here, when Y is read (an X set aside is no candidate either way)
         if alternative and prev is not None and _ALTERNATIVE_GAP.match(text[prev.end : m.start]) and out:
             out[-1] = replace(out[-1], alternative=True)
         marked = 0
@@ -495,7 +494,7 @@ def _polarities(text: str, mentions: list[Mention], key: str) -> list[Mention]:
             marked = 1
         if i and not aside and out and _CORRECTION.search(text[mentions[i - 1].end : m.start]):
             out = [replace(o, aside=True, marked=0) if o is out[-1] and not o.aside else o for o in out]
-        out.append(Mention(m.start, m.end, m.value, m.known, aside, alternative, marked))
+        out.append(Mention(m.start, m.end, m.value, aside, alternative, marked))
     return out
 
 
@@ -587,7 +586,7 @@ def _commit(mentions: list[Mention], text: str = "") -> tuple[str | None, str]:
     forward = [m for m in mentions if not m.aside and (normal(m.value) not in aside or m.marked == 4)]
     if not forward:
         return None, "no value named" if not mentions else "every value named is set aside"
-    guess = _SECOND_GUESS.search(text, forward[0].end) if text else None
+    guess = _SECOND_GUESS.search(text, forward[0].end)  # none in no text
     if guess is not None and not any(m.marked == 4 and m.start > guess.end() for m in forward):
         return None, f"a second candidate offered ({guess.group(0).strip()!r} after {forward[0].value!r})"
     distinct = list(dict.fromkeys(normal(m.value) for m in forward))
@@ -696,7 +695,7 @@ def read_decision(answer: str, key: str, known: Iterable[str] = (), *, ignore: I
             conflict = "says no choice was rejected, then names one as rejected or dropped"
         mentions = [replace(m, aside=True) if any(same_value(m.value, v) for v in listed) else m for m in mentions]
         value, how = _commit(mentions, text)
-        rejected = [v for v in dict.fromkeys(listed) if not same_value(v, value)]
+        rejected = list(dict.fromkeys(listed))  # the decided value is never listed: every listed value is set aside
     else:
         value, how = _commit(mentions, text)
         rejected = [m.value for m in mentions if m.aside]
@@ -803,9 +802,7 @@ def _mode(text: str) -> str | None:
         return "read"
     if wrote and not read:
         return "wrote"
-    if wrote and read:
-        return "mixed"
-    return None
+    return None  # both or neither: nothing definite
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n")

@@ -132,6 +132,7 @@ def test_the_built_in_strategies_draw_no_finding(strategy):
 def test_check_names_the_summarizer_as_model_and_runs_nothing(compactors, tmp_path, capsys):
     out = tmp_path / "runs"
     code = main(
+        # --update: harness check reads its baseline before the audit, and this test is about the audit
         ["check", "--strategy", "acme_mistakes:summarizer_as_model", "--baseline", str(tmp_path / "b.json"), "--update"]
         + ["--out", str(out)]
     )

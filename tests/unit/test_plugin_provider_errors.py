@@ -15,7 +15,9 @@ def _call(exc: BaseException | None) -> pytest.CallInfo:
 
 
 def _report(call: pytest.CallInfo) -> pytest.TestReport:
-    return pytest.TestReport("t.py::x", ("t.py", 0, "x"), {}, "failed" if call.excinfo else "passed", "key=sk-live-1234567890abcdef", "call")
+    return pytest.TestReport(
+        "t.py::x", ("t.py", 0, "x"), {}, "failed" if call.excinfo else "passed", "key=sk-live-1234567890abcdef", "call"
+    )
 
 
 def test_a_provider_error_is_marked_and_shown_as_an_error_a_failure_stays_a_failure():
