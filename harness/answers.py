@@ -407,11 +407,16 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
     return sorted(found, key=lambda x: x.start)
 
 
+_CORRECTION_CUES = (
+    r"changed\s+to|updated\s+to|switched\s+to|moved\s+to|migrated\s+to|revised\s+to|replaced\s+(?:by|with)|superseded\s+by|"
+    r"overridden\s+by|became|becomes|make\s+that|i\s+mean|scratch\s+that|correction|the\s+correct\s+(?:one|value|code|answer)\s+is"
+)
+"""What introduces a value that replaces the one before it ("X, replaced by Y", "X -- scratch that, Y"): read by
+`_INTRODUCED` (the value after it is a mention even when the case never stated it) and `_CORRECTION` (the value before
+it is set aside)."""
 _INTRODUCED = re.compile(
-    r"\b(?P<cue>now\s+it\s+is|now\s+it's|it\s+is\s+now|it's\s+now|is\s+now|now|became|becomes|changed\s+to|updated\s+to|"
-    r"switched\s+to|moved\s+to|migrated\s+to|replaced\s+(?:by|with)|superseded\s+by|overridden\s+by|set\s+to|make\s+that|"
-    r"i\s+mean|scratch\s+that|correction|the\s+correct\s+(?:one|value|code|answer)\s+is|no(?=\s*[,;:—–-]))\b\W{0,3}\s*"
-    r"(?:the\s+|a\s+|an\s+)?"
+    r"\b(?P<cue>now\s+it\s+is|now\s+it's|it\s+is\s+now|it's\s+now|is\s+now|now|set\s+to|"
+    rf"{_CORRECTION_CUES}|no(?=\s*[,;:—–-]))\b\W{{0,3}}\s*(?:the\s+|a\s+|an\s+)?"
     rf"(?P<tok>\d+(?:[.,:]\d+)?(?:\s?(?:[ap]\.?m\.?|{_ANY_UNIT})(?![A-Za-z]))?|[A-Za-z][\w\-]*)",
     re.IGNORECASE,
 )
@@ -533,10 +538,7 @@ def _opens(text: str, m: Mention, mentions: list[Mention]) -> bool:
 
 
 _CORRECTION = re.compile(
-    r"\b(?:replaced\s+(?:by|with)|superseded\s+by|overridden\s+by|moved\s+to|migrated\s+to|became|becomes|changed\s+to|"
-    r"updated\s+to|switched\s+to|revised\s+to|scratch\s+that|i\s+mean|make\s+that|correction|wait|i\s+misread|my\s+mistake|"
-    r"the\s+correct\s+(?:one|value|code|answer)\s+is)\b|(?:^|[,.;—–-])\s*no\s*[,.;:!—–-]",
-    re.IGNORECASE,
+    rf"\b(?:{_CORRECTION_CUES}|wait|i\s+misread|my\s+mistake)\b|(?:^|[,.;—–-])\s*no\s*[,.;:!—–-]", re.IGNORECASE
 )
 _WHAT_OLD = re.compile(r"^\s*(?:is|was)\s+what\s+(?:the\s+)?(?:old|older|earlier|previous|original|first|stale|outdated)\b", re.I)
 _THAT_WAS = re.compile(

@@ -9,6 +9,7 @@ from harness.cli.main import main
 from harness.cli.options import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from harness.errors import DatasetError
 from harness.scoring.readers import ANSWERS_DIR, CORPORA, accuracy, load, misreadings, read_all
+from tests.unit.test_answer_readers_table import _row as labelled_row
 
 SHIPPED = [name for name in CORPORA if (ANSWERS_DIR / name).is_file()]
 
@@ -38,20 +39,9 @@ def test_the_table_counts_false_pass_and_false_fail_apart():
 
 
 def _row(rid, label, answer, **extra):
-    row = {
-        "id": rid,
-        "probe": "recall",
-        "question": "Question: What is the billing database? Reply with the value only.",
-        "key": "billing database",
-        "expected": "pg-16",
-        "earlier": ["mysql-8"],
-        "others": [],
-        "answer": answer,
-        "label": label,
-        "reason": "test",
-        "styles": ["bare"],
-    }
-    return {**row, **extra}
+    return labelled_row(
+        rid, label, answer, question="Question: What is the billing database? Reply with the value only.", **extra
+    )
 
 
 def test_a_bad_row_is_named_by_file_line_and_field(tmp_path):
