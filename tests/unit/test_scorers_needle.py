@@ -371,3 +371,10 @@ def test_any_summary_of_the_run_quoting_the_needle_counts():
     conv.summarize("A later summary of the review, without the code in it at all.")
     conv.agent()
     assert scores(conv)["needle_in_summary"].value is True
+
+
+def test_a_reply_naming_the_answer_only_to_negate_it_is_not_correct():
+    """needle_correct reads the answer (`harness.answers`), never a substring: the value set aside is no answer."""
+    s = scores(conversation(reply="It is not TANGO-7; I don't know the current code."))
+    assert s["needle_correct"].value is False
+    assert scores(conversation(reply="The code was changed from KILO-1 to TANGO-7."))["needle_correct"].value is True
