@@ -16,10 +16,13 @@ The row's schema history (what `ROW_SCHEMA_VERSION` 1 to 4 hold) is in `harness.
 from __future__ import annotations
 
 import json
+import types
 from pathlib import Path
-from typing import Any, NotRequired, TypeVar, cast
+from typing import Annotated, Any, Literal, NotRequired, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
+from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
 from harness.errors import HarnessError
@@ -39,6 +42,13 @@ META_SCHEMA_VERSION = 2
 `read_run_meta` and `read_experiment_meta` read a version 1 file as version 2 (nothing else changed)."""
 
 STRICT = ConfigDict(strict=True)  # no coercion: "3" is not a trial number, 1 is not a bool
+
+Kind = Literal["needle", "goal", "chain", "truncation", "probe"]
+"""A case's kind (a dataset row's ``kind``, a result row's ``kind``): which family of scorers reads it."""
+Outcome = Literal["PASS", "FAIL", "INVALID", "ERROR", "KNOWN_UPSTREAM"]
+"""A case's outcome (`harness.scoring.scorers.outcome`; what each means: `harness.scoring.scorers.types`)."""
+Role = Literal["validity", "check", "measure"]
+"""A score's role (`harness.scoring.scorers.Score.role`): did the case test what it claims, a check, a measurement."""
 
 ScoreValue = bool | int | float | None
 """A score's value (`harness.scoring.scorers.Score.value`)."""
@@ -100,7 +110,7 @@ class ResultRow(TypedDict):
     schema_version: int
     run_id: str
     case_id: str
-    kind: str
+    kind: Kind
     eval: str  # the registry entry the case ran as
     eval_version: int | None  # None: an eval the registry does not know (read back as 1: `row_eval_version`)
     trial: int
@@ -112,7 +122,7 @@ class ResultRow(TypedDict):
     summary_model: str | None
     simulated: bool
     scorers: str  # the scorer set that scored it
-    outcome: str  # PASS | FAIL | INVALID | ERROR | KNOWN_UPSTREAM
+    outcome: Outcome
     outcome_keys: list[str]  # the checks (or the cause) that decided it
     scores: dict[str, ScoreValue]
     passed: dict[str, bool]  # validity scores and checks: did each hold
@@ -284,3 +294,185 @@ def read_run_meta(directory: str | Path) -> RunMeta:
 def read_experiment_meta(directory: str | Path) -> ExperimentMeta:
     """An experiment directory's meta.json as `ExperimentMeta` (any schema version up to `META_SCHEMA_VERSION`)."""
     return _read_meta(ExperimentMeta, directory)
+
+
+# -- the inputs a user writes (dataset rows, specs, variant front matter): pydantic's errors in the project's words ----
+_PATTERN_PROBLEMS: dict[str, str] = {}
+
+
+def pattern(regex: str, problem: str) -> FieldInfo:
+    """A field constraint: the value must match ``regex`` (searched, as JSON Schema does); ``problem`` is what an input
+    that does not is told (`input_problem`)."""
+    _PATTERN_PROBLEMS[regex] = problem
+    return Field(pattern=regex)
+
+
+NON_BLANK = r"\S"
+NonBlank = Annotated[str, pattern(NON_BLANK, "must be a non-empty string")]
+"""A string with something in it (a blank one is refused as 'must be a non-empty string')."""
+
+
+def one_of(label: str, choices: tuple[str, ...]) -> BeforeValidator:
+    """A field constraint: a string must be one of ``choices`` ('unknown <label> 'x'; expected one of a, b')."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str) and value not in choices:
+            raise PydanticCustomError(
+                "harness", "{problem}", {"problem": f"unknown {label} {value!r}; expected one of {', '.join(choices)}"}
+            )
+        return value
+
+    return BeforeValidator(check)
+
+
+class Says:
+    """Annotated metadata: the problem an input is told for any shape error at or under this field, instead of
+    pydantic's (a spec key's own wording: 'a non-empty list of variant or preset names')."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+
+class Problem(TypedDict):
+    """The first problem of an input: where (``field``, e.g. ``needles[0].answer``; '' for the whole input) and what
+    (``text``). ``unknown`` marks a name the place does not take, ``known`` the names it does."""
+
+    field: str
+    text: str
+    unknown: bool
+    known: list[str]
+
+
+_TYPE_NAMES = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_from_float": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "dataclass_type": "an object",
+    "dataclass_args_type": "an object",
+}
+_UNKNOWN = ("extra_forbidden", "unexpected_keyword_argument")
+
+
+def _unwrap(tp: Any) -> tuple[Any, list[Any], bool]:
+    """(the type inside Annotated and Optional, the Annotated metadata met on the way, whether None is allowed)."""
+    meta: list[Any] = []
+    nullable = False
+    while True:
+        if get_origin(tp) is Annotated:
+            tp, *more = get_args(tp)
+            meta.extend(more)
+        elif get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp):
+            rest = [a for a in get_args(tp) if a is not type(None)]
+            nullable = True
+            if len(rest) != 1:
+                return tp, meta, nullable
+            tp = rest[0]
+        else:
+            return tp, meta, nullable
+
+
+def _fields(tp: Any) -> dict[str, Any]:
+    """A model's or a dataclass's fields with their annotations (Annotated kept); {} for anything else."""
+    if isinstance(tp, type) and (hasattr(tp, "model_fields") or hasattr(tp, "__dataclass_fields__")):
+        return {k: v for k, v in get_type_hints(tp, include_extras=True).items() if k != "model_config"}
+    return {}
+
+
+def _walk(model: type, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], Any, list[Any], bool, Says | None]:
+    """Follow ``loc`` down ``model``'s types: (the part of loc that names a field, its type, metadata, nullable, the
+    first `Says` on the way)."""
+    tp: Any = model
+    meta: list[Any] = []
+    nullable = False
+    for depth, part in enumerate(loc):
+        if isinstance(part, int):
+            args = [a for a in get_args(tp) if a is not Ellipsis]
+            if get_origin(tp) not in (list, tuple) or not args:
+                return loc[:depth], tp, meta, nullable, None
+            tp, meta, nullable = _unwrap(args[0])
+        elif _fields(tp):
+            if part not in _fields(tp):
+                return loc[:depth], tp, meta, nullable, None
+            tp, meta, nullable = _unwrap(_fields(tp)[part])
+        elif get_origin(tp) is dict:
+            tp, meta, nullable = _unwrap(get_args(tp)[1])
+        else:
+            return loc[:depth], tp, meta, nullable, None
+        says = next((m for m in meta if isinstance(m, Says)), None)
+        if says is not None:
+            return loc[: depth + 1], tp, meta, nullable, says
+    return loc, tp, meta, nullable, None
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """``('needles', 0, 'answer')`` as ``needles[0].answer``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _bounds(meta: list[Any]) -> tuple[Any, Any]:
+    ge = le = None
+    for m in meta:
+        for x in getattr(m, "metadata", ()):
+            ge = getattr(x, "ge", ge)
+            le = getattr(x, "le", le)
+    return ge, le
+
+
+def _text(error: Any, tp: Any, meta: list[Any], nullable: bool) -> str:
+    kind, value = error["type"], error.get("input")
+    got = type(value).__name__
+    if kind == "missing":
+        return "missing required field"
+    if kind in _TYPE_NAMES:
+        return f"expected {_TYPE_NAMES[kind]}{' or null' if nullable else ''}, got {got}"
+    if kind == "literal_error":
+        if not isinstance(value, str):
+            return f"expected a string, got {got}"
+        return f"expected one of {', '.join(map(str, get_args(tp)))}, got {value!r}"
+    if kind == "string_pattern_mismatch":
+        return _PATTERN_PROBLEMS.get(error["ctx"]["pattern"], f"must match {error['ctx']['pattern']!r}")
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than"):
+        ge, le = _bounds(meta)
+        if ge is not None and le is not None:
+            return f"must be between {ge} and {le}, got {value!r}"
+        if kind == "greater_than":
+            return f"must be more than {error['ctx']['gt']}, got {value!r}"
+        return f"must be at least {ge}, got {value!r}" if ge is not None else f"must be at most {le}, got {value!r}"
+    if kind == "too_short":
+        return "must not be empty"
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
+def _rank(error: Any) -> int:
+    """Which problem is told first: an unknown name at the top, then a missing field or a wrong type, then a value."""
+    if error["type"] in _UNKNOWN:
+        return 0 if len(error["loc"]) == 1 else 1
+    return 1 if error["type"] == "missing" or error["type"] in _TYPE_NAMES else 2
+
+
+def input_problem(error: ValidationError, model: type) -> Problem:
+    """The first problem of ``error`` (raised validating ``model``) in the project's words, with where it is: a
+    missing field, an unknown one (with the names the place takes), a wrong type ('expected a string, got int'), a
+    value out of its range or pattern; a field's `Says` overrides the wording. Never pydantic's own text or its links."""
+    errors = error.errors(include_url=False)
+    first = min(range(len(errors)), key=lambda i: (_rank(errors[i]), i))
+    err = errors[first]
+    loc = tuple(err["loc"])
+    if err["type"] in _UNKNOWN:
+        _, parent, _, _, says = _walk(model, loc[:-1])
+        if says is None:
+            return Problem(field=field_path(loc), text="unknown field", unknown=True, known=list(_fields(parent)))
+    named, tp, meta, nullable, says = _walk(model, loc)
+    if says is not None:
+        return Problem(field=field_path(named), text=says.problem, unknown=False, known=[])
+    return Problem(field=field_path(loc), text=_text(err, tp, meta, nullable), unknown=False, known=[])

@@ -31,6 +31,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage, messages_from_dict
 
 from harness.errors import HarnessError
+from harness.rows import Kind
 
 SCHEMA_VERSION = 2
 SIMULATED_FINGERPRINT = "harness-reference-simulated"  # `harness serve` marks its replies so: a served call is simulated
@@ -79,7 +80,7 @@ def _dropped_v1(event: dict[str, Any]) -> dict[str, Any]:
 @dataclass
 class Trace:
     case_id: str
-    kind: str
+    kind: Kind
     run_id: str = ""
     trial: int = 0
     seed: int = 0

@@ -61,9 +61,11 @@ def _file(tmp_path: Path, *rows: dict, name: str = "results.jsonl") -> Path:
         (lambda r: r.update(trial="3"), "trial", "valid integer"),
         (lambda r: r["tokens"].update(agent_input=1.5), "tokens.agent_input", "valid integer"),
         (lambda r: r.update(passed={"needle_correct": 1}), "passed.needle_correct", "valid boolean"),
-        (lambda r: r.update(outcome=None), "outcome", "valid string"),
+        (lambda r: r.update(outcome=None), "outcome", "Input should be 'PASS', 'FAIL', 'INVALID', 'ERROR' or 'KNOWN_UPSTREAM'"),
+        (lambda r: r.update(outcome="PASSED"), "outcome", "Input should be 'PASS', 'FAIL'"),  # an Outcome, not any string
+        (lambda r: r.update(kind="haystack"), "kind", "Input should be 'needle', 'goal', 'chain', 'truncation' or 'probe'"),
     ],
-    ids=["missing", "text-for-int", "nested", "int-for-bool", "null"],
+    ids=["missing", "text-for-int", "nested", "int-for-bool", "null", "not-an-outcome", "not-a-kind"],
 )
 def test_a_bad_row_is_refused_on_read_naming_file_line_and_field(tmp_path, change, field, problem):
     bad = full_row(case_id="b")

@@ -14,6 +14,9 @@ stable and never renamed. Each score has one of three roles:
 - ``check``: a pass/fail check the eval asserts on a valid case.
 - ``measure``: a measurement reported beside them.
 
+The roles and the outcomes are `Literal` types (`Role`, `Outcome`, declared with the result row in `harness.rows`):
+mypy holds every place that writes one to the five outcomes and three roles.
+
 `outcome` turns a case's scores into PASS, FAIL or INVALID, or ERROR when the run ended
 in a provider error after every retry (it measured nothing about compaction, so it
 counts in no rate either). Evals assert validity before anything else.
@@ -61,7 +64,10 @@ from harness.scoring.scorers.types import (
     MEASURE,
     OUTCOMES,
     PASS,
+    ROLES,
     VALIDITY,
+    Outcome,
+    Role,
     Score,
 )
 
@@ -80,7 +86,10 @@ __all__ = [
     "NEEDS_COMPACTION",
     "OUTCOMES",
     "PASS",
+    "ROLES",
     "SCORER_SETS",
+    "Outcome",
+    "Role",
     "load_installed_scorers",
     "scorer_sets",
     "VALIDITY",

@@ -30,7 +30,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from harness.scenarios.schema import Question, Scenario
 from harness.scoring.scorers.needle import carries_answer
 from harness.scoring.scorers.shared import compacted
-from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
+from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Role, Score
 from harness.scoring.scorers.view import Where, history_read_ids, locate
 from harness.task_format import ARTIFACT_ACTIONS, call_target, is_step_line
 from harness.trace.schema import Trace
@@ -302,7 +302,7 @@ def cliff_round(shares: list[float | None], threshold: float = CLIFF_THRESHOLD) 
     return next((r for r, share in enumerate(shares, 1) if share is not None and share < threshold), None)
 
 
-def survival_cliff_score(records: list[dict[str, Any]], role: str) -> Score:
+def survival_cliff_score(records: list[dict[str, Any]], role: Role) -> Score:
     """``no_survival_cliff``: survival (over the facts out of view by each round) never fell under CLIFF_THRESHOLD. A
     check in the retention eval; a measure of the probe eval that the nightly gate holds to its baseline."""
     cliff = cliff_round(_survival([r for r in records if r["left_view_round"] is not None]))

@@ -11,7 +11,7 @@ from harness.scoring.scorers.shared import (
     _target,
     compacted,
 )
-from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
+from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Role, Score
 from harness.scoring.scorers.view import history_paths_seen, history_reads, locate, repeated_calls
 from harness.trace.schema import Trace
 
@@ -149,7 +149,7 @@ def _in_view(trace: Trace, call: dict, answer: str) -> tuple[bool, bool]:
     return where.stated or where.in_summary, where.on_history_page
 
 
-def _recovery_role(trace: Trace, key: str) -> str:
+def _recovery_role(trace: Trace, key: str) -> Role:
     """CHECK for the recovery check of the trace's strategy (its ``INFO.recovery_check``), MEASURE for the others: a
     recovery path the strategy does not have never fails a case."""
     from harness.compaction.strategies.registry import INFO

@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
@@ -142,7 +143,7 @@ def scores_by_key(scores: list[Score]) -> dict[str, Score]:
 
 def outcome(
     scores: list[Score], error: dict[str, Any] | None = None, known_upstream: Collection[str] = ()
-) -> tuple[str, list[str]]:
+) -> tuple[Outcome, list[str]]:
     """PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM for a case, and the keys (or, for ERROR, the cause) that decided it.
 
     A run that ended in a provider error (``error["provider_error"]``, see `harness.agent.live`) is

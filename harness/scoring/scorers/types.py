@@ -3,22 +3,33 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Final, get_args
 
-VALIDITY, CHECK, MEASURE = "validity", "check", "measure"
-PASS, FAIL, INVALID, ERROR = "PASS", "FAIL", "INVALID", "ERROR"
-KNOWN_UPSTREAM = "KNOWN_UPSTREAM"
+from harness.rows import Outcome, Role
+
+VALIDITY: Final = "validity"
+CHECK: Final = "check"
+MEASURE: Final = "measure"
+PASS: Final = "PASS"
+FAIL: Final = "FAIL"
+INVALID: Final = "INVALID"
+ERROR: Final = "ERROR"
+KNOWN_UPSTREAM: Final = "KNOWN_UPSTREAM"
 """A valid case whose failed checks are all declared known upstream failures (`EvalSuite.known_upstream`): the
 installed deepagents fails them for any model. Never a PASS or a FAIL; counted in no rate, listed with its link."""
-OUTCOMES = (PASS, FAIL, INVALID, ERROR, KNOWN_UPSTREAM)
-GATING = (VALIDITY, CHECK)
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
+ROLES: tuple[Role, ...] = get_args(Role)
+GATING: tuple[Role, ...] = (VALIDITY, CHECK)
 
 
 @dataclass(frozen=True)
 class Score:
+    """One score of a case: its ``key`` (also its LangSmith feedback key and results column), its ``value``, its
+    ``role`` (validity, check or measure: `harness.scoring.scorers`) and why it has that value."""
+
     key: str
     value: float | int | bool | None
-    role: str  # VALIDITY, CHECK or MEASURE
+    role: Role
     explanation: str
 
     @property

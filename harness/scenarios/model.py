@@ -1,0 +1,247 @@
+"""The shape of a dataset row, stated once: a pydantic model whose fields carry their descriptions.
+
+`ScenarioRow` is what one line of a ``datasets/*.jsonl`` file holds; the records inside it (`Needle`, `Fact`,
+`Question`, `ExpectedStep`, `ExpectedFile`) are the same dataclasses a loaded `harness.scenarios.schema.Scenario`
+carries. From it come: the check of each row's shape (`parse_row`: types, required and unknown fields, the values a
+field takes alone), the JSON Schema shipped for editors (`schemas/scenario-row.schema.json`, `tools/schemas.py`) and
+the field table of datasets/README.md. What a row must satisfy across fields (a needle's document exists, a fact is
+stated in its place, a question's turn asks it) is the second pass, `harness.scenarios.checks`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, with_config
+
+from harness.errors import DatasetError
+from harness.rows import Kind as Kind
+from harness.rows import NonBlank, input_problem, one_of, pattern
+from harness.task_format import FACT_TYPES, PROBES, STEP_TOOLS
+
+KINDS: tuple[str, ...] = get_args(Kind)
+PLACES = ("user", "assistant", "tool", "system", "conversation")
+"""Where a fact is stated: a user turn's text, a scripted assistant message before a user turn, a tool result (a
+document the agent fetches or a file it reads: ``doc``), the system prompt (turn 0), or message ``message`` of the
+recorded conversation the case starts from (turn 0)."""
+ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]*$"
+_ID = pattern(ID_PATTERN, "use lowercase letters, digits, '-', '_' or '.'")
+_ABSOLUTE = pattern(r"^/", "must be an absolute path starting with '/'")
+_CONFIG = ConfigDict(strict=True, extra="forbid")  # a row is JSON: no coercion, no field the harness would ignore
+
+
+def _described(text: str, **extra: Any) -> Any:  # noqa: ANN401 - a FieldInfo, typed Any as pydantic's Field is
+    return Field(description=text, json_schema_extra=extra or None)
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class Needle:
+    """A needle: the fact ``"the <key> is <answer>"`` hidden in a document or file, asked for by a follow-up turn."""
+
+    key: Annotated[str, _described("what the fact is about: 'the <key> is <answer>'")]
+    answer: Annotated[NonBlank, _described("the value the agent must give back")]
+    doc: Annotated[str, _described("the document id or file path that states it")]
+    depth: Annotated[float, Field(ge=0, le=1), _described("where in the haystack it sits, 0 (start) to 1 (end)")]
+    turn: Annotated[int, _described("the follow-up turn (1, 2, ...) whose question asks for it")]
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class Fact:
+    """A fact planted in a case: of a ``type`` (`FACT_TYPES`), stated in a ``place`` (`PLACES`) in user turn ``turn``
+    (for a ``tool`` fact, in document or file ``doc``). ``superseded_by`` names the fact (same key and type) that
+    replaces it later: its value is then stale, a forbidden answer. An ``artifact`` is a file the agent writes or
+    edits as a step of the task: ``key`` the path, ``value`` "written" or "edited"."""
+
+    id: Annotated[str, _ID, _described("the fact's id, named by questions and superseded_by")]
+    type: Annotated[str, one_of("fact type", FACT_TYPES), _described("its type", enum=list(FACT_TYPES))]
+    key: Annotated[str, _described("what it is about (an artifact: the file's path)")]
+    value: Annotated[str, _described("one word of letters, digits and inner '-' (an artifact: written or edited)")]
+    place: Annotated[str, one_of("place", PLACES), _described("where it is stated", enum=list(PLACES))]
+    turn: Annotated[int, _described("the turn that states it (0: the task)")]
+    doc: Annotated[str | None, _described("a tool fact: the document or file that states it")] = None
+    superseded_by: Annotated[str | None, _described("the id of the later fact (same key and type) that replaces it")] = None
+    message: Annotated[int | None, _described("a conversation fact: the index of the recorded message that states it")] = None
+
+
+def _fact_ids(value: Any) -> Any:  # noqa: ANN401 - raw JSON, checked here
+    if isinstance(value, list) and (not value or not all(isinstance(x, str) for x in value)):
+        raise ValueError("must be a non-empty list of fact ids")
+    return tuple(value) if isinstance(value, list) else value  # past the JSON parser, a list: the tuple it stands for
+
+
+def _strings(value: Any) -> Any:  # noqa: ANN401 - raw JSON, checked here
+    if isinstance(value, list) and (not value or not all(isinstance(x, str) and x.strip() for x in value)):
+        raise ValueError("must be a non-empty list of non-empty strings")
+    return tuple(value) if isinstance(value, list) else value
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class Question:
+    """A probe asked by follow-up ``turn`` about ``facts`` (ids): recall, artifact, continuation or decision."""
+
+    turn: Annotated[int, _described("the follow-up turn (1, 2, ...) that asks it")]
+    facts: Annotated[
+        tuple[str, ...], BeforeValidator(_fact_ids), Field(min_length=1), _described("the ids of the facts it asks about")
+    ]
+    probe: Annotated[str, one_of("probe", PROBES), _described("what it asks", enum=list(PROBES))]
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class ExpectedStep:
+    """A tool call the task requires, in order (the final ``reply`` included)."""
+
+    tool: Annotated[str, one_of("tool", STEP_TOOLS), _described("the tool", enum=list(STEP_TOOLS))]
+    target: Annotated[str, _described("what it is called on: a document id or a path ('' for reply)")]
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class ExpectedFile:
+    """A file the agent must leave behind, containing every one of ``contains``."""
+
+    path: Annotated[str, _ABSOLUTE, _described("the file's absolute path")]
+    contains: Annotated[
+        tuple[str, ...],
+        BeforeValidator(_strings),
+        Field(min_length=1),
+        _described("strings the file must hold (and no truncation marker)"),
+    ]
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class SeedFile:
+    """A file in the agent's filesystem when the case starts."""
+
+    path: Annotated[str, _ABSOLUTE, _described("its absolute path")]
+    content: Annotated[str, _described("its text")]
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class Document:
+    """A document served by the ``fetch_document`` tool (its result lives only in the conversation)."""
+
+    id: Annotated[str, _described("the id the task fetches it by")]
+    text: Annotated[str, _described("its text")]
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class ScriptedMessage:
+    """A scripted assistant message, placed just before user turn ``turn``."""
+
+    turn: Annotated[int, _described("the follow-up turn (1, 2, ...) it comes before")]
+    text: Annotated[NonBlank, _described("what the assistant says")]
+
+
+class ScenarioRow(BaseModel):
+    """One eval case: one JSON object per line of a ``datasets/*.jsonl`` file."""
+
+    model_config = ConfigDict(
+        strict=True, extra="forbid", title="Scenario row", json_schema_extra={"$comment": "generated: tools/schemas.py"}
+    )
+
+    id: Annotated[NonBlank, _ID, _described("stable case id: lowercase letters, digits, `-`, `_`, `.`", required="yes")]
+    kind: Annotated[
+        Kind,
+        one_of("kind", KINDS),
+        _described(
+            "which eval scores it (chain: needle scorers plus `chain_length_reached`; probe: typed facts asked by `questions`)",
+            required="yes",
+        ),
+    ]
+    description: Annotated[NonBlank, _described("one line for humans", required="yes")]
+    task: Annotated[
+        NonBlank,
+        _described(
+            "the first user message: prose, then the numbered step list (format below); prose alone is valid for live "
+            "models, and SKIPPED offline",
+            required="yes",
+        ),
+    ]
+    followups: Annotated[tuple[NonBlank, ...], _described("later user messages, in order (turn 1, 2, ...)")] = ()
+    files: Annotated[tuple[SeedFile, ...], _described("seed files in the agent's filesystem (absolute paths)")] = ()
+    documents: Annotated[
+        tuple[Document, ...], _described("served by the `fetch_document` tool; results live only in the conversation")
+    ] = ()
+    needles: Annotated[
+        tuple[Needle, ...],
+        _described(
+            'the fact `"the <key> is <answer>"` stated in document/file `doc`, at `depth` (0..1) of the haystack, asked '
+            "for by follow-up `turn`",
+            required="needle cases",
+        ),
+    ] = ()
+    expected_steps: Annotated[
+        tuple[ExpectedStep, ...],
+        _described(
+            "the tool calls the task requires (`fetch_document`, `read_file`, `write_file`) and the final `reply`",
+            required="goal, truncation cases",
+        ),
+    ] = ()
+    expected_files: Annotated[
+        tuple[ExpectedFile, ...],
+        _described(
+            "a file the agent must leave behind (absolute path) and the strings it must hold; it must also hold no "
+            "truncation marker",
+            required="truncation cases",
+        ),
+    ] = ()
+    haystack_tokens: Annotated[int | None, _described("approximate size of the haystack (needle grid)")] = None
+    needle_depth: Annotated[float | None, _described("the needle's depth (needle grid)")] = None
+    min_summaries: Annotated[
+        Annotated[int, Field(ge=1)] | None,
+        _described("chain cases: valid only with at least this many summaries before the question"),
+    ] = None
+    facts: Annotated[tuple[Fact, ...], _described("typed facts planted in the case (below)", required="probe cases")] = ()
+    questions: Annotated[
+        tuple[Question, ...],
+        _described(
+            "follow-up `turn` asks about `facts` (ids) with a probe: `recall`, `artifact`, `continuation` or `decision`",
+            required="probe cases",
+        ),
+    ] = ()
+    assistant: Annotated[
+        tuple[ScriptedMessage, ...],
+        _described("scripted assistant messages, each placed just before user turn `turn` (1, 2, ...)"),
+    ] = ()
+    system_prompt: Annotated[
+        NonBlank,
+        _described("added to the agent's system prompt (never summarized: a fact stated there is the control)"),
+    ] = Field(default=None)  # type: ignore[assignment]  # absent: None; written: a string, never null
+    conversation: Annotated[
+        NonBlank,
+        _described(
+            "a recorded conversation the case starts from: a JSONL file of OpenAI-format chat messages (`role`, "
+            "`content`, `tool_calls`, `tool_call_id`), relative to this file; placed before the task, its system text "
+            "joined to the system prompt"
+        ),
+    ] = Field(default=None)  # type: ignore[assignment]  # absent: None; written: a string, never null
+
+
+def parse_row(row: Any, path: str, line: int | None) -> ScenarioRow:  # noqa: ANN401 - a raw JSON value
+    """``row`` checked against `ScenarioRow`, or a DatasetError naming the file, the row (``line``), the case and the
+    field of its first problem."""
+    case = row.get("id") if isinstance(row, dict) and isinstance(row.get("id"), str) else None
+    if not isinstance(row, dict):
+        raise DatasetError(path, line, None, f"a row must be a JSON object, got {type(row).__name__}")
+    try:
+        # validated as the JSON it was read from: a JSON array is a tuple field's value, an integer a number's
+        return ScenarioRow.model_validate_json(json.dumps(row))
+    except ValidationError as exc:
+        problem = input_problem(exc, ScenarioRow)
+        text = problem["text"]
+        if problem["unknown"]:
+            text += (
+                f"; known fields: {', '.join(problem['known'])}"
+                if "." not in problem["field"] and "[" not in problem["field"]
+                else f"; known: {', '.join(problem['known'])}"
+            )
+        raise DatasetError(path, line, problem["field"] or None, text, case_id=case) from None
