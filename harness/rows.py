@@ -327,10 +327,14 @@ def one_of(label: str, choices: tuple[str, ...]) -> BeforeValidator:
 
 class Says:
     """Annotated metadata: the problem an input is told for any shape error at or under this field, instead of
-    pydantic's (a spec key's own wording: 'a non-empty list of variant or preset names')."""
+    pydantic's (a spec key's own wording: 'a non-empty list of variant or preset names'). ``{value!r}`` in it stands
+    for the value given, ``{type}`` for its JSON type's Python name."""
 
     def __init__(self, problem: str) -> None:
         self.problem = problem
+
+    def told(self, value: Any) -> str:  # noqa: ANN401 - any input
+        return self.problem.replace("{value!r}", repr(value)).replace("{type}", type(value).__name__)
 
 
 class Problem(TypedDict):
@@ -460,11 +464,20 @@ def _rank(error: Any) -> int:
     return 1 if error["type"] == "missing" or error["type"] in _TYPE_NAMES else 2
 
 
-def input_problem(error: ValidationError, model: type) -> Problem:
+def input_problem(error: ValidationError, model: type, skip: frozenset[str] = frozenset()) -> Problem | None:
     """The first problem of ``error`` (raised validating ``model``) in the project's words, with where it is: a
     missing field, an unknown one (with the names the place takes), a wrong type ('expected a string, got int'), a
-    value out of its range or pattern; a field's `Says` overrides the wording. Never pydantic's own text or its links."""
-    errors = error.errors(include_url=False)
+    value out of its range or pattern; a field's `Says` overrides the wording. Never pydantic's own text or its links.
+    Problems at or under a field named in ``skip`` (``trigger``, ``arg_truncation.keep``: a field whose own reader
+    words them) are left out, unknown names aside: None if only they remain."""
+
+    def skipped(e: Any) -> bool:  # noqa: ANN401 - one of pydantic's error dicts
+        path = field_path(tuple(e["loc"]))
+        return e["type"] not in _UNKNOWN and any(path == s or path.startswith((f"{s}.", f"{s}[")) for s in skip)
+
+    errors = [e for e in error.errors(include_url=False) if not skipped(e)]
+    if not errors:
+        return None
     first = min(range(len(errors)), key=lambda i: (_rank(errors[i]), i))
     err = errors[first]
     loc = tuple(err["loc"])
@@ -474,5 +487,5 @@ def input_problem(error: ValidationError, model: type) -> Problem:
             return Problem(field=field_path(loc), text="unknown field", unknown=True, known=list(_fields(parent)))
     named, tp, meta, nullable, says = _walk(model, loc)
     if says is not None:
-        return Problem(field=field_path(named), text=says.problem, unknown=False, known=[])
+        return Problem(field=field_path(named), text=says.told(err.get("input")), unknown=False, known=[])
     return Problem(field=field_path(loc), text=_text(err, tp, meta, nullable), unknown=False, known=[])

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness._paths import DATASETS_DIR, not_a_file
 from harness._yaml import load_yaml
@@ -45,25 +46,90 @@ from harness.compaction.config import (
 )
 from harness.compaction.prompts import validate_prompt
 from harness.errors import ConfigError
+from harness.rows import Says, input_problem
 
 VARIANTS_DIR = DATASETS_DIR / "variants"
 INSTALLED_PROMPT = "deepagents-default"
 LANGCHAIN_PROMPT = "langchain-default"  # LangChain's own default summary prompt, read from the installed package
-_KEYS = {
-    "description",
-    "include",
-    "summary_model",
-    "trigger",
-    "keep",
-    "window",
-    "trim_tokens_to_summarize",
-    "eviction_tokens",
-    "arg_truncation",
-    "prompt",
-    "strategy",
-    "mask_keep",
-}
-_TRUNCATION_KEYS = {"trigger", "keep", "max_length", "truncation_text"}
+Size = Annotated[
+    str | float,
+    Field(description="a context size: 20%, fraction:0.2, tokens:12000 or messages:40", examples=["20%", "tokens:12000"]),
+]
+"""A size as a variant or a spec writes it (read by `harness.compaction.config.ContextSize.parse`)."""
+_INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
+_POSITIVE = Says("must be a positive integer, got {value!r}")
+
+
+class ArgTruncationSettings(BaseModel):
+    """``arg_truncation``: clip old ``write_file``/``edit_file`` arguments (deepagents' argument truncation)."""
+
+    model_config = _INPUT
+
+    trigger: Size = Field("20%", description="when to start clipping (default 20%)")
+    keep: Size = Field("messages:20", description="the newest part left whole (default messages:20)")
+    max_length: int | None = Field(None, description="an argument longer than this many characters is clipped")
+    truncation_text: str | None = Field(None, description="what replaces the clipped text")
+
+
+class VariantSettings(BaseModel):
+    """A variant file's front matter (the YAML between ``---`` lines before the summary prompt): the settings it changes
+    from the variant it includes, or from the default preset."""
+
+    model_config = ConfigDict(
+        strict=True, extra="forbid", title="Variant front matter", json_schema_extra={"$comment": "generated: tools/schemas.py"}
+    )
+
+    description: str | None = Field(None, description="one line for humans")
+    include: str | None = Field(None, description="start from another variant's settings (a name or a path)")
+    summary_model: Annotated[str | None, Says("must be provider:name or 'reference'")] = Field(
+        None, description="the summarizer: provider:name or reference"
+    )
+    trigger: Size | list[Size] | None = Field(None, description="when to summarize; a list is OR-combined")
+    keep: Size | None = Field(None, description="how much of the conversation a summary keeps whole")
+    window: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="the model's context window, in tokens")
+    trim_tokens_to_summarize: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(
+        None, description="the most tokens of history the summarizer is given"
+    )
+    eviction_tokens: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(
+        None, description="a tool result larger than this many tokens is evicted to a file"
+    )
+    arg_truncation: ArgTruncationSettings | None = Field(None, description="clip old file-writing arguments")
+    prompt: str | None = Field(
+        None, description="a named prompt instead of the body: deepagents-default or langchain-default (the body is then empty)"
+    )
+    strategy: str | None = Field(
+        None,
+        description="the compaction strategy: deepagents-summarization (default), observation-masking, ..., or "
+        "module:function (custom)",
+    )
+    mask_keep: Annotated[int | None, Says("must be a non-negative integer, got {value!r}"), Field(ge=0)] = Field(
+        None, description="masking and hybrid: the newest tool results left whole"
+    )
+
+
+_PARSED = frozenset({"trigger", "keep", "strategy", "arg_truncation.trigger", "arg_truncation.keep"})
+"""Settings read by a reader of their own (`ContextSize.parse`, `parse_strategy`), which words their problems."""
+
+
+def _check_settings(data: dict[str, Any], path: str) -> ConfigError | None:
+    """Refuse front matter that `VariantSettings` does not take, naming the file and the key (an unknown key with the
+    known ones). A problem under a key in `_PARSED` is left to its reader (`_settings`): returned, to be raised if the
+    reader lets it pass."""
+    try:
+        VariantSettings.model_validate(data)
+    except ValidationError as exc:
+        problem = input_problem(exc, VariantSettings, skip=_PARSED)
+        if problem is None:
+            deferred = input_problem(exc, VariantSettings)
+            return ConfigError(f"{path}: {deferred['field']}: {deferred['text']}") if deferred else None
+        if problem["unknown"]:
+            parent, _, key = problem["field"].rpartition(".")
+            known = ", ".join(sorted(problem["known"]))
+            if parent:
+                raise ConfigError(f"{path}: {parent}: unknown key {key!r}; known: {known}") from None
+            raise ConfigError(f"{path}: unknown key {key!r}; known keys: {known}") from None
+        raise ConfigError(f"{path}: {problem['field']}: {problem['text']}") from None
+    return None
 
 
 @dataclass(frozen=True)
@@ -125,34 +191,19 @@ def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
         except ConfigError as exc:
             raise ConfigError(f"{path}: strategy: {str(exc).removeprefix('--strategy ')}") from None
         out["strategy"], out["custom_strategy"] = name, custom
-    if "mask_keep" in data:
-        value = data["mask_keep"]
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise ConfigError(f"{path}: mask_keep: must be a non-negative integer, got {value!r}")
-        out["mask_keep"] = value
-    for key in ("window", "trim_tokens_to_summarize", "eviction_tokens"):
-        if key in data:
-            value = data[key]
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
-                raise ConfigError(f"{path}: {key}: must be a positive integer, got {value!r}")
-            out[key] = value
+    if data.get("mask_keep") is not None:
+        out["mask_keep"] = data["mask_keep"]
+    out.update({k: data[k] for k in ("window", "trim_tokens_to_summarize", "eviction_tokens") if k in data})
     if "arg_truncation" in data:
         spec = data["arg_truncation"]
         if spec is None:
             out["arg_truncation"] = None
         else:
-            if not isinstance(spec, dict):
-                raise ConfigError(f"{path}: arg_truncation: must be a mapping")
-            unknown = set(spec) - _TRUNCATION_KEYS
-            if unknown:
-                raise ConfigError(
-                    f"{path}: arg_truncation: unknown key {sorted(unknown)[0]!r}; known: {', '.join(sorted(_TRUNCATION_KEYS))}"
-                )
+            trigger = _size(spec.get("trigger", "20%"), path, "arg_truncation.trigger")  # names the file itself
+            keep = _size(spec.get("keep", "messages:20"), path, "arg_truncation.keep")
             try:
                 out["arg_truncation"] = ArgTruncation(
-                    trigger=_size(spec.get("trigger", "20%"), path, "arg_truncation.trigger"),
-                    keep=_size(spec.get("keep", "messages:20"), path, "arg_truncation.keep"),
-                    **{k: spec[k] for k in ("max_length", "truncation_text") if k in spec},
+                    trigger=trigger, keep=keep, **{k: spec[k] for k in ("max_length", "truncation_text") if k in spec}
                 )
             except ConfigError as exc:
                 raise ConfigError(f"{path}: {exc}") from None
@@ -187,9 +238,7 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
     except OSError as exc:  # a directory, no permission, an I/O error: named against the file, not a traceback
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     data, body = _split_front_matter(text, str(path))
-    unknown = set(data) - _KEYS
-    if unknown:
-        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}; known keys: {', '.join(sorted(_KEYS))}")
+    deferred = _check_settings(data, str(path))
     parent = load_variant(data["include"], _seen=(*_seen, name)) if data.get("include") else None
     prompt_setting = data.get("prompt")
     body = body.strip("\n")
@@ -214,9 +263,9 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
     else:
         raise ConfigError(f"{path}: no prompt: write the summary prompt (with {{messages}}) after the front matter")
     summary_model = data.get("summary_model", parent.summary_model if parent else None)
-    if summary_model is not None and not isinstance(summary_model, str):
-        raise ConfigError(f"{path}: summary_model: must be provider:name or 'reference'")
     settings = {**(parent.settings if parent else {}), **_settings(data, str(path))}
+    if deferred is not None:  # what the schema refuses and no reader did
+        raise deferred
     description = data.get("description", parent.description if parent else "")
     return Variant(name, str(path), str(description or ""), prompt, summary_model, settings)
 

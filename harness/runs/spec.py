@@ -54,46 +54,133 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness._numbers import finite_problem
 from harness._paths import not_a_file
 from harness._yaml import load_yaml
-from harness.compaction.config import ContextSize
+from harness.compaction.config import MIN_WINDOW, ContextSize
+from harness.compaction.variants import Size
 from harness.errors import ConfigError
+from harness.rows import Kind, Says, input_problem
 from harness.runs.versions import VersionArm, parse_versions
-from harness.scenarios.schema import KINDS
 
-_KEYS = {
-    "name",
-    "description",
-    "model",
-    "summary_model",
-    "variants",
-    "strategies",
-    "baseline",
-    "thresholds",
-    "trigger",
-    "keep",
-    "window",
-    "scenarios",
-    "trials",
-    "seed",
-    "concurrency",
-    "base_url",
-    "summary_base_url",
-    "model_kwargs",
-    "summary_model_kwargs",
-    "case_budget",
-    "max_rps",
-    "max_tpm",
-    "stop_after_errors",
-    "versions",
-    "evals",
-}
-_SCENARIO_KEYS = {"kind", "cases", "limit", "datasets"}
+_INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
+_POSITIVE = Says("must be a positive integer, got {value!r}")
+_NON_NEGATIVE = Says("must be a non-negative integer, got {value!r}")
+_NUMBER = Says("must be a positive number, got {value!r}")
+_TEXT = Says("must be a string, got {type}")
+_URL = Says("must be a URL string, got {type}")
+_KWARGS = Says("a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
+
+
+class SizeMapping(BaseModel):
+    """A size written DeerFlow style: ``{type: tokens, value: 12000}``."""
+
+    model_config = _INPUT
+
+    type: str = Field(description="fraction, tokens or messages")
+    value: float = Field(description="the number of that unit")
+
+
+SpecSize = Size | SizeMapping
+Trigger = SpecSize | list[SpecSize]
+
+
+class ScenarioFilter(BaseModel):
+    """``scenarios``: which cases a grid runs (default: every shipped one; with ``evals``: filters each eval's cases)."""
+
+    model_config = _INPUT
+
+    kind: Annotated[Kind | Literal["all"], Says(f"{', '.join(get_args(Kind))} or all, got {{value!r}}")] = Field(
+        "all", description="the cases of one kind, or all"
+    )
+    cases: Annotated[list[str], Says("a list of case-id globs")] = Field([], description="case-id globs")
+    limit: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="at most this many cases")
+    datasets: Annotated[list[str], Says("a list of JSONL paths")] = Field(
+        [], description="scenario files to read instead of the shipped ones"
+    )
+
+
+class SpecFile(BaseModel):
+    """An experiment spec: one YAML file describing a comparison grid (``harness experiment run SPEC``)."""
+
+    model_config = ConfigDict(
+        strict=True, extra="forbid", title="Experiment spec", json_schema_extra={"$comment": "generated: tools/schemas.py"}
+    )
+
+    name: Annotated[str | None, _TEXT] = Field(None, description="the results directory name (default: the file's stem)")
+    description: Annotated[str | None, _TEXT] = Field(None, description="one line for humans")
+    model: Annotated[str | None, _TEXT] = Field(None, description="the agent model: provider:name, or reference (default)")
+    summary_model: Annotated[str | None, _TEXT] = Field(
+        None, description="the summarizer for every variant that does not set its own"
+    )
+    variants: Annotated[list[str], Says("a non-empty list of variant or preset names"), Field(min_length=1)] = Field(
+        description="variant files (datasets/variants/) or presets compared"
+    )
+    strategies: Annotated[list[str] | None, Says("a list of strategy names (or module:function)")] = Field(
+        None, description="grid axis: strategies (default: each variant's own)"
+    )
+    baseline: str | None = Field(None, description="the arm the others are compared against (default: the first)")
+    thresholds: list[Trigger] | None = Field(
+        None, description="grid axis: each item one trigger, a size or a list of sizes OR-combined"
+    )
+    trigger: Trigger | None = Field(None, description="shorthand for a single threshold")
+    keep: SpecSize | None = Field(None, description="default: a quarter of the lowest trigger (the presets' rule)")
+    window: Annotated[int | None, _POSITIVE, Field(ge=1, json_schema_extra={"minimum": MIN_WINDOW})] = Field(
+        None, description="the model's context window, in tokens"
+    )
+    evals: list[str] | None = Field(None, description="run these registry evals, each eval's cases run as the eval")
+    scenarios: ScenarioFilter | None = Field(None, description="which cases")
+    trials: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="runs of each cell (default 1)")
+    seed: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description="the first trial's seed (default 0)")
+    concurrency: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="cells in flight (default 1)")
+    base_url: Annotated[str | None, _URL] = Field(None, description="the agent's OpenAI-compatible endpoint")
+    summary_base_url: Annotated[str | None, _URL] = Field(None, description="the summarizer's endpoint (default: base_url)")
+    model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description="init_chat_model arguments")
+    summary_model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(
+        None, description="the summarizer's (default: model_kwargs when it shares the endpoint)"
+    )
+    case_budget: Annotated[float | None, _NUMBER, Field(gt=0)] = Field(
+        None, description="live: a cell's total seconds, retries and waits included (default 900)"
+    )
+    max_rps: Annotated[float | None, _NUMBER, Field(gt=0)] = Field(
+        None, description="live: model requests per second across the grid"
+    )
+    max_tpm: Annotated[float | None, _NUMBER, Field(gt=0)] = Field(
+        None, description="live: input tokens per minute across the grid"
+    )
+    stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(
+        None, description="stop when this many cells in a row end in the same provider error (default 3; 0: never)"
+    )
+    versions: dict[str, list[str]] | None = Field(
+        None, description="grid axis: package -> versions, each arm in its own environment"
+    )
+
+
+_PARSED = frozenset({"thresholds", "trigger", "keep", "versions", "evals"})
+"""Keys read by a reader of their own (`ContextSize.parse`, `parse_versions`, `_evals`), which words their problems."""
+
+
+def _check_shape(data: dict[str, Any], where: str) -> ConfigError | None:
+    """Refuse a spec that `SpecFile` does not take, naming the file and the key. A problem under a key in `_PARSED` is
+    left to its reader: returned, to be raised if the reader lets it pass."""
+    try:
+        SpecFile.model_validate(data)
+    except ValidationError as exc:
+        problem = input_problem(exc, SpecFile, skip=_PARSED)
+        if problem is None:
+            deferred = input_problem(exc, SpecFile)
+            return _fail(where, deferred["field"], deferred["text"]) if deferred else None
+        if problem["unknown"]:
+            known = ", ".join(sorted(problem["known"]))
+            label = "known keys" if "." not in problem["field"] else "known"
+            raise _fail(where, problem["field"], f"unknown key; {label}: {known}") from None
+        raise _fail(where, problem["field"], problem["text"]) from None
+    return None
 
 
 @dataclass(frozen=True)
@@ -227,22 +314,11 @@ def _threshold(value: Any, path: str, key: str) -> Threshold:
     return Threshold(tuple(_size(v, path, f"{key}[{i}]" if isinstance(value, list) else key) for i, v in enumerate(items)))
 
 
-def _positive_int(data: dict, key: str, path: str, default: int | None) -> int | None:
-    value = data.get(key, default)
-    if value is None:
-        return None
-    least = 0 if key in ("seed", "stop_after_errors") else 1
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise _fail(path, key, f"must be a {'non-negative' if least == 0 else 'positive'} integer, got {value!r}")
-    return value
-
-
 def _positive_number(data: dict, key: str, path: str) -> float | None:
+    """A live limit (positive: `SpecFile` holds it) that is also finite."""
     value = data.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise _fail(path, key, f"must be a positive number, got {value!r}")
     problem = finite_problem(value)  # .inf passes `> 0`
     if problem is not None:
         raise _fail(path, key, problem)
@@ -280,13 +356,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         raise ConfigError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: an experiment spec is a mapping of keys")
-    unknown = sorted(set(data) - _KEYS)
-    if unknown:
-        raise _fail(where, unknown[0], f"unknown key; known keys: {', '.join(sorted(_KEYS))}")
+    deferred = _check_shape(data, where)
 
-    variants = data.get("variants")
-    if not isinstance(variants, list) or not variants or not all(isinstance(v, str) for v in variants):
-        raise _fail(where, "variants", "a non-empty list of variant or preset names")
+    variants = data["variants"]
     if len(set(variants)) != len(variants):
         raise _fail(where, "variants", "names a variant twice")
     from harness.compaction.variants import resolve_config
@@ -297,8 +369,6 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         except ConfigError as exc:
             raise _fail(where, f"variants[{i}]", str(exc)) from None
     strategies = data.get("strategies") or []
-    if not isinstance(strategies, list) or not all(isinstance(s, str) for s in strategies):
-        raise _fail(where, "strategies", "a list of strategy names (or module:function)")
     if len(set(strategies)) != len(strategies):
         raise _fail(where, "strategies", "names a strategy twice")
     from harness.compaction.variants import parse_strategy
@@ -328,31 +398,17 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if len({t.label for t in thresholds}) != len(thresholds):
         raise _fail(where, "thresholds", "lists the same trigger twice")
 
-    scen = data.get("scenarios", {}) or {}
-    if not isinstance(scen, dict):
-        raise _fail(where, "scenarios", "a mapping with kind, cases, limit, datasets")
-    bad = sorted(set(scen) - _SCENARIO_KEYS)
-    if bad:
-        raise _fail(where, f"scenarios.{bad[0]}", f"unknown key; known: {', '.join(sorted(_SCENARIO_KEYS))}")
+    scen = data.get("scenarios") or {}
     kind = scen.get("kind", "all")
-    if kind not in (*KINDS, "all"):
-        raise _fail(where, "scenarios.kind", f"{', '.join(KINDS)} or all, got {kind!r}")
     cases = scen.get("cases", [])
-    if not isinstance(cases, list) or not all(isinstance(c, str) for c in cases):
-        raise _fail(where, "scenarios.cases", "a list of case-id globs")
     datasets = scen.get("datasets", [])
-    if not isinstance(datasets, list) or not all(isinstance(d, str) for d in datasets):
-        raise _fail(where, "scenarios.datasets", "a list of JSONL paths")
-    limit = _positive_int(scen, "limit", where, None)
+    limit = scen.get("limit")
 
     evals = _evals(data, where)
     if evals and datasets:
         raise _fail(
             where, "scenarios.datasets", "an eval runs its own cases (the registry's): filter them with cases, kind or limit"
         )
-    for key in ("model", "summary_model", "name", "description"):
-        if key in data and data[key] is not None and not isinstance(data[key], str):
-            raise _fail(where, key, f"must be a string, got {type(data[key]).__name__}")
     if data.get("name"):  # the experiment's directory under --out: a name, never a path out of it
         from harness.runs.run import check_dir_name
 
@@ -364,22 +420,20 @@ def load_spec(path: str | Path) -> ExperimentSpec:
 
     for key in ("base_url", "summary_base_url"):
         if data.get(key) is not None:
-            if not isinstance(data[key], str):
-                raise _fail(where, key, f"must be a URL string, got {type(data[key]).__name__}")
             check_base_url(data[key], f"{where}: {key}")
     kwargs: dict[str, dict[str, Any] | None] = {}
     for key in ("model_kwargs", "summary_model_kwargs"):
         value = data.get(key)
-        if value is not None and not isinstance(value, dict):
-            raise _fail(where, key, "a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
         kwargs[key] = (
             parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}")
             if value
             else ({} if value is not None else None)
         )
-    window = _positive_int(data, "window", where, None)
-    if window is not None and window < 1000:
-        raise _fail(where, "window", f"must be at least 1000 tokens, got {window}")
+    if deferred is not None:  # what the schema refuses and no reader did
+        raise deferred
+    window = data.get("window")
+    if window is not None and window < MIN_WINDOW:
+        raise _fail(where, "window", f"must be at least {MIN_WINDOW} tokens, got {window}")
     return ExperimentSpec(
         name=str(data.get("name") or path.stem),
         path=where,
@@ -395,9 +449,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         cases=tuple(cases),
         limit=limit,
         datasets=tuple(datasets),
-        trials=_positive_int(data, "trials", where, 1) or 1,
-        seed=_positive_int(data, "seed", where, 0) or 0,
-        concurrency=_positive_int(data, "concurrency", where, 1) or 1,
+        trials=data.get("trials") or 1,
+        seed=data.get("seed") or 0,
+        concurrency=data.get("concurrency") or 1,
         base_url=data.get("base_url"),
         summary_base_url=data.get("summary_base_url"),
         model_kwargs=kwargs["model_kwargs"] or {},
@@ -406,7 +460,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         case_budget=_positive_number(data, "case_budget", where),
         max_rps=_positive_number(data, "max_rps", where),
         max_tpm=_positive_number(data, "max_tpm", where),
-        stop_after_errors=_positive_int(data, "stop_after_errors", where, None),
+        stop_after_errors=data.get("stop_after_errors"),
         versions=versions,
         evals=evals,
         raw=data,

@@ -237,6 +237,7 @@ def parse_row(row: Any, path: str, line: int | None) -> ScenarioRow:  # noqa: AN
         return ScenarioRow.model_validate_json(json.dumps(row))
     except ValidationError as exc:
         problem = input_problem(exc, ScenarioRow)
+        assert problem is not None  # nothing skipped: the first of one or more problems
         text = problem["text"]
         if problem["unknown"]:
             text += (
