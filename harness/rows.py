@@ -364,7 +364,7 @@ _TYPE_NAMES = {
 _UNKNOWN = ("extra_forbidden", "unexpected_keyword_argument")
 
 
-def _unwrap(tp: Any) -> tuple[Any, list[Any], bool]:
+def unwrap_annotation(tp: Any) -> tuple[Any, list[Any], bool]:
     """(the type inside Annotated and Optional, the Annotated metadata met on the way, whether None is allowed)."""
     meta: list[Any] = []
     nullable = False
@@ -400,13 +400,13 @@ def _walk(model: type, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...
             args = [a for a in get_args(tp) if a is not Ellipsis]
             if get_origin(tp) not in (list, tuple) or not args:
                 return loc[:depth], tp, meta, nullable, None
-            tp, meta, nullable = _unwrap(args[0])
+            tp, meta, nullable = unwrap_annotation(args[0])
         elif _fields(tp):
             if part not in _fields(tp):
                 return loc[:depth], tp, meta, nullable, None
-            tp, meta, nullable = _unwrap(_fields(tp)[part])
+            tp, meta, nullable = unwrap_annotation(_fields(tp)[part])
         elif get_origin(tp) is dict:
-            tp, meta, nullable = _unwrap(get_args(tp)[1])
+            tp, meta, nullable = unwrap_annotation(get_args(tp)[1])
         else:
             return loc[:depth], tp, meta, nullable, None
         says = next((m for m in meta if isinstance(m, Says)), None)
@@ -469,11 +469,11 @@ def input_problem(error: ValidationError, model: type, skip: frozenset[str] = fr
     missing field, an unknown one (with the names the place takes), a wrong type ('expected a string, got int'), a
     value out of its range or pattern; a field's `Says` overrides the wording. Never pydantic's own text or its links.
     Problems at or under a field named in ``skip`` (``trigger``, ``arg_truncation.keep``: a field whose own reader
-    words them) are left out, unknown names aside: None if only they remain."""
+    words them) are left out: None if only they remain."""
 
     def skipped(e: Any) -> bool:  # noqa: ANN401 - one of pydantic's error dicts
         path = field_path(tuple(e["loc"]))
-        return e["type"] not in _UNKNOWN and any(path == s or path.startswith((f"{s}.", f"{s}[")) for s in skip)
+        return any(path == s or path.startswith((f"{s}.", f"{s}[")) for s in skip)
 
     errors = [e for e in error.errors(include_url=False) if not skipped(e)]
     if not errors:

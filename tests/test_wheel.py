@@ -46,6 +46,10 @@ def test_the_wheel_carries_the_datasets_and_runs_from_any_directory(installed, t
     datasets = Path(where[1])
     for shipped in ("needle.jsonl", "probes.jsonl", "variants/typed.md", "model_prices.yaml", "experiments/smoke.yaml"):
         assert (datasets / shipped).is_file(), shipped
+    schemas = Path(where[0]).parent / "_data" / "schemas"  # the JSON Schemas an editor is pointed at (docs/data.md)
+    for stem in ("scenario-row", "experiment-spec", "variant"):
+        shipped_schema = schemas / f"{stem}.schema.json"
+        assert shipped_schema.read_text() == (ROOT / "schemas" / shipped_schema.name).read_text(), stem
     run = subprocess.run(
         [str(installed / "harness"), "run", "--cases", "needle-h24k-d050", "--out", "runs"],
         cwd=tmp_path,

@@ -12,8 +12,7 @@ from harness.scenarios.checks import place_name, whole_word
 from harness.task_format import find_facts, parse_statements
 
 if TYPE_CHECKING:
-    from harness.scenarios.model import Fact
-    from harness.scenarios.schema import Scenario
+    from harness.scenarios.model import Fact, Scenario
 
 
 def offline_statement_problem(scenario: Scenario) -> str | None:

@@ -1,8 +1,8 @@
 """The shape of a dataset row, stated once: a pydantic model whose fields carry their descriptions.
 
 `ScenarioRow` is what one line of a ``datasets/*.jsonl`` file holds; the records inside it (`Needle`, `Fact`,
-`Question`, `ExpectedStep`, `ExpectedFile`) are the same dataclasses a loaded `harness.scenarios.schema.Scenario`
-carries. From it come: the check of each row's shape (`parse_row`: types, required and unknown fields, the values a
+`Question`, `ExpectedStep`, `ExpectedFile`) are the same dataclasses a loaded `Scenario` (the case as the harness runs
+it, defined here too) carries. From it come: the check of each row's shape (`parse_row`: types, required and unknown fields, the values a
 field takes alone), the JSON Schema shipped for editors (`schemas/scenario-row.schema.json`, `tools/schemas.py`) and
 the field table of datasets/README.md. What a row must satisfy across fields (a needle's document exists, a fact is
 stated in its place, a question's turn asks it) is the second pass, `harness.scenarios.checks`.
@@ -11,7 +11,7 @@ stated in its place, a question's turn asks it) is the second pass, `harness.sce
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, with_config
@@ -32,8 +32,10 @@ _ABSOLUTE = pattern(r"^/", "must be an absolute path starting with '/'")
 _CONFIG = ConfigDict(strict=True, extra="forbid")  # a row is JSON: no coercion, no field the harness would ignore
 
 
-def _described(text: str, **extra: Any) -> Any:  # noqa: ANN401 - a FieldInfo, typed Any as pydantic's Field is
-    return Field(description=text, json_schema_extra=extra or None)
+def _described(text: str, needed_by: str | None = None) -> Any:  # noqa: ANN401 - a FieldInfo (pydantic types it Any)
+    """A field's description; ``needed_by``: the cases that must have an optional field (``x-needed-by`` in the
+    schema, the 'required' column of datasets/README.md's table)."""
+    return Field(description=text, json_schema_extra={"x-needed-by": needed_by} if needed_by else None)
 
 
 @with_config(_CONFIG)
@@ -57,10 +59,14 @@ class Fact:
     edits as a step of the task: ``key`` the path, ``value`` "written" or "edited"."""
 
     id: Annotated[str, _ID, _described("the fact's id, named by questions and superseded_by")]
-    type: Annotated[str, one_of("fact type", FACT_TYPES), _described("its type", enum=list(FACT_TYPES))]
+    type: Annotated[
+        str, one_of("fact type", FACT_TYPES), Field(json_schema_extra={"enum": list(FACT_TYPES)}), _described("its type")
+    ]
     key: Annotated[str, _described("what it is about (an artifact: the file's path)")]
     value: Annotated[str, _described("one word of letters, digits and inner '-' (an artifact: written or edited)")]
-    place: Annotated[str, one_of("place", PLACES), _described("where it is stated", enum=list(PLACES))]
+    place: Annotated[
+        str, one_of("place", PLACES), Field(json_schema_extra={"enum": list(PLACES)}), _described("where it is stated")
+    ]
     turn: Annotated[int, _described("the turn that states it (0: the task)")]
     doc: Annotated[str | None, _described("a tool fact: the document or file that states it")] = None
     superseded_by: Annotated[str | None, _described("the id of the later fact (same key and type) that replaces it")] = None
@@ -88,7 +94,7 @@ class Question:
     facts: Annotated[
         tuple[str, ...], BeforeValidator(_fact_ids), Field(min_length=1), _described("the ids of the facts it asks about")
     ]
-    probe: Annotated[str, one_of("probe", PROBES), _described("what it asks", enum=list(PROBES))]
+    probe: Annotated[str, one_of("probe", PROBES), Field(json_schema_extra={"enum": list(PROBES)}), _described("what it asks")]
 
 
 @with_config(_CONFIG)
@@ -96,7 +102,7 @@ class Question:
 class ExpectedStep:
     """A tool call the task requires, in order (the final ``reply`` included)."""
 
-    tool: Annotated[str, one_of("tool", STEP_TOOLS), _described("the tool", enum=list(STEP_TOOLS))]
+    tool: Annotated[str, one_of("tool", STEP_TOOLS), Field(json_schema_extra={"enum": list(STEP_TOOLS)}), _described("the tool")]
     target: Annotated[str, _described("what it is called on: a document id or a path ('' for reply)")]
 
 
@@ -141,6 +147,71 @@ class ScriptedMessage:
     text: Annotated[NonBlank, _described("what the assistant says")]
 
 
+@dataclass(frozen=True)
+class Scenario:
+    """One eval case as the harness runs it: a validated dataset row (`harness.scenarios.model.ScenarioRow`) with its
+    files, documents and scripted messages as pairs, its recorded conversation loaded, the file it came from
+    (``source``) and what in it misleads its author (``warnings``)."""
+
+    id: str
+    kind: Kind
+    description: str
+    task: str
+    followups: tuple[str, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
+    documents: tuple[tuple[str, str], ...] = ()
+    needles: tuple[Needle, ...] = ()
+    expected_steps: tuple[ExpectedStep, ...] = ()
+    expected_files: tuple[ExpectedFile, ...] = ()
+    haystack_tokens: int | None = None
+    needle_depth: float | None = None
+    min_summaries: int = 1
+    facts: tuple[Fact, ...] = ()
+    questions: tuple[Question, ...] = ()
+    assistant: tuple[tuple[int, str], ...] = ()  # (turn, text): a scripted assistant message before user turn ``turn``
+    system_prompt: str | None = None  # added to the agent's system prompt
+    conversation: tuple[dict[str, Any], ...] = ()  # recorded OpenAI-format messages placed before the task
+    conversation_file: str | None = None  # as the row names it
+    source: str = ""
+    # What in the row misleads its author (`case_warnings`), found when it was loaded; not part of the case itself.
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def turns(self) -> tuple[str, ...]:
+        return (self.task, *self.followups)
+
+    @property
+    def size_chars(self) -> int:
+        """Characters the case puts before the agent (turns, files, documents, recorded conversation): the runner's
+        estimate of how long the case runs, to start the longest first (`harness.runs.run.start_order`)."""
+        texts = [*self.turns, *(t for _, t in self.files), *(t for _, t in self.documents)]
+        return sum(map(len, texts)) + sum(len(str(m.get("content", ""))) for m in self.conversation)
+
+    def files_dict(self) -> dict[str, str]:
+        return dict(self.files)
+
+    def documents_dict(self) -> dict[str, str]:
+        return dict(self.documents)
+
+    def agent_system_prompt(self) -> str | None:
+        """What the case adds to the agent's system prompt: the recorded conversation's system text, then its own."""
+        from harness.scenarios.conversation import system_text
+
+        parts = [p for p in (system_text(self.conversation), self.system_prompt or "") if p]
+        return "\n\n".join(parts) or None
+
+    def fact(self, fact_id: str) -> Fact:
+        return next(f for f in self.facts if f.id == fact_id)
+
+    def chain(self, fact: Fact) -> list[Fact]:
+        """``fact`` and every fact that supersedes it, in order (the first statement first, the latest last)."""
+        by_id = {f.id: f for f in self.facts}
+        out = [fact]
+        while out[-1].superseded_by is not None and out[-1].superseded_by in by_id and len(out) <= len(by_id):
+            out.append(by_id[out[-1].superseded_by])
+        return out
+
+
 class ScenarioRow(BaseModel):
     """One eval case: one JSON object per line of a ``datasets/*.jsonl`` file."""
 
@@ -148,22 +219,22 @@ class ScenarioRow(BaseModel):
         strict=True, extra="forbid", title="Scenario row", json_schema_extra={"$comment": "generated: tools/schemas.py"}
     )
 
-    id: Annotated[NonBlank, _ID, _described("stable case id: lowercase letters, digits, `-`, `_`, `.`", required="yes")]
+    id: Annotated[NonBlank, _ID, _described("stable case id: lowercase letters, digits, `-`, `_`, `.`")]
     kind: Annotated[
         Kind,
         one_of("kind", KINDS),
         _described(
             "which eval scores it (chain: needle scorers plus `chain_length_reached`; probe: typed facts asked by `questions`)",
-            required="yes",
+            needed_by="yes",
         ),
     ]
-    description: Annotated[NonBlank, _described("one line for humans", required="yes")]
+    description: Annotated[NonBlank, _described("one line for humans")]
     task: Annotated[
         NonBlank,
         _described(
             "the first user message: prose, then the numbered step list (format below); prose alone is valid for live "
             "models, and SKIPPED offline",
-            required="yes",
+            needed_by="yes",
         ),
     ]
     followups: Annotated[tuple[NonBlank, ...], _described("later user messages, in order (turn 1, 2, ...)")] = ()
@@ -176,14 +247,14 @@ class ScenarioRow(BaseModel):
         _described(
             'the fact `"the <key> is <answer>"` stated in document/file `doc`, at `depth` (0..1) of the haystack, asked '
             "for by follow-up `turn`",
-            required="needle cases",
+            needed_by="needle cases",
         ),
     ] = ()
     expected_steps: Annotated[
         tuple[ExpectedStep, ...],
         _described(
             "the tool calls the task requires (`fetch_document`, `read_file`, `write_file`) and the final `reply`",
-            required="goal, truncation cases",
+            needed_by="goal, truncation cases",
         ),
     ] = ()
     expected_files: Annotated[
@@ -191,7 +262,7 @@ class ScenarioRow(BaseModel):
         _described(
             "a file the agent must leave behind (absolute path) and the strings it must hold; it must also hold no "
             "truncation marker",
-            required="truncation cases",
+            needed_by="truncation cases",
         ),
     ] = ()
     haystack_tokens: Annotated[int | None, _described("approximate size of the haystack (needle grid)")] = None
@@ -200,12 +271,12 @@ class ScenarioRow(BaseModel):
         Annotated[int, Field(ge=1)] | None,
         _described("chain cases: valid only with at least this many summaries before the question"),
     ] = None
-    facts: Annotated[tuple[Fact, ...], _described("typed facts planted in the case (below)", required="probe cases")] = ()
+    facts: Annotated[tuple[Fact, ...], _described("typed facts planted in the case (below)", needed_by="probe cases")] = ()
     questions: Annotated[
         tuple[Question, ...],
         _described(
             "follow-up `turn` asks about `facts` (ids) with a probe: `recall`, `artifact`, `continuation` or `decision`",
-            required="probe cases",
+            needed_by="probe cases",
         ),
     ] = ()
     assistant: Annotated[

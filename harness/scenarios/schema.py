@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from harness._paths import DATASETS_DIR as _DATASETS_DIR
 from harness._paths import not_a_file
 from harness.errors import DatasetError
-from harness.rows import Kind
 from harness.scenarios.advice import (
     case_warnings,
     offline_statement_problem,
@@ -35,6 +34,7 @@ from harness.scenarios.model import (
     Fact,
     Needle,
     Question,
+    Scenario,
     parse_row,
 )
 
@@ -71,71 +71,6 @@ MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
 # it is named with --datasets.
 DEFAULT_FILES = ("needle.jsonl", "goal.jsonl", "chain.jsonl", "probes.jsonl", "recorded.jsonl")
 MECHANISM_FILES = ("mechanisms/truncation.jsonl",)
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """One eval case as the harness runs it: a validated dataset row (`harness.scenarios.model.ScenarioRow`) with its
-    files, documents and scripted messages as pairs, its recorded conversation loaded, the file it came from
-    (``source``) and what in it misleads its author (``warnings``)."""
-
-    id: str
-    kind: Kind
-    description: str
-    task: str
-    followups: tuple[str, ...] = ()
-    files: tuple[tuple[str, str], ...] = ()
-    documents: tuple[tuple[str, str], ...] = ()
-    needles: tuple[Needle, ...] = ()
-    expected_steps: tuple[ExpectedStep, ...] = ()
-    expected_files: tuple[ExpectedFile, ...] = ()
-    haystack_tokens: int | None = None
-    needle_depth: float | None = None
-    min_summaries: int = 1
-    facts: tuple[Fact, ...] = ()
-    questions: tuple[Question, ...] = ()
-    assistant: tuple[tuple[int, str], ...] = ()  # (turn, text): a scripted assistant message before user turn ``turn``
-    system_prompt: str | None = None  # added to the agent's system prompt
-    conversation: tuple[dict[str, Any], ...] = ()  # recorded OpenAI-format messages placed before the task
-    conversation_file: str | None = None  # as the row names it
-    source: str = ""
-    # What in the row misleads its author (`case_warnings`), found when it was loaded; not part of the case itself.
-    warnings: tuple[str, ...] = field(default=(), compare=False)
-
-    @property
-    def turns(self) -> tuple[str, ...]:
-        return (self.task, *self.followups)
-
-    @property
-    def size_chars(self) -> int:
-        """Characters the case puts before the agent (turns, files, documents, recorded conversation): the runner's
-        estimate of how long the case runs, to start the longest first (`harness.runs.run.start_order`)."""
-        texts = [*self.turns, *(t for _, t in self.files), *(t for _, t in self.documents)]
-        return sum(map(len, texts)) + sum(len(str(m.get("content", ""))) for m in self.conversation)
-
-    def files_dict(self) -> dict[str, str]:
-        return dict(self.files)
-
-    def documents_dict(self) -> dict[str, str]:
-        return dict(self.documents)
-
-    def agent_system_prompt(self) -> str | None:
-        """What the case adds to the agent's system prompt: the recorded conversation's system text, then its own."""
-        from harness.scenarios.conversation import system_text
-
-        parts = [p for p in (system_text(self.conversation), self.system_prompt or "") if p]
-        return "\n\n".join(parts) or None
-
-    def fact(self, fact_id: str) -> Fact:
-        return next(f for f in self.facts if f.id == fact_id)
-
-    def chain(self, fact: Fact) -> list[Fact]:
-        """``fact`` and every fact that supersedes it, in order (the first statement first, the latest last)."""
-        by_id = {f.id: f for f in self.facts}
-        out = [fact]
-        while out[-1].superseded_by is not None and out[-1].superseded_by in by_id and len(out) <= len(by_id):
-            out.append(by_id[out[-1].superseded_by])
-        return out
 
 
 def validate_row(row: Any, path: str, line: int | None) -> None:  # noqa: ANN401 - a raw JSON value
