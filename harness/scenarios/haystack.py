@@ -59,3 +59,39 @@ def ledger(rng: random.Random, name: str, company: str, rows: int) -> str:
         )
     out.append(f"| total | | | {rng.randint(100000, 999999):,}.00 |")
     return "\n".join(out)
+
+
+# The probe families' facts (`harness.scenarios.probes`): keys (with {place}) and values (with {n}, {h}, {w}).
+CONSTRAINTS = (
+    ("maximum pallet weight for the {place} depot", "{n}-kg"),
+    ("maximum batch size for the {place} importer", "{n}-rows"),
+    ("latest dispatch cutoff at the {place} dock", "{h}-00"),
+    ("minimum reorder threshold for the {place} warehouse", "{n}-units"),
+)
+DECISIONS = (
+    ("billing database", ("pg-16", "mysql-8", "mariadb-11", "sqlite-3", "oracle-19")),
+    ("primary carrier for the {place} route", ("dhl-express", "ups-ground", "fedex-freight", "maersk-line")),
+    ("cold-storage vendor", ("teller-cold", "arctic-hold", "frostline", "polar-depot")),
+    ("invoice archive format", ("pdf-a", "tiff-g4", "xml-ubl", "csv-plain")),
+)
+NEXT_STEPS = ("reconcile-ledgers", "audit-freight", "update-manifests", "review-tariffs", "close-backlog", "sign-receipts")
+PREFERENCES = (
+    ("report format", ("markdown", "csv", "html", "plaintext")),
+    ("date format", ("iso-8601", "dd-mm-yyyy", "mm-dd-yyyy")),
+    ("currency display", ("eur-symbol", "usd-code", "gbp-code")),
+)
+ROLES = (
+    ("primary site", "backup site"),
+    ("main depot", "overflow depot"),
+    ("lead supplier", "standby supplier"),
+    ("home terminal", "relief terminal"),
+)
+ATTRIBUTES = ("access code", "gate code", "account number", "dock code")
+# Entity names never said by the haystack's prose (lowercase words, company names, DOC ids, dates, digit-CODEWORD codes)
+ENTITIES = ("ORBIT", "VEGA", "NOVA", "ATLAS", "LYRA", "RIGEL", "ALTAIR", "SIRIUS")
+RULES = (
+    ("commit prefix", "{w}-OPS"),
+    ("ticket prefix for the {place} depot", "{w}-{n}"),
+    ("approval signer for the {place} contracts", "{w}-DESK"),
+    ("escalation channel", "ops-{w}"),
+)

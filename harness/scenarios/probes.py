@@ -28,7 +28,7 @@ documents, the assistant message comes before turn 1, and turn 1 is the rest of 
   fact from tools, goal_state from the assistant) stated early, then enough documents for at least
   ``CANARY_ROUNDS`` summaries at forced-20, then one question per canary.
 
-Padding is checked at generation (`check_padding`): every instance carries enough text before its first question
+Padding is checked at generation (`harness.scenarios.padding.check_padding`): every instance carries enough text before its first question
 for a summary under every forced preset, estimated with the approximate counter (4 characters a token) and each
 preset's trigger; canary-rounds must reach ``CANARY_ROUNDS`` summaries at forced-20. A row that would not compact
 raises ValueError.
@@ -45,8 +45,25 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from harness.compaction.config import PRESETS
-from harness.scenarios.haystack import CHARS_PER_TOKEN, CODEWORDS, COMPANIES, PLACES, SHIPPED_SEED, THINGS, document, ledger
+from harness.scenarios.haystack import (
+    ATTRIBUTES,
+    CHARS_PER_TOKEN,
+    CODEWORDS,
+    COMPANIES,
+    CONSTRAINTS,
+    DECISIONS,
+    ENTITIES,
+    NEXT_STEPS,
+    PLACES,
+    PREFERENCES,
+    ROLES,
+    RULES,
+    SHIPPED_SEED,
+    THINGS,
+    document,
+    ledger,
+)
+from harness.scenarios.padding import CANARY_PRESET, CANARY_ROUNDS, check_padding, estimated_summaries, tokens_before_question
 from harness.task_format import (
     ARTIFACT_QUESTION,
     Step,
@@ -68,48 +85,6 @@ DOC_TOKENS = 2_000
 # each summary the latest fetch is still in view and the reference agent resumes after it.
 BRIEF_DOC_TOKENS = 600
 CONT_DOC_TOKENS = 1_200
-CHECK_PRESETS = ("forced-10", "forced-15", "forced-20", "forced-25")
-CANARY_PRESET = "forced-20"
-CANARY_ROUNDS = 5
-# The approximate counter's view of what every request carries besides the conversation (deepagents' system prompt
-# and tool schemas), and what a summary adds back after each round: measured on the dev set's traces.
-FIXED_TOKENS = 2_700
-SUMMARY_TOKENS = 600
-MARGIN = 1.15  # estimated tokens must pass a trigger by this factor
-
-_CONSTRAINTS = (
-    ("maximum pallet weight for the {place} depot", "{n}-kg"),
-    ("maximum batch size for the {place} importer", "{n}-rows"),
-    ("latest dispatch cutoff at the {place} dock", "{h}-00"),
-    ("minimum reorder threshold for the {place} warehouse", "{n}-units"),
-)
-_DECISIONS = (
-    ("billing database", ("pg-16", "mysql-8", "mariadb-11", "sqlite-3", "oracle-19")),
-    ("primary carrier for the {place} route", ("dhl-express", "ups-ground", "fedex-freight", "maersk-line")),
-    ("cold-storage vendor", ("teller-cold", "arctic-hold", "frostline", "polar-depot")),
-    ("invoice archive format", ("pdf-a", "tiff-g4", "xml-ubl", "csv-plain")),
-)
-_NEXT_STEPS = ("reconcile-ledgers", "audit-freight", "update-manifests", "review-tariffs", "close-backlog", "sign-receipts")
-_PREFERENCES = (
-    ("report format", ("markdown", "csv", "html", "plaintext")),
-    ("date format", ("iso-8601", "dd-mm-yyyy", "mm-dd-yyyy")),
-    ("currency display", ("eur-symbol", "usd-code", "gbp-code")),
-)
-_ROLES = (
-    ("primary site", "backup site"),
-    ("main depot", "overflow depot"),
-    ("lead supplier", "standby supplier"),
-    ("home terminal", "relief terminal"),
-)
-_ATTRIBUTES = ("access code", "gate code", "account number", "dock code")
-# Entity names never said by the haystack's prose (lowercase words, company names, DOC ids, dates, digit-CODEWORD codes)
-_ENTITIES = ("ORBIT", "VEGA", "NOVA", "ATLAS", "LYRA", "RIGEL", "ALTAIR", "SIRIUS")
-_RULES = (
-    ("commit prefix", "{w}-OPS"),
-    ("ticket prefix for the {place} depot", "{w}-{n}"),
-    ("approval signer for the {place} contracts", "{w}-DESK"),
-    ("escalation channel", "ops-{w}"),
-)
 
 
 # -- building blocks ---------------------------------------------------------------------------------------------------
@@ -127,13 +102,13 @@ def _fill(template: str, rng: random.Random, place: str | None = None) -> str:
 
 
 def _constraint(rng: random.Random) -> tuple[str, str]:
-    key, value = rng.choice(_CONSTRAINTS)
+    key, value = rng.choice(CONSTRAINTS)
     return _fill(key, rng), _fill(value, rng)
 
 
 def _rules(rng: random.Random, count: int) -> list[tuple[str, str]]:
     """``count`` standing rules on different subjects: (key, value)."""
-    return [(_fill(key, rng), _fill(value, rng)) for key, value in rng.sample(_RULES, count)]
+    return [(_fill(key, rng), _fill(value, rng)) for key, value in rng.sample(RULES, count)]
 
 
 def _docs(rng: random.Random, company: str, first: int, count: int, tokens: int, said: dict[int, list[str]]) -> list[dict]:
@@ -282,7 +257,7 @@ def decision_override(seed: int, instance: int) -> dict:
     turn-1 continuation. A decision probe asks it: the latest value required, the stale one forbidden."""
     rng = random.Random(f"probe:decision-override:{seed}:{instance}")
     company = rng.choice(COMPANIES)
-    key_t, options = rng.choice(_DECISIONS)
+    key_t, options = rng.choice(DECISIONS)
     key = _fill(key_t, rng)
     old, new = rng.sample(options, 2)
     first = fact_sentence("decision", key, old)
@@ -366,9 +341,9 @@ def reference_resolution(seed: int, instance: int) -> dict:
     the turn-1 continuation."""
     rng = random.Random(f"probe:reference-resolution:{seed}:{instance}")
     company = rng.choice(COMPANIES)
-    roles = rng.choice(_ROLES)
-    attribute = rng.choice(_ATTRIBUTES)
-    entities = [f"{name}-{rng.randint(2, 9)}" for name in rng.sample(_ENTITIES, 2)]
+    roles = rng.choice(ROLES)
+    attribute = rng.choice(ATTRIBUTES)
+    entities = [f"{name}-{rng.randint(2, 9)}" for name in rng.sample(ENTITIES, 2)]
     codes = [_code(rng)]
     while len(codes) < 2:
         codes += [c for c in [_code(rng)] if c != codes[0]]
@@ -466,7 +441,7 @@ def plan_state(seed: int, instance: int) -> dict:
     before the question. A continuation probe asks it; earlier values are stale."""
     rng = random.Random(f"probe:plan-state:{seed}:{instance}")
     company = rng.choice(COMPANIES)
-    values = rng.sample(_NEXT_STEPS, 3)
+    values = rng.sample(NEXT_STEPS, 3)
     key = "next step"
     brief = _docs(rng, company, 1, 2, BRIEF_DOC_TOKENS, {})
     n_more = rng.randint(14, 16)
@@ -533,12 +508,12 @@ def canary_rounds(seed: int, instance: int) -> dict:
     rng = random.Random(f"probe:canary-rounds:{seed}:{instance}")
     company = rng.choice(COMPANIES)
     ((rule_key, rule_value),) = _rules(rng, 1)
-    pref_key, pref_options = rng.choice(_PREFERENCES)
+    pref_key, pref_options = rng.choice(PREFERENCES)
     pref_value = rng.choice(pref_options)
     con_key, con_value = _constraint(rng)
     thing, holder = rng.choice(THINGS)
     fact_key, fact_value = f"{thing} for the {rng.choice(PLACES)} {holder}", _code(rng)
-    goal_value = rng.choice(_NEXT_STEPS)
+    goal_value = rng.choice(NEXT_STEPS)
     brief = _docs(
         rng,
         company,
@@ -585,48 +560,6 @@ FAMILIES: dict[str, Callable[[int, int], dict]] = {
     # after the first seven, so their held-out seeds and instances (tests/test_probe_families.py) stay as they were
     "reference-resolution": reference_resolution,
 }
-
-
-# -- padding: will compaction fire before the first question? ---------------------------------------------------------
-def tokens_before_question(row: dict) -> int:
-    """Approximate tokens (4 characters each) the conversation holds when the first question is asked: the user
-    turns and scripted assistant messages before it, and every document fetched and file read by the steps."""
-    first = min(q["turn"] for q in row["questions"])
-    turns = [row["task"], *row["followups"]][:first]
-    said = [a["text"] for a in row.get("assistant", []) if a["turn"] <= first]
-    texts = {d["id"]: d["text"] for d in row.get("documents", [])} | {f["path"]: f["content"] for f in row.get("files", [])}
-    read = [texts[s["target"]] for s in row["expected_steps"] if s["tool"] in ("fetch_document", "read_file")]
-    return sum(len(t) for t in (*turns, *said, *read)) // CHARS_PER_TOKEN
-
-
-def estimated_summaries(tokens: int, preset: str) -> int:
-    """How many summaries a conversation of ``tokens`` gets under ``preset`` (a forced preset: fraction trigger and
-    keep): the first when the request passes the trigger, one more each time it refills from the kept window."""
-    config = PRESETS[preset]
-    trigger = config.trigger_tokens()
-    keep = config.keep.tokens(config.window)
-    if trigger is None or keep is None:
-        raise ValueError(f"{preset}: padding is estimated for token or fraction triggers only")
-    size = tokens + FIXED_TOKENS
-    if size < trigger * MARGIN:
-        return 0
-    refill = trigger - keep - FIXED_TOKENS - SUMMARY_TOKENS
-    return 1 + int((size - trigger * MARGIN) // (refill * MARGIN))
-
-
-def check_padding(row: dict, family: str) -> None:
-    """Raise ValueError when ``row`` would reach its first question without a summary under one of
-    ``CHECK_PRESETS`` (canary-rounds: with fewer than ``CANARY_ROUNDS`` at ``CANARY_PRESET``)."""
-    tokens = tokens_before_question(row)
-    for preset in CHECK_PRESETS:
-        if estimated_summaries(tokens, preset) < 1:
-            raise ValueError(f"{row['id']}: ~{tokens} tokens before the first question do not reach {preset}'s trigger")
-    if family == "canary-rounds":
-        rounds = estimated_summaries(tokens, CANARY_PRESET)
-        if rounds < CANARY_ROUNDS:
-            raise ValueError(
-                f"{row['id']}: ~{tokens} tokens give about {rounds} summaries at {CANARY_PRESET}, fewer than {CANARY_ROUNDS}"
-            )
 
 
 def probe_rows(seed: int = SHIPPED_SEED, families: list[str] | None = None, instances: int = DEV_INSTANCES) -> list[dict]:
