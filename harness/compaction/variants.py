@@ -21,7 +21,8 @@ front matter that changes other settings:
     Summarize ... {messages}
 
 Adding a variant is adding a file. Every file is validated when loaded: unknown keys,
-bad values and prompts that would not render are errors naming the file.
+bad values and prompts that would not render are errors naming the file. The front matter's keys and types are one
+pydantic model, `VariantSettings` (schemas/variant.schema.json is generated from it by tools/schemas.py).
 """
 
 from __future__ import annotations

@@ -46,6 +46,11 @@ arms again: with one (variant, strategy) arm the arms are the versions (``deepag
 Sizes are written as on the command line (20%, fraction:0.2, tokens:12000, messages:40)
 or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values are
 errors naming the file and the key.
+
+The keys, their types and descriptions are one pydantic model, `SpecFile` (schemas/experiment-spec.schema.json is
+generated from it by tools/schemas.py); `load_spec` checks a spec against it, then reads each value into the
+`ExperimentSpec` the grid runs (sizes, versions, evals, variants and strategies by their own readers, which word their
+problems).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ from harness._lazy import lazy_exports
 __all__, __getattr__ = lazy_exports(
     __name__,
     {
-        "Scenario": "schema",
+        "Scenario": "model",
+        "ScenarioRow": "model",
         "load_scenarios": "schema",
         "select": "schema",
         "all_scenario_files": "schema",
