@@ -20,7 +20,7 @@ import types
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from pydantic import BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError, with_config
+from pydantic import BeforeValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
@@ -308,7 +308,7 @@ def pattern(regex: str, problem: str) -> FieldInfo:
 
 
 NON_BLANK = r"\S"
-NonBlank = Annotated[str, pattern(NON_BLANK, "must be a non-empty string")]
+NonBlank = Annotated[str, Strict(), pattern(NON_BLANK, "must be a non-empty string")]
 """A string with something in it (a blank one is refused as 'must be a non-empty string')."""
 
 

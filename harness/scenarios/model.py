@@ -10,11 +10,10 @@ stated in its place, a question's turn asks it) is the second pass, `harness.sce
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Annotated, Any, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, with_config
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, with_config
 
 from harness.errors import DatasetError
 from harness.rows import Kind as Kind
@@ -29,7 +28,12 @@ recorded conversation the case starts from (turn 0)."""
 ID_PATTERN = r"^[a-z0-9][a-z0-9_.\-]*$"
 _ID = pattern(ID_PATTERN, "use lowercase letters, digits, '-', '_' or '.'")
 _ABSOLUTE = pattern(r"^/", "must be an absolute path starting with '/'")
-_CONFIG = ConfigDict(strict=True, extra="forbid")  # a row is JSON: no coercion, no field the harness would ignore
+_CONFIG = ConfigDict(extra="forbid")  # no field the harness would ignore
+# No coercion of a row's values ("3" is not a turn, true is not 1): each scalar is strict. The containers are not, so
+# that a JSON object is a record's value and a JSON array a tuple's (a strict model takes only instances).
+Text = Annotated[str, Strict()]
+Int = Annotated[int, Strict()]
+Number = Annotated[float, Strict()]  # an integer is a number too
 
 
 def _described(text: str, needed_by: str | None = None) -> Any:  # noqa: ANN401 - a FieldInfo (pydantic types it Any)
@@ -43,11 +47,11 @@ def _described(text: str, needed_by: str | None = None) -> Any:  # noqa: ANN401 
 class Needle:
     """A needle: the fact ``"the <key> is <answer>"`` hidden in a document or file, asked for by a follow-up turn."""
 
-    key: Annotated[str, _described("what the fact is about: 'the <key> is <answer>'")]
+    key: Annotated[Text, _described("what the fact is about: 'the <key> is <answer>'")]
     answer: Annotated[NonBlank, _described("the value the agent must give back")]
-    doc: Annotated[str, _described("the document id or file path that states it")]
-    depth: Annotated[float, Field(ge=0, le=1), _described("where in the haystack it sits, 0 (start) to 1 (end)")]
-    turn: Annotated[int, _described("the follow-up turn (1, 2, ...) whose question asks for it")]
+    doc: Annotated[Text, _described("the document id or file path that states it")]
+    depth: Annotated[Number, Field(ge=0, le=1), _described("where in the haystack it sits, 0 (start) to 1 (end)")]
+    turn: Annotated[Int, _described("the follow-up turn (1, 2, ...) whose question asks for it")]
 
 
 @with_config(_CONFIG)
@@ -58,19 +62,19 @@ class Fact:
     replaces it later: its value is then stale, a forbidden answer. An ``artifact`` is a file the agent writes or
     edits as a step of the task: ``key`` the path, ``value`` "written" or "edited"."""
 
-    id: Annotated[str, _ID, _described("the fact's id, named by questions and superseded_by")]
+    id: Annotated[Text, _ID, _described("the fact's id, named by questions and superseded_by")]
     type: Annotated[
-        str, one_of("fact type", FACT_TYPES), Field(json_schema_extra={"enum": list(FACT_TYPES)}), _described("its type")
+        Text, one_of("fact type", FACT_TYPES), Field(json_schema_extra={"enum": list(FACT_TYPES)}), _described("its type")
     ]
-    key: Annotated[str, _described("what it is about (an artifact: the file's path)")]
-    value: Annotated[str, _described("one word of letters, digits and inner '-' (an artifact: written or edited)")]
+    key: Annotated[Text, _described("what it is about (an artifact: the file's path)")]
+    value: Annotated[Text, _described("one word of letters, digits and inner '-' (an artifact: written or edited)")]
     place: Annotated[
-        str, one_of("place", PLACES), Field(json_schema_extra={"enum": list(PLACES)}), _described("where it is stated")
+        Text, one_of("place", PLACES), Field(json_schema_extra={"enum": list(PLACES)}), _described("where it is stated")
     ]
-    turn: Annotated[int, _described("the turn that states it (0: the task)")]
-    doc: Annotated[str | None, _described("a tool fact: the document or file that states it")] = None
-    superseded_by: Annotated[str | None, _described("the id of the later fact (same key and type) that replaces it")] = None
-    message: Annotated[int | None, _described("a conversation fact: the index of the recorded message that states it")] = None
+    turn: Annotated[Int, _described("the turn that states it (0: the task)")]
+    doc: Annotated[Text | None, _described("a tool fact: the document or file that states it")] = None
+    superseded_by: Annotated[Text | None, _described("the id of the later fact (same key and type) that replaces it")] = None
+    message: Annotated[Int | None, _described("a conversation fact: the index of the recorded message that states it")] = None
 
 
 def _fact_ids(value: Any) -> Any:  # noqa: ANN401 - raw JSON, checked here
@@ -90,11 +94,11 @@ def _strings(value: Any) -> Any:  # noqa: ANN401 - raw JSON, checked here
 class Question:
     """A probe asked by follow-up ``turn`` about ``facts`` (ids): recall, artifact, continuation or decision."""
 
-    turn: Annotated[int, _described("the follow-up turn (1, 2, ...) that asks it")]
+    turn: Annotated[Int, _described("the follow-up turn (1, 2, ...) that asks it")]
     facts: Annotated[
-        tuple[str, ...], BeforeValidator(_fact_ids), Field(min_length=1), _described("the ids of the facts it asks about")
+        tuple[Text, ...], BeforeValidator(_fact_ids), Field(min_length=1), _described("the ids of the facts it asks about")
     ]
-    probe: Annotated[str, one_of("probe", PROBES), Field(json_schema_extra={"enum": list(PROBES)}), _described("what it asks")]
+    probe: Annotated[Text, one_of("probe", PROBES), Field(json_schema_extra={"enum": list(PROBES)}), _described("what it asks")]
 
 
 @with_config(_CONFIG)
@@ -102,8 +106,8 @@ class Question:
 class ExpectedStep:
     """A tool call the task requires, in order (the final ``reply`` included)."""
 
-    tool: Annotated[str, one_of("tool", STEP_TOOLS), Field(json_schema_extra={"enum": list(STEP_TOOLS)}), _described("the tool")]
-    target: Annotated[str, _described("what it is called on: a document id or a path ('' for reply)")]
+    tool: Annotated[Text, one_of("tool", STEP_TOOLS), Field(json_schema_extra={"enum": list(STEP_TOOLS)}), _described("the tool")]
+    target: Annotated[Text, _described("what it is called on: a document id or a path ('' for reply)")]
 
 
 @with_config(_CONFIG)
@@ -111,9 +115,9 @@ class ExpectedStep:
 class ExpectedFile:
     """A file the agent must leave behind, containing every one of ``contains``."""
 
-    path: Annotated[str, _ABSOLUTE, _described("the file's absolute path")]
+    path: Annotated[Text, _ABSOLUTE, _described("the file's absolute path")]
     contains: Annotated[
-        tuple[str, ...],
+        tuple[Text, ...],
         BeforeValidator(_strings),
         Field(min_length=1),
         _described("strings the file must hold (and no truncation marker)"),
@@ -125,8 +129,8 @@ class ExpectedFile:
 class SeedFile:
     """A file in the agent's filesystem when the case starts."""
 
-    path: Annotated[str, _ABSOLUTE, _described("its absolute path")]
-    content: Annotated[str, _described("its text")]
+    path: Annotated[Text, _ABSOLUTE, _described("its absolute path")]
+    content: Annotated[Text, _described("its text")]
 
 
 @with_config(_CONFIG)
@@ -134,8 +138,8 @@ class SeedFile:
 class Document:
     """A document served by the ``fetch_document`` tool (its result lives only in the conversation)."""
 
-    id: Annotated[str, _described("the id the task fetches it by")]
-    text: Annotated[str, _described("its text")]
+    id: Annotated[Text, _described("the id the task fetches it by")]
+    text: Annotated[Text, _described("its text")]
 
 
 @with_config(_CONFIG)
@@ -143,7 +147,7 @@ class Document:
 class ScriptedMessage:
     """A scripted assistant message, placed just before user turn ``turn``."""
 
-    turn: Annotated[int, _described("the follow-up turn (1, 2, ...) it comes before")]
+    turn: Annotated[Int, _described("the follow-up turn (1, 2, ...) it comes before")]
     text: Annotated[NonBlank, _described("what the assistant says")]
 
 
@@ -215,9 +219,7 @@ class Scenario:
 class ScenarioRow(BaseModel):
     """One eval case: one JSON object per line of a ``datasets/*.jsonl`` file."""
 
-    model_config = ConfigDict(
-        strict=True, extra="forbid", title="Scenario row", json_schema_extra={"$comment": "generated: tools/schemas.py"}
-    )
+    model_config = ConfigDict(extra="forbid", title="Scenario row", json_schema_extra={"$comment": "generated: tools/schemas.py"})
 
     id: Annotated[NonBlank, _ID, _described("stable case id: lowercase letters, digits, `-`, `_`, `.`")]
     kind: Annotated[
@@ -225,7 +227,6 @@ class ScenarioRow(BaseModel):
         one_of("kind", KINDS),
         _described(
             "which eval scores it (chain: needle scorers plus `chain_length_reached`; probe: typed facts asked by `questions`)",
-            needed_by="yes",
         ),
     ]
     description: Annotated[NonBlank, _described("one line for humans")]
@@ -234,55 +235,54 @@ class ScenarioRow(BaseModel):
         _described(
             "the first user message: prose, then the numbered step list (format below); prose alone is valid for live "
             "models, and SKIPPED offline",
-            needed_by="yes",
         ),
     ]
-    followups: Annotated[tuple[NonBlank, ...], _described("later user messages, in order (turn 1, 2, ...)")] = ()
-    files: Annotated[tuple[SeedFile, ...], _described("seed files in the agent's filesystem (absolute paths)")] = ()
+    followups: Annotated[list[NonBlank], _described("later user messages, in order (turn 1, 2, ...)")] = []
+    files: Annotated[list[SeedFile], _described("seed files in the agent's filesystem (absolute paths)")] = []
     documents: Annotated[
-        tuple[Document, ...], _described("served by the `fetch_document` tool; results live only in the conversation")
-    ] = ()
+        list[Document], _described("served by the `fetch_document` tool; results live only in the conversation")
+    ] = []
     needles: Annotated[
-        tuple[Needle, ...],
+        list[Needle],
         _described(
             'the fact `"the <key> is <answer>"` stated in document/file `doc`, at `depth` (0..1) of the haystack, asked '
             "for by follow-up `turn`",
             needed_by="needle cases",
         ),
-    ] = ()
+    ] = []
     expected_steps: Annotated[
-        tuple[ExpectedStep, ...],
+        list[ExpectedStep],
         _described(
             "the tool calls the task requires (`fetch_document`, `read_file`, `write_file`) and the final `reply`",
             needed_by="goal, truncation cases",
         ),
-    ] = ()
+    ] = []
     expected_files: Annotated[
-        tuple[ExpectedFile, ...],
+        list[ExpectedFile],
         _described(
             "a file the agent must leave behind (absolute path) and the strings it must hold; it must also hold no "
             "truncation marker",
             needed_by="truncation cases",
         ),
-    ] = ()
-    haystack_tokens: Annotated[int | None, _described("approximate size of the haystack (needle grid)")] = None
-    needle_depth: Annotated[float | None, _described("the needle's depth (needle grid)")] = None
+    ] = []
+    haystack_tokens: Annotated[Int | None, _described("approximate size of the haystack (needle grid)")] = None
+    needle_depth: Annotated[Number | None, _described("the needle's depth (needle grid)")] = None
     min_summaries: Annotated[
-        Annotated[int, Field(ge=1)] | None,
+        Annotated[Int, Field(ge=1)] | None,
         _described("chain cases: valid only with at least this many summaries before the question"),
     ] = None
-    facts: Annotated[tuple[Fact, ...], _described("typed facts planted in the case (below)", needed_by="probe cases")] = ()
+    facts: Annotated[list[Fact], _described("typed facts planted in the case (below)", needed_by="probe cases")] = []
     questions: Annotated[
-        tuple[Question, ...],
+        list[Question],
         _described(
             "follow-up `turn` asks about `facts` (ids) with a probe: `recall`, `artifact`, `continuation` or `decision`",
             needed_by="probe cases",
         ),
-    ] = ()
+    ] = []
     assistant: Annotated[
-        tuple[ScriptedMessage, ...],
+        list[ScriptedMessage],
         _described("scripted assistant messages, each placed just before user turn `turn` (1, 2, ...)"),
-    ] = ()
+    ] = []
     system_prompt: Annotated[
         NonBlank,
         _described("added to the agent's system prompt (never summarized: a fact stated there is the control)"),
@@ -304,8 +304,7 @@ def parse_row(row: Any, path: str, line: int | None) -> ScenarioRow:  # noqa: AN
     if not isinstance(row, dict):
         raise DatasetError(path, line, None, f"a row must be a JSON object, got {type(row).__name__}")
     try:
-        # validated as the JSON it was read from: a JSON array is a tuple field's value, an integer a number's
-        return ScenarioRow.model_validate_json(json.dumps(row))
+        return ScenarioRow.model_validate(row)
     except ValidationError as exc:
         problem = input_problem(exc, ScenarioRow)
         assert problem is not None  # nothing skipped: the first of one or more problems
