@@ -2,9 +2,9 @@
 
 `ScenarioRow` is what one line of a ``datasets/*.jsonl`` file holds; the records inside it (`Needle`, `Fact`,
 `Question`, `ExpectedStep`, `ExpectedFile`) are the same dataclasses a loaded `Scenario` (the case as the harness runs
-it, defined here too) carries. From it come: the check of each row's shape (`parse_row`: types, required and unknown fields, the values a
-field takes alone), the JSON Schema shipped for editors (`schemas/scenario-row.schema.json`, `tools/schemas.py`) and
-the field table of datasets/README.md. What a row must satisfy across fields (a needle's document exists, a fact is
+it, defined here too) carries. From it come: the check of each row's shape (`parse_row`: types, required and unknown
+fields, the values a field takes alone), the JSON Schema shipped for editors (`schemas/scenario-row.schema.json`,
+written by `tools/schemas.py`) and the field table of datasets/README.md. What a row must satisfy across fields (a needle's document exists, a fact is
 stated in its place, a question's turn asks it) is the second pass, `harness.scenarios.checks`.
 """
 
@@ -16,8 +16,7 @@ from typing import Annotated, Any, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, with_config
 
 from harness.errors import DatasetError
-from harness.rows import Kind as Kind
-from harness.rows import NonBlank, input_problem, one_of, pattern
+from harness.rows import Kind, NonBlank, input_problem, one_of, pattern
 from harness.task_format import FACT_TYPES, PROBES, STEP_TOOLS
 
 KINDS: tuple[str, ...] = get_args(Kind)
