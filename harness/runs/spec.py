@@ -211,7 +211,7 @@ class ExperimentSpec:
     summary_model: str | None = None
     keep: ContextSize | None = None
     window: int | None = None
-    kind: str | None = None
+    kind: Kind | None = None
     cases: tuple[str, ...] = ()
     limit: int | None = None
     datasets: tuple[str, ...] = ()
