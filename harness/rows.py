@@ -1,4 +1,6 @@
-"""The types of what a run writes: result rows (results.jsonl), experiment cells (cells.jsonl) and meta.json.
+"""The types of what a run writes: result rows (results.jsonl), experiment cells (cells.jsonl) and meta.json; the
+`Literal` types of a case's kind, outcome and a score's role; and, for the models of what a user writes (dataset
+rows, experiment specs, variant front matter), pydantic's errors told in the project's words (`input_problem`).
 
 In the bedrock layer, so that every layer that holds a row (scoring's cost, an eval's `CaseResult`, runs, analysis,
 reports) can name its type; `harness.runs` exports them as the public face.
