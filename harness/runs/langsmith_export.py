@@ -113,17 +113,33 @@ def feedback_for(row_outputs: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
-def log_row_feedback(row: Mapping[str, Any], explanations: Mapping[str, str], log: Callable[..., Any]) -> list[str]:
-    """Log one result row's feedback through ``log`` (the LangSmith pytest plugin's ``testing.log_feedback``) by the
-    rule every LangSmith path uses (`feedback_for`): an INVALID or ERROR run adds nothing to a check's average.
-    Returns the keys logged."""
-    scores = {k: v for k, v in (row.get("scores") or {}).items() if isinstance(v, (bool, int, float))}
+def log_test_case(scenario: Scenario, row: Mapping[str, Any], scores: list[Any], trace: Any, testing: Any = None) -> list[str]:
+    """The pytest path's writer (the LangSmith pytest plugin's ``langsmith.testing``, or ``testing``): the case's
+    inputs, its outputs with a compact trace summary (no message bodies), and its feedback by the rule every LangSmith
+    path uses (`feedback_for`): an INVALID or ERROR case carries its outcome and validity feedback only, never a check
+    that would enter LangSmith's averaged columns. Returns the feedback keys logged."""
+    if testing is None:
+        from langsmith import testing
+    testing.log_inputs(
+        {"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)}
+    )
+    summary = {}
+    if trace is not None:
+        summary = {
+            "agent_call_tokens": [c["approx_tokens"] for c in trace.agent_calls()],
+            "events": [{"type": e["type"], "call": e.get("call")} for e in trace.events],
+            "summarizer_calls": len(trace.summarizer_calls()),
+        }
+    keys = ("outcome", "answers", "error", "events", "tokens")
+    testing.log_outputs({**{k: row[k] for k in keys}, "trace_summary": summary})
+    explanations = {s.key: s.explanation for s in scores}
+    numeric = {k: v for k, v in (row.get("scores") or {}).items() if isinstance(v, (bool, int, float))}
     logged = []
-    for fb in feedback_for({"outcome": row["outcome"], "validity": row.get("validity") or [], "scores": scores}):
+    for fb in feedback_for({"outcome": row["outcome"], "validity": row.get("validity") or [], "scores": numeric}):
         if "score" in fb:
-            log(key=fb["key"], score=fb["score"], comment=(explanations.get(fb["key"]) or "")[:500])
+            testing.log_feedback(key=fb["key"], score=fb["score"], comment=(explanations.get(fb["key"]) or "")[:500])
         else:
-            log(key=fb["key"], value=fb["value"])
+            testing.log_feedback(key=fb["key"], value=fb["value"])
         logged.append(fb["key"])
     return logged
 
