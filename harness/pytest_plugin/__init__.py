@@ -222,7 +222,7 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
     from argparse import Namespace
 
     from harness.agent.runner import case_budget
-    from harness.cli.main import endpoints_from_args
+    from harness.cli.options import endpoints_from_args
     from harness.compaction.config import DEFAULT_PRESET
     from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
     from harness.pytest_plugin.options import ENDPOINT_OPTIONS, SESSION_OPTIONS

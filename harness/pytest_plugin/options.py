@@ -39,7 +39,7 @@ EVALS_DIR = "--harness-evals-dir"
 SESSION_OPTIONS = ("variant", "trigger", "keep", "window", "strategy", "model", "summary_model", "seed")
 """The options `harness.runs.executor.EvalSession.from_options` takes by their Python names."""
 ENDPOINT_OPTIONS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
-"""The options `harness.cli.main.endpoints_from_args` reads."""
+"""The options `harness.cli.options.endpoints_from_args` reads."""
 
 
 def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = None) -> None:
