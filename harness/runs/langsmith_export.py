@@ -1,4 +1,6 @@
-"""LangSmith experiments from an experiment directory, through the real SDK.
+"""The one LangSmith writer: experiments from an experiment directory through the real SDK (`export_experiment`), and
+each case of a pytest session through the langsmith pytest plugin (`log_test_case`), both by one feedback rule
+(`feedback_for`).
 
 Each arm x threshold becomes one LangSmith experiment over the same examples (one
 example per case). The agent runs are already done, so the target replays each cell's
@@ -25,7 +27,8 @@ category with no score) for every run; the validity scores for every run that di
 in ERROR; ``passed`` (1 when every check held) and every check and measurement only for
 valid runs (PASS or FAIL). LangSmith's feedback columns average a key over the runs that
 carry it, so its ``passed`` column is the local pass rate over valid runs, never diluted
-by an INVALID or errored run (`FEEDBACK_COVERAGE`, also written to ``langsmith.json``).
+by an INVALID or errored run (`FEEDBACK_COVERAGE`, also written to ``langsmith.json``). A pytest session's cases
+carry the same feedback (`log_test_case`).
 
 Without LANGSMITH_API_KEY the same code runs with uploads off against a client whose
 endpoint is a closed local port, so nothing waits on the network; the experiments are
