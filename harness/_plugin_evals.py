@@ -1,10 +1,11 @@
-"""The harness's evals as the pytest plugin collects them (`harness.pytest_plugin`, with ``--compaction-strategy``):
-one test, parametrized per eval and case, that runs the case as the eval and asserts what the eval asserts
-(validity first, then its checks: `harness.suites.registry.SUITES[name].required`)."""
+"""The generated eval test (`harness.pytest_plugin`): parametrized per eval and case from the registry (every entry with
+``generated=True``, marked with the eval's name), it runs the case as the eval and asserts what the eval asserts
+(validity first, then its checks: `harness.suites.registry.SUITES[name].required`). Collected with
+``--compaction-strategy`` in anyone's repository, and as ``evals/test_evals.py`` in the harness's own."""
 
 from __future__ import annotations
 
 
-def test_compaction_eval(compaction_eval_case, compaction_session):  # noqa: ANN001 - pytest fixtures
-    name, case = compaction_eval_case
-    compaction_session.run_eval(name, case).require_eval(name)
+def test_eval(harness_eval, eval_session):  # noqa: ANN001 - pytest fixtures
+    name, case = harness_eval
+    eval_session.run_eval(name, case).require_eval(name)

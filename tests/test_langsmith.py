@@ -92,6 +92,7 @@ TWO_CASES = "needle-h24k-d000 or needle-h24k-d010"
 
 
 def _pytest_evals(endpoint: str, tmp_path: Path, *extra: str) -> tuple[subprocess.CompletedProcess, float]:
+    """``pytest evals/ -m needle -k TWO_CASES`` with a key for ``endpoint`` (``extra`` after: a later -m or -k wins)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LANGSMITH_", "LANGCHAIN_"))}
     env.update({"LANGSMITH_API_KEY": FAKE_KEY, "LANGSMITH_ENDPOINT": endpoint})
     started = time.perf_counter()
@@ -100,7 +101,9 @@ def _pytest_evals(endpoint: str, tmp_path: Path, *extra: str) -> tuple[subproces
             sys.executable,
             "-m",
             "pytest",
-            "evals/test_needle.py",
+            "evals/test_evals.py",
+            "-m",
+            "needle",
             "-k",
             TWO_CASES,
             "-q",
@@ -132,7 +135,7 @@ def test_a_key_alone_makes_an_experiment_with_feedback_per_score_and_a_small_upl
         keys = {f["key"] for f in fake.recorder.feedback}
         assert {"needle_correct", "needle_via_history", "compacted", "pass"} <= keys
         runs = list(fake.recorder.runs.values())
-        assert [r["name"] for r in runs] == ["test_needle_recovered_from_history"] * 2  # no agent internals
+        assert [r["name"] for r in runs] == ["test_eval"] * 2  # no agent internals
         assert all(len(json.dumps(r.get("inputs"))) < 5_000 for r in runs)  # a case id, not its 100 KB of documents
         assert fake.recorder.received_bytes < 100_000
         status = _langsmith_json(tmp_path)
@@ -418,3 +421,67 @@ def test_every_model_call_is_an_llm_run_with_usage_metadata_and_cost(experiment,
     assert usage["total_cost"] > 0 and agent["extra"]["metadata"]["cost_simulated_as"] == "anthropic:claude-sonnet-4-5"
     # the in-process calls of every other case reported no usage: their llm runs carry none (not zeros)
     assert len(llm) > len(used) and all("usage_metadata" not in (r.get("outputs") or {}) for r in llm if r not in used)
+
+
+# -- one rule on both paths (issue 32): what the recording stand-in receives for INVALID and ERROR cases -----------
+def _feedback_keys_by_outcome(rec) -> dict[str, list[set[str]]]:
+    """For each run the stand-in received feedback on: its ``outcome`` feedback (a category) -> every feedback key it
+    got. ``pass`` is left out: the langsmith pytest plugin's own key for the pytest outcome (0 for a failed test)."""
+    from collections import defaultdict
+
+    keys: dict[str, set[str]] = defaultdict(set)
+    outcome: dict[str, str] = {}
+    for f in rec.feedback:
+        if f["key"] != "pass":
+            keys[f["run_id"]].add(f["key"])
+        if f["key"] == "outcome":
+            outcome[f["run_id"]] = f["value"]
+    by_outcome: dict[str, list[set[str]]] = defaultdict(list)
+    for run_id, got in keys.items():
+        by_outcome[outcome[run_id]].append(got)
+    return by_outcome
+
+
+def _only_outcome_and_validity(by_outcome: dict[str, list[set[str]]], validity: set[str]) -> None:
+    assert by_outcome["INVALID"] and all(keys == {"outcome"} | (keys & validity) for keys in by_outcome["INVALID"])
+    assert all("compacted" in keys for keys in by_outcome["INVALID"])  # its validity feedback, which decided it
+    assert all(keys == {"outcome"} for keys in by_outcome["ERROR"])
+
+
+def test_the_export_sends_an_invalid_or_errored_run_its_outcome_and_validity_only(mixed, tmp_path):
+    import shutil
+
+    errored = tmp_path / "errored"
+    shutil.copytree(mixed, errored)
+    cells = (errored / "cells.jsonl").read_text().splitlines()
+    first = json.loads(cells[0])
+    assert first["outcome"] == "PASS"
+    cells[0] = json.dumps({**first, "outcome": "ERROR", "error": {"type": "APIError", "message": "HTTP 503"}})
+    (errored / "cells.jsonl").write_text("\n".join(cells) + "\n")
+    with FakeLangSmith() as fake:
+        client = Client(api_url=fake.url, api_key="test-key", auto_batch_tracing=False)
+        export_experiment(errored, client=client, upload=True, progress=lambda _: None)
+        by_outcome = _feedback_keys_by_outcome(fake.recorder)
+    validity = {k for row in read_cells(mixed / "cells.jsonl") for k in row["validity"]}
+    _only_outcome_and_validity(by_outcome, validity)
+    assert len(by_outcome["ERROR"]) == 1 and len(by_outcome["INVALID"]) == 2
+    assert all({"passed", "run_completed"} <= keys for keys in by_outcome["PASS"])  # a valid run carries its checks
+
+
+def test_pytest_evals_send_an_invalid_or_errored_case_its_outcome_and_validity_only(tmp_path):
+    from harness.reference.serve import Fault, serving
+    from harness.suites.registry import SUITES
+
+    with FakeLangSmith() as fake:
+        # goal-ledgers-12 never compacts under a 40 % trigger: INVALID (the test fails, as an INVALID case does)
+        invalid, _ = _pytest_evals(fake.url, tmp_path / "invalid", "-m", "goal", "-k", "goal-ledgers-12", "--trigger", "40%")
+        assert "1 failed" in invalid.stdout and "INVALID" in invalid.stdout, invalid.stdout[-2000:]
+        with serving() as server:  # every agent request answered 503, no retry: the case ends in ERROR
+            server.add_fault(Fault("503", count=None, scope="agent"))
+            live = ["--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer"]
+            live += ["--base-url", server.url, "--model-kwargs", "max_retries=0"]
+            errored, _ = _pytest_evals(fake.url, tmp_path / "error", *live, "-k", "needle-h24k-d000")
+        assert "1 error" in errored.stdout.strip().splitlines()[-1], errored.stdout[-2000:]
+        by_outcome = _feedback_keys_by_outcome(fake.recorder)
+    _only_outcome_and_validity(by_outcome, {*SUITES["goal"].validity, *SUITES["needle"].validity})
+    assert len(by_outcome["INVALID"]) == 1 and len(by_outcome["ERROR"]) == 1

@@ -32,14 +32,18 @@ def test_the_readme_marker_table_lists_every_eval_and_nothing_else():
     assert rows == [*SUITES, "validity"], f"{MARKER_TABLE_PAGE}'s marker table is out of step with suites/registry.py"
 
 
-def test_every_eval_has_one_test_module_marked_with_its_name_that_asserts_its_entry():
-    for name in SUITES:
+def test_every_eval_has_its_test_generated_or_one_module_marked_with_its_name():
+    """A ``generated`` entry's test is the plugin's (`harness._plugin_evals`: it asserts the entry's ``required``), and
+    no module of evals/ repeats it; any other entry has one module of its own, marked with its name."""
+    generated = (ROOT / "harness" / "_plugin_evals.py").read_text()
+    assert "require_eval(name)" in generated and "harness_eval" in generated
+    for name, suite in SUITES.items():
         module = ROOT / "evals" / f"test_{name}.py"
-        assert module.exists(), f"no evals/test_{name}.py for registry entry {name!r}"
-        text = module.read_text()
-        assert f"pytestmark = pytest.mark.{name}" in text
-        if SUITES[name].required and name not in ("faults", "tokens"):
-            assert f'require_eval("{name}")' in text, f"evals/test_{name}.py does not assert its registry entry"
+        if suite.generated:
+            assert not module.exists(), f"evals/test_{name}.py repeats the test the plugin generates for {name!r}"
+        else:
+            assert module.exists(), f"no evals/test_{name}.py for registry entry {name!r} (generated=False)"
+            assert f"pytestmark = pytest.mark.{name}" in module.read_text()
 
 
 def test_eval_modules_define_no_case_lists_of_their_own():

@@ -1,4 +1,6 @@
-"""LangSmith experiments from an experiment directory, through the real SDK.
+"""The one LangSmith writer: experiments from an experiment directory through the real SDK (`export_experiment`), and
+each case of a pytest session through the langsmith pytest plugin (`log_test_case`), both by one feedback rule
+(`feedback_for`).
 
 Each arm x threshold becomes one LangSmith experiment over the same examples (one
 example per case). The agent runs are already done, so the target replays each cell's
@@ -25,7 +27,8 @@ category with no score) for every run; the validity scores for every run that di
 in ERROR; ``passed`` (1 when every check held) and every check and measurement only for
 valid runs (PASS or FAIL). LangSmith's feedback columns average a key over the runs that
 carry it, so its ``passed`` column is the local pass rate over valid runs, never diluted
-by an INVALID or errored run (`FEEDBACK_COVERAGE`, also written to ``langsmith.json``).
+by an INVALID or errored run (`FEEDBACK_COVERAGE`, also written to ``langsmith.json``). A pytest session's cases
+carry the same feedback (`log_test_case`).
 
 Without LANGSMITH_API_KEY the same code runs with uploads off against a client whose
 endpoint is a closed local port, so nothing waits on the network; the experiments are
@@ -113,17 +116,33 @@ def feedback_for(row_outputs: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
-def log_row_feedback(row: Mapping[str, Any], explanations: Mapping[str, str], log: Callable[..., Any]) -> list[str]:
-    """Log one result row's feedback through ``log`` (the LangSmith pytest plugin's ``testing.log_feedback``) by the
-    rule every LangSmith path uses (`feedback_for`): an INVALID or ERROR run adds nothing to a check's average.
-    Returns the keys logged."""
-    scores = {k: v for k, v in (row.get("scores") or {}).items() if isinstance(v, (bool, int, float))}
+def log_test_case(scenario: Scenario, row: Mapping[str, Any], scores: list[Any], trace: Any, testing: Any = None) -> list[str]:
+    """The pytest path's writer (the LangSmith pytest plugin's ``langsmith.testing``, or ``testing``): the case's
+    inputs, its outputs with a compact trace summary (no message bodies), and its feedback by the rule every LangSmith
+    path uses (`feedback_for`): an INVALID or ERROR case carries its outcome and validity feedback only, never a check
+    that would enter LangSmith's averaged columns. Returns the feedback keys logged."""
+    if testing is None:
+        from langsmith import testing
+    testing.log_inputs(
+        {"case_id": scenario.id, "kind": scenario.kind, "task": scenario.task, "followups": list(scenario.followups)}
+    )
+    summary = {}
+    if trace is not None:
+        summary = {
+            "agent_call_tokens": [c["approx_tokens"] for c in trace.agent_calls()],
+            "events": [{"type": e["type"], "call": e.get("call")} for e in trace.events],
+            "summarizer_calls": len(trace.summarizer_calls()),
+        }
+    keys = ("outcome", "answers", "error", "events", "tokens")
+    testing.log_outputs({**{k: row[k] for k in keys}, "trace_summary": summary})
+    explanations = {s.key: s.explanation for s in scores}
+    numeric = {k: v for k, v in (row.get("scores") or {}).items() if isinstance(v, (bool, int, float))}
     logged = []
-    for fb in feedback_for({"outcome": row["outcome"], "validity": row.get("validity") or [], "scores": scores}):
+    for fb in feedback_for({"outcome": row["outcome"], "validity": row.get("validity") or [], "scores": numeric}):
         if "score" in fb:
-            log(key=fb["key"], score=fb["score"], comment=(explanations.get(fb["key"]) or "")[:500])
+            testing.log_feedback(key=fb["key"], score=fb["score"], comment=(explanations.get(fb["key"]) or "")[:500])
         else:
-            log(key=fb["key"], value=fb["value"])
+            testing.log_feedback(key=fb["key"], value=fb["value"])
         logged.append(fb["key"])
     return logged
 

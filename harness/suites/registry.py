@@ -6,8 +6,8 @@ scores it, the keys it asserts (validity scores first, then checks) and the seed
 it must catch, each with the check that must catch it. Everything that needs to know what
 an eval is reads this table:
 
-- the pytest evals (``evals/test_*.py``) parametrize from ``cases`` and assert ``required``
-  through ``CaseResult.require_eval``;
+- the pytest plugin (`harness.pytest_plugin`) generates a test per case of every ``generated`` entry, asserting
+  ``required`` through ``CaseResult.require_eval``; the others' modules in ``evals/`` take their cases from it;
 - ``harness validity`` (``suites/validity.py``) runs ``matrix_cases`` healthy and under each
   fault in ``faults``, and checks that the named check is what fails;
 - the nightly gate (``analysis/regress.py``) holds each eval's pass rate and its ``gated`` checks to the
@@ -69,6 +69,8 @@ class EvalSuite:
     hard_limit: int | None = None  # the simulated provider's input limit (overflow)
     vary_documents: bool = False  # healthy matrix seeds regenerate the case's documents
     injects_faults: bool = False  # every run has a fault injected: a FAIL is the fault detected, which the eval expects
+    generated: bool = True  # the pytest plugin generates its test (each case run as the eval, ``required`` asserted),
+    # in evals/ and in anyone's repository (`harness check` runs these too); False: a test module of its own in evals/
     known_upstream: Mapping[str, str] = field(default_factory=dict)  # check -> upstream issue URL: a check the
     # installed deepagents fails for any model (a known upstream failure: reported as such, never a pass or a FAIL)
     version: int = 1  # bump when the eval's cases, checks or scoring change meaning: rows record it, the gate compares
@@ -294,6 +296,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 faults={"summarizer-raises": "summaries_ok", "summarizer-empty": "summaries_ok", **DROPPED},
                 gated=("summaries_ok",),
                 injects_faults=True,
+                generated=False,  # evals/test_faults.py: one test per fault, asserting that the fault never passes
                 version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
             ),
             EvalSuite(
@@ -436,6 +439,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 preset="tokens",
                 keep_preset_window=True,
                 strategies=DEEPAGENTS,
+                generated=False,  # evals/test_tokens.py: the skew tables of both cases together
             ),
             EvalSuite(
                 "reasoning",
@@ -446,14 +450,15 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 case_ids=("goal-ledgers-12",),  # harness.suites.reasoning.CASE, one short case per provider arm
                 preset="forced-20",
                 strategies=DEEPAGENTS,
+                generated=False,  # evals/test_reasoning.py: served arms scored from the server's verdicts
             ),
         )
     }
 )
-STANDARD_EVALS = ("needle", "goal", "chain", "probe", "retention", "eviction", "truncation", "overflow", "subagent")
-"""The evals whose test is "run each case as the eval, assert what it asserts", so that a compactor from outside can
-run them as they are (`harness check`, `pytest --compaction-strategy`); the faults and tokens evals have tests of
-their own in the harness's evals/."""
+STANDARD_EVALS = tuple(name for name, suite in SUITES.items() if suite.generated)
+"""The evals whose test is "run each case as the eval, assert what it asserts" (``generated``): the pytest plugin
+generates their tests, and a compactor from outside runs them as they are (`harness check`, `pytest
+--compaction-strategy`)."""
 
 OTHER_MARKERS = {
     "validity": "each eval fails under the fault it guards and passes healthy over 10 seeds (detection matrix)",

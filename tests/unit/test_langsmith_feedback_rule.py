@@ -1,8 +1,12 @@
-"""One feedback rule on every LangSmith path (issue 32): the pytest path (`evals/conftest._log_to_langsmith`) logs a
-case's feedback through `log_row_feedback`, the export's `feedback_for`, so an INVALID or ERROR case never adds to a
-check's average in LangSmith's feedback columns."""
+"""One LangSmith writer and one feedback rule (issue 32): the pytest path (`log_test_case`, which the plugin calls for
+every case) logs a case's feedback by the export's `feedback_for`, so an INVALID or ERROR case never adds to a check's
+average in LangSmith's feedback columns. Both paths against the recording stand-in: tests/test_langsmith.py."""
 
-from harness.runs.langsmith_export import log_row_feedback
+from types import SimpleNamespace
+
+from harness.runs.langsmith_export import log_test_case
+
+SCENARIO = SimpleNamespace(id="needle-x", kind="needle", task="t", followups=())
 
 
 def _row(outcome):
@@ -10,49 +14,35 @@ def _row(outcome):
         "outcome": outcome,
         "validity": ["compacted"],
         "scores": {"compacted": outcome != "INVALID", "needle_correct": outcome == "PASS", "tokens_total": 1200, "note": "x"},
+        "answers": [],
+        "error": None,
+        "events": {},
+        "tokens": {},
     }
 
 
 def _logged(outcome):
-    calls = []
-    keys = log_row_feedback(_row(outcome), {"needle_correct": "expected 'X'"}, lambda **kw: calls.append(kw))
-    return keys, calls
+    sent: dict[str, list] = {"inputs": [], "outputs": [], "feedback": []}
+    testing = SimpleNamespace(
+        log_inputs=sent["inputs"].append,
+        log_outputs=sent["outputs"].append,
+        log_feedback=lambda **kw: sent["feedback"].append(kw),
+    )
+    scores = [SimpleNamespace(key="needle_correct", explanation="expected 'X'")]
+    keys = log_test_case(SCENARIO, _row(outcome), scores, None, testing)
+    return keys, sent
 
 
 def test_a_valid_case_logs_its_checks_and_measures_with_their_explanations():
-    keys, calls = _logged("FAIL")
+    keys, sent = _logged("FAIL")
     assert keys == ["outcome", "compacted", "passed", "needle_correct", "tokens_total"]
-    assert {"key": "needle_correct", "score": 0.0, "comment": "expected 'X'"} in calls
-    assert {"key": "outcome", "value": "FAIL"} in calls
+    assert {"key": "needle_correct", "score": 0.0, "comment": "expected 'X'"} in sent["feedback"]
+    assert {"key": "outcome", "value": "FAIL"} in sent["feedback"]
+    assert sent["inputs"] == [{"case_id": "needle-x", "kind": "needle", "task": "t", "followups": []}]
+    assert sent["outputs"][0]["outcome"] == "FAIL" and sent["outputs"][0]["trace_summary"] == {}
 
 
 def test_an_invalid_case_logs_no_check_and_an_error_case_only_its_outcome():
     assert _logged("INVALID")[0] == ["outcome", "compacted"]
     assert _logged("ERROR")[0] == ["outcome"]
-
-
-def test_the_pytest_evals_path_logs_through_the_one_rule(monkeypatch):
-    """evals/conftest.py's `_log_to_langsmith`, driven with a stand-in for the plugin's `langsmith.testing`: an
-    INVALID case logs its outcome and validity score, never a check."""
-    import importlib.util
-    import sys
-    from pathlib import Path
-    from types import SimpleNamespace
-
-    from langsmith import testing
-
-    spec = importlib.util.spec_from_file_location(
-        "_evals_conftest", Path(__file__).resolve().parents[2] / "evals" / "conftest.py"
-    )
-    conftest = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, "_evals_conftest", conftest)
-    spec.loader.exec_module(conftest)
-    logged = []
-    monkeypatch.setattr(testing, "log_inputs", lambda *a, **k: None)
-    monkeypatch.setattr(testing, "log_outputs", lambda *a, **k: None)
-    monkeypatch.setattr(testing, "log_feedback", lambda **kw: logged.append(kw["key"]))
-    monkeypatch.setattr(conftest, "LANGSMITH", SimpleNamespace(enabled=True, notes=[]))
-    scenario = SimpleNamespace(id="needle-x", kind="needle", task="t", followups=())
-    row = {**_row("INVALID"), "answers": [], "error": None, "events": {}, "tokens": {}}
-    conftest._log_to_langsmith(scenario, row, [], None)
-    assert logged == ["outcome", "compacted"]
+    assert _logged("KNOWN_UPSTREAM")[0] == ["outcome", "compacted"]

@@ -1,6 +1,6 @@
-"""A provider error is an error, never a failure, on both pytest front ends: `harness.pytest_plugin` (a user's
-repository, `--compaction-strategy`) and the harness's own evals/conftest.py share `mark_provider_error` and
-`provider_error_status`, and the plugin collects an xdist worker's outage stop so its controller exits 4."""
+"""A provider error is an error, never a failure, on both of the plugin's fronts (`harness.pytest_plugin`: a user's
+repository with `--compaction-strategy`, and the harness's own evals/), and the plugin collects an xdist worker's
+outage stop so its controller exits 4."""
 
 from types import SimpleNamespace
 
@@ -32,22 +32,31 @@ def test_a_provider_error_is_marked_and_shown_as_an_error_a_failure_stays_a_fail
     assert pytest_plugin.provider_error_status(other) is None
 
 
-def test_the_plugin_applies_the_rule_only_when_asked(monkeypatch):
+def _config(front=None) -> SimpleNamespace:
+    """A config on ``front`` (None: the plugin off, as in a repository's own run without the option)."""
+    stash = pytest.Stash()
+    if front is not None:
+        stash[pytest_plugin.FRONT] = front
+    return SimpleNamespace(stash=stash)
+
+
+def test_the_plugin_applies_the_rule_only_when_asked():
     err = _call(ProviderOutage("agent: HTTP 503"))
     report = _report(err)
     pytest_plugin.mark_provider_error(report, err)
-    monkeypatch.setattr(pytest_plugin, "_active", lambda config: False)
-    assert pytest_plugin.pytest_report_teststatus(report, SimpleNamespace()) is None  # inert without the option
-    monkeypatch.setattr(pytest_plugin, "_active", lambda config: True)
-    assert pytest_plugin.pytest_report_teststatus(report, SimpleNamespace()) == ("error", "E", "ERROR")
+    assert pytest_plugin.pytest_report_teststatus(report, _config()) is None  # inert without the option
+    for front in (pytest_plugin.USER, pytest_plugin.OWN):
+        assert pytest_plugin.pytest_report_teststatus(report, _config(front)) == ("error", "E", "ERROR")
 
 
 def test_an_xdist_workers_outage_reaches_the_plugins_controller(monkeypatch):
-    monkeypatch.setattr(pytest_plugin, "_active", lambda config: True)
     monkeypatch.setattr(pytest_plugin, "_WORKER_OUTAGES", [])
-    node = SimpleNamespace(config=None, workeroutput={pytest_plugin.OUTAGE_KEY: "stopped early: 3 cases in a row"})
+    node = SimpleNamespace(workeroutput={pytest_plugin.OUTAGE_KEY: "stopped early: 3 cases in a row"})
     pytest_plugin.pytest_testnodedown(node, None)
-    session = SimpleNamespace(config=SimpleNamespace(), exitstatus=0)
+    session = SimpleNamespace(config=_config(pytest_plugin.USER), exitstatus=0)
     monkeypatch.setattr(pytest_plugin, "_SESSION", None)
     pytest_plugin.pytest_sessionfinish(session, 0)
     assert session.exitstatus == 4
+    off = SimpleNamespace(config=_config(), exitstatus=0)
+    pytest_plugin.pytest_sessionfinish(off, 0)
+    assert off.exitstatus == 0  # the plugin off: a repository's own session is not the plugin's to end

@@ -1,0 +1,386 @@
+"""The harness's evals under pytest: one plugin (entry point ``pytest11``) for the harness's own ``evals/`` and for
+anyone's repository, inert unless asked.
+
+    pip install compaction-harness
+    pytest --compaction-strategy mypkg.compaction:make          # every eval that applies, offline (simulated)
+    pytest --compaction-strategy mypkg.compaction:make --compaction-evals needle,goal -n 2
+
+**Two fronts, one implementation** (`harness.pytest_plugin.options`). In anyone's repository the plugin turns on with
+``--compaction-strategy MODULE:ATTR``: an object or module with ``INFO`` and ``build``
+(`harness.compaction.strategies.base.Strategy`), or a factory ``make(config, model, *, backend, summarizer) ->
+StrategyStack``; its options are prefixed (``--compaction-``) so they never clash with a repository's own, and the
+run goes to ``--compaction-runs-dir`` (default reports/compaction-harness). Without the option the plugin adds
+nothing a test would see: no test, no option without the prefix, no network. The harness's own ``evals/conftest.py``
+turns it on for that directory with the same options unprefixed (``--model``, ``--trigger``...: docs/evals.md),
+LangSmith, and the validity matrix's options.
+
+**What runs.** Every eval whose registry entry has ``generated=True`` (`harness.suites.registry.EvalSuite`) gets one
+generated test per case (`harness._plugin_evals`, marked with the eval's name, so ``-m needle`` selects it): the case
+runs as `harness.suites.execute` runs it and the test asserts what the entry asserts. The evals with tests of their
+own (faults, tokens, reasoning, the validity matrix) take ``case`` and ``eval_session`` in evals/.
+
+**What a result is in pytest** (`harness.pytest_plugin.verdicts`): a case not run is a skip with its reason; a
+provider error (outcome ERROR) is reported as an **error**, never a failure; a known upstream failure is an xfail with
+its link; after ``--stop-after-errors`` cases in a row end in the same provider error, every later case is skipped
+with the cause and the count and pytest exits 4 (`harness.runs.outage`; under pytest-xdist each worker counts its own
+cases). Nothing pytest prints (tracebacks, captured output) carries a secret: reports go through `harness.redact`.
+
+**LangSmith** (the harness's own evals): every generated eval carries ``@pytest.mark.langsmith``. With
+LANGSMITH_API_KEY set the langsmith pytest plugin turns the session into a LangSmith experiment and each case is logged
+by `harness.runs.langsmith_export.log_test_case` (the export's rule: an INVALID or ERROR case carries its outcome and
+validity feedback only); `harness.runs.langsmith_session` bounds every request and keeps the session local when
+LangSmith does not answer. Without a key, test tracking and tracing are off before any test runs.
+
+**Offline, both cores**: ``--run-ahead N`` forked workers run the session's cases ahead of their tests
+(`harness.runs.ahead`); rows are recorded in test order, identical to a run without. Results always go to the
+session's run directory with report.md.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.pytest_plugin.options import OWN, USER, Front, add_options, front_of, given
+from harness.pytest_plugin.verdicts import (
+    ERROR_PROPERTY,
+    OUTAGE_KEY,
+    PytestEvalSession,
+    apply_upstream_verdict,
+    mark_provider_error,
+    outage_exit,
+    provider_error_status,
+    upstream_summary_lines,
+)
+
+__all__ = [
+    "ERROR_PROPERTY",
+    "OUTAGE_KEY",
+    "PytestEvalSession",
+    "apply_upstream_verdict",
+    "harness_evals",
+    "mark_provider_error",
+    "outage_exit",
+    "provider_error_status",
+    "upstream_summary_lines",
+]
+
+OPTION = USER.flag("strategy")
+EVALS_MODULE = Path(__file__).parent.parent / "_plugin_evals.py"
+FRONT = pytest.StashKey[Front]()
+STRATEGY = pytest.StashKey["str | None"]()  # the registered name of the strategy under test
+REPORT = pytest.StashKey[Path]()  # the session's report.md
+_OUTAGE = pytest.StashKey["str | None"]()  # why this session (or an xdist worker's) stopped for an outage
+
+_SESSION: PytestEvalSession | None = None
+_LANGSMITH: Any = None  # the session's `harness.runs.langsmith_session.LangSmithSession` (the harness's own evals)
+_WORKER_RUNS: list[str] = []  # on the xdist controller: each worker's run directory
+_WORKER_OUTAGES: list[str] = []  # on the xdist controller: why a worker's session stopped for an outage
+
+
+def harness_evals(parser: pytest.Parser, evals_dir: str | Path) -> None:
+    """The harness's own ``evals/conftest.py`` calls this from its ``pytest_addoption``: the plugin on for that
+    directory, with its options unprefixed; LangSmith's test tracking and tracing off now when there is no key (the
+    langsmith plugin would otherwise fail every marked test on connection errors, and tracing would delay exit)."""
+    if not os.environ.get("LANGSMITH_API_KEY"):
+        from harness.runs.langsmith_session import switch_off
+
+        switch_off()
+    from harness import _deepagents_adapter  # noqa: F401  (fail early if deepagents is missing)
+
+    add_options(parser, OWN, str(evals_dir))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser, USER)
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """With ``--compaction-strategy``, collect the plugin's evals too (a file given on the command line is collected
+    whatever the repository's ``python_files`` says)."""
+    if any(a == OPTION or a.startswith(OPTION + "=") for a in args):
+        args.append(str(EVALS_MODULE))
+
+
+def selected_evals(config: pytest.Config, front: Front) -> list[str]:
+    """The evals the plugin generates tests for: those ``--evals`` names (every generated one by default). Raises
+    pytest.UsageError naming an unknown one."""
+    from harness.suites.registry import STANDARD_EVALS
+
+    text = config.getoption(front.flag("evals"))
+    names = [n.strip() for n in text.split(",") if n.strip()] if text else list(STANDARD_EVALS)
+    unknown = [n for n in names if n not in STANDARD_EVALS]
+    if unknown:
+        raise pytest.UsageError(f"{front.flag('evals')}: no eval {unknown[0]!r}; choose from {', '.join(STANDARD_EVALS)}")
+    return names
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """On a front: the strategy registered and the evals checked before collection (a mistake is a usage error, exit
+    4, before anything runs), the evals' markers declared, LangSmith set up (or off), and pytest's terminal through
+    `harness.redact`: no key in what it prints."""
+    global _SESSION, _LANGSMITH
+    _SESSION = _LANGSMITH = None
+    front = front_of(config)
+    if front is None:
+        return
+    from harness.compaction.strategies.registry import register
+    from harness.errors import HarnessError
+    from harness.suites.registry import SUITES
+
+    config.stash[FRONT] = front
+    selected_evals(config, front)
+    strategy = config.getoption(front.flag("strategy"))
+    try:
+        config.stash[STRATEGY] = register(strategy) if strategy and (front is USER or ":" in strategy) else strategy
+        if front.langsmith:
+            from harness.runs.langsmith_session import start
+
+            _LANGSMITH = start(traces=config.getoption(front.flag("langsmith_traces")) or "summary")
+    except HarnessError as exc:
+        raise pytest.UsageError(f"{front.flag('strategy')}: {exc}" if front is USER else str(exc)) from None
+    for name, suite in SUITES.items():
+        config.addinivalue_line("markers", f"{name}: {suite.description}")
+    from harness.redact import RedactingStream
+
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    writer = getattr(reporter, "_tw", None)
+    if writer is not None and not isinstance(getattr(writer, "_file", None), RedactingStream):
+        writer._file = RedactingStream(writer._file)  # noqa: SLF001 - TerminalWriter keeps its stream here
+
+
+def _eval_marker(node: Any) -> str | None:
+    from harness.suites.registry import SUITES
+
+    return next((m.name for m in node.iter_markers() if m.name in SUITES), None)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``harness_eval``: the generated test (`harness._plugin_evals`), one item per (eval, case) of every selected
+    eval, marked with the eval's name (and ``langsmith`` in the harness's own evals). ``case``: the cases of a test's
+    own eval, from its registry entry (its marker names it). Case ids, not Scenario objects: the langsmith plugin
+    uploads a test's arguments as its inputs, and a needle case's documents are ~100 KB."""
+    front = metafunc.config.stash.get(FRONT, None)
+    if front is None:
+        return
+    from harness.suites.execute import eval_case_ids
+
+    if "harness_eval" in metafunc.fixturenames:
+        params = []
+        for name in selected_evals(metafunc.config, front):
+            marks = [getattr(pytest.mark, name), *_langsmith_marks(front, name)]
+            params += [pytest.param((name, case), id=f"{name}-{case}", marks=marks) for case in eval_case_ids(name)]
+        metafunc.parametrize("harness_eval", params)
+    elif "case" in metafunc.fixturenames:
+        own = _eval_marker(metafunc.definition)
+        if own is not None:
+            metafunc.parametrize("case", eval_case_ids(own), ids=eval_case_ids(own))
+        elif _in_evals_dir(metafunc.config, metafunc.definition.path):
+            raise pytest.UsageError(f"{metafunc.definition.nodeid} takes `case` but carries no eval marker")
+
+
+def _in_evals_dir(config: pytest.Config, path: Path) -> bool:
+    from harness.pytest_plugin.options import EVALS_DIR
+
+    evals_dir = config.getoption(EVALS_DIR, default=None)
+    return evals_dir is not None and Path(evals_dir) in path.parents
+
+
+def _langsmith_marks(front: Front, name: str) -> list[pytest.MarkDecorator]:
+    """``langsmith`` on the harness's own evals, each eval its own LangSmith dataset as when each had its own module
+    (``<repo>.test_<eval>``; ``LANGSMITH_TEST_SUITE`` still names one for all)."""
+    if not front.langsmith:
+        return []
+    if os.environ.get("LANGSMITH_TEST_SUITE") or not (_LANGSMITH is not None and _LANGSMITH.enabled):
+        return [pytest.mark.langsmith]
+    from langsmith.env import get_git_info
+
+    return [pytest.mark.langsmith(test_suite_name=f"{get_git_info()['repo_name']}.test_{name}")]
+
+
+@pytest.fixture(scope="session")
+def live_options(pytestconfig: pytest.Config) -> list[str]:
+    """The options naming a live model or endpoint ("--model openai:gpt-5.2"), for the tests that prove the evals with
+    the offline reference models only (the validity matrix, the reasoning eval's served arms): they skip under them."""
+    front = pytestconfig.stash.get(FRONT, OWN)
+    return [
+        f"{front.flag(name)} {value}"
+        for name, value in given(pytestconfig, front, "model", "summary_model", "base_url").items()
+        if value not in (None, "reference")
+    ]
+
+
+@pytest.fixture(scope="session")
+def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> PytestEvalSession:
+    """The session the evals run in, from the front's options: the reference models unless a model is named, the
+    default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.ahead`)."""
+    global _SESSION
+    from argparse import Namespace
+
+    from harness.agent.runner import case_budget
+    from harness.cli.options import endpoints_from_args
+    from harness.compaction.config import DEFAULT_PRESET
+    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
+    from harness.pytest_plugin.options import ENDPOINT_OPTIONS, SESSION_OPTIONS
+
+    front = pytestconfig.stash.get(FRONT, None)
+    if front is None:
+        raise pytest.UsageError("eval_session: the harness's pytest plugin is off (no --compaction-strategy)")
+    options = given(pytestconfig, front, *SESSION_OPTIONS)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # under -n N, one run directory per worker (…-gw0)
+    try:
+        _SESSION = PytestEvalSession.from_options(
+            **{**options, "variant": options["variant"] or DEFAULT_PRESET, "strategy": pytestconfig.stash[STRATEGY]},
+            endpoints=endpoints_from_args(Namespace(**given(pytestconfig, front, *ENDPOINT_OPTIONS))),
+            case_budget_s=case_budget(pytestconfig.getoption(front.flag("case_budget"))),
+            runs_dir=pytestconfig.getoption(front.flag("runs_dir")),
+            command=front.command if front is OWN else f"{front.command} {pytestconfig.getoption(OPTION)}",
+            run_id_suffix=worker,
+            on_row=_log_to_langsmith,
+            around_run=_quiet,
+            stop_after_errors=pytestconfig.getoption(front.flag("stop_after_errors")),
+        )
+    except LiveModelUnavailable as exc:
+        pytest.skip(str(exc))
+    except EndpointUnreachable as exc:  # a provider problem, found before any case: ERROR's exit code, as the CLI's
+        from harness.errors import EXIT_ERROR
+
+        pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
+    except HarnessError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    workers = pytestconfig.getoption(front.flag("run_ahead"))
+    if workers is None:
+        from harness.runs.ahead import default_workers
+
+        workers = default_workers()
+    if workers > 0 and worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):
+        _SESSION.run_ahead(_jobs(request.session.items), workers)  # an xdist worker runs only the tests it is handed
+    return _SESSION
+
+
+def _jobs(items: list[pytest.Item]) -> list[tuple[str, str, str | None]]:
+    """The session's eval cases in test order, as `EvalSession.run_ahead` takes them: (eval, case id, fault or None)
+    for every generated test and every test with a ``case`` parameter and an eval marker."""
+    jobs = []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "harness_eval" in params:
+            jobs.append((*params["harness_eval"], None))
+        elif isinstance(params.get("case"), str) and (name := _eval_marker(item)) is not None:
+            jobs.append((name, params["case"], params.get("fault")))
+    return jobs
+
+
+def _quiet() -> Any:
+    """Around an agent run: no LangSmith tracing of its model calls unless --langsmith-traces full."""
+    import contextlib
+
+    return _LANGSMITH.quiet() if _LANGSMITH is not None else contextlib.nullcontext()
+
+
+def _log_to_langsmith(scenario: Any, row: Any, scores: Any, trace: Any = None) -> None:
+    """Each case to LangSmith by the one writer (`harness.runs.langsmith_export.log_test_case`); a LangSmith problem
+    never fails an eval."""
+    if _LANGSMITH is None or not _LANGSMITH.enabled:
+        return
+    from harness.runs.langsmith_export import log_test_case
+
+    try:
+        log_test_case(scenario, row, scores, trace)
+    except Exception as exc:  # noqa: BLE001
+        _LANGSMITH.notes.append(f"{scenario.id}: not logged to LangSmith ({type(exc).__name__})")
+
+
+@pytest.fixture(scope="session")
+def langsmith_experiment_metadata(request: pytest.FixtureRequest) -> dict[str, Any] | None:
+    """Read by the langsmith plugin: tags the LangSmith experiment with the config and models (None off a front)."""
+    if request.config.stash.get(FRONT, None) is None:
+        return None
+    from harness._version import __version__
+    from harness.runs.run import git_commit
+
+    session = request.getfixturevalue("eval_session")
+    cfg = session.config.to_dict()
+    return {
+        "arm": cfg["name"],
+        "strategy": cfg.get("strategy"),
+        "trigger": cfg["trigger"],
+        "keep": cfg["keep"],
+        "window": cfg["window"],
+        "summary_prompt": cfg["summary_prompt_name"],
+        "model": session.models.agent_name,
+        "summary_model": session.models.summarizer_name,
+        "simulated": session.models.simulated,
+        "harness_version": __version__,
+        "git_commit": git_commit(),
+    }
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]):  # noqa: ANN201
+    outcome = yield
+    if FRONT in item.config.stash:
+        mark_provider_error(outcome.get_result(), call)  # a provider error is an error, never a failure
+
+
+def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config) -> tuple[str, str, str] | None:
+    return provider_error_status(report) if FRONT in config.stash else None
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The validity matrix first: its groups are the longest work units (tens of seconds per eval), so under
+    pytest-xdist they start at once on every worker instead of trailing behind everything else on one."""
+    if FRONT in config.stash:
+        items.sort(key=lambda item: item.get_closest_marker("validity") is None)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:  # pytest-xdist's hook, on the controller
+    output = getattr(node, "workeroutput", {})
+    if output.get("harness_run"):
+        _WORKER_RUNS.append(output["harness_run"])
+    if output.get(OUTAGE_KEY):
+        _WORKER_OUTAGES.append(output[OUTAGE_KEY])
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Exit 4 when the session (or an xdist worker's) stopped for an outage; the run directory finished with its
+    report and langsmith.json; an xdist worker tells the controller where its results are."""
+    if FRONT not in session.config.stash:
+        return
+    session.config.stash[_OUTAGE] = outage_exit(session, _SESSION.stopped if _SESSION else None, _WORKER_OUTAGES)
+    path = _SESSION.finish() if _SESSION is not None else None
+    if path is None:
+        return
+    if _LANGSMITH is not None:
+        import json
+
+        (path / "langsmith.json").write_text(json.dumps({**_LANGSMITH.summary(), "notes": _LANGSMITH.notes}, indent=2) + "\n")
+    from harness.report.run_report import write_report
+
+    report = session.config.stash[REPORT] = write_report(path)
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["harness_run"] = str(report.parent)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    front = config.stash.get(FRONT, None)
+    if front is None:
+        return
+    label = "harness" if front is OWN else "compaction-harness"
+    if _LANGSMITH is not None and (_LANGSMITH.enabled or _LANGSMITH.problem):
+        terminalreporter.write_line(_LANGSMITH.status_line())
+    lines = upstream_summary_lines(terminalreporter)
+    lines += [f"{label} results (one directory per xdist worker): {run}" for run in sorted(_WORKER_RUNS)]
+    if (outage := config.stash.get(_OUTAGE, None)) is not None:
+        lines.append(f"{label}: {outage}; exit 4")
+    if _SESSION is not None and _SESSION.ahead_status:
+        lines.append(f"{label}: {_SESSION.ahead_status}")
+    if (report := config.stash.get(REPORT, None)) is not None:
+        lines.append(f"{label} results: {report.parent} (report.md, token_curves.png, results.jsonl, traces/)")
+    for line in lines:
+        terminalreporter.write_line(line)

@@ -1,0 +1,128 @@
+"""The plugin's two fronts and its options, declared in one function (`add_options`) for both.
+
+A front is where the plugin's evals run: the harness's own ``evals/`` (options as ``harness run`` spells them:
+``--model``, ``--trigger``...) or anyone's repository (the same options prefixed ``--compaction-`` so they never clash
+with a repository's own, active only with ``--compaction-strategy``)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Front:
+    """Where the plugin runs: its option prefix, the default run directory, the command rows record, and whether the
+    session is a LangSmith experiment (``@pytest.mark.langsmith`` on every eval) as the harness's own evals are."""
+
+    prefix: str
+    runs_dir: str
+    command: str
+    langsmith: bool
+
+    def flag(self, name: str) -> str:
+        """The option ``name`` (``summary_base_url``) as this front spells it (``--summary-base-url``)."""
+        return self.prefix + name.replace("_", "-")
+
+
+OWN = Front("--", "reports/runs", "pytest evals/", langsmith=True)
+"""The harness's own ``evals/``: its conftest declares the options (`add_options`) and so turns the plugin on there."""
+USER = Front("--compaction-", "reports/compaction-harness", "pytest --compaction-strategy", langsmith=False)
+"""Anyone's repository: on with ``--compaction-strategy MODULE:ATTR``."""
+
+EVALS_DIR = "--harness-evals-dir"
+"""A hidden option the harness's ``evals/conftest.py`` declares: the directory whose tests are the harness's evals."""
+
+SESSION_OPTIONS = ("variant", "trigger", "keep", "window", "strategy", "model", "summary_model", "seed")
+"""The options `harness.runs.executor.EvalSession.from_options` takes by their Python names."""
+ENDPOINT_OPTIONS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
+"""The options `harness.cli.options.endpoints_from_args` reads."""
+
+
+def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = None) -> None:
+    """Every option of the plugin, for ``front`` (the one place they are declared). ``evals_dir``: the harness's own
+    evals directory (`OWN`), recorded in the hidden `EVALS_DIR` option."""
+    from harness.cli.options import LIMIT_OPTIONS
+    from harness.compaction.config import DEFAULT_PRESET
+    from harness.suites.registry import STANDARD_EVALS
+
+    user = front is USER
+    group = parser.getgroup(
+        "compaction-harness" if user else "harness",
+        "compaction-harness evals against your own compactor (opt-in)" if user else "compaction harness evals",
+    )
+
+    def option(name: str, **kwargs: Any) -> None:
+        group.addoption(front.flag(name), **kwargs)
+
+    if evals_dir is not None:
+        group.addoption(EVALS_DIR, default=evals_dir, help=argparse.SUPPRESS)
+    strategy_help = (
+        "your strategy; with it the harness's evals run"
+        if user
+        else (
+            "compaction strategy (harness/compaction/strategies/, or MODULE:ATTR); evals that do not apply to it are "
+            "skipped with the reason"
+        )
+    )
+    option("strategy", metavar="MODULE:ATTR" if user else None, default=None, help=strategy_help)
+    option(
+        "evals",
+        metavar="NAMES",
+        default=None,
+        help=f"comma-separated evals to run (default: every one that applies: {', '.join(STANDARD_EVALS)})"
+        if user
+        else "comma-separated evals whose generated tests run (default: all; -m selects as well)",
+    )
+    option("model", metavar="PROVIDER:NAME", default=None, help="agent model provider:name (default: offline reference agent)")
+    option("summary_model", default=None, help="summarizer model provider:name or 'reference'")
+    option("variant", default=None, help=f"threshold preset or variant file name (default {DEFAULT_PRESET})")
+    option("trigger", action="append", default=None, help="trigger size (20%%, tokens:12000, messages:40); repeatable")
+    option("keep", default=None, help="keep size, same syntax as the trigger")
+    option("window", default=None, help="declared context window in tokens")
+    option("seed", type=int, default=0, help="reference summarizer seed")
+    option("runs_dir", default=front.runs_dir, help=f"where the session's run directory goes (default {front.runs_dir})")
+    option(
+        "run_ahead",
+        type=int,
+        default=None,
+        metavar="N",
+        help="offline: N forked workers run the session's cases ahead of their tests (default: one per extra core, "
+        "at most 3; 0: off). Results are recorded by the session in test order, identical to a run without",
+    )
+    option("base_url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
+    option("summary_base_url", default=None, help="the summarizer's endpoint (default: the agent's)")
+    option("model_kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
+    option("summary_model_kwargs", action="append", default=None, help="KEY=VALUE for the summarizer; repeatable")
+    for flag, kwargs in LIMIT_OPTIONS:  # case budget, rate limits and the outage stop: as for `harness run`
+        option(flag.removeprefix("--"), **kwargs)
+    if not user:
+        option(
+            "validity_full",
+            action="store_true",
+            help="-m validity: the whole matrix (10 healthy seeds, every seeded fault; nightly) instead of CI's subset "
+            "(3 seeds, the faults each eval names)",
+        )
+        option(
+            "langsmith_traces",
+            default="summary",
+            choices=["summary", "full"],
+            help="with LANGSMITH_API_KEY: upload a compact trace summary per case (default) or every model call (full)",
+        )
+
+
+def given(config: pytest.Config, front: Front, *names: str) -> dict[str, Any]:
+    """The options ``names`` by their Python names, as ``front`` spells them on the command line."""
+    return {name: config.getoption(front.flag(name)) for name in names}
+
+
+def front_of(config: pytest.Config) -> Front | None:
+    """The front this session runs, None when the plugin is off (a repository's own tests without the option)."""
+    if config.getoption(EVALS_DIR, default=None) is not None:
+        return OWN
+    if config.getoption(USER.flag("strategy"), default=None) is not None:
+        return USER
+    return None
