@@ -100,6 +100,8 @@ class ExpectedFile:
 
 @dataclass(frozen=True)
 class Scenario:
+    """One case: its task and follow-ups, what it gives the agent (files, documents) and what is expected of it."""
+
     id: str
     kind: str
     description: str

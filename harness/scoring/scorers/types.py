@@ -16,6 +16,8 @@ GATING = (VALIDITY, CHECK)
 
 @dataclass(frozen=True)
 class Score:
+    """One scored key of a case: its value, its role (validity, check or measure) and why it has that value."""
+
     key: str
     value: float | int | bool | None
     role: str  # VALIDITY, CHECK or MEASURE
