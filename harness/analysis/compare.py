@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from harness.compaction.config import ContextSize
 from harness.runs.results import VALID, row_outcome
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
@@ -91,10 +92,8 @@ def covered_kinds(frame: pd.DataFrame, metric: str) -> list[str]:
 
 
 def _threshold_label(config: dict) -> str:
-    parts = []
-    for kind, value in config.get("trigger", []):
-        parts.append(f"{value * 100:g}%" if kind == "fraction" else f"{kind}:{int(value)}")
-    return "+".join(parts) or "-"
+    """A row's triggers as written on the command line (``20%+messages:60``), by `ContextSize`'s own label."""
+    return "+".join(str(ContextSize.parse(size)) for size in config.get("trigger", [])) or "-"
 
 
 def is_rate(series: pd.Series) -> bool:
