@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.compaction.config import ContextSize
+from harness.compaction.config import DEFAULT_STRATEGY, ContextSize
 from harness.runs.results import VALID, row_outcome
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
@@ -54,7 +54,7 @@ def cells_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         item = {
             "arm": row.get("arm"),
             "eval": row.get("eval") or row["kind"],
-            "strategy": row.get("strategy", "deepagents-summarization"),
+            "strategy": row.get("strategy", DEFAULT_STRATEGY),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],
             "kind": row["kind"],
