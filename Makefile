@@ -7,14 +7,14 @@ BIN = $(VENV)/bin
 PYTEST = $(BIN)/python -m pytest
 # Tests run in three pytest-xdist workers on the two cores: about a third of the suite's time is spent waiting (served
 # latency, stalls, timeouts, LangSmith outages, subprocesses starting), and a third worker computes meanwhile
-# (docs/design.md, "CI time"; worksteal: an idle worker takes queued tests from a busy one, so a few 20-second tests
+# (docs/performance.md, "CI time"; worksteal: an idle worker takes queued tests from a busy one, so a few 20-second tests
 # at the end do not leave a core idle). `make test XDIST=` runs in one process.
 XDIST ?= -n 3 --dist worksteal
 
 .PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
-# where pip took about 85 s (docs/design.md, "CI time").
+# where pip took about 85 s (docs/performance.md, "CI time").
 UV_PIN = $(or $(shell grep -m1 '^uv==' requirements-dev.lock 2>/dev/null),uv)
 UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
 
@@ -92,7 +92,7 @@ bench: install
 # One deepagents release against another (datasets/experiments/versions.yaml: 0.7.6 against the pinned 0.7.32, the needle,
 # goal and state evals, offline, about a minute): each arm runs in its own environment, made once by uv from requirements.lock plus the arm's
 # pin and cached under ~/.cache/compaction-harness/envs ($$COMPACTION_HARNESS_ENVS). Not part of `make test` (an
-# environment costs seconds and disk); the measured table is in docs/design.md, "Version against version".
+# environment costs seconds and disk); the measured table is in docs/experiments.md, "Version against version, measured".
 versions: install
 	$(BIN)/harness experiment run datasets/experiments/versions.yaml --no-langsmith $(ARGS)
 

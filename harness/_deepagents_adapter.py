@@ -22,8 +22,8 @@ from typing import Any
 from langchain_core.messages import AnyMessage, BaseMessage, HumanMessage, ToolMessage
 
 SUPPORTED_DEEPAGENTS = ("0.7.6", "0.7.32")
-"""The deepagents releases this adapter reads, both ends included (measured 2026-11-26, docs/design.md "Version against
-version"): 0.7.6 to 0.7.31 number read_file pages in a gutter, 0.7.32 heads them with '@@ lines ...' (`READ_FORMATS`);
+"""The deepagents releases this adapter reads, both ends included (measured 2026-11-26, docs/experiments.md "Version
+against version, measured"): 0.7.6 to 0.7.31 number read_file pages in a gutter, 0.7.32 heads them with '@@ lines ...' (`READ_FORMATS`);
 0.7.12 and earlier lack ``_is_context_overflow`` (0.7.20 has it). Before 0.7.6 the history file is named after the thread id, which the
 runner draws at random, so offline runs are not reproducible; 0.6 and earlier refuse the harness's summarization
 middleware (duplicate instances). A later release is unmeasured."""

@@ -114,8 +114,31 @@ def missing_doc_links(readme: str, pages: list[Path]) -> list[str]:
     return [p.name for p in pages if f"](docs/{p.name}" not in readme]
 
 
+def anchors(text: str) -> set[str]:
+    """The anchors GitHub gives the headings of the Markdown ``text``: lower case, punctuation dropped, spaces as
+    hyphens (``## Judge: free text, calibrated`` is ``#judge-free-text-calibrated``); fenced code is skipped."""
+    out, fenced = set(), False
+    for line in text.splitlines():
+        fenced ^= line.startswith("```")
+        heading = None if fenced else re.match(r"#{1,6} (.*)", line)
+        if heading:
+            out.add(re.sub(r"[^\w\- ]", "", heading[1].strip().lower()).replace(" ", "-"))
+    return out
+
+
 def broken_links(text: str, base: Path) -> list[str]:
-    """The relative link targets in the Markdown ``text`` (a page in the folder ``base``) that name no existing file;
-    web addresses and in-page anchors are not checked."""
-    targets = re.findall(r"\]\(([^)\s]+)\)", text)
-    return [t for t in targets if not t.startswith(("http:", "https:", "mailto:", "#")) and not (base / t.split("#")[0]).exists()]
+    """The relative link targets in the Markdown ``text`` (a page in the folder ``base``) that name no existing file, or
+    a heading that page does not have (``design.md#layers``, ``#layers``); web addresses are not checked."""
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if target.startswith(("http:", "https:", "mailto:")):
+            continue
+        name, _, anchor = target.partition("#")
+        path = base / name if name else None
+        if path is not None and not path.exists():
+            broken.append(target)
+        elif anchor and (path is None or path.suffix == ".md"):
+            page_text = text if path is None else path.read_text(encoding="utf-8")
+            if anchor not in anchors(page_text):
+                broken.append(target)
+    return broken

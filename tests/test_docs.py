@@ -63,6 +63,18 @@ def test_every_relative_link_of_the_readme_and_the_docs_pages_names_a_file():
     assert not problems, problems
 
 
+def test_a_link_to_a_heading_that_moved_is_broken():
+    """Sections move between pages (design.md's measurements went to the topic pages): a link keeps its heading."""
+    docs = ROOT / "docs"
+    assert broken_links("[a](design.md#layers) [b](#here)\n## Here", docs) == []
+    assert broken_links("[a](design.md#ci-time) [b](#elsewhere) [c](nowhere.md)", docs) == [
+        "design.md#ci-time",
+        "#elsewhere",
+        "nowhere.md",
+    ]
+    assert broken_links("[a](performance.md#ci-time) [b](quality.md#quality-the-answer-readers)", docs) == []
+
+
 def test_the_readme_names_every_eval_marker_and_nothing_else():
     from harness.suites.registry import SUITES
 

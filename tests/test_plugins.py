@@ -69,7 +69,9 @@ def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | 
     """A package installed into ``tmp_path`` (on sys.path), declaring ``entry_points`` (entry_points.txt lines)."""
     for name, source in (modules or {"acme_compaction": ACME}).items():
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
-        monkeypatch.delitem(sys.modules, name, raising=False)  # another test's module of that name, imported earlier
+        # A module of that name imported by an earlier test in this process (test_check_compactor's acme_compaction,
+        # the docs' example with no INFO) would be what the entry point loads: import this one fresh.
+        monkeypatch.delitem(sys.modules, name, raising=False)
     info = tmp_path / "acme_compaction-0.1.dist-info"
     info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-compaction\nVersion: 0.1\n", encoding="utf-8")

@@ -48,6 +48,8 @@ def build_strategy(config: CompactionConfig, model: Any, *, backend: Any, summar
 
 @dataclass
 class BuiltAgent:
+    """What `build_agent` returns: the compiled deep agent, its summarization middleware (if any) and its backend."""
+
     graph: Any  # the compiled deepagents graph
     summarization: Any  # deepagents' SummarizationMiddleware instance in its stack (None under other strategies)
     backend: Any

@@ -173,6 +173,8 @@ def check_base_url(url: str | None, option: str) -> None:
 
 @dataclass(frozen=True)
 class ModelChoice:
+    """The models a run uses (agent and summarizer), their names as recorded, and whether they are simulated."""
+
     agent: BaseChatModel
     summarizer: BaseChatModel | None  # None: deepagents summarizes with the agent model
     agent_name: str

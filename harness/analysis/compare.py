@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from harness.compaction.config import DEFAULT_STRATEGY, ContextSize
 from harness.runs.results import VALID, row_outcome
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
@@ -53,7 +54,7 @@ def cells_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         item = {
             "arm": row.get("arm"),
             "eval": row.get("eval") or row["kind"],
-            "strategy": row.get("strategy", "deepagents-summarization"),
+            "strategy": row.get("strategy", DEFAULT_STRATEGY),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],
             "kind": row["kind"],
@@ -91,10 +92,8 @@ def covered_kinds(frame: pd.DataFrame, metric: str) -> list[str]:
 
 
 def _threshold_label(config: dict) -> str:
-    parts = []
-    for kind, value in config.get("trigger", []):
-        parts.append(f"{value * 100:g}%" if kind == "fraction" else f"{kind}:{int(value)}")
-    return "+".join(parts) or "-"
+    """A row's triggers as written on the command line (``20%+messages:60``), by `ContextSize`'s own label."""
+    return "+".join(str(ContextSize.parse(size)) for size in config.get("trigger", [])) or "-"
 
 
 def is_rate(series: pd.Series) -> bool:

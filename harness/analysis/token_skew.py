@@ -29,6 +29,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.reference.provider_tokens import provider_tokens
+from harness.trace.frames import trigger_tokens
 from harness.trace.schema import Trace
 
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
@@ -93,12 +94,7 @@ def skew(traces: Iterable[Trace], counter: ExactCounter | None = None) -> dict[s
     calls, late = [], []
     for trace in traces:
         window = trace.config.get("window")
-        triggers = [
-            int(window * v) if k == "fraction" else int(v)
-            for k, v in trace.config.get("trigger", [])
-            if k in ("fraction", "tokens")
-        ]
-        trigger = min(triggers) if triggers else None
+        trigger = trigger_tokens(trace)
         for call in trace.agent_calls():
             usage = (call.get("usage") or {}).get("input_tokens")
             exact_msgs = 0

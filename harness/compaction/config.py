@@ -48,6 +48,8 @@ OVERHEAD_MARGIN = 2.0
 
 @dataclass(frozen=True)
 class ContextSize:
+    """A context size as deepagents reads it: a fraction of the window, a token count or a message count."""
+
     unit: str  # fraction, tokens or messages
     value: float
 

@@ -13,7 +13,7 @@ native arm and a deepagents arm differ only in where the summary is made and wha
 - `encode_compaction` / `decode_compaction`: OpenAI's ``compaction`` item carries an opaque
   ``encrypted_content``; offline it is a versioned envelope (``ENVELOPE_PREFIX`` then base64 of a
   JSON object with the marker, the version and the summary) that the harness decodes without a key,
-  so an offline run's compactions stay auditable (docs/design.md, "The live path").
+  so an offline run's compactions stay auditable (docs/live.md, "How the live path is built").
 - `low_trigger_window`: Anthropic refuses a trigger under ``ANTHROPIC_MIN_TRIGGER`` input tokens, so
   a harness trigger at a low fraction of the window needs a large declared window; this computes it
   and says so in the error text.

@@ -14,7 +14,7 @@ Entries are kept per (API, model, conversation) key, the conversation being name
 first user turn is the same (the needle cases share theirs; a case run again) share entries, as a provider's cache
 serves any request with a cached prefix: the later run reads what the earlier one wrote, so on one server the cache
 and dollar figures of such runs depend on the order they ran in (and so on the concurrency), while the same requests
-in the same order give the same numbers (docs/design.md, "Prompt caching, simulated").
+in the same order give the same numbers (docs/live.md, "Prompt caching, simulated").
 A summary rewrites the prefix and so shows as a write; masking old tool results edits it and does the same.
 """
 

@@ -376,7 +376,7 @@ def answer(
 def checked_thinking(body: dict[str, Any], tool_use_rule: bool = False) -> dict[str, Any]:
     """``body`` with its thinking blocks checked as Claude checks them (`reasoning.check_thinking`; with
     ``tool_use_rule`` the tool-use continuation rule too, off by default: how it meets a summary's kept turns is not
-    confirmed, see docs/design.md): a copy without the blocks dropped under ``drop_block``, or a RequestError."""
+    confirmed, see docs/live.md): a copy without the blocks dropped under ``drop_block``, or a RequestError."""
     copy = {
         **body,
         "messages": [

@@ -382,8 +382,8 @@ def _panels_figure(frame: pd.DataFrame, groups: list[tuple[str, pd.DataFrame]], 
 def _fix_grid_geometry(fig: Chart, title_lines: int) -> None:
     """Size and place a panel grid (`_panels_figure`) by fixed margins in inches: ``title_lines`` of suptitle above;
     the x labels and the legend's rows below. Not the constrained layout engine: it measured every tick label of
-    every panel to find the same margins, a third of the chart's time with 20 panels (docs/design.md, "Where the time
-    goes")."""
+    every panel to find the same margins, a third of the chart's time with 20 panels (docs/performance.md, "Where the
+    time goes")."""
     rows, legend_rows = fig.grid_shape
     top = PANEL_TITLE_LINE_IN * title_lines + PANEL_TITLE_IN
     bottom = PANEL_XLABEL_IN + PANEL_LEGEND_ROW_IN * legend_rows

@@ -201,6 +201,8 @@ class Threshold:
 
 @dataclass(frozen=True)
 class ExperimentSpec:
+    """An experiment spec (`datasets/experiments/*.yaml`) as loaded: its arms, thresholds, cases and settings."""
+
     name: str
     path: str
     variants: tuple[str, ...]

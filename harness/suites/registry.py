@@ -51,6 +51,8 @@ PROBE_CHECKS = (
 
 @dataclass(frozen=True)
 class EvalSuite:
+    """One eval: its cases, preset, scorer set, the checks it asserts, the strategies and faults it covers."""
+
     name: str  # the pytest marker
     description: str  # the marker's description in pyproject.toml
     required: tuple[str, ...]  # validity scores and checks the eval asserts

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from harness.compaction.config import ContextSize
 from harness.trace.schema import Trace
 
 CALL_COLUMNS = [
@@ -30,16 +31,13 @@ CALL_COLUMNS = [
 ]
 
 
-def _trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
-    """The lowest token threshold among ``sizes`` (default: the summarization triggers) for the trace's window."""
-    window = trace.config.get("window")
-    values = []
-    for kind, value in trace.config.get("trigger", []) if sizes is None else sizes:
-        if kind == "fraction" and window:
-            values.append(int(window * value))
-        elif kind == "tokens":
-            values.append(int(value))
-    return min(values) if values else None
+def trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
+    """The lowest token threshold among ``sizes`` (default: the summarization triggers) for the trace's window, each
+    size read by `ContextSize` (a message count, or a fraction of no window, has none)."""
+    window = trace.config.get("window") or None
+    values = [ContextSize.parse(size).tokens(window) for size in (trace.config.get("trigger", []) if sizes is None else sizes)]
+    found = [v for v in values if v is not None]
+    return min(found) if found else None
 
 
 def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
@@ -50,9 +48,9 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
         by_call: dict[int, list[dict]] = {}
         for ev in tr.events:
             by_call.setdefault(ev["call_index"], []).append(ev)
-        trigger = _trigger_tokens(tr)
+        trigger = trigger_tokens(tr)
         clip_trigger = (tr.config.get("arg_truncation") or {}).get("trigger")
-        clip_trigger = _trigger_tokens(tr, [clip_trigger]) if clip_trigger else None
+        clip_trigger = trigger_tokens(tr, [clip_trigger]) if clip_trigger else None
         step = 0
         for call in tr.calls:
             evs = by_call.get(call["index"], [])

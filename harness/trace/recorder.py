@@ -28,6 +28,7 @@ from langchain_core.messages import BaseMessage, ToolMessage, message_to_dict
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness import _deepagents_adapter as da
+from harness.compaction.config import DEFAULT_STRATEGY
 from harness.redact import redact
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
@@ -37,7 +38,7 @@ class Recorder:
     response, and each compaction event (summary, mask, trim, eviction, argument truncation, overflow recovery) with
     what it removed. Its middleware and callback feed it during a run; the runner makes the `Trace` from it."""
 
-    def __init__(self, truncation_text: str = da.TRUNCATION_TEXT, strategy: str = "deepagents-summarization") -> None:
+    def __init__(self, truncation_text: str = da.TRUNCATION_TEXT, strategy: str = DEFAULT_STRATEGY) -> None:
         self.truncation_text = truncation_text
         self.strategy = strategy
         self._summaries_seen: set[str] = set()

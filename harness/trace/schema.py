@@ -79,6 +79,8 @@ def _dropped_v1(event: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass
 class Trace:
+    """What one case did: its configuration and models, every model call as sent, and the compaction events."""
+
     case_id: str
     kind: Kind
     run_id: str = ""

@@ -74,8 +74,9 @@ def test_a_section_ends_at_the_next_heading_of_its_level_but_not_inside_code():
 
 def test_broken_links_names_relative_targets_that_do_not_exist(tmp_path):
     (tmp_path / "docs").mkdir()
-    (tmp_path / "docs" / "live.md").write_text("")
-    text = "[a](live.md#errors) [b](https://example.com/x) [c](#here) [d](../README.md) ![e](img/x.png)"
+    (tmp_path / "docs" / "live.md").write_text("# Live\n\n## Errors: what they are\n")
+    text = "[a](live.md#errors-what-they-are) [b](https://example.com/x) [c](#here) [d](../README.md) ![e](img/x.png)\n## Here"
     (tmp_path / "README.md").write_text("")
     assert broken_links(text, tmp_path / "docs") == ["img/x.png"]
     assert broken_links("[a](live.md)", tmp_path / "docs") == []
+    assert broken_links("[a](live.md#errors) [b](#there)", tmp_path / "docs") == ["live.md#errors", "#there"]

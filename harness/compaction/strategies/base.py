@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StrategyInfo:
+    """A strategy's description: what it does, where a lost fact comes back from and which score credits it."""
+
     name: str
     description: str
     recovery: str  # where a fact compacted away can be recovered from, in words
@@ -26,6 +28,8 @@ class StrategyInfo:
 
 @dataclass
 class StrategyStack:
+    """What a strategy builds for one agent: the middleware for deepagents' summarization slot and inside it."""
+
     slot: Any  # takes deepagents' "SummarizationMiddleware" entry (main agent and general-purpose subagent)
     inner: list[Any]  # appended after deepagents' core entries, outside the recorder
     summarization: Any = None  # the deepagents SummarizationMiddleware instance, when there is one

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from harness import answers
+from harness.compaction.config import DEFAULT_STRATEGY
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers.shared import (
     _target,
@@ -154,7 +155,7 @@ def _recovery_role(trace: Trace, key: str) -> Role:
     recovery path the strategy does not have never fails a case."""
     from harness.compaction.strategies.registry import INFO
 
-    strategy = trace.config.get("strategy", "deepagents-summarization")
+    strategy = trace.config.get("strategy", DEFAULT_STRATEGY)  # a config dict omits the default strategy
     info = INFO.get(strategy)
     return CHECK if info is not None and info.recovery_check == key else MEASURE
 
