@@ -177,8 +177,9 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
         "--kind",
         choices=[*KINDS, "all"],
         default="all",
-        help="which evals to run (default all); truncation cases are in datasets/mechanisms/truncation.jsonl "
-        "and run under --variant truncation",
+        help="`harness run`: the eval to run, its cases as that eval (its preset, scorer set and known upstream "
+        "failures; rows say eval: KIND); default all: every selected case as no eval, under --variant (rows say eval: "
+        "null). Truncation cases are in datasets/mechanisms/truncation.jsonl",
     )
     s.add_argument("--cases", nargs="+", metavar="GLOB", help="only case ids matching these globs, e.g. 'needle-h16k-*'")
     s.add_argument("--limit", type=int, help="at most this many cases")
