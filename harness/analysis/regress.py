@@ -262,16 +262,16 @@ def version_mismatches(base: list[dict[str, Any]], now: list[dict[str, Any]]) ->
     """One line per eval whose baseline cells were scored under another version of it than the current cells (a
     cell without a version was scored under version 1): such results are not comparable, whatever their rates."""
 
-    def versions(cells: list[dict[str, Any]]) -> dict[str, set[int]]:
-        out: dict[str, set[int]] = {}
+    def versions(cells: list[dict[str, Any]]) -> dict[str, set[int | None]]:
+        out: dict[str, set[int | None]] = {}  # None: cells of no eval (an ad-hoc grid), grouped by their kind
         for cell in cells:
             out.setdefault(cell["eval"], set()).add(row_eval_version(cell))
         return out
 
     old, new = versions(base), versions(now)
     return [
-        f"eval {name!r}: the baseline was scored under version {', '.join(map(str, sorted(old[name])))}, the current "
-        f"results under version {', '.join(map(str, sorted(new[name])))}"
+        f"eval {name!r}: the baseline was scored under version {', '.join(map(str, sorted(old[name], key=str)))}, the "
+        f"current results under version {', '.join(map(str, sorted(new[name], key=str)))}"
         for name in sorted(old.keys() & new.keys())
         if old[name] != new[name]
     ]

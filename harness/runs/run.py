@@ -20,9 +20,9 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness._version import __version__
 from harness.agent.models import Endpoint
@@ -183,9 +183,7 @@ class RunSink:
         agent_endpoint = agent_endpoint or Endpoint()
         endpoints = (agent_endpoint, summary_endpoint or agent_endpoint)
         # fail fast: bad spec, missing key, bad endpoint settings, an overhead past the trigger, a server not answering
-        checked = preflight(
-            [("", config)], scenarios, RunSettings(agent_model, summary_model, endpoints), progress=progress
-        )
+        checked = preflight([("", config)], scenarios, RunSettings(agent_model, summary_model, endpoints), progress=progress)
         overhead, warnings = checked.overhead, checked.warnings
         run_id = run_id or new_run_id(config.name)
         self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
