@@ -34,7 +34,7 @@ from typing import Any, cast
 
 from harness._version import __version__
 from harness.agent.models import is_reference
-from harness.compaction.config import CompactionConfig, ContextSize
+from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
 from harness.rows import (
@@ -97,24 +97,12 @@ class Cell:
         return hashlib.sha1(self.id.encode()).hexdigest()[:16]
 
 
-def default_keep(threshold: Threshold) -> ContextSize:
-    """A quarter of the lowest trigger, the shipped presets' rule."""
-    for unit in ("fraction", "tokens", "messages"):
-        sizes = [s for s in threshold.sizes if s.unit == unit]
-        if sizes:
-            low = min(float(s.value) for s in sizes)
-            if unit == "fraction":
-                return ContextSize("fraction", round(low / 4, 6))
-            return ContextSize(unit, max(2, int(low // 4)))
-    raise ConfigError("a threshold needs at least one size")
-
-
 def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> CompactionConfig:
     """The config of one arm (a variant, or a variant under a strategy of the spec's axis) at one threshold."""
     variant, strategy = spec.arms()[arm]
     base, _ = resolve_config(variant)
     window = spec.window or base.window
-    config = replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
+    config = replace(base, trigger=threshold.sizes, keep=spec.keep or quarter_keep(threshold.sizes), window=window)
     if strategy is None:
         return replace(config, name=arm) if spec.versions else config
     name, custom = parse_strategy(strategy)
@@ -154,27 +142,24 @@ def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
     return scenarios
 
 
+def _eval_pairs(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[tuple[str | None, Scenario]]:
+    """(eval, case) of every case the grid runs, in plan order: a spec with ``evals:`` runs each case once per eval that
+    runs it (`spec_eval_cases`); one without runs each case once, as no eval (None)."""
+    if not spec.evals:
+        return [(None, s) for s in scenarios]
+    ids = {s.id for s in scenarios}
+    return [(name, s) for name, s in spec_eval_cases(spec) if s.id in ids]
+
+
 def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell]:
-    """Every cell, ordered so that a partial run covers all arms evenly (trial, case, arm, threshold); a case whose
-    eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason). With ``evals:``:
-    (trial, eval, case, arm, threshold), each case once per eval that runs it."""
-    if spec.evals:
-        ids = {s.id for s in scenarios}
-        return [
-            Cell(arm, t.label, s.id, trial, name)
-            for trial in range(spec.trials)
-            for name, s in spec_eval_cases(spec)
-            if s.id in ids
-            for arm in spec.arms()
-            if _not_applicable(spec, arm, s, name) is None
-            for t in spec.thresholds
-        ]
+    """Every cell, ordered so that a partial run covers all arms evenly: (trial, eval, case, arm, threshold); a case
+    whose eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason)."""
     return [
-        Cell(arm, t.label, s.id, trial)
+        Cell(arm, t.label, s.id, trial, name)
         for trial in range(spec.trials)
-        for s in scenarios
+        for name, s in _eval_pairs(spec, scenarios)
         for arm in spec.arms()
-        if _not_applicable(spec, arm, s) is None
+        if _not_applicable(spec, arm, s, name) is None
         for t in spec.thresholds
     ]
 
@@ -190,18 +175,11 @@ def _not_applicable(spec: ExperimentSpec, arm: str, scenario: Scenario, eval_nam
 def not_applicable(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[dict[str, str]]:
     """The (arm, case) pairs left out of the grid, each with the reason: never run, never counted (with ``evals:``,
     (arm, eval, case))."""
-    if spec.evals:
-        return [
-            {"arm": arm, "eval": name, "case_id": s.id, "reason": reason}
-            for name, s in spec_eval_cases(spec)
-            for arm in spec.arms()
-            if (reason := _not_applicable(spec, arm, s, name))
-        ]
     return [
-        {"arm": arm, "case_id": s.id, "reason": reason}
-        for s in scenarios
+        {"arm": arm, **({"eval": name} if name is not None else {}), "case_id": s.id, "reason": reason}
+        for name, s in _eval_pairs(spec, scenarios)
         for arm in spec.arms()
-        if (reason := _not_applicable(spec, arm, s))
+        if (reason := _not_applicable(spec, arm, s, name))
     ]
 
 

@@ -170,7 +170,13 @@ def _result(suite: EvalSuite | None, scenario: Scenario, config: CompactionConfi
 
 
 def run_eval_case(
-    name: str | None, scenario: Scenario, settings: Settings, *, fault: SeededFault | None = None, run_id: str = "", trial: int = 0
+    name: str | None,
+    scenario: Scenario,
+    settings: Settings,
+    *,
+    fault: SeededFault | None = None,
+    run_id: str = "",
+    trial: int = 0,
 ) -> CaseResult:
     """Run ``scenario`` as eval ``name`` under ``settings`` (and ``fault``), and score it with the eval's scorer set
     (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when the eval does not apply to the strategy or the offline models cannot run the case."""
@@ -183,7 +189,13 @@ def run_eval_case(
 
 
 async def arun_eval_case(
-    name: str | None, scenario: Scenario, settings: Settings, *, fault: SeededFault | None = None, run_id: str = "", trial: int = 0
+    name: str | None,
+    scenario: Scenario,
+    settings: Settings,
+    *,
+    fault: SeededFault | None = None,
+    run_id: str = "",
+    trial: int = 0,
 ) -> CaseResult:
     """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)

@@ -268,6 +268,7 @@ def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeyp
 
     spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}', extra="evals: [history]\nscenarios: {cases: [goal-*]}\n")
     ran: list = []
+
     def run_cells(spec, scenarios, cells, workers, finish, watch=None):
         for cell, attempt in cells:
             ran.append((cell, attempt))
