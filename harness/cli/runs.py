@@ -11,6 +11,7 @@ from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_SKIPPED,
+    add_cli_options,
     add_config_options,
     add_limit_options,
     add_selection_options,
@@ -155,7 +156,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     add_config_options(run)
     add_selection_options(run)
-    run.add_argument("--seed", type=int, default=0, help="seed of the reference summarizer's loss (trial t uses seed+t)")
+    add_cli_options(run, "run", ("run",))
     run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
     run.add_argument(
         "--allow-large",
