@@ -38,6 +38,7 @@ from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
+    from harness.runs.jobs import Preflight
     from harness.suites.execute import CaseResult, NotRun
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
@@ -175,6 +176,7 @@ class RunSink:
         agent_endpoint: Endpoint | None = None,
         summary_endpoint: Endpoint | None = None,
         out_option: str = "--out",
+        checked: Preflight | None = None,
     ) -> None:
         if run_id is not None:
             check_dir_name(run_id, "--run-id")
@@ -183,7 +185,9 @@ class RunSink:
         agent_endpoint = agent_endpoint or Endpoint()
         endpoints = (agent_endpoint, summary_endpoint or agent_endpoint)
         # fail fast: bad spec, missing key, bad endpoint settings, an overhead past the trigger, a server not answering
-        checked = preflight([("", config)], scenarios, RunSettings(agent_model, summary_model, endpoints), progress=progress)
+        # (``checked``: the plan's pre-flight, already run by the caller)
+        if checked is None:
+            checked = preflight([("", config)], scenarios, RunSettings(agent_model, summary_model, endpoints), progress=progress)
         overhead, warnings = checked.overhead, checked.warnings
         run_id = run_id or new_run_id(config.name)
         self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
