@@ -6,7 +6,7 @@ A setting names its Python keyword (``summary_base_url``: `harness.evaluate`'s k
 ``dest``), its option (``--summary-base-url``), the spec key that states it in an experiment (None where a spec
 states it another way: ``variants:``, ``thresholds:``, ``strategies:`` are a grid's axes) and the doors that take it:
 ``run`` (`harness run`), ``experiment`` (`harness experiment run`'s own options), ``evaluate`` (`harness.evaluate`),
-``pytest`` (`pytest evals/` and the plugin).
+``check`` (`harness check`, which runs `harness.evaluate`), ``pytest`` (`pytest evals/` and the plugin).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 from harness._numbers import finite_problem
 from harness.compaction.config import DEFAULT_PRESET, PRESETS
 
-EVERY = frozenset({"run", "evaluate", "pytest"})
-LIMITS = frozenset({"run", "experiment", "evaluate", "pytest"})
+EVERY = frozenset({"run", "evaluate", "pytest", "check"})
+LIMITS = EVERY | {"experiment"}
 
 
 def finite_float(text: str) -> float:
@@ -92,9 +92,13 @@ SETTINGS: tuple[Setting, ...] = (
         "compaction config",
         {"metavar": "TOKENS", "help": "declared context window (max input tokens) written into the model profile"},
     ),
-    Setting(
-        "strategy", None, EVERY, "compaction config", {"metavar": "NAME", "help": f"compaction strategy: {_STRATEGIES}"}
-    ),  # strategies:
+    Setting(  # a spec's strategies: axis; `harness check` names its own --strategy (the compactor under test)
+        "strategy",
+        None,
+        EVERY - {"check"},
+        "compaction config",
+        {"metavar": "NAME", "help": f"compaction strategy: {_STRATEGIES}"},
+    ),
     Setting(
         "model",
         "model",

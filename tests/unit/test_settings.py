@@ -31,7 +31,7 @@ def _options(parser: argparse.ArgumentParser, command: list[str]) -> dict[str, a
     return {flag: action for action in parser._actions for flag in action.option_strings}  # noqa: SLF001
 
 
-@pytest.mark.parametrize(("door", "command"), [("run", ["run"]), ("experiment", ["experiment", "run"])])
+@pytest.mark.parametrize(("door", "command"), [("run", ["run"]), ("experiment", ["experiment", "run"]), ("check", ["check"])])
 def test_each_cli_door_offers_its_declared_settings_as_declared(door, command):
     options = _options(build_parser(), command)
     for setting in SETTINGS:
