@@ -242,11 +242,10 @@ def cell_job(spec: ExperimentSpec, cell: Cell, scenario: Scenario, attempt: int 
     """The job of ``cell``: its case as its eval (None: as no eval) under its arm's config at its threshold."""
     threshold = next(t for t in spec.thresholds if t.label == cell.threshold)
     config = cell_config(spec, cell.arm, threshold)
-    return Job(cell.eval, scenario, config, cell.trial, spec.seed + cell.trial, cell.threshold, attempt=attempt)
+    return Job(cell.eval, scenario, config, cell.trial, spec.seed + cell.trial, cell.threshold, attempt=attempt, key=cell.id)
 
 
-CellResult = tuple[CellRow, dict[str, Any]] | tuple[dict[str, Any], None]
-"""(row, trace) of a finished cell, or (a not-run record, None): `not_run_record`."""
+CellResult = tuple[CellRow, dict[str, Any]] | tuple[dict[str, Any], None]  # (row, trace), or (`not_run_record`, None)
 
 
 def not_run_record(cell: Cell, reason: str) -> dict[str, Any]:
@@ -286,23 +285,57 @@ def cell_result(spec: ExperimentSpec, cell: Cell, job: Job, outcome: CaseResult 
     return cell_row, outcome.trace.to_dict()
 
 
+class CellSink:
+    """A grid's `harness.runs.jobs.Sink`: each finished job made its cell's row and trace, or its not-run record
+    (`cell_result`), handed to ``write(record, trace)``: the experiment directory (`ExperimentDir.write`), or a version
+    arm's worker's stdout (`harness.runs.version_worker`)."""
+
+    def __init__(self, spec: ExperimentSpec, cells: Sequence[Cell], write: Callable[..., None]) -> None:
+        self.spec, self.cells, self.write = spec, {cell.id: cell for cell in cells}, write
+
+    def done(self, job: Job, outcome: CaseResult | NotRun) -> None:
+        self.write(*cell_result(self.spec, self.cells[job.key], job, outcome))
+
+
+class ExperimentDir:
+    """The experiment directory being written: each finished cell's trace, then its row appended to cells.jsonl (a
+    cell not run: its record in not_run.jsonl), as each finishes, so a kill loses only the cells in flight."""
+
+    def __init__(self, path: Path, total: int, progress: Callable[[str], None]) -> None:
+        self.path, self.total, self.progress = path, total, progress
+        self.rows: list[CellRow] = []
+        self.listed: list[str] = []  # cells this invocation wrote to not_run.jsonl
+        self.started = time.perf_counter()
+
+    def write(self, record: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
+        if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
+            append_jsonl(self.path / NOT_RUN_FILE, record)
+            self.listed.append(str(record["cell_id"]))
+            self.progress(f"not run: {record['cell_id']}: {record['not_run']}")
+            return
+        row = cast(CellRow, record)  # a finished cell: append_row checks it is one
+        Trace.from_dict(trace).save(self.path / row["trace"])
+        append_row(self.path / "cells.jsonl", row)
+        self.rows.append(row)
+        self.progress(_bar(len(self.rows), self.total, time.perf_counter() - self.started, row))
+
+
 def run_cells(
     spec: ExperimentSpec,
     scenarios: Sequence[Scenario],
     cells: Sequence[tuple[Cell, int]],
     workers: int,
-    finish: Callable[..., None],
+    write: Callable[..., None],
     watch: OutageWatch | None = None,
 ) -> None:
     """``cells`` (each with its attempt number) with this environment's packages, through the executor: live ones on
     one event loop, ``workers`` in flight; offline ones in this process or in ``workers`` forked worker processes.
-    ``finish(record, trace)`` gets each as it finishes (`cell_result`); once ``watch`` has stopped the grid no cell
-    starts (cells in flight on the loop are cancelled; cells in forked workers finish and are written)."""
+    ``write(record, trace)`` gets each as it finishes (`CellSink`); once ``watch`` has stopped the grid no cell starts
+    (cells in flight on the loop are cancelled; cells in forked workers finish and are written)."""
     by_id = {s.id: s for s in scenarios}
     jobs = [cell_job(spec, cell, by_id[cell.case_id], attempt) for cell, attempt in cells]
-    cell_of = {id(job): cell for job, (cell, _) in zip(jobs, cells)}
     pool = Pool.choose(live=_is_live(spec), concurrency=max(1, workers), forks=True)
-    execute(jobs, run_settings(spec), pool, lambda job, out: finish(*cell_result(spec, cell_of[id(job)], job, out)), watch=watch)
+    execute(jobs, run_settings(spec), pool, CellSink(spec, [c for c, _ in cells], write).done, watch=watch)
 
 
 def _cell_fields(spec: ExperimentSpec, cell: Cell, config: CompactionConfig, attempt: int) -> CellFields:
@@ -404,40 +437,27 @@ def run_experiment(
         f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
         f"{len(done) + len(decided & {c.id for c in cells})} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}"
     )
-    started = time.perf_counter()
-    rows: list[CellRow] = []
+    directory = ExperimentDir(path, len(todo), progress)
     watch = OutageWatch(stop_after_errors(spec.stop_after_errors))
-    listed: list[str] = []  # cells this invocation wrote to not_run.jsonl
-
-    def finish(record: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
-        if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
-            append_jsonl(not_run_file, record)
-            listed.append(str(record["cell_id"]))
-            progress(f"not run: {record['cell_id']}: {record['not_run']}")
-            return
-        row = cast(CellRow, record)  # a finished cell: append_row checks it is one
-        Trace.from_dict(trace).save(path / row["trace"])
-        append_row(cells_file, row)
-        rows.append(row)
-        progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
-
     if workers > 1:  # several at a time: the largest cases first (`start_order`), so no long one runs alone at the end
         size = {s.id: s.size_chars for s in scenarios}
         todo = [todo[i] for i in start_order([size[cell.case_id] for cell in todo])]
     planned = [(cell, attempts.get(cell.id, 1)) for cell in todo]
     if spec.versions:
-        _run_version_arms(spec, scenarios, planned, workers, finish, progress, watch)
+        _run_version_arms(spec, scenarios, planned, workers, directory.write, progress, watch)
     else:  # the executor feeds the watch each cell as it finishes (completion order: the order cells are written in)
-        run_cells(spec, scenarios, planned, workers, finish, watch)
+        run_cells(spec, scenarios, planned, workers, directory.write, watch)
+    rows = directory.rows
     stopped = None
     if watch.message is not None:
-        left = len(todo) - len(rows) - len(listed)
+        left = len(todo) - len(rows) - len(directory.listed)
         stopped = (
             f"{watch.message}; {len(rows)} cell(s) written, {left} cell(s) not run: once the provider answers, run the "
             "same command again to resume (done cells are skipped, cells that ended in ERROR run again)"
         )
         progress(stopped)
-    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3), stopped)
+    wall = round(time.perf_counter() - directory.started, 3)
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, wall, stopped)
 
 
 def _run_version_arms(

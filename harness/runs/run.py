@@ -38,7 +38,7 @@ from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
-    from harness.runs.jobs import Preflight
+    from harness.runs.jobs import Job, Preflight
     from harness.suites.execute import CaseResult, NotRun
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
@@ -255,6 +255,18 @@ class RunSink:
         self.run.rows.append(row)
         return row
 
+    def done(self, job: Job, outcome: CaseResult | NotRun) -> ResultRow | None:
+        """Record one job's outcome (`harness.runs.jobs.Sink`): its row and trace as the eval it ran as, or, for a job
+        not run, the case as skipped with the reason. Returns the row (None for a skip)."""
+        from harness.suites.execute import NotRun
+
+        if isinstance(outcome, NotRun):
+            self.skip(job.case, str(outcome).removeprefix(f"{job.case.id}: "))
+            return None
+        assert outcome.trace is not None
+        scores = list(outcome.scores.values())
+        return self.record(outcome.trace, scores, job.case, scorers=job.scorers, eval_name=job.eval)
+
     def skip(self, scenario: Scenario, reason: str) -> None:
         """A case not run, with why: listed in meta.json and the report, counted nowhere."""
         self.run.skipped.append({"case_id": scenario.id, "reason": reason})
@@ -365,13 +377,9 @@ def run_cases(
     jobs = [jobs[i] for i in start_order([job.case.size_chars for job in jobs])]
 
     def record(job: Job, outcome: CaseResult | NotRun) -> None:
-        if isinstance(outcome, NotRun):  # decided when the plan was made; a worker meeting one lists it the same way
-            sink.skip(job.case, str(outcome))
-            return
-        assert outcome.trace is not None
-        scores = list(outcome.scores.values())
-        row = sink.record(outcome.trace, scores, job.case, scorers=job.scorers, eval_name=job.eval)
-        progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
+        row = sink.done(job, outcome)  # a NotRun was decided when the plan was made: a worker meeting one skips it too
+        if row is not None:
+            progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
 
     watch = OutageWatch(stop_after)  # fed each case's error as it finishes (completion order)
     execute(jobs, settings, pool, record, watch=watch, in_order=True)
