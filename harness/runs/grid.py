@@ -83,7 +83,7 @@ class Cell:
     threshold: str
     case_id: str
     trial: int
-    eval: str | None = None  # a spec with ``evals:``: the eval the case runs as (None: by kind, default scorers)
+    eval: str | None = None  # a spec with ``evals:``: the eval the case runs as (None: as no eval, rows eval null)
 
     @property
     def id(self) -> str:
@@ -559,7 +559,7 @@ def _write_meta(
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
         "versions": {arm: dict(v.pins) for arm in spec.arms() if (v := spec.version_of(arm))},
         "not_applicable": not_applicable(spec, scenarios),
-        "evals": list(spec.evals),  # empty: cases by kind (a spec without evals:)
+        "evals": list(spec.evals),  # empty: cases as no eval (a spec without evals:)
         "thresholds": [t.label for t in spec.thresholds],
         "trials": spec.trials,
         "seed": spec.seed,
