@@ -14,10 +14,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness.compaction.config import DEFAULT_PRESET
 from harness.errors import HarnessError
@@ -83,32 +83,59 @@ def evaluate(
     *,
     cases: Sequence[str] | None = None,
     variant: str = DEFAULT_PRESET,
+    trigger: Sequence[str] | None = None,
+    keep: str | None = None,
+    window: int | str | None = None,
     strategy: str | None = None,
     model: str | None = None,
     summary_model: str | None = None,
+    base_url: str | None = None,
+    summary_base_url: str | None = None,
+    model_kwargs: Mapping[str, Any] | Sequence[str] | None = None,
+    summary_model_kwargs: Mapping[str, Any] | Sequence[str] | None = None,
     seed: int = 0,
+    case_budget: float | None = None,
+    max_rps: float | None = None,
+    max_tpm: float | None = None,
+    stop_after_errors: int | None = None,
     runs_dir: str | Path = "reports/runs",
     progress: Callable[[str], None] | None = None,
     workers: int | None = None,
-    stop_after_errors: int | None = None,
 ) -> EvalRun:
     """Run every case of the evals ``evals`` (registry names: ``"needle"``, ``["needle", "goal"]``), or only ``cases``
     of them, as `pytest evals/ -m NAME` runs them, into one run directory with its report; offline (the reference
     models, simulated) unless ``model`` names a provider model. Offline, ``workers`` forked processes run cases ahead
     (`harness.runs.ahead`; default one per extra core, at most 3; 0: none): the results are the same. When
     ``stop_after_errors`` cases in a row end in the same provider error (default 3; 0: never; `harness.runs.outage`)
-    the rest are not run: each is in ``not_run`` with the reason, and ``stopped`` says why. Returns an `EvalRun`.
-    Raises KeyError for an unknown eval (naming the known ones)."""
+    the rest are not run: each is in ``not_run`` with the reason, and ``stopped`` says why. The settings (``variant``
+    to ``stop_after_errors``) are `harness.runs.settings.SETTINGS`, the ones `harness run` and `pytest evals/` take
+    (``trigger=["20%"]``, ``model_kwargs={"temperature": 0}``). Returns an `EvalRun`. Raises KeyError for an unknown
+    eval (naming the known ones)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         raise KeyError(f"no eval {unknown[0]!r}; the registry has {', '.join(SUITES)}")
+    from harness.agent.runner import case_budget as checked_budget
+    from harness.runs.settings import endpoints
+
     session = EvalSession.from_options(
         variant=variant,
+        trigger=list(trigger) if trigger is not None else None,
+        keep=keep,
+        window=window,
         strategy=strategy,
         model=model,
         summary_model=summary_model,
+        endpoints=endpoints(
+            base_url=base_url,
+            summary_base_url=summary_base_url,
+            model_kwargs=model_kwargs,
+            summary_model_kwargs=summary_model_kwargs,
+            max_rps=max_rps,
+            max_tpm=max_tpm,
+        ),
         seed=seed,
+        case_budget_s=checked_budget(case_budget),
         runs_dir=runs_dir,
         stop_after_errors=stop_after_errors,
     )

@@ -113,8 +113,8 @@ class ResultRow(TypedDict):
     run_id: str
     case_id: str
     kind: Kind
-    eval: str  # the registry entry the case ran as
-    eval_version: int | None  # None: an eval the registry does not know (read back as 1: `row_eval_version`)
+    eval: str | None  # the registry entry the case ran as; None: it ran as no eval (an ad-hoc run)
+    eval_version: int | None  # None: no eval, or one the registry does not know (`row_eval_version`)
     trial: int
     seed: int
     arm: str | None  # the compared configuration: a variant, or variant@strategy in a grid

@@ -8,7 +8,8 @@ import pytest
 from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
 from harness.compaction.variants import VARIANTS_DIR
 from harness.errors import ConfigError, HarnessError
-from harness.runs.grid import merge_experiments, parse_shard, plan_cells, run_experiment, spec_scenarios
+from harness.runs.grid import parse_shard, plan_cells, run_experiment, spec_scenarios
+from harness.runs.merge import merge_experiments
 from harness.runs.results import read_cells
 from harness.runs.spec import load_spec
 from tests._rows import full_row

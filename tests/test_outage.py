@@ -92,43 +92,39 @@ def test_the_spec_key_is_read_checked_and_not_part_of_the_fingerprint(tmp_path):
 
 
 # -- cases in flight at the stop: cancelled, never waited for ------------------------------------------------------------
-async def _fake_case(name: str) -> SimpleNamespace:
+async def _fake_case(job: SimpleNamespace, settings: object = None) -> SimpleNamespace:
     """A case that ends in the 503 at once, or, for ``slow``, one that would never end (a provider that hangs)."""
-    await asyncio.sleep(3600 if name == "slow" else 0.01)
-    return SimpleNamespace(error=_error(), name=name)
+    await asyncio.sleep(3600 if job.name == "slow" else 0.01)
+    return SimpleNamespace(trace=SimpleNamespace(error=_error(), name=job.name))
+
+
+def _run_loop_with_a_hang(monkeypatch, *, in_order: bool) -> tuple[OutageWatch, list[str]]:
+    """Jobs a, slow, b, c, two in flight on the executor's event loop, the run stopped after 2 errors in a row."""
+    from harness.runs import pool
+
+    monkeypatch.setattr(pool, "arun_job", _fake_case)
+    jobs = [SimpleNamespace(name=name) for name in ("a", "slow", "b", "c")]
+    handed: list[str] = []
+    watch = OutageWatch(2)
+
+    async def bounded() -> None:  # "slow" is cancelled by the stop, not waited for
+        await asyncio.wait_for(pool._run_loop(jobs, None, 2, hand), 10)
+
+    hand = pool._Handover(jobs, lambda job, outcome: handed.append(outcome.trace.name), watch, in_order)
+    from harness.agent.runner import run_async
+
+    run_async(bounded())
+    hand.flush()
+    return watch, handed
 
 
 def test_a_run_cancels_its_cases_in_flight_at_the_stop_and_records_the_finished_ones(monkeypatch):
-    from harness.agent.runner import run_async
-    from harness.runs import run
-
-    monkeypatch.setattr(run, "arun_case", lambda scenario, *a, **k: _fake_case(scenario))
-    jobs = [(name, None, 0, 0) for name in ("a", "slow", "b", "c")]
-    recorded: list[str] = []
-    watch = OutageWatch(2)
-    coro = run._run_concurrently(jobs, None, "r", 2, None, lambda trace, scenario: recorded.append(trace.name), watch)
-    run_async(asyncio.wait_for(coro, 10))  # "slow" is cancelled by the stop, not waited for
+    watch, recorded = _run_loop_with_a_hang(monkeypatch, in_order=True)
     assert watch.stopped and recorded == ["a", "b"]  # b, behind the cancelled slow one, is recorded too; c never started
 
 
 def test_a_grid_cancels_its_cells_in_flight_at_the_stop(monkeypatch):
-    from harness.agent.runner import run_async
-    from harness.runs import grid
-
-    async def cell_result(cell: grid.Cell, attempt: int = 1) -> tuple[dict, dict]:
-        done = await _fake_case(cell.case_id)
-        return {"cell_id": cell.id, "error": done.error}, {}
-
-    monkeypatch.setattr(grid, "_arun_cell", cell_result)
-    cells = [grid.Cell("arm", "20%", name, 0) for name in ("a", "slow", "b", "c")]
-    written: list[str] = []
-    watch = OutageWatch(2)
-
-    def finish(row: dict, trace: dict) -> None:
-        written.append(row["cell_id"].split("|")[2])
-        watch.see(row["error"])
-
-    run_async(asyncio.wait_for(grid._run_live(cells, {}, 2, finish, watch), 10))
+    watch, written = _run_loop_with_a_hang(monkeypatch, in_order=False)
     assert watch.stopped and written == ["a", "b"]
 
 

@@ -137,7 +137,8 @@ def test_rows_name_the_eval_they_ran_as_and_the_report_counts_per_eval(needle_tr
     from harness.runs.results import result_row
 
     scenario = scenarios[needle_trace.case_id]
-    as_needle = result_row(needle_trace, score_case(needle_trace, scenario), trace_file="t", scenario=scenario)
+    scores = score_case(needle_trace, scenario)
+    as_needle = result_row(needle_trace, scores, trace_file="t", scenario=scenario, eval_name="needle")
     as_eviction = result_row(
         needle_trace,
         score_case(needle_trace, scenario, "eviction"),

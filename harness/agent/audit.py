@@ -36,11 +36,19 @@ from typing import Any
 from harness._paths import DATASETS_DIR
 from harness._yaml import load_yaml
 from harness.agent.models import PROVIDER_KEYS
-from harness.compaction.config import CompactionConfig, ContextSize, overhead_level
+from harness.compaction.config import (
+    DEEPAGENTS_KEEP,
+    DEEPAGENTS_NO_PROFILE_KEEP,
+    DEEPAGENTS_NO_PROFILE_TRIGGER,
+    DEEPAGENTS_TRIGGER,
+    CompactionConfig,
+    ContextSize,
+    overhead_level,
+)
 from harness.errors import ConfigError
 
 LIMITS_FILE = DATASETS_DIR / "model_limits.yaml"
-NO_PROFILE_TRIGGER, NO_PROFILE_KEEP = 170_000, 6
+NO_PROFILE_TRIGGER, NO_PROFILE_KEEP = int(DEEPAGENTS_NO_PROFILE_TRIGGER.value), int(DEEPAGENTS_NO_PROFILE_KEEP.value)
 ERROR, WARNING, INFO = "error", "warning", "info"
 
 
@@ -214,13 +222,9 @@ def audit(
         triggers = (
             [ContextSize.parse(t) for t in trigger]
             if trigger
-            else [ContextSize("fraction", 0.85) if has_profile else ContextSize("tokens", NO_PROFILE_TRIGGER)]
+            else [DEEPAGENTS_TRIGGER if has_profile else DEEPAGENTS_NO_PROFILE_TRIGGER]
         )
-        keep_size = (
-            ContextSize.parse(keep)
-            if keep
-            else (ContextSize("fraction", 0.10) if has_profile else ContextSize("messages", NO_PROFILE_KEEP))
-        )
+        keep_size = ContextSize.parse(keep) if keep else (DEEPAGENTS_KEEP if has_profile else DEEPAGENTS_NO_PROFILE_KEEP)
     else:
         defaults = compute_summarization_defaults(model)
         triggers = [ContextSize.parse(defaults["trigger"])]

@@ -260,18 +260,22 @@ def gate_verdicts(diffs: list[float], pvalues: list[float | None]) -> tuple[list
 
 def version_mismatches(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> list[str]:
     """One line per eval whose baseline cells were scored under another version of it than the current cells (a
-    cell without a version was scored under version 1): such results are not comparable, whatever their rates."""
+    cell without a version was scored under version 1; a cell whose version is None ran as no eval, an ad-hoc grid
+    grouped by its kind): such results are not comparable, whatever their rates."""
 
-    def versions(cells: list[dict[str, Any]]) -> dict[str, set[int]]:
-        out: dict[str, set[int]] = {}
+    def versions(cells: list[dict[str, Any]]) -> dict[str, set[int | None]]:
+        out: dict[str, set[int | None]] = {}
         for cell in cells:
-            out.setdefault(cell["eval"], set()).add(row_eval_version(cell))
+            out.setdefault(cell["eval"], set()).add(cell["eval_version"] if "eval_version" in cell else 1)
         return out
+
+    def said(found: set[int | None]) -> str:
+        return ", ".join("none (run as no eval)" if v is None else str(v) for v in sorted(found, key=str))
 
     old, new = versions(base), versions(now)
     return [
-        f"eval {name!r}: the baseline was scored under version {', '.join(map(str, sorted(old[name])))}, the current "
-        f"results under version {', '.join(map(str, sorted(new[name])))}"
+        f"eval {name!r}: the baseline was scored under version {said(old[name])}, the current results under version "
+        f"{said(new[name])}"
         for name in sorted(old.keys() & new.keys())
         if old[name] != new[name]
     ]

@@ -9,7 +9,7 @@ from harness.cli.options import (
     EXIT_ERROR,
     EXIT_FAILED,
     EXIT_OK,
-    LIMIT_OPTIONS,
+    add_cli_options,
     finite_float,
 )
 
@@ -61,14 +61,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{f.level.upper()} [{f.code}] {f.message}")
     if any(f.level == ERROR for f in findings):
         return EXIT_BAD_INPUT
+    from harness.runs.settings import settings_of
+
     run = evaluate(
         evals,
         cases=args.cases,
         strategy=strategy,
-        model=args.model,
         runs_dir=args.out,
         progress=print if args.verbose else None,
-        stop_after_errors=args.stop_after_errors,
+        **{s.name: getattr(args, s.name) for s in settings_of("check")},  # the settings every door takes
     )
     if run.stopped:  # an outage: neither a verdict nor a baseline from what little ran
         import sys
@@ -98,12 +99,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("--update", action="store_true", help="write the baseline from this run instead of gating")
     chk.add_argument("--evals", default=None, help="comma-separated evals (default: every one that applies)")
     chk.add_argument("--cases", nargs="+", metavar="ID", default=None, help="only these cases of the evals")
-    chk.add_argument("--model", default=None, help="the agent model provider:name (default: the offline reference models)")
     chk.add_argument("--out", default="reports/check", help="where the run directory goes (default reports/check)")
     chk.add_argument(
         "--max-error-rate", type=finite_float, default=0.05, metavar="SHARE", help="exit 4 above this share of ERROR"
     )
-    chk.add_argument("--stop-after-errors", **dict(LIMIT_OPTIONS)["--stop-after-errors"])  # as for `harness run`
+    add_cli_options(chk, "check", ("compaction config", "models", "run", "live limits"))  # as for `harness run`
     chk.add_argument("--verbose", action="store_true", help="a line per case")
     chk.set_defaults(handler=cmd_check)
     aud = sub.add_parser(

@@ -20,8 +20,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     from harness.errors import ConfigError
     from harness.report.run_report import write_report
     from harness.rows import read_experiment_meta
-    from harness.runs.grid import merge_experiments, parse_shard, run_experiment
+    from harness.runs.grid import parse_shard, run_experiment
     from harness.runs.langsmith_export import export_experiment
+    from harness.runs.merge import merge_experiments
     from harness.runs.spec import load_spec
 
     if args.experiment_command == "merge":

@@ -9,18 +9,10 @@ from harness.errors import EXIT_ERROR as EXIT_ERROR
 from harness.errors import EXIT_FAILED as EXIT_FAILED
 from harness.errors import EXIT_OK as EXIT_OK
 from harness.errors import EXIT_SKIPPED as EXIT_SKIPPED
+from harness.runs.settings import add_cli_options as add_cli_options
+from harness.runs.settings import endpoints, settings_of
+from harness.runs.settings import finite_float as finite_float  # the one rule for a fraction option, re-exported
 from harness.scenarios.schema import KINDS
-
-
-def finite_float(text: str) -> float:
-    """The argparse type of every numeric option that takes a fraction: `harness._numbers.finite_problem`'s rule, so
-    ``nan``, ``inf`` and ``1e309`` are refused by argparse (exit 2, the option named) before anything runs."""
-    from harness._numbers import finite_problem
-
-    problem = finite_problem(text)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return float(text)
 
 
 def port_number(text: str) -> int:
@@ -35,110 +27,15 @@ def port_number(text: str) -> int:
 
 
 def add_config_options(p: argparse.ArgumentParser) -> None:
-    from harness.compaction.config import DEFAULT_PRESET, PRESETS
-
-    g = p.add_argument_group("compaction config")
-    g.add_argument(
-        "--variant",
-        default=DEFAULT_PRESET,
-        help=f"a threshold preset ({', '.join(PRESETS)}; default {DEFAULT_PRESET}) or a variant file in datasets/variants/ "
-        "(its prompt and settings on top of the default preset); see `harness variants`",
-    )
-    g.add_argument(
-        "--trigger",
-        action="append",
-        metavar="SIZE",
-        help="summarization trigger, overrides the variant's: 20%%, fraction:0.2, tokens:12000 or messages:40; repeat to OR-combine",
-    )
-    g.add_argument("--keep", metavar="SIZE", help="what to keep after a summary, same syntax as --trigger")
-    g.add_argument("--window", metavar="TOKENS", help="declared context window (max input tokens) written into the model profile")
-    g.add_argument(
-        "--strategy",
-        metavar="NAME",
-        default=None,
-        help="compaction strategy: deepagents-summarization (default), langchain-summarization, observation-masking, "
-        "sliding-window, hybrid, none, the provider-native anthropic-compaction, anthropic-context-editing and "
-        "openai-compaction (docs/strategies.md), or module:function (custom)",
-    )
-    m = p.add_argument_group("models")
-    m.add_argument(
-        "--model", default=None, help="agent model, provider:name (e.g. openai:gpt-5.2); default: the offline reference agent"
-    )
-    m.add_argument(
-        "--summary-model",
-        default=None,
-        help="summarizer model, provider:name or 'reference'; default: reference offline, else the agent model",
-    )
-    _add_endpoint_options(m)
+    """The compaction config and model settings (`harness.runs.settings.SETTINGS`) as options of ``p``."""
+    add_cli_options(p, "run", ("compaction config", "models"))
 
 
-def _add_endpoint_options(m: argparse._ArgumentGroup) -> None:
-    m.add_argument(
-        "--base-url",
-        metavar="URL",
-        help="the agent model's endpoint, any OpenAI-compatible server (vLLM, Ollama, LM Studio, `harness serve`); "
-        "no key needed when the server has no auth",
-    )
-    m.add_argument("--summary-base-url", metavar="URL", help="the summarizer's endpoint (default: --base-url)")
-    m.add_argument(
-        "--model-kwargs",
-        action="append",
-        metavar="KEY=VALUE",
-        help="init_chat_model argument for the agent model, repeatable: temperature=0, max_tokens=2048, seed=1, "
-        "timeout=60 (default 120 s), max_retries=3 (default 6)",
-    )
-    m.add_argument(
-        "--summary-model-kwargs",
-        action="append",
-        metavar="KEY=VALUE",
-        help="the same for the summarizer (default: the agent's when both use the same endpoint)",
-    )
-
-
-LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = (
-    (
-        "--case-budget",
-        {
-            "type": finite_float,
-            "default": None,
-            "metavar": "SECONDS",
-            "help": "a live case's total time, retries and waits included; past it the case ends in ERROR "
-            "(default 900; an experiment spec's case_budget)",
-        },
-    ),
-    (
-        "--max-rps",
-        {
-            "type": finite_float,
-            "default": None,
-            "metavar": "N",
-            "help": "at most N model requests per second across every case of the run, agent and summarizer together "
-            "(LangChain's InMemoryRateLimiter, shared; a spec's max_rps)",
-        },
-    ),
-    (
-        "--max-tpm",
-        {
-            "type": finite_float,
-            "default": None,
-            "metavar": "N",
-            "help": "at most N input tokens per minute across every case of the run, agent and summarizer together "
-            "(approximate counts, checked before each request; a spec's max_tpm)",
-        },
-    ),
-    (
-        "--stop-after-errors",
-        {
-            "type": int,
-            "default": None,
-            "metavar": "N",
-            "help": "stop early, exit 4, when N cases in a row (in the order they finish) end in ERROR with the same "
-            "provider error and none succeeded in between; rows written are kept (default 3; 0: never stop; a spec's "
-            "stop_after_errors)",
-        },
-    ),
+LIMIT_OPTIONS: tuple[tuple[str, dict], ...] = tuple(
+    (s.flag, {"default": None, **s.option}) for s in settings_of("experiment", "live limits")
 )
-"""The bounds of a live run, the same for `harness run`, `harness experiment run` and `pytest evals/`."""
+"""The bounds of a live run, the same for `harness run`, `harness experiment run` and `pytest evals/`
+(`harness.runs.settings.SETTINGS`)."""
 
 
 def add_limit_options(p: argparse.ArgumentParser) -> None:
@@ -148,20 +45,10 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
 
 
 def endpoints_from_args(args: argparse.Namespace) -> tuple:
-    """(agent Endpoint, summary Endpoint) from --base-url / --summary-base-url / --model-kwargs / --summary-model-kwargs."""
-    from harness.agent.models import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
-
-    check_base_url(args.base_url, "--base-url")
-    check_base_url(args.summary_base_url, "--summary-base-url")
-    agent_kwargs = parse_model_kwargs(args.model_kwargs, "--model-kwargs")
-    agent = Endpoint(args.base_url, agent_kwargs)
-    summary = agent
-    if args.summary_base_url is not None or args.summary_model_kwargs is not None:
-        summary_kwargs = (
-            parse_model_kwargs(args.summary_model_kwargs, "--summary-model-kwargs") if args.summary_model_kwargs else agent_kwargs
-        )
-        summary = Endpoint(args.summary_base_url or args.base_url, summary_kwargs)
-    return with_run_limits((agent, summary), max_rps=getattr(args, "max_rps", None), max_tpm=getattr(args, "max_tpm", None))
+    """(agent Endpoint, summary Endpoint) from --base-url / --summary-base-url / --model-kwargs / --summary-model-kwargs
+    and the run's limits (`harness.runs.settings.endpoints`, as every door builds them)."""
+    names = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
+    return endpoints(**{name: getattr(args, name, None) for name in names})
 
 
 def add_selection_options(p: argparse.ArgumentParser) -> None:
@@ -177,8 +64,9 @@ def add_selection_options(p: argparse.ArgumentParser) -> None:
         "--kind",
         choices=[*KINDS, "all"],
         default="all",
-        help="which evals to run (default all); truncation cases are in datasets/mechanisms/truncation.jsonl "
-        "and run under --variant truncation",
+        help="`harness run`: the eval to run, its cases as that eval (its preset, scorer set and known upstream "
+        "failures; rows say eval: KIND); default all: every selected case as no eval, under --variant (rows say eval: "
+        "null). Truncation cases are in datasets/mechanisms/truncation.jsonl",
     )
     s.add_argument("--cases", nargs="+", metavar="GLOB", help="only case ids matching these globs, e.g. 'needle-h16k-*'")
     s.add_argument("--limit", type=int, help="at most this many cases")

@@ -11,6 +11,7 @@ from harness.cli.options import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_SKIPPED,
+    add_cli_options,
     add_config_options,
     add_limit_options,
     add_selection_options,
@@ -72,6 +73,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         case_budget_s=case_budget(args.case_budget),
         processes=args.processes,
         stop_after=args.stop_after_errors,
+        eval_name=None if args.kind == "all" else args.kind,  # --kind K: the eval of K; none named: as no eval
     )
     report = write_report(run.path, args.tokens)
     from harness.runs.results import is_error, outcome_line
@@ -146,11 +148,15 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "run",
         help="run scenarios offline (default) or live, write reports/runs/<run-id>/",
         description="Run the shipped scenarios through the real deepagents agent with compaction forced, "
-        "score every case, and write results.jsonl, traces/, token_curves.png and report.md.",
+        "score every case, and write results.jsonl, traces/, token_curves.png and report.md. "
+        "With --kind K the cases run as the eval K, under its rules as `pytest evals/ -m K` runs them (its preset when "
+        "it has one, its scorer set, its known upstream failures) and their rows say eval: K with its version. "
+        "Without --kind no eval is named: the selected cases run under --variant and its overrides, scored with the "
+        "default scorer set, and their rows say eval: null.",
     )
     add_config_options(run)
     add_selection_options(run)
-    run.add_argument("--seed", type=int, default=0, help="seed of the reference summarizer's loss (trial t uses seed+t)")
+    add_cli_options(run, "run", ("run",))
     run.add_argument("--trials", type=int, default=1, help="repeat every case this many times with successive seeds")
     run.add_argument(
         "--allow-large",

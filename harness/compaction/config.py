@@ -12,6 +12,7 @@ Context sizes use deepagents' own tuples: ``("fraction", 0.2)``, ``("tokens", 60
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -338,13 +339,31 @@ def overhead_level(trigger_tokens: int, overhead_tokens: int) -> str | None:
     return None
 
 
+def quarter_keep(trigger: Sequence[ContextSize]) -> ContextSize:
+    """The keep of a trigger that names none, the shipped forced presets' rule (and an experiment threshold's
+    default): a quarter of the lowest trigger of the first unit it uses (fraction, then tokens, then messages; a count
+    at least 2). Raises ConfigError for an empty trigger."""
+    for unit in ("fraction", "tokens", "messages"):
+        sizes = [s for s in trigger if s.unit == unit]
+        if sizes:
+            low = min(float(s.value) for s in sizes)
+            if unit == "fraction":
+                return ContextSize("fraction", round(low / 4, 6))
+            return ContextSize(unit, max(2, int(low // 4)))
+    raise ConfigError("a threshold needs at least one size")
+
+
+DEEPAGENTS_TRIGGER = ContextSize("fraction", 0.85)
+DEEPAGENTS_KEEP = ContextSize("fraction", 0.10)
+DEEPAGENTS_NO_PROFILE_TRIGGER = ContextSize("tokens", 170_000)
+DEEPAGENTS_NO_PROFILE_KEEP = ContextSize("messages", 6)
+"""deepagents' own summarization defaults (``compute_summarization_defaults``), for a model with a profile and for one
+without: stated once here, for the presets that keep summarization out of the way and for `harness audit`."""
+
+
 def _forced(percent: int) -> CompactionConfig:
-    fraction = percent / 100
-    return CompactionConfig(
-        name=f"forced-{percent}",
-        trigger=(ContextSize("fraction", fraction),),
-        keep=ContextSize("fraction", round(fraction / 4, 6)),
-    )
+    trigger = (ContextSize("fraction", percent / 100),)
+    return CompactionConfig(name=f"forced-{percent}", trigger=trigger, keep=quarter_keep(trigger))
 
 
 PRESETS: dict[str, CompactionConfig] = {
@@ -361,8 +380,8 @@ PRESETS: dict[str, CompactionConfig] = {
     # tokens (4,000 characters) offloaded to /large_tool_results/.
     "eviction": CompactionConfig(
         name="eviction",
-        trigger=(ContextSize("fraction", 0.85),),
-        keep=ContextSize("fraction", 0.10),
+        trigger=(DEEPAGENTS_TRIGGER,),
+        keep=DEEPAGENTS_KEEP,
         eviction_tokens=1000,
     ),
     # Pasted content: forced-20 summarization, and a user message over 1,500 tokens (6,000 characters) saved to
@@ -378,8 +397,8 @@ PRESETS: dict[str, CompactionConfig] = {
     # most recent 2.5 % (1,600 tokens) whole. (deepagents' own defaults tie both to 85 %.)
     "truncation": CompactionConfig(
         name="truncation",
-        trigger=(ContextSize("fraction", 0.85),),
-        keep=ContextSize("fraction", 0.10),
+        trigger=(DEEPAGENTS_TRIGGER,),
+        keep=DEEPAGENTS_KEEP,
         arg_truncation=ArgTruncation(trigger=ContextSize("fraction", 0.10), keep=ContextSize("fraction", 0.025)),
     ),
     # Media (issue 20): summaries by message count (the compact_conversation tool is allowed from half the trigger,
@@ -398,8 +417,8 @@ PRESETS: dict[str, CompactionConfig] = {
     # deepagents' own defaults for a model with a profile, for comparison.
     "deepagents-85": CompactionConfig(
         name="deepagents-85",
-        trigger=(ContextSize("fraction", 0.85),),
-        keep=ContextSize("fraction", 0.10),
+        trigger=(DEEPAGENTS_TRIGGER,),
+        keep=DEEPAGENTS_KEEP,
     ),
 }
 DEFAULT_PRESET = "forced-20"

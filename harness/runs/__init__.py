@@ -12,7 +12,7 @@ __all__, __getattr__ = lazy_exports(
     {
         "run_cases": "run",
         "run_experiment": "grid",
-        "merge_experiments": "grid",
+        "merge_experiments": "merge",
         "load_spec": "spec",
         "ExperimentSpec": "spec",
         "read_results": "results",

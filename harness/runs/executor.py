@@ -10,15 +10,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from harness.agent.models import Endpoint, ModelChoice, choose_models, summary_model_for
+from harness.agent.models import Endpoint, ModelChoice, summary_model_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
 from harness.rows import ResultRow
+from harness.runs.jobs import Job as PlannedJob
+from harness.runs.jobs import Preflight, RunSettings, check, preflight, run_job
 from harness.runs.outage import OutageStopped, OutageWatch
 from harness.runs.outage import stop_after_errors as stop_setting
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers import ERROR, Score
-from harness.suites.execute import CaseResult, Settings, find_case, prepared, run_eval_case, shipped_scenarios
+from harness.suites.execute import CaseResult, Settings, find_case, shipped_scenarios
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
@@ -55,8 +57,13 @@ class EvalSession:
         on_row: Callable[[Scenario, ResultRow, list[Score], Trace], None] | None = None,
         around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
         stop_after_errors: int | None = None,
+        run_settings: RunSettings | None = None,
+        checked: Preflight | None = None,
     ) -> None:
         self.settings = settings
+        # what the session's jobs share (`harness.runs.jobs`), and its pre-flight when `from_options` made it
+        self.run_settings = run_settings or RunSettings(agent_model, summary_model, endpoints or (Endpoint(), Endpoint()))
+        self.checked = checked
         self.runs_dir = runs_dir
         self.agent_model, self.summary_model = agent_model, summary_model
         self.endpoints = endpoints or (Endpoint(), Endpoint())
@@ -104,15 +111,19 @@ class EvalSession:
         config = make_config(variant, trigger=trigger, keep=keep, window=window, strategy=strategy)
         summary = summary_model_for(config.summary_model, summary_model, variant=config.name)
         agent_endpoint, summary_endpoint = endpoints or (Endpoint(), Endpoint())
-        models = choose_models(
-            model, summary, window=config.window, seed=seed, agent_endpoint=agent_endpoint, summary_endpoint=summary_endpoint
+        run_settings = RunSettings(model, summary, (agent_endpoint, summary_endpoint), case_budget_s)
+        with session.get("around_run", contextlib.nullcontext)():  # the overhead probe runs an agent too
+            checked = preflight([("", config)], shipped_scenarios(), run_settings, progress=lambda line: None)
+        settings = Settings(config, run_settings.models(config, seed), seed, case_budget_s)
+        return cls(
+            settings,
+            agent_model=model,
+            summary_model=summary,
+            endpoints=(agent_endpoint, summary_endpoint),
+            run_settings=run_settings,
+            checked=checked,
+            **session,
         )
-        if models.endpoints:
-            from harness.agent.models import check_endpoints_answer
-
-            check_endpoints_answer(agent_endpoint, summary_endpoint)
-        settings = Settings(config, models, seed, case_budget_s)
-        return cls(settings, agent_model=model, summary_model=summary, endpoints=(agent_endpoint, summary_endpoint), **session)
 
     @property
     def config(self) -> CompactionConfig:
@@ -143,6 +154,7 @@ class EvalSession:
                     progress=lambda line: None,
                     agent_endpoint=self.endpoints[0],
                     summary_endpoint=self.endpoints[1],
+                    checked=self.checked,  # the session's pre-flight, run once by `from_options`
                 )
         return self.sink
 
@@ -170,13 +182,15 @@ class EvalSession:
 
     def _run_job(self, job: Job) -> CaseResult:
         name, case_id, fault = job
-        if fault is not None:
-            return self._run_fault(case_id, fault)
-        scenario = find_case(case_id)
-        prepared(name, scenario, self.settings, None)  # a case not run leaves no run directory behind
+        return self._run(PlannedJob(name, find_case(case_id), self.config, 0, self.settings.seed, fault=fault))
+
+    def _run(self, job: PlannedJob) -> CaseResult:
+        """Run ``job`` (`harness.runs.jobs.run_job`) under the session's settings; NotRun before anything is written
+        (a case not run leaves no run directory behind)."""
+        check(job, self.run_settings)
         sink = self._sink()
         with self.around_run():
-            return run_eval_case(name, scenario, self.settings, run_id=sink.run.run_id)
+            return run_job(job, replace(self.run_settings, run_id=sink.run.run_id))
 
     def _taken(self, job: Job) -> CaseResult | None:
         if self.ahead is None:
@@ -190,10 +204,7 @@ class EvalSession:
         stopped for an outage)."""
         self._check_stopped(name, case.id if isinstance(case, Scenario) else case)
         if isinstance(case, Scenario):
-            prepared(name, case, self.settings, None)
-            sink = self._sink()
-            with self.around_run():
-                result = run_eval_case(name, case, self.settings, run_id=sink.run.run_id)
+            result = self._run(PlannedJob(name, case, self.config, 0, self.settings.seed))
         else:
             job = (name, case, None)
             result = self._taken(job) or self._run_job(job)
@@ -203,21 +214,7 @@ class EvalSession:
         """Run ``case_id`` with the session's agent and an injected summarizer fault (the faults eval)."""
         self._check_stopped("faults", case_id)
         job = ("faults", case_id, fault)
-        return self._record(self._taken(job) or self._run_fault(case_id, fault), eval_name="faults")
-
-    def _run_fault(self, case_id: str, fault: str) -> CaseResult:
-        from harness.suites.faults import FaultySummarizer
-
-        scenario = find_case(case_id)
-        prepared("faults", scenario, self.settings, None)
-        models = replace(
-            self.models, summarizer=FaultySummarizer(fault=fault), summarizer_name=f"faulty-summarizer:{fault}", simulated=True
-        )
-        # Its own arm label, so the session report does not pool injected failures with healthy runs.
-        settings = replace(self.settings, config=replace(self.config, name=f"{self.config.name}+fault-{fault}"), models=models)
-        sink = self._sink()
-        with self.around_run():
-            return run_eval_case("faults", scenario, settings, run_id=sink.run.run_id)
+        return self._record(self._taken(job) or self._run_job(job), eval_name="faults")
 
     def _record(self, result: CaseResult, *, eval_name: str) -> CaseResult:
         assert result.trace is not None

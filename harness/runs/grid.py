@@ -21,26 +21,20 @@ parent or a version arm's worker alike, and counts as done on resume.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
-import os
 import shutil
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
 from harness._version import __version__
-from harness.agent.models import check_endpoints_answer, choose_models, is_reference
-from harness.agent.parallel import end_with_parent
-from harness.agent.preflight import fixed_overhead_tokens
-from harness.agent.runner import arun_case, case_budget, run_async, run_case
-from harness.compaction.config import CompactionConfig, ContextSize
+from harness.agent.models import is_reference
+from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
 from harness.rows import (
@@ -48,10 +42,11 @@ from harness.rows import (
     CellFields,
     CellRow,
     ExperimentMeta,
-    read_experiment_meta,
     write_meta,
 )
+from harness.runs.jobs import Job, RunSettings, preflight
 from harness.runs.outage import OutageStopped, OutageWatch, stop_after_errors
+from harness.runs.pool import Pool, execute
 from harness.runs.results import (
     NOT_RUN_FILE,
     append_jsonl,
@@ -61,7 +56,6 @@ from harness.runs.results import (
     result_row,
     row_outcome,
     torn_last_line,
-    torn_line_note,
 )
 from harness.runs.run import check_plan_size, dataset_hashes, git_commit, make_output_dir, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
@@ -75,8 +69,8 @@ from harness.runs.versions import (
     run_arm_cells,
 )
 from harness.scenarios.schema import Scenario, load_scenarios, select
-from harness.scoring.scorers import ERROR, PASS, score_case
-from harness.suites.execute import CaseResult, NotRun, Settings, arun_eval_case, run_eval_case
+from harness.scoring.scorers import ERROR, PASS
+from harness.suites.execute import CaseResult, NotRun
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
@@ -89,7 +83,7 @@ class Cell:
     threshold: str
     case_id: str
     trial: int
-    eval: str | None = None  # a spec with ``evals:``: the eval the case runs as (None: by kind, default scorers)
+    eval: str | None = None  # a spec with ``evals:``: the eval the case runs as (None: as no eval, rows eval null)
 
     @property
     def id(self) -> str:
@@ -101,24 +95,12 @@ class Cell:
         return hashlib.sha1(self.id.encode()).hexdigest()[:16]
 
 
-def default_keep(threshold: Threshold) -> ContextSize:
-    """A quarter of the lowest trigger, the shipped presets' rule."""
-    for unit in ("fraction", "tokens", "messages"):
-        sizes = [s for s in threshold.sizes if s.unit == unit]
-        if sizes:
-            low = min(float(s.value) for s in sizes)
-            if unit == "fraction":
-                return ContextSize("fraction", round(low / 4, 6))
-            return ContextSize(unit, max(2, int(low // 4)))
-    raise ConfigError("a threshold needs at least one size")
-
-
 def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> CompactionConfig:
     """The config of one arm (a variant, or a variant under a strategy of the spec's axis) at one threshold."""
     variant, strategy = spec.arms()[arm]
     base, _ = resolve_config(variant)
     window = spec.window or base.window
-    config = replace(base, trigger=threshold.sizes, keep=spec.keep or default_keep(threshold), window=window)
+    config = replace(base, trigger=threshold.sizes, keep=spec.keep or quarter_keep(threshold.sizes), window=window)
     if strategy is None:
         return replace(config, name=arm) if spec.versions else config
     name, custom = parse_strategy(strategy)
@@ -158,27 +140,24 @@ def spec_scenarios(spec: ExperimentSpec) -> list[Scenario]:
     return scenarios
 
 
+def _eval_pairs(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[tuple[str | None, Scenario]]:
+    """(eval, case) of every case the grid runs, in plan order: a spec with ``evals:`` runs each case once per eval that
+    runs it (`spec_eval_cases`); one without runs each case once, as no eval (None)."""
+    if not spec.evals:
+        return [(None, s) for s in scenarios]
+    ids = {s.id for s in scenarios}
+    return [(name, s) for name, s in spec_eval_cases(spec) if s.id in ids]
+
+
 def plan_cells(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[Cell]:
-    """Every cell, ordered so that a partial run covers all arms evenly (trial, case, arm, threshold); a case whose
-    eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason). With ``evals:``:
-    (trial, eval, case, arm, threshold), each case once per eval that runs it."""
-    if spec.evals:
-        ids = {s.id for s in scenarios}
-        return [
-            Cell(arm, t.label, s.id, trial, name)
-            for trial in range(spec.trials)
-            for name, s in spec_eval_cases(spec)
-            if s.id in ids
-            for arm in spec.arms()
-            if _not_applicable(spec, arm, s, name) is None
-            for t in spec.thresholds
-        ]
+    """Every cell, ordered so that a partial run covers all arms evenly: (trial, eval, case, arm, threshold); a case
+    whose eval does not apply to an arm's strategy is left out (``not_applicable`` lists it with the reason)."""
     return [
-        Cell(arm, t.label, s.id, trial)
+        Cell(arm, t.label, s.id, trial, name)
         for trial in range(spec.trials)
-        for s in scenarios
+        for name, s in _eval_pairs(spec, scenarios)
         for arm in spec.arms()
-        if _not_applicable(spec, arm, s) is None
+        if _not_applicable(spec, arm, s, name) is None
         for t in spec.thresholds
     ]
 
@@ -194,18 +173,11 @@ def _not_applicable(spec: ExperimentSpec, arm: str, scenario: Scenario, eval_nam
 def not_applicable(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[dict[str, str]]:
     """The (arm, case) pairs left out of the grid, each with the reason: never run, never counted (with ``evals:``,
     (arm, eval, case))."""
-    if spec.evals:
-        return [
-            {"arm": arm, "eval": name, "case_id": s.id, "reason": reason}
-            for name, s in spec_eval_cases(spec)
-            for arm in spec.arms()
-            if (reason := _not_applicable(spec, arm, s, name))
-        ]
     return [
-        {"arm": arm, "case_id": s.id, "reason": reason}
-        for s in scenarios
+        {"arm": arm, **({"eval": name} if name is not None else {}), "case_id": s.id, "reason": reason}
+        for name, s in _eval_pairs(spec, scenarios)
         for arm in spec.arms()
-        if (reason := _not_applicable(spec, arm, s))
+        if (reason := _not_applicable(spec, arm, s, name))
     ]
 
 
@@ -246,9 +218,6 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
 
 
 # -- running -------------------------------------------------------------------------------
-_WORKER: dict[str, Any] = {}
-
-
 def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
     """The spec's (agent, summarizer) endpoints with the grid's shared limits (``max_rps``, ``max_tpm``): one rate
     limiter and one token bucket for every cell of the run, as `harness run` has."""
@@ -257,32 +226,26 @@ def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
     return with_run_limits(spec.endpoints(), max_rps=spec.max_rps, max_tpm=spec.max_tpm)
 
 
-def _prepare(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> None:
-    _WORKER["spec"] = spec
-    _WORKER["endpoints"] = run_endpoints(spec)
-    _WORKER["scenarios"] = {s.id: s for s in scenarios}
-    _WORKER["thresholds"] = {t.label: t for t in spec.thresholds}
-
-
-def _cell_inputs(cell: Cell) -> tuple[Scenario, CompactionConfig, Any, int]:
-    spec: ExperimentSpec = _WORKER["spec"]
-    scenario = _WORKER["scenarios"][cell.case_id]
-    config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
-    seed = spec.seed + cell.trial
-    agent_endpoint, summary_endpoint = _WORKER["endpoints"]
-    models = choose_models(
+def run_settings(spec: ExperimentSpec) -> RunSettings:
+    """What every cell of ``spec`` shares: its models and endpoints, its case budget, the experiment's name as run id."""
+    return RunSettings(
         spec.model,
-        cell_summary_model(spec, config),
-        window=config.window,
-        seed=seed,
-        agent_endpoint=agent_endpoint,
-        summary_endpoint=summary_endpoint,
+        spec.summary_model,
+        run_endpoints(spec),
+        spec.case_budget,
+        run_id=spec.name,
+        options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
     )
-    return scenario, config, models, seed
 
 
-CellResult = tuple[CellRow, dict[str, Any]] | tuple[dict[str, Any], None]
-"""(row, trace) of a finished cell, or (a not-run record, None): `not_run_record`."""
+def cell_job(spec: ExperimentSpec, cell: Cell, scenario: Scenario, attempt: int = 1) -> Job:
+    """The job of ``cell``: its case as its eval (None: as no eval) under its arm's config at its threshold."""
+    threshold = next(t for t in spec.thresholds if t.label == cell.threshold)
+    config = cell_config(spec, cell.arm, threshold)
+    return Job(cell.eval, scenario, config, cell.trial, spec.seed + cell.trial, cell.threshold, attempt=attempt, key=cell.id)
+
+
+CellResult = tuple[CellRow, dict[str, Any]] | tuple[dict[str, Any], None]  # (row, trace), or (`not_run_record`, None)
 
 
 def not_run_record(cell: Cell, reason: str) -> dict[str, Any]:
@@ -302,69 +265,77 @@ def not_run_record(cell: Cell, reason: str) -> dict[str, Any]:
     }
 
 
-def _eval_inputs(cell: Cell) -> tuple[Scenario, Settings]:
-    scenario, config, models, seed = _cell_inputs(cell)
-    return scenario, Settings(config, models, seed, _WORKER["spec"].case_budget)
-
-
-def _run_cell(cell: Cell, attempt: int = 1) -> CellResult:
-    """One cell offline, in this process or a worker process."""
-    if cell.eval is not None:
-        scenario, settings = _eval_inputs(cell)
-        try:
-            result = run_eval_case(cell.eval, scenario, settings, run_id=_WORKER["spec"].name, trial=cell.trial)
-        except NotRun as exc:
-            return not_run_record(cell, str(exc)), None
-        return _eval_row(cell, attempt, result)
-    scenario, config, models, seed = _cell_inputs(cell)
-    return _cell_row(cell, attempt, run_case(scenario, config, models, run_id=_WORKER["spec"].name, trial=cell.trial, seed=seed))
-
-
-async def _arun_cell(cell: Cell, attempt: int = 1) -> CellResult:
-    """One live cell on the event loop: I/O bound, so many run at once in one process."""
-    if cell.eval is not None:
-        scenario, settings = _eval_inputs(cell)
-        try:
-            result = await arun_eval_case(cell.eval, scenario, settings, run_id=_WORKER["spec"].name, trial=cell.trial)
-        except NotRun as exc:
-            return not_run_record(cell, str(exc)), None
-        return _eval_row(cell, attempt, result)
-    scenario, config, models, seed = _cell_inputs(cell)
-    spec: ExperimentSpec = _WORKER["spec"]
-    budget = case_budget(spec.case_budget)
-    trace = await arun_case(scenario, config, models, run_id=spec.name, trial=cell.trial, seed=seed, budget_s=budget)
-    return _cell_row(cell, attempt, trace)
-
-
-def _cell_row(cell: Cell, attempt: int, trace: Trace) -> tuple[CellRow, dict[str, Any]]:
-    """The cell's row (scored) and its trace; the settings fingerprint is computed from the config the trace ran with."""
-    spec: ExperimentSpec = _WORKER["spec"]
-    scenario = _WORKER["scenarios"][cell.case_id]
-    config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
-    scores = score_case(trace, scenario)
-    stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"  # a re-run never overwrites a trace
-    row = result_row(trace, scores, trace_file=f"traces/{stem}.json.gz", scenario=scenario)
-    cell_row: CellRow = {**row, **_cell_fields(spec, cell, config, attempt)}
-    return cell_row, trace.to_dict()
-
-
-def _eval_row(cell: Cell, attempt: int, result: CaseResult) -> tuple[CellRow, dict[str, Any]]:
-    """An eval cell's row: the row `EvalSession` writes for the case (its eval's scorer set, known upstream failures
-    and name), with the cell's fields; ``arm`` is the cell's, whatever preset the eval ran under."""
-    spec: ExperimentSpec = _WORKER["spec"]
-    assert result.trace is not None and cell.eval is not None
-    stem = cell.file_stem if attempt == 1 else f"{cell.file_stem}.a{attempt}"
+def cell_result(spec: ExperimentSpec, cell: Cell, job: Job, outcome: CaseResult | NotRun) -> CellResult:
+    """A finished cell's row (its eval's scorer set, known upstream failures and name; ``arm`` the cell's, whatever
+    preset an eval ran under) and trace, or its not-run record; the settings fingerprint is the cell's config's."""
+    if isinstance(outcome, NotRun):
+        return not_run_record(cell, str(outcome)), None
+    assert outcome.trace is not None
+    stem = cell.file_stem if job.attempt == 1 else f"{cell.file_stem}.a{job.attempt}"  # a re-run never overwrites a trace
     row = result_row(
-        result.trace,
-        list(result.scores.values()),
+        outcome.trace,
+        list(outcome.scores.values()),
         trace_file=f"traces/{stem}.json.gz",
-        scenario=result.scenario,
-        scorers=SUITES[cell.eval].scorers,
+        scenario=job.case,
+        scorers=job.scorers,
         eval_name=cell.eval,
     )
-    config = cell_config(spec, cell.arm, _WORKER["thresholds"][cell.threshold])
-    cell_row: CellRow = {**row, "arm": cell.arm, **_cell_fields(spec, cell, config, attempt)}
-    return cell_row, result.trace.to_dict()
+    arm = {"arm": cell.arm} if cell.eval is not None else {}
+    cell_row: CellRow = {**row, **arm, **_cell_fields(spec, cell, job.config, job.attempt)}  # type: ignore[typeddict-item]
+    return cell_row, outcome.trace.to_dict()
+
+
+class CellSink:
+    """A grid's `harness.runs.jobs.Sink`: each finished job made its cell's row and trace, or its not-run record
+    (`cell_result`), handed to ``write(record, trace)``: the experiment directory (`ExperimentDir.write`), or a version
+    arm's worker's stdout (`harness.runs.version_worker`)."""
+
+    def __init__(self, spec: ExperimentSpec, cells: Sequence[Cell], write: Callable[..., None]) -> None:
+        self.spec, self.cells, self.write = spec, {cell.id: cell for cell in cells}, write
+
+    def done(self, job: Job, outcome: CaseResult | NotRun) -> None:
+        self.write(*cell_result(self.spec, self.cells[job.key], job, outcome))
+
+
+class ExperimentDir:
+    """The experiment directory being written: each finished cell's trace, then its row appended to cells.jsonl (a
+    cell not run: its record in not_run.jsonl), as each finishes, so a kill loses only the cells in flight."""
+
+    def __init__(self, path: Path, total: int, progress: Callable[[str], None]) -> None:
+        self.path, self.total, self.progress = path, total, progress
+        self.rows: list[CellRow] = []
+        self.listed: list[str] = []  # cells this invocation wrote to not_run.jsonl
+        self.started = time.perf_counter()
+
+    def write(self, record: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
+        if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
+            append_jsonl(self.path / NOT_RUN_FILE, record)
+            self.listed.append(str(record["cell_id"]))
+            self.progress(f"not run: {record['cell_id']}: {record['not_run']}")
+            return
+        row = cast(CellRow, record)  # a finished cell: append_row checks it is one
+        Trace.from_dict(trace).save(self.path / row["trace"])
+        append_row(self.path / "cells.jsonl", row)
+        self.rows.append(row)
+        self.progress(_bar(len(self.rows), self.total, time.perf_counter() - self.started, row))
+
+
+def run_cells(
+    spec: ExperimentSpec,
+    scenarios: Sequence[Scenario],
+    cells: Sequence[tuple[Cell, int]],
+    workers: int,
+    write: Callable[..., None],
+    watch: OutageWatch | None = None,
+) -> None:
+    """``cells`` (each with its attempt number) with this environment's packages, through the executor: live ones on
+    one event loop, ``workers`` in flight; offline ones in this process or in ``workers`` forked worker processes.
+    ``write(record, trace)`` gets each as it finishes (`CellSink`); once ``watch`` has stopped the grid no cell starts
+    (cells in flight on the loop are cancelled; cells in forked workers finish and are written)."""
+    by_id = {s.id: s for s in scenarios}
+    jobs = [cell_job(spec, cell, by_id[cell.case_id], attempt) for cell, attempt in cells]
+    pool = Pool.choose(live=_is_live(spec), concurrency=max(1, workers), forks=True)
+    execute(jobs, run_settings(spec), pool, CellSink(spec, [c for c, _ in cells], write).done, watch=watch)
 
 
 def _cell_fields(spec: ExperimentSpec, cell: Cell, config: CompactionConfig, attempt: int) -> CellFields:
@@ -417,33 +388,15 @@ def run_experiment(
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
-    overhead = None
-    live: list[Any] = []  # the endpoints of live models, asked once before the run whether anything answers
-    for arm in spec.arms():  # validate every config and model before writing anything
+    configs = []  # every config and model is validated before anything is written
+    for arm in spec.arms():
         for threshold in spec.thresholds:
             try:
-                config = cell_config(spec, arm, threshold)
+                configs.append(
+                    (f"{spec.path}: thresholds: {threshold.label} with arm {arm}: ", cell_config(spec, arm, threshold))
+                )
             except ConfigError as exc:
                 raise ConfigError(f"{spec.path}: arm {arm} at threshold {threshold.label}: {exc}") from None
-            overhead = overhead if overhead is not None else fixed_overhead_tokens(config, scenarios)
-            error = config.overhead_error(overhead)
-            if error:
-                raise ConfigError(f"{spec.path}: thresholds: {threshold.label} with arm {arm}: {error}")
-            prompt_warning = config.prompt_warning()
-            if prompt_warning and threshold is spec.thresholds[0]:  # once per arm: the prompt is the arm's
-                progress(f"warning: {spec.path}: arm {arm}: {prompt_warning}")
-            summary_key = "summary_model" if config.summary_model is None else f"arm {arm}: summary_model"
-            agent_endpoint, summary_endpoint = spec.endpoints()
-            checked = choose_models(
-                spec.model,
-                cell_summary_model(spec, config),
-                window=config.window,
-                seed=spec.seed,
-                options=(f"{spec.path}: model", f"{spec.path}: {summary_key}"),
-                agent_endpoint=agent_endpoint,
-                summary_endpoint=summary_endpoint,
-            )
-            live += [e for role, e in (("agent", agent_endpoint), ("summarizer", summary_endpoint)) if role in checked.endpoints]
     per_trial = len(plan_cells(replace(spec, trials=1), scenarios))  # counted, not listed: a typo may plan a billion
     check_plan_size(
         len(range(shard[0], per_trial * spec.trials, shard[1])),
@@ -453,7 +406,7 @@ def run_experiment(
         what=f"{spec.path}: trials {spec.trials} x {per_trial} cell(s) a trial",
         progress=progress,
     )
-    check_endpoints_answer(*live)
+    preflight(configs, scenarios, run_settings(spec), progress=progress)
     skipped = []
     if (
         not _is_live(spec) and not spec.evals
@@ -464,8 +417,6 @@ def run_experiment(
         scenarios = [s for s in scenarios if not cannot_follow(s.task)]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
-    for warning in (w for s in scenarios for w in s.warnings):  # what in the rows misleads their author
-        progress(f"warning: {warning}")
     cells = plan_cells(spec, scenarios)[shard[0] :: shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
@@ -486,81 +437,33 @@ def run_experiment(
         f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
         f"{len(done) + len(decided & {c.id for c in cells})} already done, {len(todo)} to run ({len(attempts)} again after ERROR) with {workers} worker(s) -> {path}"
     )
-    started = time.perf_counter()
-    rows: list[CellRow] = []
+    directory = ExperimentDir(path, len(todo), progress)
     watch = OutageWatch(stop_after_errors(spec.stop_after_errors))
-    listed: list[str] = []  # cells this invocation wrote to not_run.jsonl
-
-    def finish(record: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
-        if trace is None:  # an eval cell the executor did not run: listed with the reason, never dropped
-            append_jsonl(not_run_file, record)
-            listed.append(str(record["cell_id"]))
-            progress(f"not run: {record['cell_id']}: {record['not_run']}")
-            return
-        row = cast(CellRow, record)  # a finished cell: append_row checks it is one
-        Trace.from_dict(trace).save(path / row["trace"])
-        append_row(cells_file, row)
-        rows.append(row)
-        progress(_bar(len(rows), len(todo), time.perf_counter() - started, row))
-        watch.see(row.get("error"))  # completion order: the order cells are written in
-
-    _prepare(spec, scenarios)
     if workers > 1:  # several at a time: the largest cases first (`start_order`), so no long one runs alone at the end
-        sizes = [getattr(_WORKER["scenarios"].get(cell.case_id), "size_chars", 0) for cell in todo]
-        todo = [todo[i] for i in start_order(sizes)]
+        size = {s.id: s.size_chars for s in scenarios}
+        todo = [todo[i] for i in start_order([size[cell.case_id] for cell in todo])]
+    planned = [(cell, attempts.get(cell.id, 1)) for cell in todo]
     if spec.versions:
-        _run_version_arms(spec, todo, attempts, workers, finish, progress, watch)
-    else:
-        _run_here(spec, todo, attempts, workers, finish, watch)
+        _run_version_arms(spec, scenarios, planned, workers, directory.write, progress, watch)
+    else:  # the executor feeds the watch each cell as it finishes (completion order: the order cells are written in)
+        run_cells(spec, scenarios, planned, workers, directory.write, watch)
+    rows = directory.rows
     stopped = None
     if watch.message is not None:
-        left = len(todo) - len(rows) - len(listed)
+        left = len(todo) - len(rows) - len(directory.listed)
         stopped = (
             f"{watch.message}; {len(rows)} cell(s) written, {left} cell(s) not run: once the provider answers, run the "
             "same command again to resume (done cells are skipped, cells that ended in ERROR run again)"
         )
         progress(stopped)
-    return ExperimentRun(path, len(cells), len(done), len(rows), rows, round(time.perf_counter() - started, 3), stopped)
-
-
-def _run_here(
-    spec: ExperimentSpec,
-    todo: Sequence[Cell],
-    attempts: dict[str, int],
-    workers: int,
-    finish: Callable[..., None],
-    watch: OutageWatch | None = None,
-) -> None:
-    """Cells with this environment's packages: live ones on one event loop, offline ones in this process or in
-    ``workers`` worker processes. Once ``watch`` has stopped the grid no cell starts (cells running in worker
-    processes finish and are written: a process pool cannot cancel them)."""
-    if _is_live(spec):
-        run_async(_run_live(list(todo), attempts, workers, finish, watch))
-    elif workers == 1 or len(todo) <= 1:
-        for cell in todo:
-            if watch is not None and watch.stopped:
-                break
-            finish(*_run_cell(cell, attempts.get(cell.id, 1)))
-    else:
-        # the workers end with this process, even when it is killed (kill -9 left them running, orphaned)
-        with ProcessPoolExecutor(max_workers=workers, initializer=end_with_parent, initargs=(os.getpid(),)) as pool:
-            pending: set[Future] = set()
-            queue = list(todo)
-            while queue or pending:
-                if watch is not None and watch.stopped:
-                    queue = []
-                while queue and len(pending) < workers:
-                    cell = queue.pop(0)
-                    pending.add(pool.submit(_run_cell, cell, attempts.get(cell.id, 1)))
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    finish(*fut.result())
+    wall = round(time.perf_counter() - directory.started, 3)
+    return ExperimentRun(path, len(cells), len(done), len(rows), rows, wall, stopped)
 
 
 def _run_version_arms(
     spec: ExperimentSpec,
-    todo: Sequence[Cell],
-    attempts: dict[str, int],
+    scenarios: Sequence[Scenario],
+    todo: Sequence[tuple[Cell, int]],
     workers: int,
     finish: Callable[..., None],
     progress: Callable[[str], None],
@@ -572,8 +475,8 @@ def _run_version_arms(
     the arm's workers are ended (their cells in flight with them) and no further arm starts."""
     lock = read_lock()
     by_arm: dict[str, list[tuple[Cell, int]]] = {}
-    for cell in todo:
-        by_arm.setdefault(cell.arm, []).append((cell, attempts.get(cell.id, 1)))
+    for cell, attempt in todo:
+        by_arm.setdefault(cell.arm, []).append((cell, attempt))
     replaced = {k: getattr(spec, k) for k in ("case_budget", "max_rps", "max_tpm")}
     for arm, cells in by_arm.items():
         if watch is not None and watch.stopped:
@@ -591,11 +494,13 @@ def _run_version_arms(
 
         def checked_or_stop(row: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
             checked(row, trace)
+            if watch is not None and trace is not None:
+                watch.see(row.get("error"))  # the order the arm's workers finish cells in
             if watch is not None and watch.stopped:
                 raise OutageStopped(watch.message)  # run_arm_cells ends the arm's workers on the way out
 
         if env.path is None:
-            _run_here(spec, [cell for cell, _ in cells], attempts, workers, checked, watch)
+            run_cells(spec, scenarios, cells, workers, checked, watch)
         else:
             try:
                 run_arm_cells(spec.path, env.python, cells, workers, checked_or_stop, replaced)
@@ -620,39 +525,6 @@ def _is_live(spec: ExperimentSpec) -> bool:
     """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
     names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.arms() for t in spec.thresholds}
     return any(name is not None and not is_reference(name) for name in names)
-
-
-async def _run_live(
-    todo: list[Cell],
-    attempts: dict[str, int],
-    concurrency: int,
-    finish: Callable[..., None],
-    watch: OutageWatch | None = None,
-) -> None:
-    """Live cells with ``concurrency`` in flight on one event loop; the parent writes each as it finishes. Once
-    ``watch`` has stopped the grid (a cell written makes it), the cells in flight are cancelled and none starts."""
-    gate = asyncio.Semaphore(concurrency)
-    running: dict[str, asyncio.Task] = {}
-
-    async def one(cell: Cell) -> None:
-        async with gate:
-            if watch is not None and watch.stopped:
-                return
-            running[cell.id] = task = asyncio.ensure_future(_arun_cell(cell, attempts.get(cell.id, 1)))
-            try:
-                row, trace = await task
-            except asyncio.CancelledError:
-                if task.cancelled() and watch is not None and watch.stopped:
-                    return  # cancelled by the stop below: not run, so a rerun runs it
-                raise
-            finally:
-                running.pop(cell.id, None)
-        finish(row, trace)
-        if watch is not None and watch.stopped:
-            for other in running.values():
-                other.cancel()
-
-    await asyncio.gather(*(one(cell) for cell in todo))
 
 
 def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, CellRow]) -> None:
@@ -687,7 +559,7 @@ def _write_meta(
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
         "versions": {arm: dict(v.pins) for arm in spec.arms() if (v := spec.version_of(arm))},
         "not_applicable": not_applicable(spec, scenarios),
-        "evals": list(spec.evals),  # empty: cases by kind (a spec without evals:)
+        "evals": list(spec.evals),  # empty: cases as no eval (a spec without evals:)
         "thresholds": [t.label for t in spec.thresholds],
         "trials": spec.trials,
         "seed": spec.seed,
@@ -726,62 +598,3 @@ def _bar(done: int, total: int, elapsed: float, row: CellRow) -> str:
         f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
         f"{row['arm']} {row['threshold']} {row['cell_id'].split('|')[2]} t{row['trial']} {status}"
     )
-
-
-# -- merging shards ------------------------------------------------------------------------
-def missing_shards(metas: Sequence[ExperimentMeta]) -> list[str]:
-    """The shards of an n-way split that none of ``metas`` is ("2of4"): a lost CI artifact, named at the merge."""
-    shards = [tuple(shard) for m in metas if (shard := m.get("shard"))]
-    counts = {n for _, n in shards}
-    if len(counts) != 1:
-        return []
-    (n,) = counts
-    return [f"{i}of{n}" for i in range(n) if (i, n) not in shards]
-
-
-def merge_experiments(out: str | Path, parts: Sequence[str | Path]) -> Path:
-    """Join shard directories (or whole experiment directories) into ``out``."""
-    out = Path(out)
-    metas = []
-    for part in parts:
-        meta_file = Path(part) / "meta.json"
-        if not meta_file.exists():
-            raise HarnessError(f"{part}: not an experiment directory (no meta.json)")
-        metas.append(read_experiment_meta(part))
-    prints = {m.get("spec_fingerprint") for m in metas}
-    if len(prints) != 1 or len({m["experiment"] for m in metas}) != 1:
-        raise HarnessError(
-            f"cannot merge different experiments or specs: {sorted({m['experiment'] for m in metas})}, fingerprints {sorted(map(str, prints))}"
-        )
-    (out / "traces").mkdir(parents=True, exist_ok=True)
-    existing = {r["cell_id"] for r in read_cells(out / "cells.jsonl", repair=True)}
-    for part in parts:
-        torn = torn_line_note(Path(part) / "cells.jsonl")
-        if torn:  # a shard killed mid-write: its torn row is left out of the merge, said, and the shard left as it is
-            print(f"warning: {torn}; the merged experiment lacks that cell (rerun the shard to complete it)", file=sys.stderr)
-        for row in read_cells(Path(part) / "cells.jsonl"):
-            if row["cell_id"] in existing:
-                continue
-            src = Path(part) / row["trace"]
-            if src.resolve() != (out / row["trace"]).resolve():
-                shutil.copyfile(src, out / row["trace"])
-            append_row(out / "cells.jsonl", row)
-            existing.add(row["cell_id"])
-        listed = {r["cell_id"] for r in read_jsonl(out / NOT_RUN_FILE)}
-        for record in read_jsonl(Path(part) / NOT_RUN_FILE):
-            if record["cell_id"] not in listed:
-                append_jsonl(out / NOT_RUN_FILE, record)
-                listed.add(record["cell_id"])
-    merged: ExperimentMeta = {
-        **metas[0],
-        "shard": None,
-        "merged_from": [str(p) for p in parts],
-        "missing_shards": missing_shards(metas),
-        "planned_cells": sum(m.get("planned_cells", 0) for m in metas),
-        "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-    }
-    write_meta(out, merged)
-    spec_copy = Path(parts[0]) / "spec.yaml"
-    if spec_copy.exists() and spec_copy.resolve() != (out / "spec.yaml").resolve():
-        shutil.copyfile(spec_copy, out / "spec.yaml")
-    return out

@@ -14,11 +14,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.agent.models import choose_models
-from harness.agent.runner import run_case
 from harness.compaction.variants import make_config
+from harness.runs.jobs import Job, RunSettings
+from harness.runs.pool import Pool, execute
 from harness.scenarios.schema import _scenario
-from harness.scoring.scorers import VALIDITY, score_case
+from harness.scoring.scorers import VALIDITY
+from harness.suites.execute import CaseResult, NotRun
 
 
 @dataclass(frozen=True)
@@ -32,27 +33,27 @@ class CellCheck:
 
 
 def check_cells(rows: list[dict], preset: str, *, seed: int = 0, progress: Callable[[str], None] = print) -> list[CellCheck]:
-    """Run each generated row once offline under ``preset`` and report its validity."""
+    """Run each generated row once offline as the needle eval under ``preset`` (a job of the one executor,
+    `harness.runs.pool`) and report its validity."""
     config = make_config(preset)
-    models = choose_models(None, None, window=config.window, seed=seed)
-    out = []
-    for i, row in enumerate(rows, start=1):
-        scenario = _scenario(row, "harness generate needle")
-        trace = run_case(scenario, config, models, seed=seed)
-        failed = [s for s in score_case(trace, scenario) if s.role == VALIDITY and not s.value]
-        first_question = min(n.turn for n in scenario.needles)
-        summaries = len([e for e in trace.events_of("summary") if e["turn"] < first_question])
-        out.append(
-            CellCheck(
-                scenario.id,
-                row["haystack_tokens"],
-                row["needle_depth"],
-                not failed,
-                summaries,
-                tuple(f"{s.key}: {s.explanation}" for s in failed),
-            )
-        )
+    jobs = [Job("needle", _scenario(row, "harness generate needle"), config, 0, seed) for row in rows]
+    out: list[CellCheck] = []
+
+    def done(job: Job, outcome: CaseResult | NotRun) -> None:
+        scenario, row = job.case, rows[len(out)]
+        reasons: tuple[str, ...]
+        if isinstance(outcome, NotRun):
+            failed, summaries, reasons = True, 0, (str(outcome),)
+        else:
+            assert outcome.trace is not None
+            bad = [s for s in outcome.scores.values() if s.role == VALIDITY and not s.value]
+            first_question = min(n.turn for n in scenario.needles)
+            summaries = len([e for e in outcome.trace.events_of("summary") if e["turn"] < first_question])
+            failed, reasons = bool(bad), tuple(f"{s.key}: {s.explanation}" for s in bad)
+        out.append(CellCheck(scenario.id, row["haystack_tokens"], row["needle_depth"], not failed, summaries, reasons))
         progress(
-            f"[{i}/{len(rows)}] {scenario.id}: {'valid' if not failed else 'INVALID'} ({summaries} summaries before the question)"
+            f"[{len(out)}/{len(rows)}] {scenario.id}: {'valid' if not failed else 'INVALID'} ({summaries} summaries before the question)"
         )
+
+    execute(jobs, RunSettings(), Pool(), done)
     return out

@@ -54,9 +54,12 @@ def known_upstream_of(name: str) -> dict[str, str]:
     return dict(suite.known_upstream) if suite is not None else {}
 
 
-def row_eval_version(row: Mapping[str, Any]) -> int:
+def row_eval_version(row: Mapping[str, Any]) -> int | None:
     """The eval version a row was scored under: rows written before versions existed were scored under version 1
-    (every eval started at 1 when versions were introduced, 2026-11-26)."""
+    (every eval started at 1 when versions were introduced, 2026-11-26); a row that ran as no eval (``eval`` null, an
+    ad-hoc run) has none."""
+    if "eval" in row and row["eval"] is None:
+        return None
     return int(row.get("eval_version") or 1)
 
 
@@ -70,10 +73,11 @@ def result_row(
     eval_name: str | None = None,
 ) -> ResultRow:
     """One case's row. ``scorers`` names the scorer set that produced ``scores`` (``harness score`` re-applies it);
-    ``eval_name`` the registry entry the case ran as (default: the eval of its kind, as ``harness run`` runs it)."""
+    ``eval_name`` the registry entry the case ran as (None: it ran as no eval, an ad-hoc run: ``eval`` and
+    ``eval_version`` are null and no known upstream failure is declared)."""
     agent = trace.agent_calls()
     summ = trace.summarizer_calls()
-    declared = known_upstream_of(eval_name or trace.kind)
+    declared = known_upstream_of(eval_name) if eval_name is not None else {}
     result, decided_by = outcome(scores, trace.error, declared)
     counts = Counter(e["type"] for e in trace.events)
     usage_in = [c["usage"].get("input_tokens") for c in trace.calls if c.get("usage")]
@@ -83,8 +87,8 @@ def result_row(
         "run_id": trace.run_id,
         "case_id": trace.case_id,
         "kind": trace.kind,
-        "eval": eval_name or trace.kind,
-        "eval_version": eval_version(eval_name or trace.kind),
+        "eval": eval_name,
+        "eval_version": eval_version(eval_name) if eval_name is not None else None,
         "trial": trace.trial,
         "seed": trace.seed,
         "arm": trace.config.get("name"),  # the compared configuration: a variant, or variant@strategy in a grid
@@ -349,7 +353,7 @@ def upgrade_row(row: Mapping[str, Any], where: str = "row") -> dict[str, Any]:
         "metrics": row.get("metrics") or {},
         "packages": row.get("packages") or {},
         "known_upstream": row.get("known_upstream") or {},
-        "eval": row.get("eval") or row.get("kind"),
+        "eval": row["eval"] if "eval" in row else row.get("kind"),  # null: ran as no eval; absent: before rows named it
         "scorers": row.get("scorers", "default"),
         "eval_version": row_eval_version(row),
         "schema_version": ROW_SCHEMA_VERSION,

@@ -12,7 +12,6 @@ so bad input leaves earlier runs untouched and exits non-zero.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import re
 import subprocess
@@ -20,22 +19,27 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness._version import __version__
-from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models
-from harness.agent.preflight import fixed_overhead_tokens
-from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, offline_skip_reason, run_async, run_case
+from harness.agent.models import Endpoint
+from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
 from harness.rows import META_SCHEMA_VERSION, ResultRow, RunMeta, write_meta
 from harness.runs.outage import OutageWatch, stop_after_errors
 from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
-from harness.scoring.scorers import ERROR, PASS, Score, score_case
+from harness.scoring.scorers import ERROR, PASS, Score
+from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
+
+if TYPE_CHECKING:
+    from harness.runs.jobs import Job, Preflight
+    from harness.suites.execute import CaseResult, NotRun
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
 
@@ -172,32 +176,19 @@ class RunSink:
         agent_endpoint: Endpoint | None = None,
         summary_endpoint: Endpoint | None = None,
         out_option: str = "--out",
+        checked: Preflight | None = None,
     ) -> None:
         if run_id is not None:
             check_dir_name(run_id, "--run-id")
-        # fail fast: bad spec, missing key, bad endpoint settings
-        checked = choose_models(
-            agent_model,
-            summary_model,
-            window=config.window,
-            seed=seed,
-            agent_endpoint=agent_endpoint,
-            summary_endpoint=summary_endpoint,
-        )
-        overhead = fixed_overhead_tokens(config, scenarios)
-        error = config.overhead_error(overhead)
-        if error:
-            raise ConfigError(error)
-        # a live model's server answers at all, or the run stops here (exit 4) before any case spends its retries
-        check_endpoints_answer(
-            agent_endpoint if "agent" in checked.endpoints else None,
-            (summary_endpoint or agent_endpoint) if "summarizer" in checked.endpoints else None,
-        )
-        # the config's traps, then what in the scenario rows misleads their author (`schema.case_warnings`)
-        warnings = [w for w in [config.overhead_warning(overhead), config.prompt_warning()] if w]
-        warnings += [w for s in scenarios for w in s.warnings]
-        for w in warnings:
-            progress(f"warning: {w}")
+        from harness.runs.jobs import RunSettings, preflight
+
+        agent_endpoint = agent_endpoint or Endpoint()
+        endpoints = (agent_endpoint, summary_endpoint or agent_endpoint)
+        # fail fast: bad spec, missing key, bad endpoint settings, an overhead past the trigger, a server not answering
+        # (``checked``: the plan's pre-flight, already run by the caller)
+        if checked is None:
+            checked = preflight([("", config)], scenarios, RunSettings(agent_model, summary_model, endpoints), progress=progress)
+        overhead, warnings = checked.overhead, checked.warnings
         run_id = run_id or new_run_id(config.name)
         self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
         if self.run.path.exists():
@@ -216,7 +207,7 @@ class RunSink:
             "config_label": config.label(),
             "agent_model": agent_model or "reference",
             "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
-            "endpoints": dict(checked.endpoints),
+            "endpoints": checked.endpoints,
             "seed": seed,
             "trials": trials,
             "cases": [s.id for s in scenarios],
@@ -264,6 +255,18 @@ class RunSink:
         self.run.rows.append(row)
         return row
 
+    def done(self, job: Job, outcome: CaseResult | NotRun) -> ResultRow | None:
+        """Record one job's outcome (`harness.runs.jobs.Sink`): its row and trace as the eval it ran as, or, for a job
+        not run, the case as skipped with the reason. Returns the row (None for a skip)."""
+        from harness.suites.execute import NotRun
+
+        if isinstance(outcome, NotRun):
+            self.skip(job.case, str(outcome).removeprefix(f"{job.case.id}: "))
+            return None
+        assert outcome.trace is not None
+        scores = list(outcome.scores.values())
+        return self.record(outcome.trace, scores, job.case, scorers=job.scorers, eval_name=job.eval)
+
     def skip(self, scenario: Scenario, reason: str) -> None:
         """A case not run, with why: listed in meta.json and the report, counted nowhere."""
         self.run.skipped.append({"case_id": scenario.id, "reason": reason})
@@ -303,26 +306,32 @@ def run_cases(
     case_budget_s: float | None = DEFAULT_CASE_BUDGET_S,
     processes: int = 1,
     stop_after: int | None = None,
+    eval_name: str | None = None,
 ) -> RunDir:
-    """Run every scenario x trial, persisting each case as it finishes; return the run directory.
+    """Run every scenario x trial as eval ``eval_name`` (its preset, scorer set and known upstream failures:
+    `harness.suites.execute.run_eval_case`; None: as no eval, under ``config`` with the default scorer set, rows
+    ``eval: null``), persisting each case as it finishes; return the run directory. A case the eval does not run
+    (`NotRun`) is listed as skipped with the reason.
 
-    Live runs (and any run with ``concurrency`` > 1) go through `arun_case` on one event loop with up to
-    ``concurrency`` cases in flight, each bounded by ``case_budget_s``. Cases start largest first (`start_order`),
-    and rows are written in that order whatever order cases finish in and whatever the concurrency, so the same
-    command writes the same file. With ``processes`` > 1 (live only) the cases are spread over that many processes,
-    each with its own loop (`harness.agent.parallel`).
+    The jobs run in one pool (`harness.runs.pool`): live runs (and any run with ``concurrency`` > 1) on one event loop
+    with up to ``concurrency`` cases in flight, each bounded by ``case_budget_s``; with ``processes`` > 1 (live only)
+    spread over that many processes. Cases start largest first (`start_order`), and rows are written in that order
+    whatever order cases finish in and whatever the concurrency, so the same command writes the same file.
 
     The run stops early when ``stop_after`` cases in a row (in the order they finish) end in the same provider error
     (`harness.runs.outage`; None: the default, 0: never): the cases in flight are cancelled, every finished case is
     recorded, and the run directory's ``stopped`` (and meta.json's) names the cause, the count and the cases not run.
     """
+    from harness.runs.jobs import Job, RunSettings, check
+    from harness.runs.pool import Pool, execute
+    from harness.suites.execute import NotRun
+
     stop_after = stop_after_errors(stop_after)
-    if concurrency < 1:
-        raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
-    if processes < 1 or processes > concurrency:
-        raise ConfigError(f"--processes must be between 1 and --concurrency ({concurrency}), got {processes}")
     if case_budget_s is not None:
         case_budget(case_budget_s)  # refuses a budget that is not positive
+    agent_endpoint = agent_endpoint or Endpoint()
+    settings = RunSettings(agent_model, summary_model, (agent_endpoint, summary_endpoint or agent_endpoint), case_budget_s)
+    pool = Pool.choose(live=bool(settings.models(config, seed).endpoints), concurrency=concurrency, processes=processes)
     sink = RunSink(
         scenarios,
         config,
@@ -337,80 +346,51 @@ def run_cases(
         agent_endpoint=agent_endpoint,
         summary_endpoint=summary_endpoint,
     )
+    settings = replace(settings, run_id=sink.run.run_id)
+    preset = SUITES[eval_name].preset if eval_name is not None else None
     progress(
-        f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) under {config.label()}"
+        f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) "
+        + (f"as the {eval_name} eval, " if eval_name else "as no eval, ")
+        + (f"under its preset {preset} ({config.strategy})" if preset else f"under {config.label()}")
         + (f", {concurrency} in flight" if concurrency > 1 else "")
         + f" -> {sink.path}"
     )
     started = time.perf_counter()
     jobs = []
     for trial in range(trials):
-        trial_seed = seed + trial
-        models: ModelChoice = choose_models(
-            agent_model,
-            summary_model,
-            window=config.window,
-            seed=trial_seed,
-            agent_endpoint=agent_endpoint,
-            summary_endpoint=summary_endpoint,
-        )
         for scenario in scenarios:
-            reason = offline_skip_reason(scenario, models)
-            if reason is None:
-                jobs.append((scenario, models, trial, trial_seed))
-            elif trial == 0:
-                sink.skip(scenario, reason)
-                progress(f"skipped {scenario.id}: {reason}")
+            job = Job(eval_name, scenario, config, trial, seed + trial)
+            try:
+                check(job, settings)
+            except NotRun as exc:
+                if trial == 0:
+                    reason = str(exc).removeprefix(f"{scenario.id}: ")
+                    sink.skip(scenario, reason)
+                    progress(f"skipped {scenario.id}: {reason}")
+                continue
+            jobs.append(job)
     total = len(jobs)
     if not jobs:
         return sink.finish()
     # The longest cases first: with several in flight the run ends sooner. Rows follow this order whatever the
     # concurrency, so a run with cases in flight writes the same file as one case at a time.
-    jobs = [jobs[i] for i in start_order([job[0].size_chars for job in jobs])]
+    jobs = [jobs[i] for i in start_order([job.case.size_chars for job in jobs])]
 
-    def record(trace: Trace, scenario: Scenario) -> None:
-        row = sink.record(trace, score_case(trace, scenario), scenario)
-        progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
+    def record(job: Job, outcome: CaseResult | NotRun) -> None:
+        row = sink.done(job, outcome)  # a NotRun was decided when the plan was made: a worker meeting one skips it too
+        if row is not None:
+            progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
 
     watch = OutageWatch(stop_after)  # fed each case's error as it finishes (completion order)
-    if processes > 1:
-        if not jobs[0][1].endpoints:
-            raise ConfigError(
-                "--processes is for live models; offline grids run in worker processes with `harness experiment run --workers N`"
-            )
-        from harness.agent.parallel import run_in_processes
-
-        run_in_processes(
-            [(s, t, sd) for s, _, t, sd in jobs],
-            config,
-            sink.run.run_id,
-            processes=processes,
-            concurrency=concurrency,
-            budget_s=case_budget_s,
-            agent_model=agent_model,
-            summary_model=summary_model,
-            agent_endpoint=agent_endpoint or Endpoint(),
-            summary_endpoint=summary_endpoint or agent_endpoint or Endpoint(),
-            record=record,
-            stop=lambda trace: watch.see(trace.error),
-        )
-    elif concurrency == 1 and not jobs[0][1].endpoints:
-        for scenario, models, trial, trial_seed in jobs:
-            if watch.stopped:
-                break
-            trace = run_case(scenario, config, models, run_id=sink.run.run_id, trial=trial, seed=trial_seed)
-            watch.see(trace.error)
-            record(trace, scenario)
-    else:
-        run_async(_run_concurrently(jobs, config, sink.run.run_id, concurrency, case_budget_s, record, watch))
+    execute(jobs, settings, pool, record, watch=watch, in_order=True)
     if watch.message is not None:
         ran = {(r["case_id"], r["trial"]) for r in sink.run.rows}
-        not_run = [(s.id, t) for s, _, t, _ in jobs if (s.id, t) not in ran]
+        not_run = [(j.case.id, j.trial) for j in jobs if (j.case.id, j.trial) not in ran]
         errored = [r["case_id"] for r in sink.run.rows if row_outcome(r)[0] == ERROR]
         again = list(dict.fromkeys([*errored, *(case_id for case_id, _ in not_run)]))  # each case once, start order
         how = (
             "the same command with another --run-id (no case of it went through)"
-            if set(again) >= {s.id for s, _, _, _ in jobs}
+            if set(again) >= {j.case.id for j in jobs}
             else f"the same command with another --run-id and, in place of any --cases or --limit, --cases {' '.join(again)}"
         )
         rerun = (
@@ -428,55 +408,6 @@ def start_order(sizes: Sequence[int]) -> list[int]:
     in plan order. Started in plan order, a long case that starts late runs alone at the end while the other slots
     sit idle; longest first (the classic LPT rule) leaves the short ones to fill the tail."""
     return sorted(range(len(sizes)), key=lambda i: -sizes[i])
-
-
-async def _run_concurrently(
-    jobs: list,
-    config: CompactionConfig,
-    run_id: str,
-    concurrency: int,
-    budget_s: float | None,
-    record: Callable[[Trace, Scenario], None],
-    watch: OutageWatch | None = None,
-) -> None:
-    """Up to ``concurrency`` cases in flight; each finished case is recorded once every case planned before it is.
-    When ``watch`` stops the run (a case finishing makes it), the cases in flight are cancelled, none starts, and the
-    finished cases not yet recorded (waiting for an earlier one that will not finish) are recorded in start order."""
-    gate = asyncio.Semaphore(concurrency)
-    writing = asyncio.Lock()
-    finished: dict[int, Trace] = {}
-    running: dict[int, asyncio.Task] = {}
-    next_to_record = 0
-
-    async def one(i: int) -> None:
-        nonlocal next_to_record
-        scenario, models, trial, trial_seed = jobs[i]
-        async with gate:
-            if watch is not None and watch.stopped:
-                return
-            running[i] = task = asyncio.ensure_future(
-                arun_case(scenario, config, models, run_id=run_id, trial=trial, seed=trial_seed, budget_s=budget_s)
-            )
-            try:
-                trace = await task
-            except asyncio.CancelledError:
-                if task.cancelled() and watch is not None and watch.stopped:
-                    return  # cancelled by the stop below: not run, named in the run's not_run
-                raise
-            finally:
-                running.pop(i, None)
-        finished[i] = trace
-        if watch is not None and watch.see(trace.error):
-            for other in running.values():
-                other.cancel()
-        async with writing:  # one writer; scoring and the gzip write run off the event loop so requests keep flowing
-            while next_to_record in finished:
-                await asyncio.to_thread(record, finished.pop(next_to_record), jobs[next_to_record][0])
-                next_to_record += 1
-
-    await asyncio.gather(*(one(i) for i in range(len(jobs))))
-    for i in sorted(finished):  # after a stop: the finished cases behind a case that was cancelled
-        await asyncio.to_thread(record, finished.pop(i), jobs[i][0])
 
 
 def _progress_line(done: int, total: int, row: ResultRow, elapsed: float) -> str:

@@ -16,27 +16,22 @@ from typing import Any, TextIO
 def run_job(job: dict[str, Any], out: TextIO) -> int:
     """Run the job's cells with this interpreter's packages, writing each result to ``out`` as it finishes."""
     from harness.agent.parallel import end_with_parent
-    from harness.agent.runner import run_async
     from harness.runs import grid
     from harness.runs.spec import load_spec
 
     if job.get("parent_pid"):
         end_with_parent(int(job["parent_pid"]))
     spec = replace(load_spec(job["spec"]), **job.get("replace", {}))
-    grid._prepare(spec, grid.spec_scenarios(spec))
-    # each cell: [arm, threshold, case, trial, attempt, eval (None: by kind; absent from an older parent's job)]
+    # each cell: [arm, threshold, case, trial, attempt, eval (None: as no eval; absent from an older parent's job)]
     cells = [(grid.Cell(c[0], c[1], c[2], int(c[3]), c[5] if len(c) > 5 else None), int(c[4])) for c in job["cells"]]
 
     def emit(row: dict[str, Any], trace: dict[str, Any] | None) -> None:
         out.write(json.dumps({"row": row, "trace": trace}, default=str) + "\n")
         out.flush()
 
-    if grid._is_live(spec):
-        attempts = {cell.id: attempt for cell, attempt in cells}
-        run_async(grid._run_live([cell for cell, _ in cells], attempts, spec.concurrency, emit))
-    else:
-        for cell, attempt in cells:
-            emit(*grid._run_cell(cell, attempt))
+    # live cells on this process's event loop, offline ones one at a time (the parent runs several workers)
+    workers = spec.concurrency if grid._is_live(spec) else 1
+    grid.run_cells(spec, grid.spec_scenarios(spec), cells, workers, emit)
     return 0
 
 

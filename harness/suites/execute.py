@@ -142,15 +142,19 @@ def quiet_deepagents() -> Iterator[None]:
 
 
 def prepared(
-    name: str, scenario: Scenario, settings: Settings, fault: SeededFault | None
-) -> tuple[EvalSuite, CompactionConfig, ModelChoice, dict[str, Any]]:
-    """Eval ``name``'s setup for ``scenario`` (`eval_setup`). Raises NotRun when the eval does not apply to the
-    strategy, the installed deepagents lacks a feature its preset needs, or the offline models cannot run the case."""
-    suite = SUITES[name]
-    reason = suite.not_applicable_reason(settings.config.strategy)
+    name: str | None, scenario: Scenario, settings: Settings, fault: SeededFault | None
+) -> tuple[EvalSuite | None, CompactionConfig, ModelChoice, dict[str, Any]]:
+    """Eval ``name``'s setup for ``scenario`` (`eval_setup`; ``name`` None: no eval, the session's configuration and
+    models as they are). Raises NotRun when the eval does not apply to the strategy, the installed deepagents lacks a
+    feature its preset needs, or the offline models cannot run the case."""
+    suite = SUITES[name] if name is not None else None
+    reason = suite.not_applicable_reason(settings.config.strategy) if suite is not None else None
     if reason:
         raise NotRun(reason)
-    config, models, kwargs = eval_setup(suite, settings, fault)
+    if suite is not None:
+        config, models, kwargs = eval_setup(suite, settings, fault)
+    else:
+        config, models, kwargs = settings.config, settings.models, {}
     reason = da.binary_offload_missing() if config.offload_binary else None
     if reason:  # a feature the installed deepagents lacks: listed as not run with the reason, never a FAIL
         raise NotRun(f"eval {name}: {reason}")
@@ -160,16 +164,22 @@ def prepared(
     return suite, config, models, kwargs
 
 
-def _result(suite: EvalSuite, scenario: Scenario, config: CompactionConfig, trace: Trace) -> CaseResult:
-    scores = score_case(trace, scenario, suite.scorers)
-    return CaseResult(scenario, scores_by_key(scores), None, trace, config.strategy, suite.name)
+def _result(suite: EvalSuite | None, scenario: Scenario, config: CompactionConfig, trace: Trace) -> CaseResult:
+    scores = score_case(trace, scenario, suite.scorers if suite is not None else "default")
+    return CaseResult(scenario, scores_by_key(scores), None, trace, config.strategy, suite.name if suite is not None else None)
 
 
 def run_eval_case(
-    name: str, scenario: Scenario, settings: Settings, *, fault: SeededFault | None = None, run_id: str = "", trial: int = 0
+    name: str | None,
+    scenario: Scenario,
+    settings: Settings,
+    *,
+    fault: SeededFault | None = None,
+    run_id: str = "",
+    trial: int = 0,
 ) -> CaseResult:
-    """Run ``scenario`` as eval ``name`` under ``settings`` (and ``fault``), and score it with the eval's scorer set.
-    Raises NotRun when the eval does not apply to the strategy or the offline models cannot run the case."""
+    """Run ``scenario`` as eval ``name`` under ``settings`` (and ``fault``), and score it with the eval's scorer set
+    (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when the eval does not apply to the strategy or the offline models cannot run the case."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
     budget = settings.case_budget_s if settings.case_budget_s is not None else DEFAULT_CASE_BUDGET_S
     with quiet_deepagents() if fault is not None else contextlib.nullcontext():
@@ -179,7 +189,13 @@ def run_eval_case(
 
 
 async def arun_eval_case(
-    name: str, scenario: Scenario, settings: Settings, *, fault: SeededFault | None = None, run_id: str = "", trial: int = 0
+    name: str | None,
+    scenario: Scenario,
+    settings: Settings,
+    *,
+    fault: SeededFault | None = None,
+    run_id: str = "",
+    trial: int = 0,
 ) -> CaseResult:
     """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)

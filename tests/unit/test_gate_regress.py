@@ -294,3 +294,19 @@ def test_a_baseline_from_another_version_of_an_eval_is_refused_not_compared(tmp_
     needle = _cells(4, True, eval_name="needle")
     with pytest.raises(HarnessError, match="eval 'goal'"):
         _gate(tmp_path / "mixed", base + needle, changed + needle)
+
+
+def test_an_ad_hoc_grid_is_gated_by_its_kind_and_refused_against_a_baseline_of_the_eval_itself(tmp_path):
+    """A grid without evals: writes eval null (no version); the gate groups its cells by kind, compares them with a
+    baseline of the same ad-hoc grid, and refuses a baseline scored as the eval, saying so rather than "version 1"."""
+    import pytest
+
+    from harness.errors import HarnessError
+
+    ad_hoc = [{**r, "eval": None, "eval_version": None} for r in _cells(8, True)]
+    ok, table, _ = _gate(tmp_path, ad_hoc, ad_hoc)
+    assert ok and set(table["eval"]) == {"goal"}
+    as_eval = [{**r, "eval_version": 2} for r in _cells(8, True)]
+    with pytest.raises(HarnessError) as err:
+        _gate(tmp_path / "mixed", as_eval, ad_hoc)
+    assert "baseline was scored under version 2, the current results under version none (run as no eval)" in str(err.value)

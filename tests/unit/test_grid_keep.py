@@ -1,18 +1,22 @@
 """An experiment arm's config: the spec's threshold as its trigger, and, without a ``keep:`` in the spec, a quarter of
-the lowest trigger as its keep (`default_keep`, the shipped forced presets' rule, `compaction.config._forced`)."""
+the lowest trigger as its keep (`compaction.config.quarter_keep`, the one rule the shipped forced presets are made by)."""
 
 from __future__ import annotations
 
 import pytest
 
-from harness.compaction.config import PRESETS, ContextSize
+from harness.compaction.config import PRESETS, ContextSize, quarter_keep
 from harness.errors import ConfigError
-from harness.runs.grid import cell_config, default_keep
+from harness.runs.grid import cell_config
 from harness.runs.spec import ExperimentSpec, Threshold
 
 
 def _threshold(*sizes: str) -> Threshold:
     return Threshold(tuple(ContextSize.parse(s) for s in sizes))
+
+
+def default_keep(threshold: Threshold) -> ContextSize:
+    return quarter_keep(threshold.sizes)
 
 
 def _spec(*thresholds: Threshold, **kw) -> ExperimentSpec:
@@ -76,6 +80,12 @@ def test_a_threshold_without_sizes_names_the_problem_exactly():
     with pytest.raises(ConfigError) as raised:
         default_keep(Threshold(()))
     assert str(raised.value) == "a threshold needs at least one size"
+
+
+def test_the_forced_presets_are_made_by_the_same_rule():
+    for name in ("forced-10", "forced-15", "forced-20", "forced-25"):
+        assert PRESETS[name].keep == quarter_keep(PRESETS[name].trigger)
+    assert PRESETS["forced-20"].keep == ContextSize("fraction", 0.05)
 
 
 def test_a_fraction_keep_is_rounded_to_6_places():

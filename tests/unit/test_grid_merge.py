@@ -12,18 +12,17 @@ import pytest
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.rows import META_SCHEMA_VERSION
-from harness.runs import grid
+from harness.runs import merge
 from harness.runs.grid import (
     Cell,
     _check_reuse,
     cell_config,
     cell_summary_model,
     config_sha,
-    merge_experiments,
-    missing_shards,
     parse_shard,
     plan_cells,
 )
+from harness.runs.merge import merge_experiments, missing_shards
 from harness.runs.results import read_cells
 from harness.runs.spec import ExperimentSpec, Threshold
 from tests._rows import full_cell
@@ -221,7 +220,7 @@ def frozen(monkeypatch):
             assert tz is UTC
             return NOW
 
-    monkeypatch.setattr(grid, "datetime", Frozen)
+    monkeypatch.setattr(merge, "datetime", Frozen)
 
 
 def _meta(shard: list[int] | None, planned: int, **kw) -> dict:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from harness.runs.grid import merge_experiments, read_experiment_meta
+from harness.runs.merge import merge_experiments, read_experiment_meta
 from harness.runs.results import NOT_RUN_FILE, read_jsonl
 from tests.unit.test_grid_merge import _meta, _part
 

@@ -66,9 +66,11 @@ def test_the_row_names_the_case_its_arm_models_and_trace_file():
     assert row["answers"] == ["Reviewed.", "TANGO-8"]
 
 
-def test_the_eval_is_the_kind_unless_named_and_the_scorer_set_is_default_unless_named():
+def test_a_row_of_no_eval_says_null_and_never_borrows_its_kinds_eval_and_the_scorer_set_is_default_unless_named():
     row = result_row(_trace(), SCORES, trace_file="t.json")
-    assert (row["eval"], row["scorers"]) == ("needle", "default")
+    assert (row["eval"], row["eval_version"], row["scorers"]) == (None, None, "default")
+    assert row["known_upstream"] == {}  # an eval's declared known upstream failures are no ad-hoc run's
+    assert result_row(_trace(), SCORES, trace_file="t.json", eval_name="needle")["eval"] == "needle"
     named = result_row(_trace(), SCORES, trace_file="t.json", eval_name="faults", scorers="subagent")
     assert (named["eval"], named["scorers"]) == ("faults", "subagent")
 
@@ -80,9 +82,10 @@ def test_the_row_records_the_version_of_its_eval_and_an_unknown_eval_has_none(mo
     from harness.suites.registry import SUITES
 
     # version 2 since issue 31 (the shared goal-drift checks asserted)
-    assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == SUITES["needle"].version == 2
+    needle = {"eval_name": "needle"}
+    assert result_row(_trace(), SCORES, trace_file="t.json", **needle)["eval_version"] == SUITES["needle"].version == 2
     monkeypatch.setattr(results, "SUITES", {**SUITES, "needle": replace(SUITES["needle"], version=3)})
-    assert result_row(_trace(), SCORES, trace_file="t.json")["eval_version"] == 3
+    assert result_row(_trace(), SCORES, trace_file="t.json", **needle)["eval_version"] == 3
     assert result_row(_trace(), SCORES, trace_file="t.json", eval_name="not-an-eval")["eval_version"] is None
 
 

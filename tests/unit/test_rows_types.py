@@ -103,9 +103,12 @@ def test_a_cell_lacking_its_cell_fields_is_refused_and_a_whole_one_reads(tmp_pat
 
 def test_the_row_a_case_writes_is_a_result_row_and_the_writer_refuses_a_bad_one(tmp_path):
     path = tmp_path / "results.jsonl"
-    row = result_row(_trace(), SCORES, trace_file="traces/t.json.gz")
+    row = result_row(_trace(), SCORES, trace_file="traces/t.json.gz", eval_name="needle")
     append_row(path, row)
     assert read_rows(path) == [row] and row["eval_version"] == 2  # the needle eval's version since issue 31
+    ad_hoc = result_row(_trace(), SCORES, trace_file="traces/t.json.gz")  # ran as no eval: read back as it is
+    append_row(tmp_path / "ad_hoc.jsonl", ad_hoc)
+    assert read_rows(tmp_path / "ad_hoc.jsonl") == [ad_hoc] and (ad_hoc["eval"], ad_hoc["eval_version"]) == (None, None)
     broken = {k: v for k, v in row.items() if k != "tokens"}
     with pytest.raises(HarnessError, match=r"results\.jsonl, the row to append: not a ResultRow: field tokens: Field required"):
         append_row(path, broken)  # type: ignore[arg-type]

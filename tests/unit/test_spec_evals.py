@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.agent import preflight
 from harness.errors import ConfigError
 from harness.report.evals_report import eval_outcomes, outcome_text
 from harness.runs import grid
 from harness.runs.results import read_not_run
 from harness.runs.spec import load_spec
+from harness.suites import execute
 from harness.suites.execute import NotRun
 
 
@@ -75,14 +77,15 @@ def test_an_eval_that_does_not_apply_to_a_strategy_is_left_out_with_the_reason(t
 
 def test_a_cell_the_executor_does_not_run_is_a_not_run_record_with_the_reason(tmp_path, monkeypatch):
     spec = load_spec(_spec(tmp_path, "[blobs]"))
-    grid._prepare(spec, grid.spec_scenarios(spec))
 
     def refuse(name, scenario, settings, **kwargs):
         raise NotRun(f"eval {name}: deepagents 0.7.6 has no offload_binary_content")
 
-    monkeypatch.setattr(grid, "run_eval_case", refuse)
+    monkeypatch.setattr(execute, "run_eval_case", refuse)
     cell = grid.plan_cells(spec, grid.spec_scenarios(spec))[0]
-    record, trace = grid._run_cell(cell)
+    got: list = []
+    grid.run_cells(spec, grid.spec_scenarios(spec), [(cell, 1)], 1, lambda record, trace: got.append((record, trace)))
+    ((record, trace),) = got
     assert trace is None
     assert record["cell_id"] == cell.id == "deepagents-default|25%|blobs:media-blob-recovery|t0"
     assert record["not_run"] == "eval blobs: deepagents 0.7.6 has no offload_binary_content"
@@ -97,8 +100,8 @@ def test_not_run_cells_are_listed_in_the_directory_and_count_as_done_on_resume(t
         calls.append(scenario.id)
         raise NotRun("no blob store here")
 
-    monkeypatch.setattr(grid, "run_eval_case", refuse)
-    monkeypatch.setattr(grid, "fixed_overhead_tokens", lambda config, scenarios: 1000)
+    monkeypatch.setattr(execute, "run_eval_case", refuse)
+    monkeypatch.setattr(preflight, "fixed_overhead_tokens", lambda config, scenarios: 1000)
     lines: list[str] = []
     run = grid.run_experiment(spec, out_dir=tmp_path / "out", progress=lines.append)
     (listed,) = read_not_run(run.path)

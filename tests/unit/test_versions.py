@@ -268,7 +268,13 @@ def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeyp
 
     spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}', extra="evals: [history]\nscenarios: {cases: [goal-*]}\n")
     ran: list = []
-    monkeypatch.setattr(grid, "_run_cell", lambda cell, attempt: ran.append((cell, attempt)) or ({"cell_id": cell.id}, None))
+
+    def run_cells(spec, scenarios, cells, workers, finish, watch=None):
+        for cell, attempt in cells:
+            ran.append((cell, attempt))
+            finish({"cell_id": cell.id}, None)
+
+    monkeypatch.setattr(grid, "run_cells", run_cells)
     cell = Cell("deepagents==0.7.6", "25%", "goal-ledgers-12", 1, "history")
     job = {"spec": str(spec), "cells": [[cell.arm, cell.threshold, cell.case_id, cell.trial, 2, cell.eval]]}
     out = io.StringIO()

@@ -1,0 +1,302 @@
+"""The one executor: run a plan's jobs (`harness.runs.jobs.Job`) in a pool and hand each outcome to the caller.
+
+A pool is how jobs run at once:
+
+- ``serial``: one after another in this process (offline, one core);
+- ``loop``: ``size`` jobs in flight on one asyncio event loop (live models: I/O bound);
+- ``fork``: ``size`` forked worker processes (offline grids: CPU bound; the forks share what is imported);
+- ``spawn``: ``processes`` fresh processes, each with its own event loop and ``size / processes`` jobs in flight
+  (`harness run --processes`: a fast local server, where one loop's CPU is the limit).
+
+A fifth, another environment, is a version arm's worker processes (`harness.runs.versions.run_arm_cells`): they run
+this executor with that environment's packages.
+
+``done(job, outcome)`` gets each job's `CaseResult`, or the `NotRun` it raised, in plan order (``in_order``: a run
+directory, written in the same order whatever the concurrency) or as each finishes (an experiment, where a kill -9
+loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
+in the order jobs finish; once it stops the plan, no job starts, jobs in flight are cancelled (a forked pool's finish
+and are kept), and every finished one is handed over. Workers end with this process, even when it is killed
+(`harness.agent.parallel.end_with_parent`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing as mp
+import os
+import queue as queue_module
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from harness.agent.parallel import end_with_parent, without_limiter
+from harness.errors import ConfigError
+from harness.runs.jobs import Job, RunSettings, arun_job, run_job
+from harness.runs.outage import OutageWatch
+
+if TYPE_CHECKING:
+    from harness.suites.execute import CaseResult, NotRun
+
+    Outcome = Union[CaseResult, NotRun]  # noqa: UP007 - a runtime alias under TYPE_CHECKING only
+
+POLL_S = 5.0  # how often the parent checks that its spawned workers are alive while it waits for a job
+
+
+@dataclass(frozen=True)
+class Pool:
+    """How a plan's jobs run at once (see the module docstring): ``kind``, ``size`` jobs at a time, and for ``spawn``
+    the number of processes."""
+
+    kind: Literal["serial", "loop", "fork", "spawn"] = "serial"
+    size: int = 1
+    processes: int = 1
+
+    @classmethod
+    def choose(cls, *, live: bool, concurrency: int, processes: int = 1, forks: bool = False) -> Pool:
+        """The pool of a plan: live models on an event loop (or spread over ``processes``), offline ones one at a time
+        or, with ``forks`` and ``concurrency`` > 1, in that many forked workers; an offline plan asked for concurrency
+        without forks still runs on the loop (`harness run --concurrency` offline: one row order either way)."""
+        if concurrency < 1:
+            raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
+        if processes < 1 or processes > concurrency:
+            raise ConfigError(f"--processes must be between 1 and --concurrency ({concurrency}), got {processes}")
+        if processes > 1:
+            if not live:
+                raise ConfigError(
+                    "--processes is for live models; offline grids run in worker processes with "
+                    "`harness experiment run --workers N`"
+                )
+            return cls("spawn", concurrency, processes)
+        if live:
+            return cls("loop", concurrency)
+        if concurrency == 1:
+            return cls("serial")
+        return cls("fork", concurrency) if forks else cls("loop", concurrency)
+
+
+def execute(
+    jobs: Sequence[Job],
+    settings: RunSettings,
+    pool: Pool,
+    done: Callable[[Job, Outcome], None],
+    *,
+    watch: OutageWatch | None = None,
+    in_order: bool = False,
+) -> None:
+    """Run ``jobs`` in ``pool`` under ``settings``; ``done`` each outcome (see the module docstring)."""
+    watch = watch if watch is not None else OutageWatch(0)
+    hand = _Handover(jobs, done, watch, in_order)
+    if pool.kind == "serial" or (pool.kind == "fork" and len(jobs) <= 1):
+        for i, job in enumerate(jobs):
+            if watch.stopped:
+                break
+            hand.finished(i, _outcome(job, settings))
+    elif pool.kind == "loop":
+        from harness.agent.runner import run_async
+
+        run_async(_run_loop(jobs, settings, pool.size, hand))
+    elif pool.kind == "fork":
+        _run_forked(jobs, settings, pool.size, hand)
+    else:
+        _run_spawned(jobs, settings, pool, hand)
+    hand.flush()
+
+
+class _Handover:
+    """Outcomes to ``done``: in plan order (holding a finished job until every job before it is handed over) or as
+    they finish; the outage watch sees each as it finishes."""
+
+    def __init__(self, jobs: Sequence[Job], done: Callable[[Job, Outcome], None], watch: OutageWatch, in_order: bool):
+        self.jobs, self.done, self.watch, self.in_order = jobs, done, watch, in_order
+        self.waiting: dict[int, Outcome] = {}
+        self.next = 0
+
+    def finished(self, i: int, outcome: Outcome) -> bool:
+        """Hand over (or hold) job ``i``'s outcome; True when the plan has now stopped for an outage."""
+        trace = getattr(outcome, "trace", None)
+        stops = self.watch.see(trace.error if trace is not None else None) if trace is not None else False
+        if not self.in_order:
+            self.done(self.jobs[i], outcome)
+            return stops
+        self.waiting[i] = outcome
+        while self.next in self.waiting:
+            self.done(self.jobs[self.next], self.waiting.pop(self.next))
+            self.next += 1
+        return stops
+
+    def flush(self) -> None:
+        """After a stop: the finished jobs behind one that never finished, in plan order."""
+        for i in sorted(self.waiting):
+            self.done(self.jobs[i], self.waiting.pop(i))
+
+
+def _outcome(job: Job, settings: RunSettings) -> Outcome:
+    from harness.suites.execute import NotRun
+
+    try:
+        return run_job(job, settings)
+    except NotRun as exc:
+        return exc
+
+
+async def _aoutcome(job: Job, settings: RunSettings) -> Outcome:
+    from harness.suites.execute import NotRun
+
+    try:
+        return await arun_job(job, settings)
+    except NotRun as exc:
+        return exc
+
+
+async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
+    """Up to ``size`` jobs in flight. When the watch stops the plan (a job finishing makes it), the jobs in flight are
+    cancelled and none starts."""
+    gate = asyncio.Semaphore(size)
+    writing = asyncio.Lock()
+    running: dict[int, asyncio.Task] = {}
+
+    async def one(i: int) -> None:
+        async with gate:
+            if hand.watch.stopped:
+                return
+            running[i] = task = asyncio.ensure_future(_aoutcome(jobs[i], settings))
+            try:
+                outcome = await task
+            except asyncio.CancelledError:
+                if task.cancelled() and hand.watch.stopped:
+                    return  # cancelled by the stop below: not run
+                raise
+            finally:
+                running.pop(i, None)
+        async with writing:  # one writer; scoring and writes run off the event loop so requests keep flowing
+            stops = await asyncio.to_thread(hand.finished, i, outcome)
+        if stops:
+            for other in running.values():
+                other.cancel()
+
+    await asyncio.gather(*(one(i) for i in range(len(jobs))))
+
+
+def _forked(job: Job, settings: RunSettings) -> Outcome:
+    return _outcome(job, settings)
+
+
+def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
+    """``size`` forked workers; once the watch stops the plan no job starts (jobs running finish and are kept: a
+    process pool cannot cancel them)."""
+    shared = settings.picklable()
+    with ProcessPoolExecutor(
+        max_workers=size, mp_context=mp.get_context("fork"), initializer=end_with_parent, initargs=(os.getpid(),)
+    ) as executor:
+        pending: dict[Future, int] = {}
+        queue = list(range(len(jobs)))
+        while queue or pending:
+            if hand.watch.stopped:
+                queue = []
+            while queue and len(pending) < size:
+                i = queue.pop(0)
+                pending[executor.submit(_forked, jobs[i], shared)] = i
+            if not pending:
+                break
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for future in finished:
+                hand.finished(pending.pop(future), future.result())
+
+
+def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _Handover) -> None:
+    """``pool.processes`` spawned workers, each running its share of ``jobs`` (dealt round-robin) on its own loop
+    (`harness.agent.parallel.spawned_worker`); the run's rate limits are split evenly between them."""
+    ctx = mp.get_context("spawn")
+    out = ctx.Queue()
+    agent, rps, tpm = without_limiter(settings.endpoints[0])
+    worker_settings = replace(settings, endpoints=(agent, without_limiter(settings.endpoints[1])[0]))
+    limits = (rps / pool.processes if rps else None, tpm / pool.processes if tpm else None)
+    workers = [
+        ctx.Process(
+            target=spawned_worker,
+            daemon=True,
+            name=f"harness-live-{w}",
+            args=(w, chunk, worker_settings, max(1, pool.size // pool.processes), limits, out, os.getpid()),
+        )
+        for w in range(pool.processes)
+        if (chunk := [(i, jobs[i]) for i in range(len(jobs)) if i % pool.processes == w])
+    ]
+    for proc in workers:
+        proc.start()
+    running = len(workers)
+    try:
+        while running:
+            try:
+                kind, key, data = out.get(timeout=POLL_S)
+            except queue_module.Empty:
+                if not any(p.is_alive() for p in workers):
+                    raise RuntimeError("the live worker processes stopped without reporting their cases") from None
+                continue
+            if kind == "crash":
+                raise RuntimeError(f"live worker {key} failed:\n{data}")
+            if kind == "done":
+                running -= 1
+                continue
+            if hand.finished(key, _received(jobs[key], data)):
+                for proc in workers:  # the outage stop: no further case is worth its retries
+                    proc.terminate()
+                return
+    finally:
+        for proc in workers:
+            if proc.is_alive() and running:
+                proc.terminate()
+            proc.join(timeout=10)
+
+
+def spawned_worker(
+    worker: int,
+    chunk: list[tuple[int, Job]],
+    settings: RunSettings,
+    size: int,
+    limits: tuple[float | None, float | None],
+    out: Any,
+    parent_pid: int,
+) -> None:
+    """In a spawned worker: run ``chunk`` ((index, job)) on this process's event loop, ``size`` in flight, under this
+    process's share of the run's limits; put ("case", index, outcome) as each finishes, then ("done", worker, None),
+    or ("crash", worker, traceback) so the parent never waits for cases that never come."""
+    import traceback
+
+    end_with_parent(parent_pid)
+    from harness.agent.models import with_run_limits
+    from harness.redact import redact
+    from harness.suites.execute import NotRun
+
+    try:
+        endpoints = with_run_limits(settings.endpoints, max_rps=limits[0], max_tpm=limits[1])
+        indexes = [i for i, _ in chunk]
+
+        def send(job: Job, outcome: Outcome) -> None:
+            i = indexes[position[id(job)]]
+            if isinstance(outcome, NotRun):
+                out.put(("case", i, ("not_run", str(outcome))))
+            else:
+                assert outcome.trace is not None
+                out.put(("case", i, ("ran", outcome.trace.to_dict())))
+
+        jobs = [job for _, job in chunk]
+        position = {id(job): n for n, job in enumerate(jobs)}
+        execute(jobs, replace(settings, endpoints=endpoints), Pool("loop", size), send)
+        out.put(("done", worker, None))
+    except BaseException:  # noqa: BLE001 - the parent must hear of it
+        out.put(("crash", worker, redact(traceback.format_exc())))
+
+
+def _received(job: Job, data: Any) -> Outcome:
+    """An outcome sent by a spawned worker: ("ran", trace dict) scored here, or ("not_run", reason)."""
+    from harness.scoring.scorers import score_case, scores_by_key
+    from harness.suites.execute import CaseResult, NotRun
+    from harness.trace.schema import Trace
+
+    kind, payload = data
+    if kind == "not_run":
+        return NotRun(payload)
+    trace = Trace.from_dict(payload)
+    scores = scores_by_key(score_case(trace, job.case, job.scorers))
+    return CaseResult(job.case, scores, None, trace, str(trace.config.get("strategy", job.config.strategy)), job.eval)

@@ -1,0 +1,272 @@
+"""The settings every door accepts, declared once: `harness run`'s and `harness experiment run`'s options, the pytest
+options (`add_pytest_options`), the experiment spec's keys and `harness.evaluate`'s keywords are made from `SETTINGS`
+or checked against it (tests/unit/test_settings.py), so a setting added here reaches every door that takes it.
+
+A setting names its Python keyword (``summary_base_url``: `harness.evaluate`'s keyword and the pytest option's
+``dest``), its option (``--summary-base-url``), the spec key that states it in an experiment (None where a spec
+states it another way: ``variants:``, ``thresholds:``, ``strategies:`` are a grid's axes) and the doors that take it:
+``run`` (`harness run`), ``experiment`` (`harness experiment run`'s own options), ``evaluate`` (`harness.evaluate`),
+``check`` (`harness check`, which runs `harness.evaluate`), ``pytest`` (`pytest evals/` and the plugin).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness._numbers import finite_problem
+from harness.compaction.config import DEFAULT_PRESET, PRESETS
+
+EVERY = frozenset({"run", "evaluate", "pytest", "check"})
+LIMITS = EVERY | {"experiment"}
+
+
+def finite_float(text: str) -> float:
+    """The argparse type of every numeric option that takes a fraction: `harness._numbers.finite_problem`'s rule, so
+    ``nan``, ``inf`` and ``1e309`` are refused by argparse (exit 2, the option named) before anything runs."""
+    problem = finite_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return float(text)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its keyword, its option, its spec key (None: not one, or stated as an axis), the doors that take
+    it, its group in ``--help`` and the option's keywords (type, default, action, metavar, help)."""
+
+    name: str
+    spec_key: str | None
+    doors: frozenset[str]
+    group: str
+    option: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+_STRATEGIES = (
+    "deepagents-summarization (default), langchain-summarization, observation-masking, sliding-window, hybrid, none, "
+    "the provider-native anthropic-compaction, anthropic-context-editing and openai-compaction (docs/strategies.md), or "
+    "module:function (custom)"
+)
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "variant",
+        None,  # a spec's variants: axis
+        EVERY,
+        "compaction config",
+        {
+            "default": DEFAULT_PRESET,
+            "help": f"a threshold preset ({', '.join(PRESETS)}; default {DEFAULT_PRESET}) or a variant file in "
+            "datasets/variants/ (its prompt and settings on top of the default preset); see `harness variants`",
+        },
+    ),
+    Setting(
+        "trigger",
+        None,  # a spec's thresholds: axis
+        EVERY,
+        "compaction config",
+        {
+            "action": "append",
+            "metavar": "SIZE",
+            "help": "summarization trigger, overrides the variant's: 20%%, fraction:0.2, tokens:12000 or messages:40; "
+            "repeat to OR-combine",
+        },
+    ),
+    Setting(
+        "keep",
+        "keep",
+        EVERY,
+        "compaction config",
+        {"metavar": "SIZE", "help": "what to keep after a summary, same syntax as --trigger"},
+    ),
+    Setting(
+        "window",
+        "window",
+        EVERY,
+        "compaction config",
+        {"metavar": "TOKENS", "help": "declared context window (max input tokens) written into the model profile"},
+    ),
+    Setting(  # a spec's strategies: axis; `harness check` names its own --strategy (the compactor under test)
+        "strategy",
+        None,
+        EVERY - {"check"},
+        "compaction config",
+        {"metavar": "NAME", "help": f"compaction strategy: {_STRATEGIES}"},
+    ),
+    Setting(
+        "model",
+        "model",
+        EVERY,
+        "models",
+        {"help": "agent model, provider:name (e.g. openai:gpt-5.2); default: the offline reference agent"},
+    ),
+    Setting(
+        "summary_model",
+        "summary_model",
+        EVERY,
+        "models",
+        {"help": "summarizer model, provider:name or 'reference'; default: reference offline, else the agent model"},
+    ),
+    Setting(
+        "base_url",
+        "base_url",
+        EVERY,
+        "models",
+        {
+            "metavar": "URL",
+            "help": "the agent model's endpoint, any OpenAI-compatible server (vLLM, Ollama, LM Studio, `harness serve`); "
+            "no key needed when the server has no auth",
+        },
+    ),
+    Setting(
+        "summary_base_url",
+        "summary_base_url",
+        EVERY,
+        "models",
+        {"metavar": "URL", "help": "the summarizer's endpoint (default: --base-url)"},
+    ),
+    Setting(
+        "model_kwargs",
+        "model_kwargs",
+        EVERY,
+        "models",
+        {
+            "action": "append",
+            "metavar": "KEY=VALUE",
+            "help": "init_chat_model argument for the agent model, repeatable: temperature=0, max_tokens=2048, seed=1, "
+            "timeout=60 (default 120 s), max_retries=3 (default 6)",
+        },
+    ),
+    Setting(
+        "summary_model_kwargs",
+        "summary_model_kwargs",
+        EVERY,
+        "models",
+        {
+            "action": "append",
+            "metavar": "KEY=VALUE",
+            "help": "the same for the summarizer (default: the agent's when both use the same endpoint)",
+        },
+    ),
+    Setting(
+        "seed",
+        "seed",
+        EVERY,
+        "run",
+        {"type": int, "default": 0, "help": "seed of the reference summarizer's loss (trial t uses seed+t)"},
+    ),
+    Setting(
+        "case_budget",
+        "case_budget",
+        LIMITS,
+        "live limits",
+        {
+            "type": finite_float,
+            "metavar": "SECONDS",
+            "help": "a live case's total time, retries and waits included; past it the case ends in ERROR "
+            "(default 900; an experiment spec's case_budget)",
+        },
+    ),
+    Setting(
+        "max_rps",
+        "max_rps",
+        LIMITS,
+        "live limits",
+        {
+            "type": finite_float,
+            "metavar": "N",
+            "help": "at most N model requests per second across every case of the run, agent and summarizer together "
+            "(LangChain's InMemoryRateLimiter, shared; a spec's max_rps)",
+        },
+    ),
+    Setting(
+        "max_tpm",
+        "max_tpm",
+        LIMITS,
+        "live limits",
+        {
+            "type": finite_float,
+            "metavar": "N",
+            "help": "at most N input tokens per minute across every case of the run, agent and summarizer together "
+            "(approximate counts, checked before each request; a spec's max_tpm)",
+        },
+    ),
+    Setting(
+        "stop_after_errors",
+        "stop_after_errors",
+        LIMITS,
+        "live limits",
+        {
+            "type": int,
+            "metavar": "N",
+            "help": "stop early, exit 4, when N cases in a row (in the order they finish) end in ERROR with the same "
+            "provider error and none succeeded in between; rows written are kept (default 3; 0: never stop; a spec's "
+            "stop_after_errors)",
+        },
+    ),
+)
+"""Every setting a door takes (see the module docstring). Door-specific options (``--trials``, ``--concurrency``,
+``--processes``, ``--out``, ``--run-id``; a spec's ``trials``, ``concurrency``; `evaluate`'s ``runs_dir``, ``workers``)
+stay with their door."""
+
+
+def settings_of(door: str, group: str | None = None) -> tuple[Setting, ...]:
+    """The settings ``door`` takes (of ``group`` only, when named), in declaration order."""
+    return tuple(s for s in SETTINGS if door in s.doors and (group is None or s.group == group))
+
+
+def add_cli_options(parser: argparse.ArgumentParser, door: str, groups: Sequence[str]) -> None:
+    """``door``'s settings of ``groups`` as argparse options, one argument group each."""
+    for group in groups:
+        g = parser.add_argument_group(group)
+        for setting in settings_of(door, group):
+            g.add_argument(setting.flag, **{"default": None, **setting.option})
+
+
+def add_pytest_options(group: Any, *, prefix: str = "--") -> None:
+    """Every pytest-door setting as a pytest option of ``group`` (``parser.getgroup(...)``), named ``prefix`` + the
+    setting (``--compaction-`` for the plugin: ``--compaction-summary-base-url``)."""
+    for setting in settings_of("pytest"):
+        group.addoption(prefix + setting.flag[2:], **{"default": None, **setting.option})
+
+
+def endpoints(
+    *,
+    base_url: str | None = None,
+    summary_base_url: str | None = None,
+    model_kwargs: Sequence[str] | Mapping[str, Any] | None = None,
+    summary_model_kwargs: Sequence[str] | Mapping[str, Any] | None = None,
+    max_rps: float | None = None,
+    max_tpm: float | None = None,
+) -> tuple[Any, Any]:
+    """(agent Endpoint, summary Endpoint) from the endpoint settings, the same at every door: model kwargs as
+    ``KEY=VALUE`` texts (an option) or a mapping (Python); the summarizer shares the agent's unless told otherwise,
+    and both share the run's limits (`with_run_limits`)."""
+    from harness.agent.models import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
+
+    def kwargs(value: Sequence[str] | Mapping[str, Any] | None, option: str) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            return parse_model_kwargs([f"{k}={_text(v)}" for k, v in value.items()], option)
+        return parse_model_kwargs(list(value) if value else None, option)
+
+    check_base_url(base_url, "--base-url")
+    check_base_url(summary_base_url, "--summary-base-url")
+    agent_kwargs = kwargs(model_kwargs, "--model-kwargs")
+    agent = Endpoint(base_url, agent_kwargs)
+    summary = agent
+    if summary_base_url is not None or summary_model_kwargs is not None:
+        summary_kwargs = kwargs(summary_model_kwargs, "--summary-model-kwargs") if summary_model_kwargs else agent_kwargs
+        summary = Endpoint(summary_base_url or base_url, summary_kwargs)
+    return with_run_limits((agent, summary), max_rps=max_rps, max_tpm=max_tpm)
+
+
+def _text(value: Any) -> str:
+    import json
+
+    return value if isinstance(value, str) else json.dumps(value)

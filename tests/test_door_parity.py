@@ -1,0 +1,92 @@
+"""Every door builds the same job from the same settings: `harness run --kind needle`, `harness experiment run` with
+``evals: [needle]`` (and without ``evals:``: the same job as no eval), `harness.evaluate`, the validity matrix and the
+NIAH check all reach `harness.suites.execute.run_eval_case` with the same eval, case, configuration, models and seed.
+
+Each door runs until its job reaches the one function that runs a case as an eval; there the job is recorded and the
+case is not run (`NotRun`), so the test costs the doors' pre-flights only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from harness.suites import execute, validity
+from harness.suites.execute import NotRun
+
+CASE = "needle-h24k-d000"
+
+
+@pytest.fixture
+def jobs(monkeypatch) -> list[dict[str, Any]]:
+    """The jobs that reach `run_eval_case` (every module that holds it), recorded and not run."""
+    seen: list[dict[str, Any]] = []
+
+    def record(name, scenario, settings, *, fault=None, run_id="", trial=0):  # noqa: ANN001, ANN202
+        seen.append(
+            {
+                "eval": name,
+                "case": scenario.id,
+                "config": settings.config.to_dict(),
+                "models": (settings.models.agent_name, settings.models.summarizer_name, settings.models.simulated),
+                "seed": settings.seed,
+                "trial": trial,
+                "fault": fault,
+            }
+        )
+        raise NotRun("recorded by the door parity test")
+
+    for module in (execute, validity):
+        monkeypatch.setattr(module, "run_eval_case", record)
+    return seen
+
+
+def _spec(tmp_path, evals: bool) -> str:
+    path = tmp_path / f"parity-{evals}.yaml"
+    lines = ["name: parity", "variants: [forced-20]", "thresholds: [20%]", "model: reference", "seed: 0"]
+    lines += ["evals: [needle]", f"scenarios: {{cases: [{CASE}]}}"] if evals else [f"scenarios: {{cases: [{CASE}]}}"]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_every_door_builds_the_same_job_from_the_same_settings(jobs, tmp_path):
+    from harness.api import evaluate
+    from harness.cli.main import main
+    from harness.runs.grid import run_experiment
+    from harness.runs.niah import check_cells
+    from harness.runs.spec import load_spec
+    from harness.scenarios.generate import niah_grid
+    from harness.suites.registry import SUITES
+
+    doors: dict[str, dict[str, Any]] = {}
+
+    def door(name: str) -> None:
+        assert len(jobs) == 1, f"{name}: {len(jobs)} jobs reached run_eval_case"
+        doors[name] = jobs.pop()
+
+    main(["run", "--kind", "needle", "--cases", CASE, "--out", str(tmp_path / "runs"), "--run-id", "r"])
+    door("harness run --kind needle")
+    run_experiment(load_spec(_spec(tmp_path, evals=True)), out_dir=tmp_path / "exp", progress=lambda line: None)
+    door("experiment run, evals: [needle]")
+    run_experiment(load_spec(_spec(tmp_path, evals=False)), out_dir=tmp_path / "adhoc", progress=lambda line: None)
+    door("experiment run, no evals:")
+    evaluate("needle", cases=[CASE], runs_dir=tmp_path / "eval", workers=0)
+    door("harness.evaluate")
+    with pytest.raises(NotRun, match="recorded"):
+        validity._run(SUITES["needle"], execute.find_case(CASE), 0, None)
+    door("validity")
+    check_cells(niah_grid([24000], [0.0], 7), "forced-20", progress=lambda line: None)
+    door("NIAH check")
+
+    reference = doors["harness run --kind needle"]
+    assert reference["eval"] == "needle" and reference["case"] == CASE
+    assert reference["config"]["name"] == "forced-20" and reference["seed"] == 0
+    assert reference["models"] == ("reference-agent", "reference-summarizer", True)
+    for name, job in doors.items():
+        expected = dict(reference)
+        if name == "experiment run, no evals:":
+            expected["eval"] = None  # a grid without evals: runs its cases as no eval, and says so
+        if name == "NIAH check":
+            expected["case"] = job["case"]  # its own generated case, run as the needle eval
+            assert job["case"].startswith("niah-l24000-d0000")
+        assert job == expected, name
