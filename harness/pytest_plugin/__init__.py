@@ -219,13 +219,12 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
     """The session the evals run in, from the front's options: the reference models unless a model is named, the
     default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.ahead`)."""
     global _SESSION
-    from argparse import Namespace
 
     from harness.agent.runner import case_budget
-    from harness.cli.options import endpoints_from_args
     from harness.compaction.config import DEFAULT_PRESET
     from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
     from harness.pytest_plugin.options import ENDPOINT_OPTIONS, SESSION_OPTIONS
+    from harness.runs.settings import endpoints
 
     front = pytestconfig.stash.get(FRONT, None)
     if front is None:
@@ -235,7 +234,7 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
     try:
         _SESSION = PytestEvalSession.from_options(
             **{**options, "variant": options["variant"] or DEFAULT_PRESET, "strategy": pytestconfig.stash[STRATEGY]},
-            endpoints=endpoints_from_args(Namespace(**given(pytestconfig, front, *ENDPOINT_OPTIONS))),
+            endpoints=endpoints(**given(pytestconfig, front, *ENDPOINT_OPTIONS)),
             case_budget_s=case_budget(pytestconfig.getoption(front.flag("case_budget"))),
             runs_dir=pytestconfig.getoption(front.flag("runs_dir")),
             command=front.command if front is OWN else f"{front.command} {pytestconfig.getoption(OPTION)}",

@@ -39,14 +39,13 @@ EVALS_DIR = "--harness-evals-dir"
 SESSION_OPTIONS = ("variant", "trigger", "keep", "window", "strategy", "model", "summary_model", "seed")
 """The options `harness.runs.executor.EvalSession.from_options` takes by their Python names."""
 ENDPOINT_OPTIONS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
-"""The options `harness.cli.options.endpoints_from_args` reads."""
+"""The options `harness.runs.settings.endpoints` takes."""
 
 
 def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = None) -> None:
     """Every option of the plugin, for ``front`` (the one place they are declared). ``evals_dir``: the harness's own
     evals directory (`OWN`), recorded in the hidden `EVALS_DIR` option."""
-    from harness.cli.options import LIMIT_OPTIONS
-    from harness.compaction.config import DEFAULT_PRESET
+    from harness.runs.settings import add_pytest_options
     from harness.suites.registry import STANDARD_EVALS
 
     user = front is USER
@@ -77,13 +76,8 @@ def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = Non
         if user
         else "comma-separated evals whose generated tests run (default: all; -m selects as well)",
     )
-    option("model", metavar="PROVIDER:NAME", default=None, help="agent model provider:name (default: offline reference agent)")
-    option("summary_model", default=None, help="summarizer model provider:name or 'reference'")
-    option("variant", default=None, help=f"threshold preset or variant file name (default {DEFAULT_PRESET})")
-    option("trigger", action="append", default=None, help="trigger size (20%%, tokens:12000, messages:40); repeatable")
-    option("keep", default=None, help="keep size, same syntax as the trigger")
-    option("window", default=None, help="declared context window in tokens")
-    option("seed", type=int, default=0, help="reference summarizer seed")
+    # every setting of the pytest door, as `harness run` takes it (`harness.runs.settings.SETTINGS`)
+    add_pytest_options(group, prefix=front.prefix, exclude=("strategy",))
     option("runs_dir", default=front.runs_dir, help=f"where the session's run directory goes (default {front.runs_dir})")
     option(
         "run_ahead",
@@ -93,12 +87,6 @@ def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = Non
         help="offline: N forked workers run the session's cases ahead of their tests (default: one per extra core, "
         "at most 3; 0: off). Results are recorded by the session in test order, identical to a run without",
     )
-    option("base_url", default=None, help="the agent model's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)")
-    option("summary_base_url", default=None, help="the summarizer's endpoint (default: the agent's)")
-    option("model_kwargs", action="append", default=None, help="KEY=VALUE for init_chat_model (agent); repeatable")
-    option("summary_model_kwargs", action="append", default=None, help="KEY=VALUE for the summarizer; repeatable")
-    for flag, kwargs in LIMIT_OPTIONS:  # case budget, rate limits and the outage stop: as for `harness run`
-        option(flag.removeprefix("--"), **kwargs)
     if not user:
         option(
             "validity_full",

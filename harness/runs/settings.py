@@ -229,10 +229,11 @@ def add_cli_options(parser: argparse.ArgumentParser, door: str, groups: Sequence
             g.add_argument(setting.flag, **{"default": None, **setting.option})
 
 
-def add_pytest_options(group: Any, *, prefix: str = "--") -> None:
+def add_pytest_options(group: Any, *, prefix: str = "--", exclude: Sequence[str] = ()) -> None:
     """Every pytest-door setting as a pytest option of ``group`` (``parser.getgroup(...)``), named ``prefix`` + the
-    setting (``--compaction-`` for the plugin: ``--compaction-summary-base-url``)."""
-    for setting in settings_of("pytest"):
+    setting (``--compaction-`` for the plugin: ``--compaction-summary-base-url``); ``exclude``: settings the caller
+    declares itself (the plugin's ``--compaction-strategy`` is the compactor that turns it on)."""
+    for setting in (s for s in settings_of("pytest") if s.name not in exclude):
         group.addoption(prefix + setting.flag[2:], **{"default": None, **setting.option})
 
 
