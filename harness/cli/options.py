@@ -149,7 +149,7 @@ def add_limit_options(p: argparse.ArgumentParser) -> None:
 
 def endpoints_from_args(args: argparse.Namespace) -> tuple:
     """(agent Endpoint, summary Endpoint) from --base-url / --summary-base-url / --model-kwargs / --summary-model-kwargs."""
-    from harness.agent.models import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
+    from harness.agent.endpoints import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
 
     check_base_url(args.base_url, "--base-url")
     check_base_url(args.summary_base_url, "--summary-base-url")
