@@ -14,15 +14,19 @@ XDIST ?= -n 3 --dist worksteal
 .PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
-# where pip took about 85 s (docs/design.md, "CI time").
+# where pip took about 85 s (docs/design.md, "CI time"). Bytecode is compiled at install (uv's --compile-bytecode for
+# the packages, compileall for the checkout's harness/): a process started where PYTHONDONTWRITEBYTECODE=1 is set (Docker
+# images commonly set it) reads it instead of compiling about 2,700 modules again each time (docs/performance.md,
+# "Start-up").
 UV_PIN = $(or $(shell grep -m1 '^uv==' requirements-dev.lock 2>/dev/null),uv)
-UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet $(UV_PIN)
 	$(UV_INSTALL) -r requirements.lock
 	$(UV_INSTALL) --no-deps -e .
+	$(BIN)/python -m compileall -q harness
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
