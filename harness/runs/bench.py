@@ -455,11 +455,11 @@ def run_bench(
     result: dict = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
     }
     for part in PARTS:
         if only is None or part == only:
             result[part] = measure[part]()
+    result["load_average"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None  # at the end: what it ran under
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"bench-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(result, indent=2))
