@@ -1,6 +1,7 @@
 # The two commands of the README quick start: `make run` and `make test`.
 # `make run` creates .venv from requirements.lock; every other target from requirements-dev.lock
-# (the same pins plus pytest, ruff and mypy). Each is reinstalled when its lock changes.
+# (the same pins plus pytest, ruff and mypy); `make notebooks` adds requirements-notebook.lock (JupyterLab). Each is
+# reinstalled when its lock changes.
 PYTHON ?= python3
 VENV ?= .venv
 BIN = $(VENV)/bin
@@ -11,26 +12,41 @@ PYTEST = $(BIN)/python -m pytest
 # at the end do not leave a core idle). `make test XDIST=` runs in one process.
 XDIST ?= -n 3 --dist worksteal
 
-.PHONY: install install-dev run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
+.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
-# where pip took about 85 s (docs/performance.md, "CI time").
+# where pip took about 85 s (docs/performance.md, "CI time"). Bytecode is compiled at install (uv's --compile-bytecode for
+# the packages, compileall for the checkout's harness/): a process started where PYTHONDONTWRITEBYTECODE=1 is set (Docker
+# images commonly set it) reads it instead of compiling about 2,700 modules again each time (docs/performance.md,
+# "Start-up").
 UV_PIN = $(or $(shell grep -m1 '^uv==' requirements-dev.lock 2>/dev/null),uv)
-UV_INSTALL = $(BIN)/uv pip install --quiet --python $(BIN)/python
+UV_INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python
 
 $(VENV)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet $(UV_PIN)
 	$(UV_INSTALL) -r requirements.lock
 	$(UV_INSTALL) --no-deps -e .
+	$(BIN)/python -m compileall -q harness
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.lock
 	$(UV_INSTALL) -r requirements-dev.lock
 	touch $@
 
+$(VENV)/.installed-notebook: $(VENV)/.installed-dev requirements-notebook.lock
+	$(UV_INSTALL) -r requirements-notebook.lock
+	touch $@
+
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+
+# JupyterLab over notebooks/ (the `notebook` extra, pinned in requirements-notebook.lock), listening on 127.0.0.1 only
+# and opening no browser: open the URL it prints (it carries the login token). Ctrl-C stops it. Another port:
+# `make notebooks NOTEBOOK_PORT=8890`.
+NOTEBOOK_PORT ?= 8888
+notebooks: $(VENV)/.installed-notebook
+	$(BIN)/jupyter lab --ip 127.0.0.1 --port $(NOTEBOOK_PORT) --no-browser --ServerApp.root_dir=notebooks $(ARGS)
 
 run: install
 	$(BIN)/harness run $(ARGS)
@@ -106,7 +122,7 @@ readme-image: install
 
 # Re-pin after a change to pyproject.toml's dependencies (needs network to PyPI). Pins already in a lock are kept
 # (uv prefers the pins of the file it compiles into); a lock whose content would not change is left untouched, so
-# `make` does not reinstall .venv. Commit both files.
+# `make` does not reinstall .venv. Commit the three files.
 lock:
 	$(BIN)/python -m pip install --quiet $(UV_PIN)
 	@cp requirements.lock requirements.lock.new
@@ -118,3 +134,8 @@ lock:
 		-c requirements.lock -o requirements-dev.lock.new
 	@cmp -s requirements-dev.lock.new requirements-dev.lock && echo "requirements-dev.lock unchanged" || echo "requirements-dev.lock updated"
 	@cmp -s requirements-dev.lock.new requirements-dev.lock && rm requirements-dev.lock.new || mv requirements-dev.lock.new requirements-dev.lock
+	@cp requirements-notebook.lock requirements-notebook.lock.new
+	$(BIN)/uv pip compile pyproject.toml --extra dev --extra notebook --python-version 3.11 --quiet \
+		--custom-compile-command "make lock" -c requirements-dev.lock -o requirements-notebook.lock.new
+	@cmp -s requirements-notebook.lock.new requirements-notebook.lock && echo "requirements-notebook.lock unchanged" || echo "requirements-notebook.lock updated"
+	@cmp -s requirements-notebook.lock.new requirements-notebook.lock && rm requirements-notebook.lock.new || mv requirements-notebook.lock.new requirements-notebook.lock

@@ -27,7 +27,7 @@ exit 0
 def project(tmp_path):
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    for name in ("Makefile", "pyproject.toml", "requirements.lock", "requirements-dev.lock"):
+    for name in ("Makefile", "pyproject.toml", "requirements.lock", "requirements-dev.lock", "requirements-notebook.lock"):
         shutil.copy(ROOT / name, tmp_path / name)
     bin_dir = tmp_path / "fakebin"
     bin_dir.mkdir()
@@ -35,7 +35,7 @@ def project(tmp_path):
     (bin_dir / "python").write_text("#!/bin/sh\nexit 0\n")  # `python -m pip install uv`: nothing to install here
     for tool in bin_dir.iterdir():
         tool.chmod(0o755)
-    for lock in ("requirements.lock", "requirements-dev.lock"):
+    for lock in ("requirements.lock", "requirements-dev.lock", "requirements-notebook.lock"):
         os.utime(tmp_path / lock, (1_000_000_000, 1_000_000_000))
     return tmp_path
 
@@ -55,10 +55,12 @@ def _lock(project: Path, change: str = "") -> str:
 
 def test_an_unchanged_lock_is_left_untouched(project):
     before = {
-        p: ((project / p).read_bytes(), (project / p).stat().st_mtime) for p in ("requirements.lock", "requirements-dev.lock")
+        p: ((project / p).read_bytes(), (project / p).stat().st_mtime)
+        for p in ("requirements.lock", "requirements-dev.lock", "requirements-notebook.lock")
     }
     out = _lock(project)
     assert "requirements.lock unchanged" in out and "requirements-dev.lock unchanged" in out
+    assert "requirements-notebook.lock unchanged" in out
     after = {p: ((project / p).read_bytes(), (project / p).stat().st_mtime) for p in before}
     assert after == before
     assert not list(project.glob("*.new"))
@@ -66,8 +68,11 @@ def test_an_unchanged_lock_is_left_untouched(project):
 
 def test_a_changed_lock_is_replaced_and_the_other_left_alone(project):
     dev_mtime = (project / "requirements-dev.lock").stat().st_mtime
+    notebook_mtime = (project / "requirements-notebook.lock").stat().st_mtime
     out = _lock(project, change="requirements.lock.new")
     assert "requirements.lock updated" in out and "requirements-dev.lock unchanged" in out
+    assert "requirements-notebook.lock unchanged" in out
     assert (project / "requirements.lock").read_text().endswith("newpin==1.0\n")
     assert (project / "requirements-dev.lock").stat().st_mtime == dev_mtime
+    assert (project / "requirements-notebook.lock").stat().st_mtime == notebook_mtime
     assert not list(project.glob("*.new"))

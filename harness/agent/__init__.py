@@ -15,7 +15,7 @@ __all__, __getattr__ = lazy_exports(
         "arun_case": "runner",
         "choose_models": "models",
         "ModelChoice": "models",
-        "Endpoint": "models",
+        "Endpoint": "endpoints",
         "audit": "audit",
     },
 )

@@ -16,7 +16,7 @@ from harness.cli.options import (
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from harness.agent.audit import audit
-    from harness.agent.models import check_base_url
+    from harness.agent.endpoints import check_base_url
 
     check_base_url(args.base_url, "--base-url")
     report = audit(args.model, trigger=args.trigger, keep=args.keep, window=args.window, base_url=args.base_url)

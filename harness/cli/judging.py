@@ -12,7 +12,7 @@ from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK, finite_float
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from harness.agent.models import check_endpoints_answer
+    from harness.agent.endpoints import check_endpoints_answer
     from harness.errors import HarnessError
     from harness.runs.rescore import run_scenarios
     from harness.runs.results import read_cells, read_rows
@@ -42,7 +42,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if not items:
         raise HarnessError(f"{run_dir}: no answered probe question (recall, continuation, decision or artifact) to calibrate on")
     if args.judge_base_url:
-        from harness.agent.models import Endpoint
+        from harness.agent.endpoints import Endpoint
 
         check_endpoints_answer(Endpoint(args.judge_base_url))  # a stopped server: exit 4 now, not after every retry
     result = calibrate(items, choice, args.min_kappa)

@@ -20,18 +20,24 @@ from harness.cli.options import (
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.agent.runner import case_budget
+    from harness.agent.endpoints import preflight
     from harness.compaction.variants import make_config
     from harness.errors import ConfigError
-    from harness.report.run_report import write_report
-    from harness.runs.run import run_cases
-    from harness.scenarios.schema import load_scenarios, select
 
     if args.trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {args.trials}")
     if args.limit is not None and args.limit < 1:
         raise ConfigError(f"--limit must be at least 1, got {args.limit} (leave it out to run every selected case)")
     config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window, strategy=args.strategy)
+    agent_endpoint, summary_endpoint = endpoints_from_args(args)
+    # A malformed live spec, a missing key or a stopped server is said before the scenarios, the agent stack, pandas
+    # and matplotlib are imported (docs/performance.md, "Start-up"); the run checks the same again as it starts.
+    summary_spec = args.summary_model if args.summary_model is not None else config.summary_model
+    preflight(args.model, summary_spec, agent_endpoint, summary_endpoint)
+    from harness.agent.runner import case_budget
+    from harness.runs.run import run_cases
+    from harness.scenarios.schema import load_scenarios, select
+
     scenarios = select(
         load_scenarios(args.datasets), kind=None if args.kind == "all" else args.kind, ids=args.cases, limit=args.limit
     )
@@ -56,7 +62,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     )
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
-    agent_endpoint, summary_endpoint = endpoints_from_args(args)
     run = run_cases(
         scenarios,
         config,
@@ -75,8 +80,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         stop_after=args.stop_after_errors,
         eval_name=None if args.kind == "all" else args.kind,  # --kind K: the eval of K; none named: as no eval
     )
-    report = write_report(run.path, args.tokens)
+    from harness.report.run_report import write_report
     from harness.runs.results import is_error, outcome_line
+
+    report = write_report(run.path, args.tokens)
 
     skipped = f"; {len(run.skipped)} case(s) SKIPPED ({run.skipped[0]['reason']})" if run.skipped else ""
     print(f"{outcome_line(run.rows)}{skipped}. Report: {report}")

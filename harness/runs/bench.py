@@ -23,7 +23,12 @@
    server, and the share of ideal the client's CPU alone allows P processes
    (1000 / client ms per request, in cells/s): below the goal, one process is CPU-bound.
 
-Results go to stdout as a markdown table and to reports/bench/bench-<time>.json.
+6. Start-up: CPU seconds (user + sys) a ``harness run`` process spends from its start to its first case (offline) and
+   to its first error (a live model whose base URL nothing answers at), with and without ``PYTHONDONTWRITEBYTECODE=1``
+   (Python then writes no bytecode cache: a process reads only what the install compiled), the median of a few runs.
+
+Results go to stdout as a markdown table and to reports/bench/bench-<time>.json. ``harness bench --only PART`` measures
+one part (`PARTS`).
 """
 
 from __future__ import annotations
@@ -353,16 +358,108 @@ def stress(ledgers: int = 250) -> dict:
     }
 
 
-def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | Path = "reports/bench") -> dict:
-    result = {
+STARTUP_RUNS = 5
+RUN_HEADER = "run "
+"""How `harness run` says its cases start (``run <run-id>: N case(s) x T trial(s) ...``, printed as the first begins)."""
+
+
+def startup(runs: int = STARTUP_RUNS) -> dict:
+    """CPU seconds of a ``harness run`` process from its start to its first case (offline) and to its first error
+    (nothing answers at the base URL), each with and without ``PYTHONDONTWRITEBYTECODE=1``: the median of ``runs``."""
+    import socket
+
+    with socket.socket() as s:  # a loopback port nothing listens on: bound, then closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out: dict = {"runs": runs, "rows": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        commands = (
+            ("first case", ["run", "--out", tmp], RUN_HEADER),
+            ("first error", ["run", "--model", "openai:gpt-x", "--base-url", f"http://127.0.0.1:{port}/v1"], "error: "),
+        )
+        for until, argv, marker in commands:
+            for no_bytecode in (False, True):
+                samples = [_cpu_until(argv, marker, no_bytecode) for _ in range(runs)]
+                cpu, wall = [c for c, _ in samples], [w for _, w in samples]
+                out["rows"].append(
+                    {
+                        "until": until,
+                        "command": "harness " + " ".join(argv).replace(tmp, "OUT").replace(f":{port}/", ":PORT/"),
+                        "no_bytecode": no_bytecode,
+                        "cpu_s": round(statistics.median(cpu), 3),
+                        "cpu_s_runs": [round(c, 3) for c in cpu],
+                        "wall_s": round(statistics.median(wall), 3),
+                    }
+                )
+    return out
+
+
+def _cpu_until(argv: list[str], marker: str, no_bytecode: bool) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of ``harness ARGV`` in a fresh interpreter until it prints a line starting with
+    ``marker``: read from /proc/<pid>/stat at that line where there is one (Linux), else the process's own usage once
+    it is stopped there."""
+    import resource
+    import signal
+
+    env = {**os.environ, "LANGSMITH_TRACING": "false"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if no_bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness", *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
+    cpu, seen, wall = None, [], 0.0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        seen.append(line)
+        if line.startswith(marker):
+            wall = time.perf_counter() - started
+            cpu = _proc_cpu_s(proc.pid)
+            break
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGKILL)
+    proc.communicate()
+    if not wall:
+        raise RuntimeError(f"harness {' '.join(argv)} never printed a line starting {marker!r}: {''.join(seen)[-500:]}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (cpu if cpu is not None else used), wall
+
+
+def _proc_cpu_s(pid: int) -> float | None:
+    """user + sys CPU seconds of a running process from /proc (None where there is no /proc, or it has exited)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+PARTS = ("suites", "recorder", "grid", "stress", "live", "startup")
+"""The parts of the bench, in the order they run and render; ``harness bench --only PART`` runs one."""
+
+
+def run_bench(
+    repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | Path = "reports/bench", only: str | None = None
+) -> dict:
+    measure = {
+        "suites": lambda: [time_pytest(m) for m in _suite_markers()] if time_pytest_suites else [],
+        "recorder": lambda: recorder_overhead(repeats),
+        "grid": grid_throughput,
+        "stress": stress,
+        "live": live_throughput,
+        "startup": startup,
+    }
+    result: dict = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "suites": [time_pytest(m) for m in _suite_markers()] if time_pytest_suites else [],
-        "recorder": recorder_overhead(repeats),
-        "grid": grid_throughput(),
-        "stress": stress(),
-        "live": live_throughput(),
     }
+    for part in PARTS:
+        if only is None or part == only:
+            result[part] = measure[part]()
+    result["load_average"] = list(os.getloadavg()) if hasattr(os, "getloadavg") else None  # at the end: what it ran under
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     (out / f"bench-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(result, indent=2))
@@ -371,26 +468,29 @@ def run_bench(repeats: int = 5, time_pytest_suites: bool = True, out_dir: str | 
 
 
 def render(result: dict) -> str:
-    rec = result["recorder"]
+    load = result.get("load_average")
     lines = [
-        f"Measured {result['created_at']} on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}.",
+        f"Measured {result['created_at']} on {result['machine']['cpus']} CPUs, Python {result['machine']['python']}"
+        + (f", load average {load[0]:.2f} at the end." if load else "."),
         "",
         "| measure | value |",
         "|---|---|",
     ]
-    for suite in result["suites"]:
+    for suite in result.get("suites", []):
         lines.append(
             f"| `{suite['command']}` wall time (fresh process, imports included) | {suite['wall_s']} s ({suite['summary']}) |"
         )
-    lines += [
-        f"| recorder's own time (its hooks, instrumented) | {rec['own_time_share']:.1%} of a recorded run, {rec['own_ms_per_call']} ms per model call |",
-        f"| recorder overhead, CPU time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} (95 % bootstrap interval {rec['ratio_ci95'][0]}-{rec['ratio_ci95'][1]}) |",
-        f"| recorder overhead, median / p90 of paired CPU-time ratios | {rec['ratio_median_pair']} / {rec['ratio_p90_pair']} |",
-        f"| recorder overhead, wall time with / without (noisier on a shared VM) | {rec['ratio_total_wall']} |",
-        f"| recorder cost per model call, end to end | {rec['recorder_ms_per_call']} ms |",
-        f"| mean case run without / with recorder | {rec['mean_run_s_without']} s / {rec['mean_run_s_with']} s |",
-        f"| writing one trace (gzip JSON) | {rec['trace_save_ms_per_run']} ms |",
-    ]
+    rec = result.get("recorder")
+    if rec:
+        lines += [
+            f"| recorder's own time (its hooks, instrumented) | {rec['own_time_share']:.1%} of a recorded run, {rec['own_ms_per_call']} ms per model call |",
+            f"| recorder overhead, CPU time with / without ({len(rec['cases'])} cases x {rec['repeats']} paired runs) | {rec['ratio_total']} (95 % bootstrap interval {rec['ratio_ci95'][0]}-{rec['ratio_ci95'][1]}) |",
+            f"| recorder overhead, median / p90 of paired CPU-time ratios | {rec['ratio_median_pair']} / {rec['ratio_p90_pair']} |",
+            f"| recorder overhead, wall time with / without (noisier on a shared VM) | {rec['ratio_total_wall']} |",
+            f"| recorder cost per model call, end to end | {rec['recorder_ms_per_call']} ms |",
+            f"| mean case run without / with recorder | {rec['mean_run_s_without']} s / {rec['mean_run_s_with']} s |",
+            f"| writing one trace (gzip JSON) | {rec['trace_save_ms_per_run']} ms |",
+        ]
     grid = result.get("grid")
     if grid:
         lines += [
@@ -413,7 +513,19 @@ def render(result: dict) -> str:
     live = result.get("live")
     if live:
         lines += [render_live_row(run, live.get("latency_s", LIVE_LATENCY_S)) for run in live["runs"]]
+    start = result.get("startup")
+    if start:
+        lines += [render_startup_row(row, start["runs"]) for row in start["rows"]]
     return "\n".join(lines)
+
+
+def render_startup_row(row: dict, runs: int) -> str:
+    """One start-up row: the command, until what, with or without Python's bytecode cache, CPU then wall."""
+    cache = "with `PYTHONDONTWRITEBYTECODE=1`" if row["no_bytecode"] else "bytecode cache writable"
+    return (
+        f"| start-up: `{row['command']}` to its {row['until']}, {cache} | **{row['cpu_s']} s CPU** "
+        f"(median of {runs}; {row['wall_s']} s wall) |"
+    )
 
 
 def render_live_row(run: dict, default_latency: float = LIVE_LATENCY_S) -> str:

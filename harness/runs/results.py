@@ -15,9 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from harness._version import package_versions
 from harness.compaction.config import DEFAULT_STRATEGY
@@ -37,6 +35,9 @@ from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
 from harness.suites.registry import SUITES
 from harness.trace.schema import EVENT_TYPES, Trace
+
+if TYPE_CHECKING:  # pandas is imported by read_results when called: a run's first case does not wait for it
+    import pandas as pd
 
 RowT = TypeVar("RowT", ResultRow, CellRow)
 
@@ -362,6 +363,8 @@ def upgrade_row(row: Mapping[str, Any], where: str = "row") -> dict[str, Any]:
 
 def read_results(path: str | Path) -> pd.DataFrame:
     """results.jsonl (or a run directory) as a flat frame: one row per case, scores as columns."""
+    import pandas as pd
+
     path = Path(path)
     if path.is_dir():
         path = path / "results.jsonl"

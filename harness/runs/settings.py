@@ -249,7 +249,7 @@ def endpoints(
     """(agent Endpoint, summary Endpoint) from the endpoint settings, the same at every door: model kwargs as
     ``KEY=VALUE`` texts (an option) or a mapping (Python); the summarizer shares the agent's unless told otherwise,
     and both share the run's limits (`with_run_limits`)."""
-    from harness.agent.models import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
+    from harness.agent.endpoints import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
 
     def kwargs(value: Sequence[str] | Mapping[str, Any] | None, option: str) -> dict[str, Any]:
         if isinstance(value, Mapping):

@@ -257,7 +257,7 @@ class ExperimentSpec:
 
     def endpoints(self) -> tuple[Any, Any]:
         """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
-        from harness.agent.models import Endpoint
+        from harness.agent.endpoints import Endpoint
 
         agent = Endpoint(self.base_url, self.model_kwargs)
         if self.summary_base_url is None and self.summary_model_kwargs is None:
@@ -423,7 +423,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             check_dir_name(data["name"], "name")
         except ConfigError as exc:
             raise _fail(where, "name", str(exc).removeprefix("name ")) from None
-    from harness.agent.models import check_base_url, parse_model_kwargs
+    from harness.agent.endpoints import check_base_url, parse_model_kwargs
 
     for key in ("base_url", "summary_base_url"):
         if data.get(key) is not None:

@@ -200,7 +200,7 @@ def ensure_env(
     (path / "overrides.txt").write_text(arm.override_text(), encoding="utf-8")
     uv = uv or find_uv()
     run([uv, "venv", "--quiet", "--python", sys.executable, str(path / "venv")])
-    install = [uv, "pip", "install", "--quiet", "--python", python]
+    install = [uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", python]  # bytecode: docs/performance.md
     run([*install, "-r", str(path / "requirements.lock"), "--overrides", str(path / "overrides.txt")])
     run([*install, "--no-deps", "-e", str(REPO_ROOT)])
     seconds = round(time.perf_counter() - started, 2)

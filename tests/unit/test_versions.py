@@ -294,7 +294,7 @@ def test_a_new_environment_runs_exactly_these_uv_commands_and_records_what_it_co
     path = root / env_key(LOCK, OLD)
     python = str(path / "venv" / "bin" / "python")
     assert env == versions.ArmEnv(python, path, True, 2.35)
-    install = ["uv", "pip", "install", "--quiet", "--python", python]
+    install = ["uv", "pip", "install", "--quiet", "--compile-bytecode", "--python", python]
     assert fake.commands == [
         ["uv", "venv", "--quiet", "--python", sys.executable, str(path / "venv")],
         [*install, "-r", str(path / "requirements.lock"), "--overrides", str(path / "overrides.txt")],
