@@ -15,9 +15,10 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
-from harness.reference.models import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+from harness.reference.judge import ReferenceJudgeModel
+from harness.reference.names import AGENT_NAME, JUDGE_NAME, SUMMARIZER_NAME
 from harness.reference.provider_tokens import provider_tokens, text_tokens
+from harness.reference.replies import agent_reply, summary_reply
 
 
 class RequestError(Exception):
@@ -66,15 +67,10 @@ def reference_reply(
 ) -> tuple[AIMessage, str]:
     """The reply of the reference model for ``scope`` to ``messages`` (with OpenAI-format ``tools``), and its name."""
     if scope == "judge":
-        result = ReferenceJudgeModel()._generate(list(messages), tools=tools)
-        name = JUDGE_NAME
-    elif scope == "agent":
-        result = ReferenceAgentModel()._generate(list(messages), tools=tools)
-        name = AGENT_NAME
-    else:
-        result = ReferenceSummarizerModel(seed=seed)._generate(list(messages))
-        name = SUMMARIZER_NAME
-    return result.generations[0].message, name  # type: ignore[return-value]
+        return ReferenceJudgeModel()._generate(list(messages), tools=tools).generations[0].message, JUDGE_NAME  # type: ignore[return-value]
+    if scope == "agent":
+        return agent_reply(list(messages)), AGENT_NAME
+    return summary_reply(list(messages), seed=seed), SUMMARIZER_NAME
 
 
 def stable_id(prefix: str, *parts: object) -> str:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness._version import __version__
-from harness.agent.models import check_endpoints_answer, choose_models, is_reference
+from harness.agent.models import check_endpoints_answer, choose_models, in_process
 from harness.agent.parallel import end_with_parent
 from harness.agent.preflight import fixed_overhead_tokens
 from harness.agent.runner import arun_case, case_budget, run_async, run_case
@@ -458,10 +458,11 @@ def run_experiment(
     if (
         not _is_live(spec) and not spec.evals
     ):  # offline, prose tasks (an eval cell: NotRun, listed in not_run.jsonl) the reference agent cannot follow are skipped with the reason
-        from harness.reference.policy import cannot_follow
+        from harness.agent.models import task_problem
 
-        skipped = [{"case_id": s.id, "reason": cannot_follow(s.task)} for s in scenarios if cannot_follow(s.task)]
-        scenarios = [s for s in scenarios if not cannot_follow(s.task)]
+        agent = checked.agent  # the in-process agent of every cell, built when the cells were checked above
+        skipped = [{"case_id": s.id, "reason": task_problem(agent, s.task)} for s in scenarios if task_problem(agent, s.task)]
+        scenarios = [s for s in scenarios if not task_problem(agent, s.task)]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
     for warning in (w for s in scenarios for w in s.warnings):  # what in the rows misleads their author
@@ -619,7 +620,7 @@ def resume_plan(
 def _is_live(spec: ExperimentSpec) -> bool:
     """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
     names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.arms() for t in spec.thresholds}
-    return any(name is not None and not is_reference(name) for name in names)
+    return any(not in_process(name) for name in names)
 
 
 async def _run_live(
