@@ -26,7 +26,7 @@ _lock = threading.Lock()
 def local_server(seed: int = 0) -> Any:
     """This process's `harness serve` for ``seed`` on a free loopback port, started on first use and kept while the
     process runs (its thread is a daemon)."""
-    from harness.reference.serve import ReferenceServer
+    from harness.reference.serve.http import ReferenceServer
 
     key = (os.getpid(), seed)
     with _lock:

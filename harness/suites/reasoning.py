@@ -160,7 +160,7 @@ def run_reasoning_case(provider: str, *, fault: str | None = None, seed: int = 0
     from harness.agent.runner import run_case
     from harness.compaction.variants import make_config
     from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceSummarizerModel
-    from harness.reference.serve import serving
+    from harness.reference.serve.http import serving
     from harness.scenarios.schema import all_scenario_files, load_scenarios
 
     if fault not in (None, FAULT):

@@ -1,16 +1,17 @@
-"""What every served API shares: which reference model answers a request, and its reply as a LangChain message.
+"""What every served API's wire shares: which reference model answers a request, its reply as a LangChain message,
+the refusal of a malformed body, OpenAI's error body, server-sent events, deterministic ids and cache units.
 
-Each API module (chat completions in ``serve.py``, ``serve_anthropic.py``, ``serve_responses.py``) turns its
-request into LangChain messages and OpenAI-format tool schemas, asks `reference_reply`, and writes the reply in its
-own wire format; so the three endpoints answer a request the same way, from the same pure functions.
+Each API module (`chat`, `messages`, `responses`) turns its request into LangChain messages and OpenAI-format tool
+schemas, asks `reference_reply`, and writes the reply in its own wire format; so the endpoints answer a request the
+same way, from the same pure functions.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -43,6 +44,28 @@ def require_objects(value: Any, where: str, *, optional: bool = True) -> None:
     require(value, list, where, "a list of objects is required")
     for k, item in enumerate(value):
         require(item, dict, f"{where}.{k}", "an object is required")
+
+
+def openai_error(
+    message: str, type_: str = "invalid_request_error", code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
+    """OpenAI's error body (chat completions and Responses alike, and the server's own routes)."""
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def sse(events: Iterable[tuple[str, dict[str, Any]]]) -> bytes:
+    """Server-sent events: each (name, data) as an ``event:`` line and a JSON ``data:`` line."""
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
+@dataclass
+class Reply:
+    """One HTTP answer: status, body (a JSON object, or bytes sent as they are), headers and content type."""
+
+    status: int
+    body: dict[str, Any] | bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
 
 
 @dataclass
