@@ -12,16 +12,17 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from harness.reference import policy, summarizer
 from harness.reference.names import AGENT_NAME, SUMMARIZER_NAME
+from harness.reference.view import ToolAction, call_id
 
 
 def agent_reply(messages: list[BaseMessage], *, model_name: str = AGENT_NAME, **faults: bool) -> AIMessage:
     """The reference agent's next move on ``messages``: one tool call, or a text reply; ``faults`` are the seeded
     faults `policy.decide` takes (``trust_clipped_args``, ``takes_first_statement``, ...)."""
     action = policy.decide(messages, **faults)
-    if isinstance(action, policy.ToolAction):
+    if isinstance(action, ToolAction):
         message = AIMessage(
             content="",
-            tool_calls=[{"name": action.name, "args": action.args, "id": policy.call_id(messages, action), "type": "tool_call"}],
+            tool_calls=[{"name": action.name, "args": action.args, "id": call_id(messages, action), "type": "tool_call"}],
         )
     else:
         message = AIMessage(content=action.text)
