@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from harness._version import __version__
-from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models
+from harness.agent.models import Endpoint, ModelChoice, check_endpoints_answer, choose_models, in_process
 from harness.agent.preflight import fixed_overhead_tokens
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, case_budget, offline_skip_reason, run_async, run_case
 from harness.compaction.config import CompactionConfig
@@ -215,7 +215,7 @@ class RunSink:
             "config": config.to_dict(),
             "config_label": config.label(),
             "agent_model": agent_model or "reference",
-            "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
+            "summary_model": summary_model or ("reference" if in_process(agent_model) else agent_model),
             "endpoints": dict(checked.endpoints),
             "seed": seed,
             "trials": trials,

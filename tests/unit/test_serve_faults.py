@@ -72,3 +72,19 @@ def test_every_fault_takes_the_one_path_on_every_api_in_its_own_shapes(name, mod
         assert "tokens" in error["message"] and str(api.request_tokens(body)) in error["message"]
     if mode == "auth":
         assert "sk-leaked" in error["message"]
+
+
+def test_the_handler_dispatches_through_the_contract_alone():
+    """Routes map to `ServedAPI` objects; the handler names no API (an ``api == ...`` branch would come back here)."""
+    import inspect
+
+    from harness.reference.serve import http
+
+    source = inspect.getsource(http)
+    assert not [w for w in ("api ==", "api.name ==", '"messages"', '"responses"', '"chat"') if w in source]
+    assert {path: api.name for path, api in APIS.items()} == {
+        "/chat/completions": "chat",
+        "/messages": "messages",
+        "/responses": "responses",
+        "/responses/compact": "compact",
+    }
