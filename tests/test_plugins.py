@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 import textwrap
 
 import pytest
@@ -68,6 +69,7 @@ def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | 
     """A package installed into ``tmp_path`` (on sys.path), declaring ``entry_points`` (entry_points.txt lines)."""
     for name, source in (modules or {"acme_compaction": ACME}).items():
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+        monkeypatch.delitem(sys.modules, name, raising=False)  # another test's module of that name (test_check_compactor)
     info = tmp_path / "acme_compaction-0.1.dist-info"
     info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-compaction\nVersion: 0.1\n", encoding="utf-8")
