@@ -69,7 +69,6 @@ def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | 
     """A package installed into ``tmp_path`` (on sys.path), declaring ``entry_points`` (entry_points.txt lines)."""
     for name, source in (modules or {"acme_compaction": ACME}).items():
         (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
-        monkeypatch.delitem(sys.modules, name, raising=False)  # another test's module of that name (test_check_compactor)
     info = tmp_path / "acme_compaction-0.1.dist-info"
     info.mkdir(exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: acme-compaction\nVersion: 0.1\n", encoding="utf-8")
@@ -81,10 +80,19 @@ def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | 
     scorer_registry.load_installed_scorers.cache_clear()
 
 
+def _forget_acme_modules() -> None:
+    """Drop every imported ``acme_*`` module: other tests (test_check_compactor) import modules of these names with
+    other contents, and an import finds the one cached first."""
+    for name in [m for m in sys.modules if m.startswith("acme_")]:
+        del sys.modules[name]
+
+
 @pytest.fixture(autouse=True)
 def _fresh_registries():
     registered = copy.deepcopy(scorer_registry._REGISTRY)  # noqa: SLF001 - a package's scorers register there
+    _forget_acme_modules()
     yield
+    _forget_acme_modules()
     names.installed.cache_clear()  # the next test sees the packages actually installed
     registry.load.cache_clear()
     scorer_registry.load_installed_scorers.cache_clear()
