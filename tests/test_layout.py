@@ -1,6 +1,6 @@
 """The package layout keeps its promises: the layers of docs/design.md (no upward import, no import cycle, counting
-function-level and type-only imports), reports never reach the agent runner, and the reference models cannot see
-expected answers."""
+function-level and type-only imports), reports never reach the agent runner, the reference models cannot see
+expected answers, and the agent layer never reaches the reference models (a provider it names, not imports)."""
 
 import ast
 import re
@@ -106,12 +106,62 @@ def test_reports_never_import_the_agent_runner():
             assert "harness.agent.runner" not in _reach(name), f"{name} reaches the agent runner"
 
 
+def reaching(graph: dict[str, set[str]], source: str, targets: tuple[str, ...]) -> list[str]:
+    """Each module of package ``source`` (its dotted prefix) that reaches a module under one of ``targets``, with
+    what it reaches, at any depth and through every kind of import."""
+    found = []
+    for name in sorted(graph):
+        if name == source or name.startswith(source + "."):
+            hits = sorted(m for m in _reach(name, graph) if m.startswith(targets))
+            if hits:
+                found.append(f"{name} reaches {', '.join(hits)}")
+    return found
+
+
 def test_the_reference_models_import_nothing_that_knows_expected_answers():
     forbidden = ("harness.scenarios", "harness.scoring", "harness.suites", "harness.runs")
-    for name in MODULES:
-        if name.startswith("harness.reference"):
-            leaks = sorted(m for m in _reach(name) if m.startswith(forbidden))
-            assert not leaks, f"{name} imports {leaks}"
+    assert not reaching(GRAPH, "harness.reference", forbidden)
+
+
+def test_the_agent_never_reaches_the_reference_models():
+    """The reference models are a provider like any other: the agent layer names them in its provider table
+    (`harness.agent.models.IN_PROCESS_PROVIDERS`, imported on first use) and imports none of their modules."""
+    assert not reaching(GRAPH, "harness.agent", ("harness.reference",))
+
+
+def test_the_agents_provider_table_names_modules_that_build_models():
+    """The table's entries are the layer's only tie to a provider: each names a module above the agent layer that
+    offers `knows` and `chat_model`, so a stale entry fails here rather than on a user's run."""
+    from harness.agent.models import IN_PROCESS_PROVIDERS
+
+    rank = {part: i for i, layer in enumerate(LAYERS) for part in layer}
+    for provider, module in IN_PROCESS_PROVIDERS.items():
+        assert module in MODULES, f"{provider}: {module} is no module"
+        assert rank[module.split(".")[1]] < rank["agent"], f"{provider}: {module} is not above the agent layer"
+        text = MODULES[module].read_text()
+        assert "def knows(" in text and "def chat_model(" in text, f"{module} does not build models"
+
+
+def test_the_reach_rule_fails_on_a_planted_import_at_any_depth(tmp_path):
+    pkg = tmp_path / "pkg"
+    for sub in ("agent", "reference", "bedrock"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "reference" / "models.py").write_text("")
+    (pkg / "bedrock" / "util.py").write_text("def f():\n    from pkg.reference import models  # function-level\n")
+    (pkg / "agent" / "clean.py").write_text("from pkg.bedrock import util\n")  # reaches it through bedrock
+    (pkg / "agent" / "typed.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.reference.models\n"
+    )
+    graph = graph_of(_modules(pkg))
+    assert reaching(graph, "pkg.agent", ("pkg.reference",)) == [
+        "pkg.agent.clean reaches pkg.reference.models",
+        "pkg.agent.typed reaches pkg.reference.models",
+    ]
+    (pkg / "bedrock" / "util.py").write_text("")
+    (pkg / "agent" / "typed.py").write_text("")
+    assert reaching(graph_of(_modules(pkg)), "pkg.agent", ("pkg.reference",)) == []
 
 
 def test_the_checker_sees_function_level_and_type_only_imports():

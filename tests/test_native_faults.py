@@ -2,7 +2,7 @@
 compaction the provider reports as failed is a FAIL of `summaries_ok` (a finding about the strategy, as a failed
 summary is), a provider that never compacts leaves the case INVALID, and a fault that fires once is retried or
 compacted past (PASS). Each runs the real deep agent with a native strategy against this process's loopback
-`harness serve` (`harness.agent.native_models.local_server`) with the fault injected there; the trigger the provider
+`harness serve` (`harness.reference.local.local_server`) with the fault injected there; the trigger the provider
 refuses (exit 2) and the streamed-block trap (langchain#36976) are in tests/test_native_strategies.py and
 tests/test_serve_apis.py."""
 
@@ -13,9 +13,9 @@ import time
 import pytest
 
 from harness.agent.models import choose_models
-from harness.agent.native_models import local_server
 from harness.agent.runner import run_case
 from harness.compaction.variants import make_config
+from harness.reference.local import local_server
 from harness.reference.serve import Fault
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS, outcome, score_case

@@ -31,7 +31,7 @@ def scenarios():
 
 
 def run_native(scenario, strategy, trigger="20%"):  # noqa: ANN001, ANN201
-    from harness.agent.native_models import local_server
+    from harness.reference.local import local_server
 
     local_server(0).state.reset()  # no fault or cache left by another native test in this process
     config = make_config("forced-20", trigger=[trigger], strategy=strategy)

@@ -83,10 +83,19 @@ def install(tmp_path, monkeypatch, entry_points: str, modules: dict[str, str] | 
     scorer_registry.load_installed_scorers.cache_clear()
 
 
+def _forget_acme_modules() -> None:
+    """Drop every imported ``acme_*`` module: other tests (test_check_compactor) import modules of these names with
+    other contents, and an import finds the one cached first."""
+    for name in [m for m in sys.modules if m.startswith("acme_")]:
+        del sys.modules[name]
+
+
 @pytest.fixture(autouse=True)
 def _fresh_registries():
     registered = copy.deepcopy(scorer_registry._REGISTRY)  # noqa: SLF001 - a package's scorers register there
+    _forget_acme_modules()
     yield
+    _forget_acme_modules()
     names.installed.cache_clear()  # the next test sees the packages actually installed
     registry.load.cache_clear()
     scorer_registry.load_installed_scorers.cache_clear()

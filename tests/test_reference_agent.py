@@ -2,7 +2,8 @@ import pytest
 from langchain_core.messages import HumanMessage
 
 from harness.reference import ReferenceAgentModel
-from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, decide
+from harness.reference.policy import CLARIFICATION, decide
+from harness.reference.view import HISTORY_PAGE_LINES, ReplyAction, ToolAction
 from harness.task_format import Step, render_task
 from tests._messages import QUESTION, TASK, call, summary_message
 

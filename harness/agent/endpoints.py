@@ -24,6 +24,9 @@ from urllib.parse import urlparse
 from harness._numbers import finite_number, finite_problem
 from harness.errors import ConfigError, EndpointUnreachable, LiveModelUnavailable
 
+REFERENCE = "reference"  # the offline models' provider, and the default one: no spec, or a bare name it knows
+IN_PROCESS_PROVIDERS = {REFERENCE: "harness.reference.provider"}  # provider -> the module building its models
+
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
     "openai": ("OPENAI_API_KEY",),
     "anthropic": ("ANTHROPIC_API_KEY",),
@@ -184,6 +187,12 @@ def check_live_spec(spec: str, option: str = "model", *, base_url: str | None = 
         raise LiveModelUnavailable(f"{spec}: {' or '.join(keys)} is not set, so the live run is skipped")
 
 
+def _live_form(spec: str | None) -> bool:
+    """``spec`` is written ``provider:name`` with a provider called over a network (not an in-process one:
+    `IN_PROCESS_PROVIDERS`, ``reference:agent``)."""
+    return spec is not None and ":" in spec and spec.partition(":")[0] not in IN_PROCESS_PROVIDERS
+
+
 def preflight(
     agent_spec: str | None,
     summary_spec: str | None,
@@ -196,8 +205,8 @@ def preflight(
     base URL (`check_endpoints_answer`). A live spec is ``provider:name``; any other (the reference models, or a
     malformed spec) is left to ``choose_models``, which builds it or says what is wrong. With no summary spec a live
     agent summarizes its own history, through the summary endpoint as the run records it."""
-    agent_live = agent_spec is not None and ":" in agent_spec
-    summary_live = ":" in summary_spec if summary_spec is not None else agent_live
+    agent_live = _live_form(agent_spec)
+    summary_live = _live_form(summary_spec) if summary_spec is not None else agent_live
     if agent_live:
         assert agent_spec is not None
         check_live_spec(agent_spec, options[0], base_url=agent_endpoint.base_url)

@@ -1,5 +1,13 @@
 """Choosing the agent and summarizer models: offline reference by default, live on request.
 
+A model spec names a provider and a model, ``provider:name``. In-process providers (`IN_PROCESS_PROVIDERS`: the
+offline ``reference`` models, ``reference:agent``, ``reference:summarizer``, ``reference:judge``) are modules this
+table names, imported on first use the way ``init_chat_model`` imports a provider's package, so this layer never
+imports them; no spec, and a bare name the default provider knows (``reference``, ``reference-agent``), mean its
+model of the role asked for. What a model can do is read from the model, never from its type: whether it is
+simulated (`is_simulated`), whether it can follow a task (`task_problem`), whether it can be served as a
+provider's API (`ServedAs`).
+
 A live model is ``provider:name`` (``openai:gpt-5.2``, ``anthropic:claude-sonnet-4-6``)
 and is built with LangChain's ``init_chat_model``, keys read from the environment. When
 the provider's key is missing, `LiveModelUnavailable` carries the reason, and callers
@@ -15,10 +23,11 @@ way deepagents' own evals do, so fraction triggers resolve against it.
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from langchain_core.language_models import BaseChatModel
 
@@ -26,8 +35,10 @@ from langchain_core.language_models import BaseChatModel
 # stopped server is reported before langchain is imported); the names its callers import from here are re-exported.
 from harness.agent.endpoints import DEFAULT_MAX_RETRIES as DEFAULT_MAX_RETRIES
 from harness.agent.endpoints import DEFAULT_TIMEOUT_S
+from harness.agent.endpoints import IN_PROCESS_PROVIDERS as IN_PROCESS_PROVIDERS
 from harness.agent.endpoints import NO_KEY_PLACEHOLDER as NO_KEY_PLACEHOLDER
 from harness.agent.endpoints import PROVIDER_KEYS as PROVIDER_KEYS
+from harness.agent.endpoints import REFERENCE as REFERENCE
 from harness.agent.endpoints import Endpoint as Endpoint
 from harness.agent.endpoints import check_base_url as check_base_url
 from harness.agent.endpoints import check_endpoints_answer as check_endpoints_answer
@@ -35,14 +46,67 @@ from harness.agent.endpoints import check_live_spec as check_live_spec
 from harness.agent.endpoints import parse_model_kwargs as parse_model_kwargs
 from harness.agent.endpoints import with_run_limits as with_run_limits
 from harness.errors import ConfigError, LiveModelUnavailable
-from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
 
-REFERENCE = "reference"
+
+def is_simulated(model: object) -> bool:
+    """Whether ``model`` is simulated (its ``simulated`` capability: the reference models and their seeded faults
+    say so), the one place the capability is read; a provider's model is not."""
+    return getattr(model, "simulated", False) is True
+
+
+@runtime_checkable
+class FollowsGrammar(Protocol):
+    """A model that follows only tasks in a grammar (the in-process reference agent's steps), and says why not."""
+
+    def cannot_follow(self, task: str) -> str | None: ...
+
+
+@runtime_checkable
+class ServedAs(Protocol):
+    """A model that can stand behind a provider's own API (the reference agent behind a loopback `harness serve`),
+    for the provider-native strategies run offline (`harness.agent.native_models`)."""
+
+    def served_as(self, provider: str, *, window: int, seed: int = 0) -> BaseChatModel: ...
+
+
+def task_problem(model: object, task: str) -> str | None:
+    """Why ``model`` cannot follow ``task`` (`FollowsGrammar`), or None: a provider's model follows any task."""
+    return model.cannot_follow(task) if isinstance(model, FollowsGrammar) else None
+
+
+def _provider_of(spec: str | None, role: str) -> tuple[str, str]:
+    """(provider, name) of ``spec``: no spec, and a bare name the default provider knows, are the default provider's;
+    any other bare name has no provider (``""``), and the live check says how to write one."""
+    if not spec:
+        return REFERENCE, ""
+    provider, sep, name = spec.partition(":")
+    if sep:
+        return provider, name
+    return (REFERENCE, spec) if _in_process_module(REFERENCE).knows(spec, role) else ("", spec)
+
+
+def _in_process_module(provider: str) -> Any:
+    return importlib.import_module(IN_PROCESS_PROVIDERS[provider])
+
+
+def in_process(spec: str | None, role: str = "agent") -> bool:
+    """Whether ``spec`` names a model built in this process (an in-process provider's), not one called over a network."""
+    return _provider_of(spec, role)[0] in IN_PROCESS_PROVIDERS
+
+
+def in_process_model(
+    spec: str | None, role: str, *, window: int, seed: int = 0, option: str = "--model", **options: Any
+) -> BaseChatModel:
+    """The in-process model ``spec`` names for ``role`` (``agent``, ``summarizer``, ``judge``), declared ``window``;
+    ``options`` are the model's own fields. ConfigError (naming ``option``) when the provider has no such model."""
+    provider, name = _provider_of(spec, role)
+    return _in_process_module(provider).chat_model(name, role, window=window, seed=seed, option=option, **options)
 
 
 @dataclass(frozen=True)
 class ModelChoice:
-    """The models a run uses (agent and summarizer), their names as recorded, and whether they are simulated."""
+    """The agent and summarizer models of a run, their recorded names, whether any is simulated, and what each live
+    model is called with."""
 
     agent: BaseChatModel
     summarizer: BaseChatModel | None  # None: deepagents summarizes with the agent model
@@ -51,10 +115,6 @@ class ModelChoice:
     simulated: bool
     endpoints: Mapping[str, Any] = field(default_factory=dict)  # what each live model is called with, as recorded
     token_budget: Any = None  # the agent's `TokenBudget` (--max-tpm): the runner adds its middleware
-
-
-def is_reference(spec: str | None) -> bool:
-    return spec in (None, "", REFERENCE, AGENT_NAME, SUMMARIZER_NAME)
 
 
 def _live(spec: str, window: int, option: str, endpoint: Endpoint) -> BaseChatModel:
@@ -137,19 +197,22 @@ def choose_models(
 
     agent_endpoint = agent_endpoint or Endpoint()
     summary_endpoint = summary_endpoint or agent_endpoint
-    if is_reference(agent_spec) and (agent_endpoint.base_url or agent_endpoint.model_kwargs or agent_endpoint.token_budget):
+    agent_in_process = in_process(agent_spec)
+    if agent_in_process and (agent_endpoint.base_url or agent_endpoint.model_kwargs or agent_endpoint.token_budget):
         raise ConfigError(_endpoint_without_live_model(agent_spec, agent_endpoint, options[0]))
     endpoints: dict[str, Any] = {}
-    if is_reference(agent_spec):
-        agent: BaseChatModel = ReferenceAgentModel(profile={"max_input_tokens": window})
-        agent_name = AGENT_NAME
+    if agent_in_process:
+        agent = in_process_model(agent_spec, "agent", window=window, seed=seed, option=options[0])
+        agent_name = recorded_name(agent)
     else:
-        assert agent_spec is not None  # is_reference(None) is True
+        assert agent_spec is not None  # no spec is in process
         agent, agent_name = _live(agent_spec, window, options[0], agent_endpoint), agent_spec
         endpoints["agent"] = agent_endpoint.describe()
-    if is_reference(summary_spec) and (summary_spec is not None or is_reference(agent_spec)):
-        summarizer: BaseChatModel | None = ReferenceSummarizerModel(seed=seed)
-        summary_name = SUMMARIZER_NAME
+    if in_process(summary_spec, "summarizer") and (summary_spec is not None or agent_in_process):
+        summarizer: BaseChatModel | None = in_process_model(
+            summary_spec, "summarizer", window=window, seed=seed, option=options[1]
+        )
+        summary_name = recorded_name(summarizer)
     elif summary_spec is None:
         summarizer, summary_name = SummaryOverflowTranslation.around(agent, summary_endpoint.token_budget), agent_name
         endpoints["summarizer"] = endpoints["agent"]
@@ -157,6 +220,11 @@ def choose_models(
         live = _live(summary_spec, window, options[1], summary_endpoint)
         summarizer, summary_name = SummaryOverflowTranslation.around(live, summary_endpoint.token_budget), summary_spec
         endpoints["summarizer"] = summary_endpoint.describe()
-    simulated = agent_name == AGENT_NAME or summary_name == SUMMARIZER_NAME
+    simulated = is_simulated(agent) or is_simulated(summarizer)
     budget = agent_endpoint.token_budget if endpoints.get("agent") else None
     return ModelChoice(agent, summarizer, agent_name, summary_name, simulated, endpoints, budget)
+
+
+def recorded_name(model: object) -> str:
+    """The name an in-process model is recorded under: its own ``model_name``."""
+    return str(getattr(model, "model_name", type(model).__name__))

@@ -20,7 +20,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from harness import _deepagents_adapter as da
 from harness.agent.build import build_agent
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
-from harness.agent.models import ModelChoice
+from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
@@ -37,15 +37,14 @@ def recursion_limit(scenario: Scenario) -> int:
 
 
 def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
-    """Why ``scenario`` is skipped with these models: the in-process reference agent cannot follow its first task
-    message (prose outside the step grammar). A live model, or the reference agent over HTTP, runs it as written."""
-    from harness.reference import ReferenceAgentModel
-    from harness.reference.policy import cannot_follow
+    """Why ``scenario`` is skipped with these models: the agent follows only a grammar (`FollowsGrammar`: the
+    in-process reference agent) and cannot follow its first task message (prose outside the step grammar), or the
+    case states what only a live model reads. A live model, or the reference agent over HTTP, runs it as written."""
     from harness.scenarios.schema import offline_statement_problem
 
-    if not isinstance(models.agent, ReferenceAgentModel):
+    if not isinstance(models.agent, FollowsGrammar):
         return None
-    return cannot_follow(scenario.task) or offline_statement_problem(scenario)
+    return task_problem(models.agent, scenario.task) or offline_statement_problem(scenario)
 
 
 def _todo_middleware() -> Any:

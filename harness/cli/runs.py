@@ -48,10 +48,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             else ""
         )
         raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)" + hint)
-    from harness.agent.models import is_reference, summary_model_for
+    from harness.agent.models import in_process, summary_model_for
     from harness.runs.run import check_plan_size
 
-    live = not is_reference(args.model)
+    live = not in_process(args.model)
     check_plan_size(
         len(scenarios) * args.trials,
         allow_large=args.allow_large,

@@ -14,7 +14,8 @@ from harness.cli.options import (
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from harness.reference.serve import Fault, ReferenceServer
+    from harness.reference.serve.faults import Fault
+    from harness.reference.serve.http import ReferenceServer
 
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: --host {args.host} is not loopback; the endpoint has no auth", file=sys.stderr)

@@ -1,5 +1,18 @@
-"""Offline, deterministic reference models that drive the real deepagents middleware."""
+"""Offline, deterministic reference models that drive the real deepagents middleware, offered as the ``reference``
+provider (`harness.reference.provider`) and served over HTTP by ``harness serve`` (`harness.reference.serve`).
 
-from harness.reference.models import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+The names below are this package's public face, imported from their modules on first use."""
 
-__all__ = ["AGENT_NAME", "SUMMARIZER_NAME", "ReferenceAgentModel", "ReferenceSummarizerModel"]
+from harness._lazy import lazy_exports
+
+__all__, __getattr__ = lazy_exports(
+    __name__,
+    {
+        "AGENT_NAME": "names",
+        "SUMMARIZER_NAME": "names",
+        "JUDGE_NAME": "names",
+        "ReferenceAgentModel": "models",
+        "ReferenceSummarizerModel": "models",
+        "ReferenceJudgeModel": "judge",
+    },
+)

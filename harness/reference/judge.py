@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -30,9 +30,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from harness.judge_prompt import JudgePrompt, parse_judge_prompt
+from harness.reference.names import JUDGE_NAME
 from harness.reference.provider_tokens import simulated_usage
-
-JUDGE_NAME = "reference-judge"
 
 
 def keyword_verdict(answer: str, expected: str) -> bool:
@@ -73,6 +72,7 @@ def judge_messages(messages: list[BaseMessage]) -> dict[str, Any]:
 class ReferenceJudgeModel(BaseChatModel):
     """Deterministic keyword judge (see the module docstring); simulated, and results say so."""
 
+    simulated: ClassVar[bool] = True  # the capability `harness.agent.models.is_simulated` reads
     model_name: str = JUDGE_NAME
 
     @property

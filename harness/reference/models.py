@@ -8,17 +8,17 @@ Everything they produce is simulated, and results say so.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from harness.reference import policy, summarizer
+from harness.reference import policy
+from harness.reference.names import AGENT_NAME, SUMMARIZER_NAME
+from harness.reference.replies import agent_reply, summary_reply
 
-AGENT_NAME = "reference-agent"
-SUMMARIZER_NAME = "reference-summarizer"
 TOOL_CACHE_SIZE = 512  # tool objects remembered: a case builds about 30 (deepagents' tools for the agent and subagents)
 _TOOL_SCHEMAS: dict[int, tuple[Any, dict[str, Any]]] = {}
 
@@ -51,6 +51,7 @@ class ReferenceAgentModel(BaseChatModel):
     write_file argument deepagents clipped for the file's full text.
     """
 
+    simulated: ClassVar[bool] = True  # the capability `harness.agent.models.is_simulated` reads
     model_name: str = AGENT_NAME
     hard_input_limit: int | None = None
     trusts_clipped_args: bool = False
@@ -75,6 +76,18 @@ class ReferenceAgentModel(BaseChatModel):
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
         return self.bind(tools=[openai_tool(t) for t in tools], **kwargs)
 
+    def cannot_follow(self, task: str) -> str | None:
+        """Why this agent cannot act on ``task`` (prose outside the step grammar it reads), or None: the capability
+        `harness.agent.models.task_problem` reads."""
+        return policy.cannot_follow(task)
+
+    def served_as(self, provider: str, *, window: int, seed: int = 0) -> BaseChatModel:
+        """This agent behind ``provider``'s own API: the provider's LangChain model pointed at this process's
+        `harness serve` (`harness.reference.local`), for the provider-native strategies run offline."""
+        from harness.reference.local import served_model
+
+        return served_model(provider, window, seed=seed)
+
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
         if kwargs.get("tools") is None:
             raise TypeError(
@@ -91,23 +104,14 @@ class ReferenceAgentModel(BaseChatModel):
                 raise ContextOverflowError(
                     f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)"
                 )
-        action = policy.decide(
+        message = agent_reply(
             messages,
+            model_name=self.model_name,
             trust_clipped_args=self.trusts_clipped_args,
             takes_first_statement=self.takes_first_statement,
             writes_todos_once=self.writes_todos_once,
             ignores_missing_blobs=self.ignores_missing_blobs,
         )
-        if isinstance(action, policy.ToolAction):
-            message = AIMessage(
-                content="",
-                tool_calls=[
-                    {"name": action.name, "args": action.args, "id": policy.call_id(messages, action), "type": "tool_call"}
-                ],
-            )
-        else:
-            message = AIMessage(content=action.text)
-        message.response_metadata["model_name"] = self.model_name
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
@@ -118,6 +122,7 @@ class ReferenceSummarizerModel(BaseChatModel):
     never written; an updated fact is written with its first value; the artifacts section lists nothing.
     """
 
+    simulated: ClassVar[bool] = True
     model_name: str = SUMMARIZER_NAME
     seed: int = 0
     detail_loss: float = 0.15
@@ -143,9 +148,9 @@ class ReferenceSummarizerModel(BaseChatModel):
         }
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
-        prompt = "\n".join(m.text for m in messages)
-        text = summarizer.summarize(
-            prompt,
+        message = summary_reply(
+            messages,
+            model_name=self.model_name,
             seed=self.seed,
             detail_loss=self.detail_loss,
             intent_loss=self.intent_loss,
@@ -153,5 +158,4 @@ class ReferenceSummarizerModel(BaseChatModel):
             keep_first_value=self.keep_first_value,
             forget_artifacts=self.forget_artifacts,
         )
-        message = AIMessage(content=text, response_metadata={"model_name": self.model_name})
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -1,7 +1,7 @@
 """Provider-native compaction, simulated: the summary pass, the OpenAI envelope, and the trigger minimum.
 
-Both providers' server-side compaction is served by ``harness serve`` (``serve_anthropic.py``,
-``serve_responses.py``) from the same reference summarizer deepagents' own summaries use, so a
+Both providers' server-side compaction is served by ``harness serve`` (`harness.reference.serve.messages`,
+`harness.reference.serve.responses`) from the same reference summarizer deepagents' own summaries use, so a
 native arm and a deepagents arm differ only in where the summary is made and what is kept:
 
 - `compaction_summary`: the summary of a request's messages, shaped by ``instructions`` (the

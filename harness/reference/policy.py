@@ -1,6 +1,8 @@
 """The reference agent's policy: its next action as a pure function of what it sees.
 
-It never sees a scenario, an expected answer or a seed; only the request's messages.
+It never sees a scenario, an expected answer or a seed; only the request's messages. This module decides between a
+question and a task and works the task; what a request shows is read in `harness.reference.view`, and a question is
+answered in `harness.reference.recall`.
 
 - It reads everything in the request: the system prompt (said before everything else),
   user messages, assistant text (scripted assistant turns and its own earlier replies),
@@ -43,161 +45,34 @@ It never sees a scenario, an expected answer or a seed; only the request's messa
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import BaseMessage
 
 from harness import _deepagents_adapter as da
-from harness.media_format import media_texts
+from harness.reference.recall import answer_probe
+from harness.reference.view import HISTORY_PAGE_LINES, Action, ReplyAction, ToolAction, View, is_error
 from harness.task_format import (
-    ARTIFACT_ACTIONS,
     COMPLETION_MARKER,
     FINDING_PREFIX,
     Step,
-    attribute_key,
     call_target,
     delegation_brief,
-    find_facts,
     parse_probe,
-    parse_reference,
-    parse_statements,
     parse_steps,
-    render_decision_answer,
     section_end,
     section_heading,
     todo_content,
-    wants_long_ids,
     wants_todos,
 )
 
-HISTORY_PAGE_LINES = 200
 SECTION_LINES = 8  # opening lines of a document a report section quotes
 CLARIFICATION = (
     "I have lost track of the task: I can no longer see the steps I was asked to follow. "
     "Could you restate what you would like me to do next?"
 )
 _SUMMARY_STEP_DONE = re.compile(r"Step (\d+) done")
-_SUMMARY_READ = re.compile(r"read_file (\S+) lines (\d+)-(\d+) of (\d+)")
-# An artifacts line of a summary: "- /reports/a.md (written)"; a summary written before the marks lists "- /path".
-_SUMMARY_ARTIFACT = re.compile(r"^- (/\S+?)(?: \((\w+)\))?\s*$", re.MULTILINE)
-
-
-@dataclass(frozen=True)
-class ToolAction:
-    name: str
-    args: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class ReplyAction:
-    text: str
-
-
-Action = ToolAction | ReplyAction
-
-
-@dataclass
-class View:
-    """What one request shows the agent, parsed."""
-
-    summary: str | None = None  # summarizer text inside the summary message
-    history_path: str | None = None
-    user_messages: list[str] = field(default_factory=list)
-    calls: list[tuple[dict, ToolMessage | None]] = field(default_factory=list)
-    history_pages: list[str] = field(default_factory=list)  # read_file results of the history file, in view order
-    # Everything readable: the system prompt, user and assistant text (scripted turns and the agent's own replies),
-    # the summary, tool results.
-    texts: list[str] = field(default_factory=list)
-    # When each text's content was said, for taking the latest statement of a fact: the system prompt (before
-    # everything), pages of the history file (the offloaded span, the oldest part of the conversation, by offset), then
-    # the summary, then the messages after it.
-    said_at: list[tuple[int, int, int]] = field(default_factory=list)
-    request_at: int = 0  # len(calls) when the latest user message was seen: calls after it answer that request
-
-    @classmethod
-    def of(cls, messages: list[BaseMessage]) -> View:
-        view = cls()
-        results = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
-        calls_by_id: dict[str, dict] = {}
-        for i, msg in enumerate(messages):
-            text: str = str(msg.text) if isinstance(msg.content, (str, list)) else str(msg.content)
-            seen = media_texts(msg.content)  # what an image or binary file it was sent shows (the sentence it carries)
-            if seen:
-                text = "\n".join([text, *seen]).strip()
-            if isinstance(msg, SystemMessage):
-                view._read(text, (-1, 0, i))
-            elif da.reads_as_summary(msg):
-                view.summary = da.summary_body(text)
-                view.history_path = da.history_path(text)
-                view._read(view.summary, (1, 0, i))
-            elif isinstance(msg, HumanMessage):
-                view.user_messages.append(text)
-                view._read(text, (2, i, 0))
-                view.request_at = len(view.calls)
-            elif isinstance(msg, AIMessage):
-                if text.strip():
-                    view._read(text, (2, i, 0))
-                for call in msg.tool_calls:
-                    view.calls.append((dict(call), results.get(call.get("id") or "")))
-                    calls_by_id[call.get("id") or ""] = dict(call)
-            elif isinstance(msg, ToolMessage):
-                args = calls_by_id.get(msg.tool_call_id, {}).get("args") or {}
-                page = view.history_path is not None and args.get("file_path") == view.history_path
-                view._read(text, (0, int(args.get("offset") or 0), i) if page else (2, i, 0))
-                if page:
-                    view.history_pages.append(text)
-        return view
-
-    def _read(self, text: str, said_at: tuple[int, int, int]) -> None:
-        self.texts.append(text)
-        self.said_at.append(said_at)
-
-    def latest_statement(self, key: str) -> str | None:
-        """The value last stated for ``key`` in what is in view (a fact updated later answers with its new value)."""
-        stated = [(at, n, v) for at, text in zip(self.said_at, self.texts) for n, v in enumerate(find_facts(key, text))]
-        return max(stated)[2] if stated else None
-
-    def stated_values(self, key: str) -> list[str]:
-        """Every value stated for ``key`` in view, oldest first, each once; the earlier value a changed statement
-        names (", not X") counts as stated just before it, on its line."""
-        norm = " ".join(key.split()).lower()
-        stated: list[tuple[tuple[int, int, int], int, int, int, str]] = []
-        for at, text in zip(self.said_at, self.texts):
-            for line_no, line in enumerate(text.splitlines()):
-                replaced = [s.replaces for s in parse_statements(line) if s.replaces and s.key.lower() == norm]
-                stated += [(at, line_no, 0, n, v) for n, v in enumerate(replaced) if v]
-                stated += [(at, line_no, 1, n, v) for n, v in enumerate(find_facts(key, line))]
-        first: dict[str, str] = {}
-        for *_, value in sorted(stated):
-            first.setdefault(value.lower(), value)
-        return list(first.values())
-
-    def rejected(self, key: str, latest: str) -> list[str]:
-        """The values stated for ``key`` in view other than ``latest``, oldest first: the choices it replaced."""
-        return [v for v in self.stated_values(key) if v.lower() != latest.lower()]
-
-    def latest_request(self) -> str | None:
-        if self.user_messages:
-            return self.user_messages[-1]
-        if self.summary:
-            return _quoted_block(self.summary, "Latest request:") or _quoted_block(self.summary, "Original request:")
-        return None
-
-    def plan(self) -> list[Step]:
-        """The step list in view: a user's request first, else what the summary quotes or plans."""
-        for text in reversed(self.user_messages):
-            steps = parse_steps(text)
-            if steps:
-                return steps
-        return parse_steps(self.summary or "")
-
-    def successful_calls(self) -> list[dict]:
-        return [call for call, result in self.calls if result is not None and not _is_error(result)]
 
 
 NEEDS_LIVE_MODEL = (
@@ -228,7 +103,7 @@ def decide(
     request = view.latest_request() or ""
     probe = parse_probe(request)
     if probe is not None:
-        return _answer_probe(view, *probe, first=takes_first_statement, reread_missing=not ignores_missing_blobs)
+        return answer_probe(view, *probe, first=takes_first_statement, reread_missing=not ignores_missing_blobs)
     steps = view.plan()
     if not steps:
         return ReplyAction(CLARIFICATION)
@@ -255,7 +130,7 @@ def decide(
 def todo_list(view: View) -> list[dict] | None:
     """The todo list in view: the items of the latest successful write_todos call, or None when none is in view."""
     for call, result in reversed(view.calls):
-        if call.get("name") == "write_todos" and result is not None and not _is_error(result):
+        if call.get("name") == "write_todos" and result is not None and not is_error(result):
             todos = (call.get("args") or {}).get("todos")
             if isinstance(todos, list):
                 return [dict(t) for t in todos if isinstance(t, dict)]
@@ -357,7 +232,7 @@ def _file_state(view: View, path: str, trust_clipped_args: bool) -> FileState:
             continue
         name, args = call.get("name"), call.get("args") or {}
         if name == "read_file":
-            if _is_error(result):
+            if is_error(result):
                 if not pages and not edits:
                     return FileState(unreadable=result.text.strip()[:200])
                 if pages:
@@ -365,7 +240,7 @@ def _file_state(view: View, path: str, trust_clipped_args: bool) -> FileState:
                 continue
             pages.append(result.text)
             continue
-        if name not in da.TRUNCATED_TOOLS or _is_error(result):
+        if name not in da.TRUNCATED_TOOLS or is_error(result):
             continue
         if pages:
             break  # the pages read after this write / edit describe the file
@@ -413,7 +288,7 @@ def _assemble(pages: list[str]) -> FileState:
 def _section_on(source: str, view: View) -> str | None:
     """A report section on document ``source``: its heading, title, findings and opening lines."""
     for call, result in reversed(view.calls):
-        if call.get("name") == "fetch_document" and call_target(call) == source and result is not None and not _is_error(result):
+        if call.get("name") == "fetch_document" and call_target(call) == source and result is not None and not is_error(result):
             lines = [line.strip() for line in result.text.splitlines() if line.strip()]
             if not lines:
                 return None
@@ -433,248 +308,8 @@ def _section_on(source: str, view: View) -> str | None:
 def _note_on(source: str, view: View) -> str:
     """A one-line note about ``source`` from the latest read of it the agent can see."""
     for call, result in reversed(view.calls):
-        if call_target(call) == source and result is not None and not _is_error(result):
+        if call_target(call) == source and result is not None and not is_error(result):
             body = [line for line in result.text.splitlines() if line.strip() and not line.startswith("@@")]
             if body:
                 return f"Note on {source}: {body[0].strip()[:160]}\n"
     return f"Note on {source}: reviewed (contents no longer in view).\n"
-
-
-def _answer_probe(view: View, kind: str, key: str | None, *, first: bool = False, reread_missing: bool = True) -> Action:
-    """Answer a follow-up question of any probe kind (``parse_probe``'s kinds) from what is in view or can be read.
-    ``first`` is a seeded fault (``stale-answer``): an agent that answers with the first value it finds stated, not
-    the latest."""
-    if kind == "artifact" or key is None:
-        return ReplyAction("\n".join(artifact_trail(view)) or "none")
-    if kind == "decision":
-        return _answer(
-            view,
-            key,
-            lambda latest: render_decision_answer(latest, view.rejected(key, latest)),
-            first=first,
-            reread_missing=reread_missing,
-        )
-    return _answer(view, key, str, first=first, reread_missing=reread_missing)
-
-
-def resolve(view: View, key: str, *, first: bool = False) -> str | None:
-    """The value of ``key`` from what is in view: the latest statement of "the <key> is <value>" (``first``: the
-    first, the stale-answer fault); failing that, for a reference question's key ("access code of the primary site",
-    ``parse_reference``), the entity the reference names ("the primary site is ORBIT-7"), then that entity's attribute
-    ("the ORBIT-7 access code is 4417-KESTREL"). None when a link is missing."""
-
-    def lookup(k: str) -> str | None:
-        if first:
-            stated = view.stated_values(k)
-            return stated[0] if stated else None
-        return view.latest_statement(k)
-
-    value = lookup(key)
-    split = parse_reference(key)
-    if value or split is None:
-        return value
-    attribute, reference = split
-    entity = lookup(reference)
-    return lookup(attribute_key(entity, attribute)) if entity else None
-
-
-def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = False, reread_missing: bool = True) -> Action:
-    """``reply(latest value)`` when ``key`` is stated in view (or, for a reference question, can be resolved from
-    view: `resolve`); otherwise the next step of the search for it (a cleared tool called again, a page of an evicted
-    result or of the history file), and "I don't know" when that is over."""
-    value = resolve(view, key, first=first)
-    if value:
-        return ReplyAction(reply(value))
-    # Media it cannot see any more: a file whose binary content is reported gone (read it again), or media a summary
-    # or history page refers to by path (read it).
-    media = _media_read(view, reread_missing=reread_missing)
-    if media is not None:
-        return media
-    # A tool result cleared to save context: call that tool again, as a capable model would.
-    recall = _recall(view)
-    if recall is not None:
-        return recall
-    # Where the fact may still be: evicted tool results named in view and saved user messages named anywhere (a
-    # history page quoting the notice included), the history file the summary names, then evicted results that
-    # history pages name.
-    in_view = [p for t in view.texts for p in da.eviction_paths(t) if not _is_read_page(t)]
-    in_view += [p for t in view.texts for p in da.evicted_message_paths(t)]  # a saved message is read first, seen anywhere
-    candidates = list(
-        dict.fromkeys(
-            [
-                *in_view,
-                *([view.history_path] if view.history_path else []),
-                *(p for t in view.texts for p in da.eviction_paths(t)),
-            ]
-        )
-    )
-    if not candidates:
-        return ReplyAction(f"I don't know the {key}: it is not in what I can see and no history file is named.")
-    for path in candidates:
-        offset = _next_history_offset(view, path)
-        if offset is not None:
-            return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
-    return ReplyAction(f"I don't know the {key}: I read {', '.join(candidates)} and it is not there.")
-
-
-_SUMMARY_PROGRESS_WRITE = re.compile(r"^- (?:Step \d+ )?done: (write_file|edit_file) (/\S+)", re.MULTILINE)
-
-
-def artifact_trail(view: View) -> list[str]:
-    """The files the agent created or changed, as far as it can tell from what is in view, oldest first, each once:
-    write_file / edit_file calls that succeeded on the history-file pages in view (by offset), the summary's artifacts
-    lines marked (written) or (edited) (and the unmarked "- /path" lines of a summary written before the marks;
-    (read) lines do not count) and its progress lines that record a write or an edit, then the successful calls in
-    view.
-
-    It does not page the history file for this: a trail is what the agent can see, so a summary that drops its
-    artifacts section loses the files that are not on a page already in view.
-    """
-    paths: list[str] = []
-    for text in _page_runs(view.history_pages):
-        paths += [
-            call_target({"name": c.name, "args": c.args})
-            for c in da.offloaded_calls(text)
-            if c.name in ARTIFACT_ACTIONS and c.result is not None and not _is_error_text(c.result)
-        ]
-    for path, mark in _SUMMARY_ARTIFACT.findall(view.summary or ""):
-        written = mark in ARTIFACT_ACTIONS.values()
-        if written or (not mark and not path.startswith((da.HISTORY_PREFIX, da.LARGE_RESULTS_PREFIX))):
-            paths.append(path)
-    # a progress line of the summary that records a write or an edit ("- Step 3 done: write_file /notes/a.md")
-    paths += [path for tool, path in _SUMMARY_PROGRESS_WRITE.findall(view.summary or "") if tool in ARTIFACT_ACTIONS]
-    paths += [call_target(c) for c in view.successful_calls() if c.get("name") in ARTIFACT_ACTIONS]
-    return [p for p in dict.fromkeys(paths) if p]
-
-
-def _page_runs(pages: list[str]) -> list[str]:
-    """The text of pages of one file, by line number, with pages that follow on from each other joined (so a tool
-    call and its answer on either side of a page break are read together); overlapping or repeated pages once."""
-    by_first: dict[int, tuple[int, str]] = {}
-    for text in pages:
-        header, body = da.read_page_header(text), da.read_page_body(text)
-        if header is not None and body is not None:
-            by_first[header.first_line] = (header.last_line, body)
-    runs: list[str] = []
-    end = 0  # the last line already taken
-    for first in sorted(by_first):
-        last, body = by_first[first]
-        if last <= end:
-            continue
-        lines = body.split("\n")[max(0, end + 1 - first) :]
-        if first <= end + 1 and runs:
-            runs[-1] += "\n" + "\n".join(lines)
-        else:
-            runs.append("\n".join(lines))
-        end = last
-    return runs
-
-
-MAX_MEDIA_READS = 3  # reads of one media file before giving up on it (a blob store that keeps losing it)
-
-
-def _media_read(view: View, *, reread_missing: bool = True) -> ToolAction | None:
-    """The next read that may show media the agent cannot see: the file of a ``read_file`` result whose binary
-    content deepagents reports as no longer available (unless ``reread_missing`` is off: the seeded fault), then a
-    media path named in the summary or on history pages (``<image url="..." />``) that it has not read."""
-    reads: dict[str, list[str]] = {}
-    for call, result in view.calls:
-        if call.get("name") == "read_file" and result is not None:
-            reads.setdefault(call_target(call), []).append(result.text)
-    if reread_missing:
-        for path, texts in reads.items():
-            if da.is_missing_blob(texts[-1]) and len(texts) < MAX_MEDIA_READS:
-                return ToolAction("read_file", {"file_path": path})
-        # a read summarized away with the notice in it: the summary's progress line or the history page says so
-        for text in [view.summary or "", *view.history_pages]:
-            for path in da.missing_blob_reads(text):
-                if path not in reads:
-                    return ToolAction("read_file", {"file_path": path})
-    for text in [view.summary or "", *view.history_pages]:
-        for path in da.media_references(text):
-            if path not in reads:
-                return ToolAction("read_file", {"file_path": path})
-    return None
-
-
-REREADABLE_TOOLS = ("fetch_document", "read_file", "ls", "glob", "grep")  # no side effects: safe to call again
-
-
-def _is_cleared(result: ToolMessage) -> bool:
-    """A tool result replaced by a placeholder such as LangChain's ``[cleared]``: read from its text, as a model does."""
-    return result.text.strip().lower().startswith("[cleared")
-
-
-def _recall(view: View) -> ToolAction | None:
-    """The oldest cleared read-only call from before the question that has not been made again since."""
-    since = {(c.get("name"), json.dumps(c.get("args"), sort_keys=True)) for c, _ in view.calls[view.request_at :]}
-    for call, result in view.calls[: view.request_at]:
-        if result is None or call.get("name") not in REREADABLE_TOOLS or not _is_cleared(result):
-            continue
-        if (call.get("name"), json.dumps(call.get("args"), sort_keys=True)) not in since:
-            return ToolAction(call["name"], dict(call.get("args") or {}))
-    return None
-
-
-def _is_read_page(text: str) -> bool:
-    return da.read_page_header(text) is not None
-
-
-def _next_history_offset(view: View, path: str) -> int | None:
-    """Where to resume paging ``path``; None once the file (as first seen) is read."""
-    pages: list[tuple[int, int]] = []  # (last line read, total lines)
-    for call, result in view.calls:
-        if call.get("name") == "read_file" and call_target(call) == path and result is not None:
-            if _is_error(result):
-                return None
-            page = da.read_page_header(result.text)
-            if page is not None:
-                pages.append((page.last_line, page.total_lines or page.last_line))
-    if view.summary:
-        for p, _first, last, total in _SUMMARY_READ.findall(view.summary):
-            if p == path:
-                pages.append((int(last), int(total)))
-    if not pages:
-        return 0
-    end = min(total for _, total in pages)  # the file as it was when the search began
-    furthest = max(last for last, _ in pages)
-    return furthest if furthest < end else None
-
-
-def _is_error(result: ToolMessage) -> bool:
-    return result.status == "error" or _is_error_text(result.text)
-
-
-def _is_error_text(text: str) -> bool:
-    return text.lstrip().lower().startswith("error")
-
-
-def _quoted_block(text: str, label: str) -> str | None:
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        if line.strip() == label:
-            block = []
-            for follow in lines[i + 1 :]:
-                if not follow.startswith(">"):
-                    break
-                block.append(follow[1:].removeprefix(" "))
-            return "\n".join(block) if block else None
-    return None
-
-
-LONG_ID_CHARS = 240
-
-
-def call_id(messages: list[BaseMessage], action: ToolAction) -> str:
-    """A deterministic tool-call id: the same request yields the same id, run after run
-    (deepagents' offload times in history pages and the uuid4 names of saved user messages are left out). A user message asking for long ids
-    (`harness.task_format.LONG_IDS_REQUEST`) gets ids of `LONG_ID_CHARS` characters."""
-    digest = hashlib.sha256()
-    for msg in messages:
-        digest.update(type(msg).__name__.encode())
-        digest.update(da.run_stable_text(str(msg.content)).encode())
-    digest.update(da.run_stable_text(repr(sorted(action.args.items()))).encode())
-    hexdigest = digest.hexdigest()
-    if any(isinstance(m, HumanMessage) and wants_long_ids(m.text) for m in messages):
-        return ("call_" + hexdigest * 4)[:LONG_ID_CHARS]
-    return "call_" + hexdigest[:16]

@@ -1,8 +1,8 @@
 """Reasoning the served reference agent returns when asked, and Claude's rules for thinking blocks sent back.
 
 The reasoning is a pure function of the reply (`reasoning_text`), so it is a pure function of the request. Each API
-carries it in its own form: an Anthropic ``thinking`` block with a ``signature`` (``serve_anthropic``), an OpenAI
-Responses ``reasoning`` item (``serve_responses``), chat completions' ``reasoning_content`` (``serve``).
+carries it in its own form: an Anthropic ``thinking`` block with a ``signature`` (`serve.messages`), an OpenAI
+Responses ``reasoning`` item (`serve.responses`), chat completions' ``reasoning_content`` (`serve.chat`).
 
 A served thinking block is bound to the conversation before it, as Claude binds it ("preserved thinking",
 https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks): its prefix is the

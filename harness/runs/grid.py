@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness._version import __version__
-from harness.agent.models import is_reference
+from harness.agent.models import in_process, task_problem
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
@@ -406,15 +406,15 @@ def run_experiment(
         what=f"{spec.path}: trials {spec.trials} x {per_trial} cell(s) a trial",
         progress=progress,
     )
-    preflight(configs, scenarios, run_settings(spec), progress=progress)
+    settings = run_settings(spec)
+    preflight(configs, scenarios, settings, progress=progress)
     skipped = []
     if (
         not _is_live(spec) and not spec.evals
     ):  # offline, prose tasks (an eval cell: NotRun, listed in not_run.jsonl) the reference agent cannot follow are skipped with the reason
-        from harness.reference.policy import cannot_follow
-
-        skipped = [{"case_id": s.id, "reason": cannot_follow(s.task)} for s in scenarios if cannot_follow(s.task)]
-        scenarios = [s for s in scenarios if not cannot_follow(s.task)]
+        agent = settings.models(configs[0][1], 0).agent  # the in-process agent every offline cell runs
+        skipped = [{"case_id": s.id, "reason": task_problem(agent, s.task)} for s in scenarios if task_problem(agent, s.task)]
+        scenarios = [s for s in scenarios if not task_problem(agent, s.task)]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
     cells = plan_cells(spec, scenarios)[shard[0] :: shard[1]]
@@ -524,7 +524,7 @@ def resume_plan(
 def _is_live(spec: ExperimentSpec) -> bool:
     """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
     names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.arms() for t in spec.thresholds}
-    return any(name is not None and not is_reference(name) for name in names)
+    return any(not in_process(name) for name in names)
 
 
 def _check_reuse(spec: ExperimentSpec, cells: list[Cell], done: dict[str, CellRow]) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from harness._version import __version__
-from harness.agent.models import Endpoint
+from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
@@ -206,7 +206,7 @@ class RunSink:
             "config": config.to_dict(),
             "config_label": config.label(),
             "agent_model": agent_model or "reference",
-            "summary_model": summary_model or ("reference" if not agent_model or agent_model == "reference" else agent_model),
+            "summary_model": summary_model or ("reference" if in_process(agent_model) else agent_model),
             "endpoints": checked.endpoints,
             "seed": seed,
             "trials": trials,

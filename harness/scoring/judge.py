@@ -19,7 +19,16 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from harness.agent.models import Endpoint, check_live_spec, is_reference, parse_model_kwargs, with_run_limits
+from harness.agent.models import (
+    Endpoint,
+    check_live_spec,
+    in_process,
+    in_process_model,
+    is_simulated,
+    parse_model_kwargs,
+    recorded_name,
+    with_run_limits,
+)
 from harness.errors import ConfigError
 from harness.judge_prompt import RUBRICS
 from harness.redact import redact
@@ -49,10 +58,10 @@ def choose_judge(
     ConfigError for a malformed spec, an unknown provider or endpoint options given to the in-process stand-in;
     LiveModelUnavailable when the provider's key is not set and no base URL is given."""
     from harness.agent.models import _live  # the one place live models are built: the judge is built the same way
-    from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
+    from harness.reference.names import JUDGE_NAME
 
     kwargs = parse_model_kwargs(model_kwargs, "--judge-model-kwargs")
-    if is_reference(spec) or spec == JUDGE_NAME:
+    if in_process(spec, "judge"):
         given = [
             o for o, v in (("--judge-base-url", base_url), ("--judge-model-kwargs", kwargs), ("--judge-max-rps", max_rps)) if v
         ]
@@ -62,8 +71,9 @@ def choose_judge(
                 "stand-in. To reach it over HTTP: harness serve, then --judge-model openai:reference-judge "
                 "--judge-base-url http://127.0.0.1:8765/v1"
             )
-        return JudgeChoice(ReferenceJudgeModel(), JUDGE_NAME, True)
-    assert spec is not None  # is_reference(None) is True
+        model = in_process_model(spec, "judge", window=JUDGE_WINDOW, option="--judge-model")
+        return JudgeChoice(model, recorded_name(model), is_simulated(model))
+    assert spec is not None  # no spec is in process
     check_live_spec(spec, "--judge-model", base_url=base_url)
     endpoint, _ = with_run_limits((Endpoint(base_url, kwargs),) * 2, max_rps=max_rps)
     model = _live(spec, JUDGE_WINDOW, "--judge-model", endpoint)

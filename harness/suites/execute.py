@@ -66,7 +66,7 @@ def eval_setup(
 ) -> tuple[CompactionConfig, ModelChoice, dict[str, Any]]:
     """The configuration, models and run options eval ``suite`` runs a case with under ``settings`` (steps 1 and 2 of
     the module docstring); ``fault``: a seeded fault injected into them (the validity matrix)."""
-    from harness.reference import ReferenceAgentModel
+    from harness.agent.models import in_process_model
 
     config, models = settings.config, settings.models
     if suite.preset is not None:
@@ -75,7 +75,7 @@ def eval_setup(
             config = replace(config, window=settings.config.window)
     options = dict(fault.agent_options or {}) if fault is not None else {}
     if suite.hard_limit is not None or options:
-        agent = ReferenceAgentModel(profile={"max_input_tokens": config.window}, hard_input_limit=suite.hard_limit, **options)
+        agent = in_process_model("reference:agent", "agent", window=config.window, hard_input_limit=suite.hard_limit, **options)
         name = f"fault:{fault.name}" if fault is not None and options else f"reference-agent+limit-{suite.hard_limit}"
         models = replace(models, agent=agent, agent_name=name, simulated=True)
         if suite.hard_limit is not None:

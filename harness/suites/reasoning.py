@@ -136,23 +136,13 @@ def score_reasoning(verdicts: list[dict[str, Any]]) -> dict[str, tuple[bool, str
 
 def reasoning_model(provider: str, url: str, window: int) -> Any:
     """The provider's LangChain model for the reference agent behind ``url``, reasoning on, declared ``window``."""
-    from harness.agent.models import NO_KEY_PLACEHOLDER
-    from harness.reference import AGENT_NAME
+    from harness.reference.local import served_model
 
-    common: dict[str, Any] = {"max_retries": 0, "timeout": 60, "api_key": NO_KEY_PLACEHOLDER}
     if provider == "anthropic":
-        from langchain_anthropic import ChatAnthropic
-
-        thinking = {"type": "enabled", "budget_tokens": 1024}
-        model: Any = ChatAnthropic(
-            model=AGENT_NAME, base_url=url.removesuffix("/v1"), thinking=thinking, max_tokens=4096, **common
-        )  # type: ignore[call-arg]
+        reasoning: dict[str, Any] = {"thinking": {"type": "enabled", "budget_tokens": 1024}, "max_tokens": 4096}
     else:
-        from langchain_openai import ChatOpenAI
-
-        model = ChatOpenAI(model=AGENT_NAME, base_url=url, use_responses_api=True, reasoning={"effort": "low"}, **common)
-    model.profile = {**(model.profile or {}), "max_input_tokens": window}
-    return model
+        reasoning = {"use_responses_api": True, "reasoning": {"effort": "low"}}
+    return served_model(provider, window, url=url, max_retries=0, timeout=60, **reasoning)
 
 
 @dataclass
@@ -170,7 +160,7 @@ def run_reasoning_case(provider: str, *, fault: str | None = None, seed: int = 0
     from harness.agent.runner import run_case
     from harness.compaction.variants import make_config
     from harness.reference import AGENT_NAME, SUMMARIZER_NAME, ReferenceSummarizerModel
-    from harness.reference.serve import serving
+    from harness.reference.serve.http import serving
     from harness.scenarios.schema import all_scenario_files, load_scenarios
 
     if fault not in (None, FAULT):

@@ -10,8 +10,9 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
 from harness.media_format import png_with_text
-from harness.reference.policy import ReplyAction, ToolAction, decide
+from harness.reference.policy import decide
 from harness.reference.summarizer import summarize
+from harness.reference.view import ReplyAction, ToolAction
 from harness.task_format import STEP_TOOLS, Step, parse_steps, render_task
 from tests._messages import summary_message
 

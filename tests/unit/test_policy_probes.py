@@ -4,7 +4,8 @@ view: the system prompt, user and assistant text, tool results, the summary, pag
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage, get_buffer_string
 
 from harness.answers import read_decision, read_paths
-from harness.reference.policy import CLARIFICATION, HISTORY_PAGE_LINES, ReplyAction, ToolAction, cannot_follow, decide
+from harness.reference.policy import CLARIFICATION, cannot_follow, decide
+from harness.reference.view import HISTORY_PAGE_LINES, ReplyAction, ToolAction
 from harness.task_format import (
     ARTIFACT_QUESTION,
     fact_sentence,

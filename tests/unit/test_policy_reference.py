@@ -4,7 +4,9 @@ paged while a link is missing."""
 
 from langchain_core.messages import HumanMessage, ToolMessage
 
-from harness.reference.policy import HISTORY_PAGE_LINES, ReplyAction, ToolAction, View, decide, resolve
+from harness.reference.policy import decide
+from harness.reference.recall import resolve
+from harness.reference.view import HISTORY_PAGE_LINES, ReplyAction, ToolAction, View
 from harness.task_format import attribute_key, fact_sentence, render_question, render_reference_question
 from tests._messages import call, summary_message
 

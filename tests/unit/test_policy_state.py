@@ -4,16 +4,8 @@ when asked, and a saved user message it reads back; and the adapter's readers fo
 from langchain_core.messages import HumanMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
-from harness.reference.policy import (
-    HISTORY_PAGE_LINES,
-    LONG_ID_CHARS,
-    ReplyAction,
-    ToolAction,
-    View,
-    call_id,
-    decide,
-    todo_list,
-)
+from harness.reference.policy import decide, todo_list
+from harness.reference.view import HISTORY_PAGE_LINES, LONG_ID_CHARS, ReplyAction, ToolAction, View, call_id
 from harness.task_format import LONG_IDS_REQUEST, TODOS_REQUEST, Step, render_question, render_task, todo_content
 from tests._messages import call, summary_message
 

@@ -9,10 +9,13 @@ from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 from openai.types.responses import Response
 from pydantic import TypeAdapter
 
-from harness.reference import reasoning, serve, serve_anthropic, serve_responses
+from harness.reference import reasoning
 from harness.reference.prompt_cache import PromptCache
-from harness.reference.serve_responses import ResponseStore
-from harness.reference.wire import RequestError
+from harness.reference.serve import chat as serve
+from harness.reference.serve import messages as serve_anthropic
+from harness.reference.serve import responses as serve_responses
+from harness.reference.serve.state import ResponseStore
+from harness.reference.serve.wire import RequestError
 from tests.unit._wire import TASK, messages_body
 
 THINKING = {"type": "enabled", "budget_tokens": 1024}

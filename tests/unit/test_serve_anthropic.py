@@ -8,9 +8,10 @@ import pytest
 from anthropic.types.beta import BetaMessage, BetaRawMessageStreamEvent
 from pydantic import TypeAdapter
 
-from harness.reference import native, reasoning, serve_anthropic
+from harness.reference import native, reasoning
 from harness.reference.prompt_cache import PromptCache
-from harness.reference.wire import RequestError
+from harness.reference.serve import messages as serve_anthropic
+from harness.reference.serve.wire import RequestError
 from tests.unit._wire import TASK, big_turns, compact_edit, messages_body, tool_turns
 
 EVENTS: TypeAdapter = TypeAdapter(BetaRawMessageStreamEvent)

@@ -8,8 +8,9 @@ from anthropic.types.beta import BetaMessage
 from openai.types.responses import Response
 
 from harness.errors import ConfigError
-from harness.reference import serve
-from harness.reference.serve import Fault, ServerState
+from harness.reference.serve import APIS, MODES, Fault, ServerState
+
+API = {api.name: api for api in APIS.values()}
 
 
 def test_compaction_modes_fire_only_on_a_compaction_and_others_never_there():
@@ -24,18 +25,18 @@ def test_compaction_modes_fire_only_on_a_compaction_and_others_never_there():
 
 
 def test_an_empty_answer_is_valid_for_each_sdk_and_has_nothing_in_it():
-    msg = BetaMessage.model_validate(serve._empty("messages", {"model": "reference-agent"}))
+    msg = BetaMessage.model_validate(API["messages"].empty({"model": "reference-agent"}))
     assert msg.content == []
-    resp = Response.model_validate(serve._empty("responses", {"model": "reference-agent"}))
+    resp = Response.model_validate(API["responses"].empty({"model": "reference-agent"}))
     assert resp.output == []
-    assert serve._empty("chat", {})["choices"] == []
+    assert API["chat"].empty({})["choices"] == []
 
 
 def test_errors_take_each_apis_shape():
-    anthropic_error = serve._api_error("messages", 429, "slow down")
+    anthropic_error = API["messages"].error(429, "slow down")
     assert anthropic_error == {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
-    assert serve._api_error("messages", 503, "x")["error"]["type"] == "overloaded_error"
-    assert serve._api_error("responses", 400, "bad", "context_length_exceeded", "input")["error"] == {
+    assert API["messages"].error(503, "x")["error"]["type"] == "overloaded_error"
+    assert API["responses"].error(400, "bad", "context_length_exceeded", "input")["error"] == {
         "message": "bad",
         "type": "invalid_request_error",
         "param": "input",
@@ -46,5 +47,44 @@ def test_errors_take_each_apis_shape():
 def test_the_context_fault_sizes_each_apis_request():
     messages = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "word " * 400}]}
     responses = {"model": "m", "input": "word " * 400}
-    assert serve._request_tokens("messages", messages) == serve._request_tokens("responses", responses) > 200
-    assert serve._request_tokens("messages", {"messages": "not a list"}) == 0
+    assert API["messages"].request_tokens(messages) == API["responses"].request_tokens(responses) > 200
+    assert API["messages"].request_tokens({"messages": "not a list"}) == 0
+
+
+@pytest.mark.parametrize("name", sorted(API))
+@pytest.mark.parametrize("mode", [m for m in MODES if m not in ("stall", "null-compaction", "compaction-midstream")])
+def test_every_fault_takes_the_one_path_on_every_api_in_its_own_shapes(name, mode):
+    api = API[name]
+    body = {"model": "reference-agent", "messages": [{"role": "user", "content": "word " * 40}], "input": "word " * 40}
+    reply = api.injected(Fault(mode, retry_after=2.5), body, "Bearer sk-leaked")
+    status = {"429": 429, "500": 500, "503": 503, "context": 400, "malformed": 200, "empty": 200, "auth": 401}[mode]
+    assert reply.status == status
+    if mode == "malformed":
+        assert isinstance(reply.body, bytes) and not reply.body.endswith(b"}")
+        return
+    if mode == "empty":
+        assert not (reply.body.get("choices") or reply.body.get("content") or reply.body.get("output"))
+        return
+    error = reply.body["error"]
+    assert (reply.body.get("type") == "error") is (name == "messages")  # Anthropic's envelope, OpenAI's elsewhere
+    assert (reply.headers == {"Retry-After": "2.5"}) is (mode == "429")
+    if mode == "context":
+        assert "tokens" in error["message"] and str(api.request_tokens(body)) in error["message"]
+    if mode == "auth":
+        assert "sk-leaked" in error["message"]
+
+
+def test_the_handler_dispatches_through_the_contract_alone():
+    """Routes map to `ServedAPI` objects; the handler names no API (an ``api == ...`` branch would come back here)."""
+    import inspect
+
+    from harness.reference.serve import http
+
+    source = inspect.getsource(http)
+    assert not [w for w in ("api ==", "api.name ==", '"messages"', '"responses"', '"chat"') if w in source]
+    assert {path: api.name for path, api in APIS.items()} == {
+        "/chat/completions": "chat",
+        "/messages": "messages",
+        "/responses": "responses",
+        "/responses/compact": "compact",
+    }

@@ -11,10 +11,11 @@ from openai.types.responses.response_compaction_item import ResponseCompactionIt
 from openai.types.responses.response_input_message_item import ResponseInputMessageItem
 from pydantic import TypeAdapter
 
-from harness.reference import native, serve_responses
+from harness.reference import native
 from harness.reference.prompt_cache import PromptCache
-from harness.reference.serve_responses import ResponseStore
-from harness.reference.wire import RequestError
+from harness.reference.serve import responses as serve_responses
+from harness.reference.serve.state import ResponseStore
+from harness.reference.serve.wire import RequestError
 from tests.unit._wire import RESPONSES_TOOLS, TASK, big_items
 
 EVENTS: TypeAdapter = TypeAdapter(ResponseStreamEvent)

@@ -14,12 +14,12 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
 from harness.agent.build import build_strategy
-from harness.agent.native_models import local_server
 from harness.compaction.config import CompactionConfig, ContextSize
 from harness.compaction.strategies.names import PROVIDER_NATIVE
 from harness.compaction.strategies.none import VacatedSummarizationSlot
 from harness.errors import ConfigError
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel, native
+from harness.reference.local import local_server
 from harness.suites.registry import SUITES
 from harness.trace import native as trace_native
 from harness.trace.recorder import Recorder, provider_view

@@ -30,6 +30,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from harness.reference import native
+from harness.reference.names import AGENT_NAME
 from harness.reference.prompt_cache import CacheUse, PromptCache
 from harness.reference.provider_tokens import output_tokens, text_tokens
 from harness.reference.reasoning import (
@@ -40,7 +41,9 @@ from harness.reference.reasoning import (
     sign,
     thinking_enabled,
 )
-from harness.reference.wire import (
+from harness.reference.serve.api import CompactionFault, ServedAPI
+from harness.reference.serve.state import ServerState
+from harness.reference.serve.wire import (
     Outcome,
     RequestError,
     cache_key,
@@ -49,6 +52,7 @@ from harness.reference.wire import (
     require,
     require_objects,
     scope_of,
+    sse,
     stable_id,
     tool_unit,
 )
@@ -346,14 +350,14 @@ def answer(
             content.append({"type": "compaction", "content": block_content})
             # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
             pass_use = cache.use(key, conv.units(), sorted(conv.breakpoints))
-            iterations.append(_usage(pass_use, output_tokens(AIMessage(content=summary))) | {"type": "compaction"})
+            iterations.append(usage(pass_use, output_tokens(AIMessage(content=summary))) | {"type": "compaction"})
             if block_content is not None:
                 conv.messages = [native.summary_message(summary)]
                 conv.breakpoints = {i for i in conv.breakpoints if i < len(conv.tool_units) + len(conv.system)}
                 if body.get("cache_control"):
                     conv.breakpoints.add(len(conv.tool_units) + len(conv.system))
             if compact.get("pause_after_compaction"):
-                message = _message(body, content, "compaction", _usage(CacheUse(0, 0, 0), 0), applied, iterations)
+                message = _message(body, content, "compaction", usage(CacheUse(0, 0, 0), 0), applied, iterations)
                 return Outcome(message, fault)
     reply, _name = reference_reply([*conv.system, *conv.messages], conv.tools or None, scope, seed)
     # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
@@ -366,11 +370,11 @@ def answer(
         content.append({"type": "text", "text": reply.text})
     for call in reply.tool_calls:
         content.append({"type": "tool_use", "id": call["id"], "name": call["name"], "input": call["args"]})
-    usage = _usage(used, output)
+    billed = usage(used, output)
     if iterations:
-        iterations.append(usage | {"type": "message"})
+        iterations.append(billed | {"type": "message"})
     stop = "tool_use" if reply.tool_calls else "end_turn"
-    return Outcome(_message(body, content, stop, usage, applied, iterations), fault)
+    return Outcome(_message(body, content, stop, billed, applied, iterations), fault)
 
 
 def checked_thinking(body: dict[str, Any], tool_use_rule: bool = False) -> dict[str, Any]:
@@ -400,7 +404,8 @@ def thinking_block(body: dict[str, Any], content: list[dict[str, Any]], text: st
     return {"type": "thinking", "thinking": text, "signature": sign(body, before, text)}
 
 
-def _usage(used: CacheUse, output: int) -> dict[str, Any]:
+def usage(used: CacheUse, output: int) -> dict[str, Any]:
+    """The Messages usage object: uncached input, cache writes and reads, output."""
     return {
         "input_tokens": used.uncached,
         "cache_creation_input_tokens": used.write,
@@ -422,7 +427,7 @@ def _message(
         "id": stable_id("msg_", body.get("messages"), content),
         "type": "message",
         "role": "assistant",
-        "model": str(body.get("model") or "reference-agent"),
+        "model": str(body.get("model") or AGENT_NAME),
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
@@ -459,7 +464,7 @@ def sse_events(message: dict[str, Any], fail_midstream: bool = False) -> bytes:
             )
             if fail_midstream:
                 events.append(("error", error_body(500, "compaction failed mid-stream (injected by harness serve)")))
-                return _encode(events)
+                return sse(events)
             delta = {"type": "compaction_delta", "content": block["content"]}
         elif kind == "thinking":
             events.append(
@@ -498,8 +503,44 @@ def sse_events(message: dict[str, Any], fail_midstream: bool = False) -> bytes:
         final["context_management"] = message["context_management"]
     events.append(("message_delta", final))
     events.append(("message_stop", {"type": "message_stop"}))
-    return _encode(events)
+    return sse(events)
 
 
-def _encode(events: list[tuple[str, dict[str, Any]]]) -> bytes:
-    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+class AnthropicMessages(ServedAPI):
+    """Anthropic's Messages API (see the module docstring), in Anthropic's error and usage shapes."""
+
+    name = "messages"
+    path = "/messages"
+    streams = True
+
+    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
+        return answer(body, state.seed, state.cache, compaction_fault, state.tool_use_rule)
+
+    def usage(self, used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
+        return usage(used, output)
+
+    def sse(self, body: dict[str, Any], fail_midstream: bool = False) -> bytes:
+        return sse_events(body, fail_midstream)
+
+    def error(
+        self, status: int, message: str, code: str | None = None, param: str | None = None, type_: str = "invalid_request_error"
+    ) -> dict[str, Any]:
+        return error_body(status, message)
+
+    def context_message(self, size: int) -> str:
+        return f"prompt is too long: {size} tokens > {max(1, size // 2)} maximum"
+
+    def empty(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "msg_empty",
+            "type": "message",
+            "role": "assistant",
+            "model": str(body.get("model") or AGENT_NAME),
+            "content": [],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        }
+
+    def count_tokens(self, body: dict[str, Any]) -> int:
+        return parse_request(body).input_tokens()

@@ -1,23 +1,25 @@
-"""What every served API shares: which reference model answers a request, and its reply as a LangChain message.
+"""What every served API's wire shares: which reference model answers a request, its reply as a LangChain message,
+the refusal of a malformed body, OpenAI's error body, server-sent events, deterministic ids and cache units.
 
-Each API module (chat completions in ``serve.py``, ``serve_anthropic.py``, ``serve_responses.py``) turns its
-request into LangChain messages and OpenAI-format tool schemas, asks `reference_reply`, and writes the reply in its
-own wire format; so the three endpoints answer a request the same way, from the same pure functions.
+Each API module (`chat`, `messages`, `responses`) turns its request into LangChain messages and OpenAI-format tool
+schemas, asks `reference_reply`, and writes the reply in its own wire format; so the endpoints answer a request the
+same way, from the same pure functions.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 
-from harness.reference.judge import JUDGE_NAME, ReferenceJudgeModel
-from harness.reference.models import AGENT_NAME, SUMMARIZER_NAME, ReferenceAgentModel, ReferenceSummarizerModel
+from harness.reference.judge import ReferenceJudgeModel
+from harness.reference.names import AGENT_NAME, JUDGE_NAME, SUMMARIZER_NAME
 from harness.reference.provider_tokens import provider_tokens, text_tokens
+from harness.reference.replies import agent_reply, summary_reply
 
 
 class RequestError(Exception):
@@ -44,6 +46,28 @@ def require_objects(value: Any, where: str, *, optional: bool = True) -> None:
         require(item, dict, f"{where}.{k}", "an object is required")
 
 
+def openai_error(
+    message: str, type_: str = "invalid_request_error", code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
+    """OpenAI's error body (chat completions and Responses alike, and the server's own routes)."""
+    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
+
+
+def sse(events: Iterable[tuple[str, dict[str, Any]]]) -> bytes:
+    """Server-sent events: each (name, data) as an ``event:`` line and a JSON ``data:`` line."""
+    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events).encode()
+
+
+@dataclass
+class Reply:
+    """One HTTP answer: status, body (a JSON object, or bytes sent as they are), headers and content type."""
+
+    status: int
+    body: dict[str, Any] | bytes
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
+
+
 @dataclass
 class Outcome:
     """One answered request: the response body, and the compaction fault that fired while making it (None,
@@ -66,15 +90,10 @@ def reference_reply(
 ) -> tuple[AIMessage, str]:
     """The reply of the reference model for ``scope`` to ``messages`` (with OpenAI-format ``tools``), and its name."""
     if scope == "judge":
-        result = ReferenceJudgeModel()._generate(list(messages), tools=tools)
-        name = JUDGE_NAME
-    elif scope == "agent":
-        result = ReferenceAgentModel()._generate(list(messages), tools=tools)
-        name = AGENT_NAME
-    else:
-        result = ReferenceSummarizerModel(seed=seed)._generate(list(messages))
-        name = SUMMARIZER_NAME
-    return result.generations[0].message, name  # type: ignore[return-value]
+        return ReferenceJudgeModel()._generate(list(messages), tools=tools).generations[0].message, JUDGE_NAME  # type: ignore[return-value]
+    if scope == "agent":
+        return agent_reply(list(messages)), AGENT_NAME
+    return summary_reply(list(messages), seed=seed), SUMMARIZER_NAME
 
 
 def stable_id(prefix: str, *parts: object) -> str:

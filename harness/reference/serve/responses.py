@@ -20,74 +20,34 @@ cache simulated (``input_tokens_details.cached_tokens`` and ``cache_write_tokens
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
 from harness.reference import native
+from harness.reference.names import AGENT_NAME
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import output_tokens, text_tokens
+from harness.reference.provider_tokens import output_tokens, provider_tokens, text_tokens
 from harness.reference.reasoning import reasoning_text
-from harness.reference.wire import (
+from harness.reference.serve.api import CompactionFault, ServedAPI
+from harness.reference.serve.state import COMPACTION_ID_PREFIX, ResponseStore, ServerState
+from harness.reference.serve.wire import (
     Outcome,
     RequestError,
     cache_key,
     message_unit,
+    openai_error,
     reference_reply,
     require,
     require_objects,
     scope_of,
+    sse,
     stable_id,
     tool_unit,
 )
 from harness.trace.schema import SIMULATED_FINGERPRINT
-
-COMPACTION_ID_PREFIX = "cmp_"
-STORE_SIZE = 4096  # responses remembered for previous_response_id
-
-
-class ResponseStore:
-    """Stored responses (their whole input and output items) for ``previous_response_id``, bounded, thread-safe."""
-
-    def __init__(self) -> None:
-        self._items: OrderedDict[str, list[dict[str, Any]]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def put(self, response_id: str, items: list[dict[str, Any]]) -> None:
-        """Remember the items a response leaves in context."""
-        with self._lock:
-            self._items[response_id] = items
-            while len(self._items) > STORE_SIZE:
-                self._items.popitem(last=False)
-
-    def get(self, response_id: str) -> list[dict[str, Any]]:
-        """The items of a stored response; RequestError for a compaction id or an unknown one."""
-        if response_id.startswith(COMPACTION_ID_PREFIX):
-            raise RequestError(
-                f"previous_response_id {response_id!r} is a compaction, not a response: send the compaction output "
-                "as input instead"
-            )
-        with self._lock:
-            items = self._items.get(response_id)
-        if items is None:
-            raise RequestError(f"Previous response with id '{response_id}' not found.")
-        return items
-
-    def clear(self) -> None:
-        """Forget every stored response."""
-        with self._lock:
-            self._items.clear()
-
-
-def error_body(
-    message: str, code: str | None = None, param: str | None = None, type_: str = "invalid_request_error"
-) -> dict[str, Any]:
-    """OpenAI's error body."""
-    return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 
 def input_items(body: dict[str, Any], store: ResponseStore) -> list[dict[str, Any]]:
@@ -190,14 +150,14 @@ def _tokens(system: Sequence[BaseMessage], messages: Sequence[BaseMessage], tool
     return [*(tool_unit(t) for t in tools), *(message_unit(m) for m in [*system, *messages])]
 
 
-def usage(read: int, write: int, total_in: int, output: int, reasoning: int = 0) -> dict[str, Any]:
+def usage(used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
     """The Responses usage object (``output`` includes the ``reasoning`` tokens, as OpenAI counts them)."""
     return {
-        "input_tokens": total_in,
-        "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
+        "input_tokens": used.total,
+        "input_tokens_details": {"cached_tokens": used.read, "cache_write_tokens": used.write},
         "output_tokens": output,
         "output_tokens_details": {"reasoning_tokens": reasoning},
-        "total_tokens": total_in + output,
+        "total_tokens": used.total + output,
     }
 
 
@@ -284,7 +244,7 @@ def answer(
         "id": stable_id("resp_", body.get("model"), items, output),
         "object": "response",
         "created_at": int(time.time()),
-        "model": str(body.get("model") or "reference-agent"),
+        "model": str(body.get("model") or AGENT_NAME),
         "status": "completed",
         "output": output,
         "parallel_tool_calls": bool(body.get("parallel_tool_calls", True)),
@@ -300,9 +260,7 @@ def answer(
         "store": body.get("store", True),
         "text": {"format": {"type": "text"}},
         "usage": usage(
-            used.read + summary_pass.read,
-            used.write + summary_pass.write,
-            used.total + summary_pass.total,
+            CacheUse(used.read + summary_pass.read, used.write + summary_pass.write, used.uncached + summary_pass.uncached),
             out_tokens + summary_out,
             reasoning_tokens,
         ),
@@ -336,7 +294,7 @@ def compact(body: dict[str, Any], seed: int, store: ResponseStore) -> dict[str, 
         "object": "response.compaction",
         "created_at": int(time.time()),
         "output": output,
-        "usage": usage(0, 0, total, output_tokens(AIMessage(content=summary))),
+        "usage": usage(CacheUse(0, 0, total), output_tokens(AIMessage(content=summary))),
     }
 
 
@@ -378,9 +336,7 @@ def sse_events(response: dict[str, Any], fail_midstream: bool = False) -> bytes:
         else:
             events.append({"type": "response.output_item.added", "output_index": index, "item": item})
             if fail_midstream and item["type"] == "compaction":
-                failure = error_body(
-                    "compaction failed mid-stream (injected by harness serve)", "server_error", None, "server_error"
-                )
+                failure = openai_error("compaction failed mid-stream (injected by harness serve)", "server_error", "server_error")
                 # the event's own fields (ResponseErrorEvent) and the "error" object the SDK raises on
                 events.append(
                     {"type": "error", "code": "server_error", "message": failure["error"]["message"], "param": None, **failure}
@@ -389,6 +345,51 @@ def sse_events(response: dict[str, Any], fail_midstream: bool = False) -> bytes:
         events.append({"type": "response.output_item.done", "output_index": index, "item": item})
     else:
         events.append({"type": "response.completed", "response": response})
-    return "".join(
-        f"event: {e['type']}\ndata: {json.dumps({**e, 'sequence_number': n})}\n\n" for n, e in enumerate(events)
-    ).encode()
+    return sse((e["type"], {**e, "sequence_number": n}) for n, e in enumerate(events))
+
+
+class OpenAIResponses(ServedAPI):
+    """OpenAI's Responses API (see the module docstring)."""
+
+    name = "responses"
+    path = "/responses"
+    streams = True
+
+    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
+        return answer(body, state.seed, state.cache, state.responses, compaction_fault)
+
+    def usage(self, used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
+        return usage(used, output, reasoning)
+
+    def sse(self, body: dict[str, Any], fail_midstream: bool = False) -> bytes:
+        return sse_events(body, fail_midstream)
+
+    def empty(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": "resp_empty",
+            "object": "response",
+            "created_at": int(time.time()),
+            "model": str(body.get("model") or AGENT_NAME),
+            "status": "completed",
+            "output": [],
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
+
+    def count_tokens(self, body: dict[str, Any]) -> int:
+        return provider_tokens(to_messages(input_items(body, ResponseStore())))
+
+
+class ResponsesCompact(OpenAIResponses):
+    """``/responses/compact``: a summary request whatever it carries, answered whole (never streamed)."""
+
+    name = "compact"
+    path = "/responses/compact"
+    streams = False
+
+    def scope(self, body: dict[str, Any]) -> str:
+        return "summary"
+
+    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
+        return Outcome(compact(body, state.seed, state.responses))
