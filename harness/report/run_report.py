@@ -325,8 +325,12 @@ def _cost_line(rows: list[ResultRow]) -> str:
 
 
 def _eval_of(row: ResultRow) -> str:
-    """The eval a row ran as (its registry entry); rows written before rows named it: the eval of their kind."""
-    return row.get("eval") or row["kind"]
+    """The eval a row ran as (its registry entry; a row from before rows named it: its kind), or for a row that ran
+    as no eval (an ad-hoc `harness run` without --kind, ``eval: null``) its kind marked so, never passed off as the
+    eval of that kind."""
+    if "eval" not in row:  # a row written before rows named their eval: the eval of its kind
+        return row["kind"]
+    return row["eval"] or f"{row['kind']} cases, no eval"
 
 
 def _injects_faults(eval_name: str) -> bool:

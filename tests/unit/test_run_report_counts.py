@@ -66,7 +66,7 @@ UNCOMPACTED = {"run_completed": True, "compacted": False, "needle_correct": True
 def test_the_eval_of_a_row_is_its_registry_entry_or_for_an_old_row_its_kind():
     assert _eval_of({"eval": "faults", "kind": "needle"}) == "faults"
     assert _eval_of({"kind": "goal"}) == "goal"
-    assert _eval_of({"eval": None, "kind": "chain"}) == "chain"
+    assert _eval_of({"eval": None, "kind": "chain"}) == "chain cases, no eval"  # ran as no eval: never the eval of its kind
 
 
 def test_only_the_faults_eval_injects_faults_and_an_unknown_eval_does_not():
@@ -268,3 +268,13 @@ def test_a_measure_no_valid_run_has_a_value_for_has_no_mean():
     _pass_rates(doc, [_row("n1", "PASS", passed=OK, scores={"pages_read": None})])
     kind, means = doc.blocks[-1]
     assert (kind, means.to_dict("records")) == ("table", [{"measure (valid runs)": "pages_read", "mean": None, "n": 0}])
+
+
+def test_a_row_that_ran_as_no_eval_is_headed_as_such_never_as_the_eval_of_its_kind():
+    """`harness run` without --kind writes ``eval: null``: its rows are counted under "<kind> cases, no eval", apart
+    from rows that ran as the eval of that kind, and no eval's rule (the faults eval's reading) applies to them."""
+    ad_hoc = _row("n1", "PASS", passed={"needle_correct": True}, ev=None) | {"kind": "faults"}
+    as_eval = _row("n2", "PASS", passed={"needle_correct": True}, ev="needle")
+    assert _eval_of(ad_hoc) == "faults cases, no eval" and not _injects_faults(_eval_of(ad_hoc))
+    headings = [value for kind, value in _pass_rate_blocks([ad_hoc, as_eval]) if kind == "heading"]
+    assert [h[1] for h in headings] == ["faults cases, no eval (1 runs)", "needle (1 runs)"]
