@@ -31,7 +31,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = make_config(args.variant, trigger=args.trigger, keep=args.keep, window=args.window, strategy=args.strategy)
     agent_endpoint, summary_endpoint = endpoints_from_args(args)
     # A malformed live spec, a missing key or a stopped server is said before the scenarios, the agent stack, pandas
-    # and matplotlib are imported (docs/performance.md, "Start-up"); the run checks the same again as it starts.
+    # and matplotlib are imported (docs/performance.md, "Start-up"); the run's pre-flight does not ask the servers again.
     summary_spec = args.summary_model if args.summary_model is not None else config.summary_model
     preflight(args.model, summary_spec, agent_endpoint, summary_endpoint)
     from harness.agent.runner import case_budget
@@ -79,6 +79,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         processes=args.processes,
         stop_after=args.stop_after_errors,
         eval_name=None if args.kind == "all" else args.kind,  # --kind K: the eval of K; none named: as no eval
+        endpoints_answered=True,  # asked above, before the imports
     )
     from harness.report.run_report import write_report
     from harness.runs.results import is_error, outcome_line

@@ -149,12 +149,15 @@ def preflight(
     settings: RunSettings,
     *,
     progress: Callable[[str], None] = print,
+    endpoints_answered: bool = False,
 ) -> Preflight:
     """Everything a plan checks once, before it writes anything: each config's models can be built (a bad name, a
     missing key), the fixed overhead fits each config's window (the probe runs once), and every live model's server
     answers (exit 4 before any case spends its retries). ``configs`` are (where, config) pairs: ``where`` prefixes an
     error ("" for a run's single config). Prints and returns the warnings: each config's traps (once per config
-    name), then what in the scenario rows misleads their author (`schema.case_warnings`)."""
+    name), then what in the scenario rows misleads their author (`schema.case_warnings`). ``endpoints_answered``: the
+    caller's early pre-flight (`harness.agent.endpoints.preflight`, before the agent stack is imported) already asked
+    every live model's server, so it is not asked twice."""
     from harness.agent.models import check_endpoints_answer
     from harness.agent.preflight import fixed_overhead_tokens
 
@@ -175,7 +178,8 @@ def preflight(
         agent_endpoint, summary_endpoint = settings.endpoints
         live += [e for role, e in (("agent", agent_endpoint), ("summarizer", summary_endpoint)) if role in checked.endpoints]
         roles.update(checked.endpoints)
-    check_endpoints_answer(*live)
+    if not endpoints_answered:
+        check_endpoints_answer(*live)
     warnings += [w for s in scenarios for w in s.warnings]
     for w in warnings:
         progress(f"warning: {w}")

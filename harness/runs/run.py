@@ -177,6 +177,7 @@ class RunSink:
         summary_endpoint: Endpoint | None = None,
         out_option: str = "--out",
         checked: Preflight | None = None,
+        endpoints_answered: bool = False,
     ) -> None:
         if run_id is not None:
             check_dir_name(run_id, "--run-id")
@@ -187,7 +188,8 @@ class RunSink:
         # fail fast: bad spec, missing key, bad endpoint settings, an overhead past the trigger, a server not answering
         # (``checked``: the plan's pre-flight, already run by the caller)
         if checked is None:
-            checked = preflight([("", config)], scenarios, RunSettings(agent_model, summary_model, endpoints), progress=progress)
+            settings = RunSettings(agent_model, summary_model, endpoints)
+            checked = preflight([("", config)], scenarios, settings, progress=progress, endpoints_answered=endpoints_answered)
         overhead, warnings = checked.overhead, checked.warnings
         run_id = run_id or new_run_id(config.name)
         self.run = RunDir(Path(out_dir) / run_id, run_id, warnings=warnings)
@@ -307,6 +309,7 @@ def run_cases(
     processes: int = 1,
     stop_after: int | None = None,
     eval_name: str | None = None,
+    endpoints_answered: bool = False,
 ) -> RunDir:
     """Run every scenario x trial as eval ``eval_name`` (its preset, scorer set and known upstream failures:
     `harness.suites.execute.run_eval_case`; None: as no eval, under ``config`` with the default scorer set, rows
@@ -345,6 +348,7 @@ def run_cases(
         progress=progress,
         agent_endpoint=agent_endpoint,
         summary_endpoint=summary_endpoint,
+        endpoints_answered=endpoints_answered,
     )
     settings = replace(settings, run_id=sink.run.run_id)
     preset = SUITES[eval_name].preset if eval_name is not None else None
