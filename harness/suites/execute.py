@@ -54,6 +54,11 @@ class Settings:
     seed: int = 0
     case_budget_s: float | None = None
 
+    @property
+    def budget_s(self) -> float:
+        """The per-case budget every case runs under: the session's, or the default (`DEFAULT_CASE_BUDGET_S`)."""
+        return self.case_budget_s if self.case_budget_s is not None else DEFAULT_CASE_BUDGET_S
+
     @classmethod
     def offline(cls, variant: str = DEFAULT_PRESET, *, strategy: str | None = None, seed: int = 0) -> Settings:
         """The reference models under ``variant`` (a preset or a variant file) and ``strategy``."""
@@ -179,12 +184,14 @@ def run_eval_case(
     trial: int = 0,
 ) -> CaseResult:
     """Run ``scenario`` as eval ``name`` under ``settings`` (and ``fault``), and score it with the eval's scorer set
-    (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when the eval does not apply to the strategy or the offline models cannot run the case."""
+    (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when
+    the eval does not apply to the strategy or the offline models cannot run the case."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
-    budget = settings.case_budget_s if settings.case_budget_s is not None else DEFAULT_CASE_BUDGET_S
     with quiet_deepagents() if fault is not None else contextlib.nullcontext():
         # a live model runs on the event loop under the per-case budget (`run_case_for`), offline in this thread
-        trace = run_case_for(scenario, config, models, budget_s=budget, run_id=run_id, trial=trial, seed=settings.seed, **kwargs)
+        trace = run_case_for(
+            scenario, config, models, budget_s=settings.budget_s, run_id=run_id, trial=trial, seed=settings.seed, **kwargs
+        )
     return _result(suite, scenario, config, trace)
 
 
@@ -206,7 +213,7 @@ async def arun_eval_case(
         run_id=run_id,
         trial=trial,
         seed=settings.seed,
-        budget_s=settings.case_budget_s if settings.case_budget_s is not None else DEFAULT_CASE_BUDGET_S,
+        budget_s=settings.budget_s,
         **kwargs,
     )
     return _result(suite, scenario, config, trace)
