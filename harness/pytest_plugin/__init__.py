@@ -32,7 +32,7 @@ validity feedback only); `harness.runs.langsmith_session` bounds every request a
 LangSmith does not answer. Without a key, test tracking and tracing are off before any test runs.
 
 **Offline, both cores**: ``--run-ahead N`` forked workers run the session's cases ahead of their tests
-(`harness.runs.ahead`); rows are recorded in test order, identical to a run without. Results always go to the
+(`harness.runs.pool.RunAhead`); rows are recorded in test order, identical to a run without. Results always go to the
 session's run directory with report.md.
 """
 
@@ -217,7 +217,7 @@ def live_options(pytestconfig: pytest.Config) -> list[str]:
 @pytest.fixture(scope="session")
 def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> PytestEvalSession:
     """The session the evals run in, from the front's options: the reference models unless a model is named, the
-    default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.ahead`)."""
+    default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.pool.RunAhead`)."""
     global _SESSION
 
     from harness.agent.runner import case_budget
@@ -251,13 +251,8 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
         pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
-    workers = pytestconfig.getoption(front.flag("run_ahead"))
-    if workers is None:
-        from harness.runs.ahead import default_workers
-
-        workers = default_workers()
-    if workers > 0 and worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):
-        _SESSION.run_ahead(_jobs(request.session.items), workers)  # an xdist worker runs only the tests it is handed
+    if worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):  # an xdist worker runs the tests it is handed
+        _SESSION.run_ahead(_jobs(request.session.items), pytestconfig.getoption(front.flag("run_ahead")))
     return _SESSION
 
 

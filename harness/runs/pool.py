@@ -9,11 +9,13 @@ A pool is how jobs run at once:
   (`harness run --processes`: a fast local server, where one loop's CPU is the limit).
 
 A fifth, another environment, is a version arm's worker processes (`harness.runs.versions.run_arm_cells`): they run
-this executor with that environment's packages.
+this executor with that environment's packages. `RunAhead` runs a pytest session's cases ahead of their tests on the
+fork pool.
 
-``done(job, outcome)`` gets each job's `CaseResult`, or the `NotRun` it raised, in plan order (``in_order``: a run
-directory, written in the same order whatever the concurrency) or as each finishes (an experiment, where a kill -9
-loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
+``done(job, outcome)``, the plan's sink (a run directory: `harness.runs.run.RunSink.done`; an experiment directory:
+`harness.runs.grid.cell_result` to `ExperimentDir.write`), gets each job's `CaseResult`, or the `NotRun` it raised,
+in plan order (``in_order``: a run directory, written in the same order whatever the concurrency) or as each finishes
+(an experiment, where a kill -9 loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
 in the order jobs finish; once it stops the plan, no job starts, jobs in flight are cancelled (a forked pool's finish
 and are kept), and every finished one is handed over. Workers end with this process, even when it is killed
 (`harness.agent.parallel.end_with_parent`).
@@ -25,8 +27,10 @@ import asyncio
 import multiprocessing as mp
 import os
 import queue as queue_module
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -178,17 +182,30 @@ async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand:
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
 
-def _forked(job: Job, settings: RunSettings) -> Outcome:
-    return _outcome(job, settings)
-
-
-def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
-    """``size`` forked workers; once the watch stops the plan no job starts (jobs running finish and are kept: a
-    process pool cannot cancel them)."""
-    shared = settings.picklable()
-    with ProcessPoolExecutor(
+def fork_pool(size: int) -> ProcessPoolExecutor:
+    """``size`` forked workers that end with this process, forked now, from the calling thread (a fork pool forks all
+    its workers at its first job; forked later from another thread, a child could inherit a lock held here)."""
+    executor = ProcessPoolExecutor(
         max_workers=size, mp_context=mp.get_context("fork"), initializer=end_with_parent, initargs=(os.getpid(),)
-    ) as executor:
+    )
+    executor.submit(int).result()
+    return executor
+
+
+def _run_forked(
+    jobs: Sequence[Job],
+    settings: RunSettings,
+    size: int,
+    hand: _Handover | RunAhead,
+    executor: ProcessPoolExecutor | None = None,
+    start: Callable[[int], bool] = lambda i: True,
+    work: Callable[[Job, RunSettings], Outcome | None] = _outcome,
+) -> None:
+    """``size`` forked workers (``executor``: forked already) running ``work`` on each job in plan order, except those
+    ``start(i)`` refuses; once the watch stops the plan no job starts (jobs running finish and are kept: a process
+    pool cannot cancel them)."""
+    shared = settings.picklable()
+    with executor or fork_pool(size) as pool:
         pending: dict[Future, int] = {}
         queue = list(range(len(jobs)))
         while queue or pending:
@@ -196,7 +213,8 @@ def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Ha
                 queue = []
             while queue and len(pending) < size:
                 i = queue.pop(0)
-                pending[executor.submit(_forked, jobs[i], shared)] = i
+                if start(i):
+                    pending[pool.submit(work, jobs[i], shared)] = i
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -300,3 +318,100 @@ def _received(job: Job, data: Any) -> Outcome:
     trace = Trace.from_dict(payload)
     scores = scores_by_key(score_case(trace, job.case, job.scorers))
     return CaseResult(job.case, scores, None, trace, str(trace.config.get("strategy", job.config.strategy)), job.eval)
+
+
+def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
+    """A job run ahead: its outcome, or None for an unexpected error (the test then runs the case in place, where
+    the real traceback shows; an exception is not re-raised from a pickle)."""
+    try:
+        return _outcome(job, settings)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+class RunAhead:
+    """Offline cases run ahead of the tests that ask for them: the second core of `pytest evals/` (and of
+    `harness.evaluate`) offline. pytest runs its tests one after another; ``workers`` forked workers (a fork costs
+    milliseconds where a fresh interpreter costs seconds) run ``jobs`` (key -> job, in test order) from the end of the
+    test order on the fork pool (`_run_forked`), while the tests take them from its start.
+
+    `take(key)` returns ``(True, outcome)`` for a job a worker ran (waiting for it if a worker is on it; a `NotRun` the
+    worker met is raised) and ``(False, None)`` for one the caller runs in place, which no worker will then start: a
+    job no worker took, one whose worker met an unexpected error, or one whose worker died. The caller still records
+    every case itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test
+    would, and the reference models are a pure function of the messages they are sent."""
+
+    def __init__(self, jobs: Mapping[Hashable, Job], settings: RunSettings, workers: int) -> None:
+        keys = list(jobs)[::-1]  # from the end of the test order
+        self._index = {key: i for i, key in enumerate(keys)}
+        self._lock = threading.Condition()
+        self._started: set[int] = set()  # handed to a worker
+        self._taken: set[int] = set()  # asked for by the caller: no worker starts it after that
+        self._results: dict[int, Outcome | None] = {}
+        self._over = self._closed = False
+        self.watch = OutageWatch(0)  # never stops: a run-ahead stops when the session closes it
+        self.workers, self.jobs, self.ran_ahead = workers, len(keys), 0
+        executor = fork_pool(workers)  # now, from this thread, while it is the only one running
+        args = ([jobs[key] for key in keys], settings, workers, self, executor, self._start, _ahead)
+        self._feeder = threading.Thread(target=self._feed, args=args, name="harness-run-ahead", daemon=True)
+        self._feeder.start()
+
+    def _feed(self, *args: Any) -> None:
+        try:
+            _run_forked(*args)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the cases not handed over run in place
+            pass
+        finally:
+            with self._lock:
+                self._over = True
+                self._lock.notify_all()
+
+    def _start(self, i: int) -> bool:
+        with self._lock:
+            if self._closed or i in self._taken:
+                return False
+            self._started.add(i)
+            return True
+
+    def finished(self, i: int, outcome: Outcome | None) -> bool:
+        """A worker's outcome of job ``i``, kept until the caller takes it (the fork pool's handover)."""
+        with self._lock:
+            self._results[i] = outcome
+            self._lock.notify_all()
+        return False
+
+    def take(self, key: Hashable) -> tuple[bool, Any]:
+        """``(True, outcome)`` of the job ``key`` if a worker started it, else ``(False, None)`` (see the class)."""
+        from harness.suites.execute import NotRun
+
+        i = self._index.get(key, -1)
+        with self._lock:
+            first, started = i not in self._taken, i in self._started
+            self._taken.add(i)
+            if not (first and started):
+                return False, None
+            self._lock.wait_for(lambda: i in self._results or self._over)
+            outcome = self._results.pop(i, None)
+        if outcome is None:
+            return False, None
+        if isinstance(outcome, NotRun):
+            raise outcome
+        self.ran_ahead += 1
+        return True, outcome
+
+    def status_line(self) -> str:
+        """What ran ahead, for the session's summary: "12 of 20 cases ran ahead in 1 forked worker"."""
+        return f"{self.ran_ahead} of {self.jobs} cases ran ahead in {self.workers} forked worker{'s' if self.workers > 1 else ''}"
+
+    def close(self) -> None:
+        """Start no further job and end the workers once the jobs they are on finish (a session stopped early,
+        ``pytest -x``, waits for at most one case per worker)."""
+        with self._lock:
+            self._closed = True
+        self._feeder.join()
+
+
+def default_workers() -> int:
+    """How many workers run ahead unless told: one per core beyond the first, at most 3 (the tests' own process keeps
+    a core)."""
+    return max(0, min(3, (os.cpu_count() or 1) - 1))
