@@ -159,14 +159,13 @@ class EvalSession:
             self.not_run_after_stop.append(f"{name}:{case_id}")
             raise OutageStopped(f"not run: the session {self.watch.message}")
         job = Job(name, case if isinstance(case, Scenario) else find_case(case), self.config, 0, self.seed, fault=fault)
-        ahead = self.ahead if self.ahead is not None and not isinstance(case, Scenario) else None
-        taken, result = ahead.take((name, case_id, fault)) if ahead is not None else (False, None)
-        if not taken:
-            check(job, self.run_settings)  # NotRun before anything is written: a case not run leaves no run directory
-            settings = self._settings()
-            with self.around_run():
-                result = run_job(job, settings)
-        return self._record(job, result)
+        if self.ahead is not None and not isinstance(case, Scenario) and (taken := self.ahead.take((name, case_id, fault)))[0]:
+            return self._record(job, taken[1])
+        check(job, self.run_settings)  # NotRun before anything is written: a case not run leaves no run directory
+        settings = self._settings()
+        with self.around_run():
+            result = run_job(job, settings)
+        return self._record(job, result)  # outside ``around_run``: the pytest session logs the row to LangSmith here
 
     def _record(self, job: Job, result: CaseResult) -> CaseResult:
         assert result.trace is not None and self.sink is not None

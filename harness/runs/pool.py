@@ -288,19 +288,17 @@ def spawned_worker(
 
     try:
         endpoints = with_run_limits(settings.endpoints, max_rps=limits[0], max_tpm=limits[1])
-        indexes = [i for i, _ in chunk]
+        index = {id(job): i for i, job in chunk}  # the parent's index of each job
 
         def send(job: Job, outcome: Outcome) -> None:
-            i = indexes[position[id(job)]]
+            i = index[id(job)]
             if isinstance(outcome, NotRun):
                 out.put(("case", i, ("not_run", str(outcome))))
             else:
                 assert outcome.trace is not None
                 out.put(("case", i, ("ran", outcome.trace.to_dict())))
 
-        jobs = [job for _, job in chunk]
-        position = {id(job): n for n, job in enumerate(jobs)}
-        execute(jobs, replace(settings, endpoints=endpoints), Pool("loop", size), send)
+        execute([job for _, job in chunk], replace(settings, endpoints=endpoints), Pool("loop", size), send)
         out.put(("done", worker, None))
     except BaseException:  # noqa: BLE001 - the parent must hear of it
         out.put(("crash", worker, redact(traceback.format_exc())))
@@ -341,7 +339,7 @@ class RunAhead:
     every case itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test
     would, and the reference models are a pure function of the messages they are sent."""
 
-    def __init__(self, jobs: Mapping[Hashable, Job], settings: RunSettings, workers: int) -> None:
+    def __init__(self, jobs: Mapping[Any, Job], settings: RunSettings, workers: int) -> None:
         keys = list(jobs)[::-1]  # from the end of the test order
         self._index = {key: i for i, key in enumerate(keys)}
         self._lock = threading.Condition()

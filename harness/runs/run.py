@@ -172,7 +172,6 @@ class RunSink:
         run_id: str | None = None,
         command: str | None = None,
         progress: Callable[[str], None] = print,
-        out_option: str = "--out",
         checked: Preflight | None = None,
         endpoints_answered: bool = False,
     ) -> None:
@@ -193,7 +192,7 @@ class RunSink:
             raise ConfigError(
                 f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)"
             )
-        make_output_dir(self.run.path / "traces", out_dir, out_option)
+        make_output_dir(self.run.path / "traces", out_dir, "--out")
         self.meta: RunMeta = {
             "schema_version": META_SCHEMA_VERSION,
             "run_id": run_id,
