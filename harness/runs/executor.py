@@ -169,11 +169,10 @@ class EvalSession:
 
     def _record(self, job: Job, result: CaseResult) -> CaseResult:
         assert result.trace is not None and self.sink is not None
-        scores = list(result.scores.values())
-        row = self.sink.record(result.trace, scores, result.scenario, scorers=job.scorers, eval_name=job.eval)
-        result.row = row
+        row = result.row = self.sink.done(job, result)  # the row and trace as `harness run` writes them
+        assert row is not None
         if self.on_row is not None:
-            self.on_row(result.scenario, row, scores, result.trace)
+            self.on_row(result.scenario, row, list(result.scores.values()), result.trace)
         stops = self.watch.see(row.get("error"))
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])

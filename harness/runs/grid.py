@@ -461,7 +461,7 @@ def _run_version_arms(
     workers: int,
     finish: Callable[..., None],
     progress: Callable[[str], None],
-    watch: OutageWatch | None = None,
+    watch: OutageWatch,
 ) -> None:
     """The cells of a versions axis, arm by arm, each in its arm's environment (made or found first), in ``workers``
     worker processes of that environment's Python (an arm this environment already satisfies runs here, as a grid
@@ -473,7 +473,7 @@ def _run_version_arms(
         by_arm.setdefault(cell.arm, []).append((cell, attempt))
     replaced = {k: getattr(spec, k) for k in ("case_budget", "max_rps", "max_tpm")}
     for arm, cells in by_arm.items():
-        if watch is not None and watch.stopped:
+        if watch.stopped:
             break
         version = spec.version_of(arm)
         assert version is not None
@@ -488,9 +488,9 @@ def _run_version_arms(
 
         def checked_or_stop(row: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
             checked(row, trace)
-            if watch is not None and trace is not None:
+            if trace is not None:
                 watch.see(row.get("error"))  # the order the arm's workers finish cells in
-            if watch is not None and watch.stopped:
+            if watch.stopped:
                 raise OutageStopped(watch.message)  # run_arm_cells ends the arm's workers on the way out
 
         if env.path is None:

@@ -256,7 +256,7 @@ def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _
             if kind == "done":
                 running -= 1
                 continue
-            if hand.finished(key, _received(jobs[key], data)):
+            if hand.finished(key, data):
                 for proc in workers:  # the outage stop: no further case is worth its retries
                     proc.terminate()
                 return
@@ -277,45 +277,26 @@ def spawned_worker(
     parent_pid: int,
 ) -> None:
     """In a spawned worker: run ``chunk`` ((index, job)) on this process's event loop, ``size`` in flight, under this
-    process's share of the run's limits; put ("case", index, outcome) as each finishes, then ("done", worker, None),
-    or ("crash", worker, traceback) so the parent never waits for cases that never come."""
+    process's share of the run's limits; put ("case", index, outcome) as each finishes (scored here, as a forked
+    worker's), then ("done", worker, None), or ("crash", worker, traceback) so the parent never waits for cases that
+    never come."""
     import traceback
 
     end_with_parent(parent_pid)
     from harness.agent.models import with_run_limits
     from harness.redact import redact
-    from harness.suites.execute import NotRun
 
     try:
         endpoints = with_run_limits(settings.endpoints, max_rps=limits[0], max_tpm=limits[1])
         index = {id(job): i for i, job in chunk}  # the parent's index of each job
 
         def send(job: Job, outcome: Outcome) -> None:
-            i = index[id(job)]
-            if isinstance(outcome, NotRun):
-                out.put(("case", i, ("not_run", str(outcome))))
-            else:
-                assert outcome.trace is not None
-                out.put(("case", i, ("ran", outcome.trace.to_dict())))
+            out.put(("case", index[id(job)], outcome))
 
         execute([job for _, job in chunk], replace(settings, endpoints=endpoints), Pool("loop", size), send)
         out.put(("done", worker, None))
     except BaseException:  # noqa: BLE001 - the parent must hear of it
         out.put(("crash", worker, redact(traceback.format_exc())))
-
-
-def _received(job: Job, data: Any) -> Outcome:
-    """An outcome sent by a spawned worker: ("ran", trace dict) scored here, or ("not_run", reason)."""
-    from harness.scoring.scorers import score_case, scores_by_key
-    from harness.suites.execute import CaseResult, NotRun
-    from harness.trace.schema import Trace
-
-    kind, payload = data
-    if kind == "not_run":
-        return NotRun(payload)
-    trace = Trace.from_dict(payload)
-    scores = scores_by_key(score_case(trace, job.case, job.scorers))
-    return CaseResult(job.case, scores, None, trace, str(trace.config.get("strategy", job.config.strategy)), job.eval)
 
 
 def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
