@@ -108,14 +108,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 def selected_evals(config: pytest.Config, front: Front) -> list[str]:
     """The evals the plugin generates tests for: those ``--evals`` names (every generated one by default). Raises
     pytest.UsageError naming an unknown one."""
-    from harness.suites.registry import STANDARD_EVALS
+    from harness.errors import ConfigError
+    from harness.suites.registry import standard_evals
 
-    text = config.getoption(front.flag("evals"))
-    names = [n.strip() for n in text.split(",") if n.strip()] if text else list(STANDARD_EVALS)
-    unknown = [n for n in names if n not in STANDARD_EVALS]
-    if unknown:
-        raise pytest.UsageError(f"{front.flag('evals')}: no eval {unknown[0]!r}; choose from {', '.join(STANDARD_EVALS)}")
-    return names
+    try:
+        return standard_evals(config.getoption(front.flag("evals")), front.flag("evals"))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.hookimpl(trylast=True)
