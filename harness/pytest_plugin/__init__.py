@@ -46,27 +46,13 @@ import pytest
 
 from harness.pytest_plugin.options import OWN, USER, Front, add_options, front_of, given
 from harness.pytest_plugin.verdicts import (
-    ERROR_PROPERTY,
     OUTAGE_KEY,
     PytestEvalSession,
-    apply_upstream_verdict,
     mark_provider_error,
     outage_exit,
     provider_error_status,
     upstream_summary_lines,
 )
-
-__all__ = [
-    "ERROR_PROPERTY",
-    "OUTAGE_KEY",
-    "PytestEvalSession",
-    "apply_upstream_verdict",
-    "harness_evals",
-    "mark_provider_error",
-    "outage_exit",
-    "provider_error_status",
-    "upstream_summary_lines",
-]
 
 OPTION = USER.flag("strategy")
 EVALS_MODULE = Path(__file__).parent.parent / "_plugin_evals.py"
