@@ -15,7 +15,7 @@ pytestmark = pytest.mark.faults
 @pytest.mark.langsmith
 @pytest.mark.parametrize("fault", SUMMARIZER_FAULTS)
 def test_summarizer_fault_is_recorded_with_its_cause_and_never_passes(fault, case, eval_session):
-    result = eval_session.run_with_fault(case, fault)
+    result = eval_session.run_eval("faults", case, fault)
     trace, scores = result.trace, result.scores
     assert scores["compacted"].value or trace.events_of("summary") or trace.summarizer_calls(), (
         "no summarization was attempted: invalid"

@@ -1,4 +1,4 @@
-"""When this process may fork: the one test shared by the workers that run cases ahead (`harness.runs.ahead`) and
+"""When this process may fork: the one test shared by the workers that run cases ahead (`harness.runs.pool.RunAhead`) and
 the charts drawn beside a report (`harness.report.apart`)."""
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from harness.compaction.config import DEFAULT_PRESET
 from harness.errors import HarnessError
 from harness.rows import ResultRow
-from harness.runs.ahead import default_workers
 from harness.runs.executor import EvalSession, ProviderOutage
 from harness.runs.outage import OutageStopped
 from harness.suites.execute import CaseResult, NotRun, eval_case_ids
@@ -105,7 +104,7 @@ def evaluate(
     """Run every case of the evals ``evals`` (registry names: ``"needle"``, ``["needle", "goal"]``), or only ``cases``
     of them, as `pytest evals/ -m NAME` runs them, into one run directory with its report; offline (the reference
     models, simulated) unless ``model`` names a provider model. Offline, ``workers`` forked processes run cases ahead
-    (`harness.runs.ahead`; default one per extra core, at most 3; 0: none): the results are the same. When
+    (`harness.runs.pool.RunAhead`; default one per extra core, at most 3; 0: none): the results are the same. When
     ``stop_after_errors`` cases in a row end in the same provider error (default 3; 0: never; `harness.runs.outage`)
     the rest are not run: each is in ``not_run`` with the reason, and ``stopped`` says why. The settings (``variant``
     to ``stop_after_errors``) are `harness.runs.settings.SETTINGS`, the ones `harness run` and `pytest evals/` take
@@ -141,10 +140,7 @@ def evaluate(
     )
     out = EvalRun(None)
     plan = [(name, case_id) for name in names for case_id in eval_case_ids(name) if cases is None or case_id in cases]
-    if workers is None:
-        workers = default_workers()
-    if workers > 0:
-        session.run_ahead([(name, case_id, None) for name, case_id in plan], workers)
+    session.run_ahead([(name, case_id, None) for name, case_id in plan], workers)
     for name, case_id in plan:
         try:
             result = session.run_eval(name, case_id)

@@ -336,7 +336,7 @@ def test_evaluate_stops_and_lists_what_it_did_not_run(outage, tmp_path, monkeypa
 
 
 def test_a_pytest_session_that_stopped_exits_4_and_an_xdist_worker_tells_its_controller():
-    from harness.pytest_plugin import OUTAGE_KEY, outage_exit
+    from harness.pytest_plugin.verdicts import OUTAGE_KEY, outage_exit
 
     plain = SimpleNamespace(config=SimpleNamespace(), exitstatus=1)
     assert outage_exit(plain, None) is None and plain.exitstatus == 1  # nothing stopped: pytest's own code stands

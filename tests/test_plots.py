@@ -135,9 +135,7 @@ def run_dir(tmp_path, scenarios, config, models, needle_trace, goal_trace):
 
     needle, goal = scenarios[needle_trace.case_id], scenarios[goal_trace.case_id]
     other = run_case(needle, config, choose_models(None, None, window=config.window, seed=5), trial=1, seed=5)
-    sink = RunSink(
-        [needle, goal], config, agent_model=None, summary_model=None, seed=0, trials=2, out_dir=tmp_path, progress=lambda _: None
-    )
+    sink = RunSink([needle, goal], config, seed=0, trials=2, out_dir=tmp_path, progress=lambda _: None)
     for trace, case in [(needle_trace, needle), (other, needle), (goal_trace, goal), (replace(goal_trace, trial=1), goal)]:
         sink.record(trace, score_case(trace, case), case)
     sink.finish()

@@ -70,7 +70,7 @@ def test_a_base_url_where_nothing_answers_stops_the_session_before_any_case_with
 
 
 def test_cases_run_ahead_in_a_forked_worker_give_the_rows_a_one_process_session_writes(tmp_path):
-    """Offline, `pytest evals/` forks a worker that runs cases ahead of their tests (`harness.runs.ahead`); the
+    """Offline, `pytest evals/` forks a worker that runs cases ahead of their tests (`harness.runs.pool.RunAhead`); the
     session still records each case itself, in test order: the rows are those of a session without it."""
     import json
 

@@ -32,8 +32,6 @@ def mixed_run(tmp_path_factory, scenarios):
     sink = RunSink(
         cases,
         config,
-        agent_model=None,
-        summary_model=None,
         seed=0,
         trials=1,
         out_dir=tmp_path_factory.mktemp("runs"),
@@ -148,9 +146,7 @@ def test_traces_are_keyed_by_scorers_arm_case_and_trial_and_never_overwritten(tm
 
     config = make_config("forced-20")
     case = scenarios[needle_trace.case_id]
-    sink = RunSink(
-        [case], config, agent_model=None, summary_model=None, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None
-    )
+    sink = RunSink([case], config, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None)
     rows = [sink.record(needle_trace, score_case(needle_trace, case), case) for _ in range(2)]
     evicted = replace(needle_trace, config={**needle_trace.config, "name": "eviction"})
     rows.append(sink.record(evicted, score_case(evicted, case, "eviction"), case, scorers="eviction", eval_name="eviction"))

@@ -218,7 +218,7 @@ def test_a_failing_summarizer_loses_no_other_case(scenarios, tmp_path):
     models = ModelChoice(
         ReferenceAgentModel(profile={"max_input_tokens": cfg.window}), FailsOnNeedles(fault="raise"), "reference-agent", "x", True
     )
-    sink = RunSink(cases, cfg, agent_model=None, summary_model=None, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None)
+    sink = RunSink(cases, cfg, seed=0, trials=1, out_dir=tmp_path, progress=lambda _: None)
     for case in cases:
         trace = run_case(case, cfg, models)
         sink.record(trace, score_case(trace, case), case)

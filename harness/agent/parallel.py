@@ -1,6 +1,6 @@
 """Worker processes that end with their parent, and endpoints a worker can be handed.
 
-Every pool of worker processes (`harness.runs.pool`: forked offline workers, spawned live workers, `harness.runs.ahead`)
+Every pool of worker processes (`harness.runs.pool`: forked offline workers, spawned live workers, cases run ahead)
 starts its workers with `end_with_parent`, so a parent killed with ``kill -9`` leaves no orphan running cases; a
 spawned worker gets the run's endpoints `without_limiter` and builds its share of the limits itself.
 """
@@ -20,7 +20,7 @@ def end_with_parent(parent_pid: int) -> None:
     ``kill -9``, and the worker was handed to init). A daemon thread polls ``os.getppid()``, which works on every
     POSIX system and for forked and spawned workers alike; Linux's PR_SET_PDEATHSIG is not used because it fires when
     the *thread* that started the worker ends, not the process. Used as the initializer of every worker pool
-    (`harness.runs.pool`, `harness.runs.ahead`)."""
+    (`harness.runs.pool`)."""
     import threading
     import time
 

@@ -44,14 +44,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from harness.api import evaluate
     from harness.cli.experiments import check_baseline_target, gate
     from harness.compaction.strategies.registry import register
-    from harness.suites.registry import STANDARD_EVALS as GENERIC
+    from harness.suites.registry import standard_evals
 
-    evals = [e.strip() for e in args.evals.split(",") if e.strip()] if args.evals else list(GENERIC)
-    unknown = [e for e in evals if e not in GENERIC]
-    if unknown:
-        from harness.errors import ConfigError
-
-        raise ConfigError(f"--evals: no eval {unknown[0]!r}; choose from {', '.join(GENERIC)}")
+    evals = standard_evals(args.evals)
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
     check_baseline_target(args.baseline, update=args.update, max_error_rate=args.max_error_rate)  # before any eval runs
     from harness.agent.audit import ERROR, compactor_findings

@@ -32,7 +32,7 @@ validity feedback only); `harness.runs.langsmith_session` bounds every request a
 LangSmith does not answer. Without a key, test tracking and tracing are off before any test runs.
 
 **Offline, both cores**: ``--run-ahead N`` forked workers run the session's cases ahead of their tests
-(`harness.runs.ahead`); rows are recorded in test order, identical to a run without. Results always go to the
+(`harness.runs.pool.RunAhead`); rows are recorded in test order, identical to a run without. Results always go to the
 session's run directory with report.md.
 """
 
@@ -46,27 +46,13 @@ import pytest
 
 from harness.pytest_plugin.options import OWN, USER, Front, add_options, front_of, given
 from harness.pytest_plugin.verdicts import (
-    ERROR_PROPERTY,
     OUTAGE_KEY,
     PytestEvalSession,
-    apply_upstream_verdict,
     mark_provider_error,
     outage_exit,
     provider_error_status,
     upstream_summary_lines,
 )
-
-__all__ = [
-    "ERROR_PROPERTY",
-    "OUTAGE_KEY",
-    "PytestEvalSession",
-    "apply_upstream_verdict",
-    "harness_evals",
-    "mark_provider_error",
-    "outage_exit",
-    "provider_error_status",
-    "upstream_summary_lines",
-]
 
 OPTION = USER.flag("strategy")
 EVALS_MODULE = Path(__file__).parent.parent / "_plugin_evals.py"
@@ -108,14 +94,13 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
 def selected_evals(config: pytest.Config, front: Front) -> list[str]:
     """The evals the plugin generates tests for: those ``--evals`` names (every generated one by default). Raises
     pytest.UsageError naming an unknown one."""
-    from harness.suites.registry import STANDARD_EVALS
+    from harness.errors import ConfigError
+    from harness.suites.registry import standard_evals
 
-    text = config.getoption(front.flag("evals"))
-    names = [n.strip() for n in text.split(",") if n.strip()] if text else list(STANDARD_EVALS)
-    unknown = [n for n in names if n not in STANDARD_EVALS]
-    if unknown:
-        raise pytest.UsageError(f"{front.flag('evals')}: no eval {unknown[0]!r}; choose from {', '.join(STANDARD_EVALS)}")
-    return names
+    try:
+        return standard_evals(config.getoption(front.flag("evals")), front.flag("evals"))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 @pytest.hookimpl(trylast=True)
@@ -217,7 +202,7 @@ def live_options(pytestconfig: pytest.Config) -> list[str]:
 @pytest.fixture(scope="session")
 def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> PytestEvalSession:
     """The session the evals run in, from the front's options: the reference models unless a model is named, the
-    default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.ahead`)."""
+    default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.pool.RunAhead`)."""
     global _SESSION
 
     from harness.agent.runner import case_budget
@@ -251,13 +236,8 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
         pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
-    workers = pytestconfig.getoption(front.flag("run_ahead"))
-    if workers is None:
-        from harness.runs.ahead import default_workers
-
-        workers = default_workers()
-    if workers > 0 and worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):
-        _SESSION.run_ahead(_jobs(request.session.items), workers)  # an xdist worker runs only the tests it is handed
+    if worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):  # an xdist worker runs the tests it is handed
+        _SESSION.run_ahead(_jobs(request.session.items), pytestconfig.getoption(front.flag("run_ahead")))
     return _SESSION
 
 

@@ -21,19 +21,13 @@ class PytestEvalSession(EvalSession):
     that passed fails the test as a strict xfail's XPASS does. After the outage stop (`harness.runs.outage`) every
     later case is a skip naming the cause and the count, and the session exits 4 (`outage_exit`)."""
 
-    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
+    def run_eval(self, name: str, case: str | Scenario, fault: str | None = None) -> CaseResult:
         try:
-            result = super().run_eval(name, case)
+            result = super().run_eval(name, case, fault)
         except (NotRun, OutageStopped) as exc:
             pytest.skip(str(exc))
         apply_upstream_verdict(result.row)
         return result
-
-    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
-        try:
-            return super().run_with_fault(case_id, fault)
-        except (NotRun, OutageStopped) as exc:
-            pytest.skip(str(exc))
 
     def token_skew(self, traces: list[Any]) -> dict[str, Any]:
         """Skew tables for ``traces`` (`harness.analysis.token_skew`), also written to the session's run directory."""

@@ -250,8 +250,8 @@ def _live_row(url: str, n: int, processes: int, latency: float, waves: int) -> d
     from harness.scenarios.schema import load_scenarios, select
 
     cases, trials = live_plan(n, select(load_scenarios(), kind="needle"), waves)
-    _post(url, "/admin/reset")
-    server_cpu0, client_cpu0 = json.loads(_get(url, "/admin/stats")).get("cpu_s", 0.0), client_cpu_s()
+    _admin(url, "/admin/reset", post=True)
+    server_cpu0, client_cpu0 = _admin(url, "/admin/stats").get("cpu_s", 0.0), client_cpu_s()
     with tempfile.TemporaryDirectory() as tmp:
         run = run_cases(
             cases,
@@ -266,7 +266,7 @@ def _live_row(url: str, n: int, processes: int, latency: float, waves: int) -> d
             progress=lambda _: None,
         )
     client_cpu = client_cpu_s() - client_cpu0
-    stats = json.loads(_get(url, "/admin/stats"))
+    stats = _admin(url, "/admin/stats")
     requests = sum(stats["requests"].values())
     cells = len(run.rows)
     rate = cells / stats["window_s"]
@@ -297,19 +297,13 @@ def _live_row(url: str, n: int, processes: int, latency: float, waves: int) -> d
     }
 
 
-def _get(url: str, path: str) -> str:
+def _admin(url: str, path: str, *, post: bool = False) -> dict:
+    """The JSON answer of `harness serve`'s admin route ``path`` (GET, or POST with an empty body)."""
     import urllib.request
 
-    with urllib.request.urlopen(url.removesuffix("/v1") + path, timeout=10) as r:
-        return r.read().decode()
-
-
-def _post(url: str, path: str) -> str:
-    import urllib.request
-
-    req = urllib.request.Request(url.removesuffix("/v1") + path, data=b"{}", method="POST")
+    req = urllib.request.Request(url.removesuffix("/v1") + path, data=b"{}" if post else None, method="POST" if post else "GET")
     with urllib.request.urlopen(req, timeout=10) as r:
-        return r.read().decode()
+        return json.loads(r.read().decode())
 
 
 STRESS_WINDOW = 256_000

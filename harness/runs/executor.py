@@ -10,23 +10,23 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
-from harness.agent.models import Endpoint, ModelChoice, summary_model_for
+from harness.agent.models import Endpoint, summary_model_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
 from harness.rows import ResultRow
-from harness.runs.jobs import Job as PlannedJob
-from harness.runs.jobs import Preflight, RunSettings, check, preflight, run_job
+from harness.runs.jobs import Job, Preflight, RunSettings, check, preflight, run_job
 from harness.runs.outage import OutageStopped, OutageWatch
 from harness.runs.outage import stop_after_errors as stop_setting
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers import ERROR, Score
-from harness.suites.execute import CaseResult, Settings, find_case, shipped_scenarios
-from harness.suites.registry import SUITES
+from harness.suites.execute import CaseResult, find_case, shipped_scenarios
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
-    from harness.runs.ahead import Job, RunAhead
+    from harness.runs.pool import RunAhead
     from harness.runs.run import RunSink
+
+AheadKey = tuple[str, str, str | None]  # a job run ahead: (eval, case id, seeded summarizer fault or None)
 
 
 class ProviderOutage(Exception):
@@ -45,29 +45,23 @@ class EvalSession:
 
     def __init__(
         self,
-        settings: Settings,
+        config: CompactionConfig,
+        run_settings: RunSettings,
         *,
+        seed: int = 0,
+        checked: Preflight | None = None,
         runs_dir: str | Path = "reports/runs",
-        agent_model: str | None = None,
-        summary_model: str | None = None,
-        endpoints: tuple[Endpoint, Endpoint] | None = None,
         command: str = "harness.evaluate",
         run_id: str | None = None,
         run_id_suffix: str | None = None,
         on_row: Callable[[Scenario, ResultRow, list[Score], Trace], None] | None = None,
         around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
         stop_after_errors: int | None = None,
-        run_settings: RunSettings | None = None,
-        checked: Preflight | None = None,
     ) -> None:
-        self.settings = settings
         # what the session's jobs share (`harness.runs.jobs`), and its pre-flight when `from_options` made it
-        self.run_settings = run_settings or RunSettings(agent_model, summary_model, endpoints or (Endpoint(), Endpoint()))
-        self.checked = checked
-        self.runs_dir = runs_dir
-        self.agent_model, self.summary_model = agent_model, summary_model
-        self.endpoints = endpoints or (Endpoint(), Endpoint())
-        self.command, self.run_id, self.run_id_suffix = command, run_id, run_id_suffix
+        self.config, self.run_settings, self.seed, self.checked = config, run_settings, seed, checked
+        self.models = run_settings.models(config, seed)
+        self.runs_dir, self.command, self.run_id, self.run_id_suffix = runs_dir, command, run_id, run_id_suffix
         self.on_row, self.around_run = on_row, around_run
         self.sink: RunSink | None = None
         self.ahead: RunAhead | None = None
@@ -82,12 +76,6 @@ class EvalSession:
         if self.watch.message is None:
             return None
         return f"{self.watch.message}; {len(self.not_run_after_stop)} case(s) not run since"
-
-    def _check_stopped(self, name: str, case_id: str) -> None:
-        """Raise `OutageStopped` (and count the case as not run) once the session has stopped for an outage."""
-        if self.watch.message is not None:
-            self.not_run_after_stop.append(f"{name}:{case_id}")
-            raise OutageStopped(f"not run: the session {self.watch.message}")
 
     @classmethod
     def from_options(
@@ -110,30 +98,13 @@ class EvalSession:
         base URL does not answer (checked once, before any case)."""
         config = make_config(variant, trigger=trigger, keep=keep, window=window, strategy=strategy)
         summary = summary_model_for(config.summary_model, summary_model, variant=config.name)
-        agent_endpoint, summary_endpoint = endpoints or (Endpoint(), Endpoint())
-        run_settings = RunSettings(model, summary, (agent_endpoint, summary_endpoint), case_budget_s)
+        run_settings = RunSettings(model, summary, endpoints or (Endpoint(), Endpoint()), case_budget_s)
         with session.get("around_run", contextlib.nullcontext)():  # the overhead probe runs an agent too
             checked = preflight([("", config)], shipped_scenarios(), run_settings, progress=lambda line: None)
-        settings = Settings(config, run_settings.models(config, seed), seed, case_budget_s)
-        return cls(
-            settings,
-            agent_model=model,
-            summary_model=summary,
-            endpoints=(agent_endpoint, summary_endpoint),
-            run_settings=run_settings,
-            checked=checked,
-            **session,
-        )
+        return cls(config, run_settings, seed=seed, checked=checked, **session)
 
-    @property
-    def config(self) -> CompactionConfig:
-        return self.settings.config
-
-    @property
-    def models(self) -> ModelChoice:
-        return self.settings.models
-
-    def _sink(self) -> RunSink:
+    def _settings(self) -> RunSettings:
+        """The settings the session's jobs run under, the run directory made first (its run id goes in every trace)."""
         if self.sink is None:
             from harness.runs.run import RunSink, new_run_id
 
@@ -144,19 +115,16 @@ class EvalSession:
                 self.sink = RunSink(
                     shipped_scenarios(),
                     self.config,
-                    agent_model=self.agent_model,
-                    summary_model=self.summary_model,
-                    seed=self.settings.seed,
+                    self.run_settings,
+                    seed=self.seed,
                     trials=1,
                     out_dir=self.runs_dir,
                     command=self.command,
                     run_id=run_id,
                     progress=lambda line: None,
-                    agent_endpoint=self.endpoints[0],
-                    summary_endpoint=self.endpoints[1],
                     checked=self.checked,  # the session's pre-flight, run once by `from_options`
                 )
-        return self.sink
+        return replace(self.run_settings, run_id=self.sink.run.run_id)
 
     @property
     def can_run_ahead(self) -> bool:
@@ -164,66 +132,47 @@ class EvalSession:
         their test, and its rate limits in one process), on a machine with a second core."""
         return self.models.simulated and not self.models.endpoints and (os.cpu_count() or 1) > 1
 
-    def run_ahead(self, jobs: list[Job], workers: int = 1) -> bool:
-        """Start ``workers`` forked processes running ``jobs`` ((eval, case id, fault or None), in the order the
-        caller will ask for them) from the end (`harness.runs.ahead`); `run_eval` and `run_with_fault` then take a
-        job's result from them or run it in place. False (nothing started) when it cannot help or is not safe: a live
-        session, one core, fewer than 4 jobs, or other threads running."""
+    def run_ahead(self, jobs: list[AheadKey], workers: int | None = None) -> bool:
+        """Start ``workers`` forked processes (None: `harness.runs.pool.default_workers`) running ``jobs`` ((eval, case
+        id, fault or None), in the order the caller will ask for them) from the end (`harness.runs.pool.RunAhead`);
+        `run_eval` then takes a job's result from them or runs it in place. False (nothing started) when it cannot help
+        or is not safe: no workers, a live session, one core, fewer than 4 jobs, or other threads running."""
         from harness._fork import can_fork
-        from harness.runs.ahead import RunAhead
+        from harness.runs.pool import RunAhead, default_workers
 
-        if self.ahead is not None or len(jobs) < 4 or not self.can_run_ahead:
+        workers = default_workers() if workers is None else workers
+        if workers < 1 or self.ahead is not None or len(jobs) < 4 or not self.can_run_ahead:
             return False
-        self._sink()  # before the fork: the run id, and the overhead probe run once
+        settings = self._settings()  # before the fork: the run id, and the overhead probe run once
         if not can_fork():
             return False
-        self.ahead = RunAhead(jobs, self._run_job, workers)
+        planned = {key: Job(key[0], find_case(key[1]), self.config, 0, self.seed, fault=key[2]) for key in jobs}
+        self.ahead = RunAhead(planned, settings, workers)
         return True
 
-    def _run_job(self, job: Job) -> CaseResult:
-        name, case_id, fault = job
-        return self._run(PlannedJob(name, find_case(case_id), self.config, 0, self.settings.seed, fault=fault))
-
-    def _run(self, job: PlannedJob) -> CaseResult:
-        """Run ``job`` (`harness.runs.jobs.run_job`) under the session's settings; NotRun before anything is written
-        (a case not run leaves no run directory behind)."""
-        check(job, self.run_settings)
-        sink = self._sink()
+    def run_eval(self, name: str, case: str | Scenario, fault: str | None = None) -> CaseResult:
+        """Run ``case`` as eval ``name`` (`run_eval_case`; ``fault``: a seeded summarizer fault, the faults eval) and
+        record it. Raises NotRun (a skip, with its reason), ProviderOutage (the case ended in ERROR: recorded, counted
+        in no rate) and OutageStopped (not run: the session stopped for an outage)."""
+        case_id = case.id if isinstance(case, Scenario) else case
+        if self.watch.message is not None:
+            self.not_run_after_stop.append(f"{name}:{case_id}")
+            raise OutageStopped(f"not run: the session {self.watch.message}")
+        job = Job(name, case if isinstance(case, Scenario) else find_case(case), self.config, 0, self.seed, fault=fault)
+        if self.ahead is not None and not isinstance(case, Scenario) and (taken := self.ahead.take((name, case_id, fault)))[0]:
+            return self._record(job, taken[1])
+        check(job, self.run_settings)  # NotRun before anything is written: a case not run leaves no run directory
+        settings = self._settings()
         with self.around_run():
-            return run_job(job, replace(self.run_settings, run_id=sink.run.run_id))
+            result = run_job(job, settings)
+        return self._record(job, result)  # outside ``around_run``: the pytest session logs the row to LangSmith here
 
-    def _taken(self, job: Job) -> CaseResult | None:
-        if self.ahead is None:
-            return None
-        done, result = self.ahead.take(job)
-        return result if done else None
-
-    def run_eval(self, name: str, case: str | Scenario) -> CaseResult:
-        """Run ``case`` as eval ``name`` (`run_eval_case`) and record it. Raises NotRun (a skip, with its reason),
-        ProviderOutage (the case ended in ERROR: recorded, counted in no rate) and OutageStopped (not run: the session
-        stopped for an outage)."""
-        self._check_stopped(name, case.id if isinstance(case, Scenario) else case)
-        if isinstance(case, Scenario):
-            result = self._run(PlannedJob(name, case, self.config, 0, self.settings.seed))
-        else:
-            job = (name, case, None)
-            result = self._taken(job) or self._run_job(job)
-        return self._record(result, eval_name=name)
-
-    def run_with_fault(self, case_id: str, fault: str) -> CaseResult:
-        """Run ``case_id`` with the session's agent and an injected summarizer fault (the faults eval)."""
-        self._check_stopped("faults", case_id)
-        job = ("faults", case_id, fault)
-        return self._record(self._taken(job) or self._run_job(job), eval_name="faults")
-
-    def _record(self, result: CaseResult, *, eval_name: str) -> CaseResult:
-        assert result.trace is not None
-        scores = list(result.scores.values())
-        scorers = SUITES[eval_name].scorers
-        row = self._sink().record(result.trace, scores, result.scenario, scorers=scorers, eval_name=eval_name)
-        result.row = row
+    def _record(self, job: Job, result: CaseResult) -> CaseResult:
+        assert result.trace is not None and self.sink is not None
+        row = result.row = self.sink.done(job, result)  # the row and trace as `harness run` writes them
+        assert row is not None
         if self.on_row is not None:
-            self.on_row(result.scenario, row, scores, result.trace)
+            self.on_row(result.scenario, row, list(result.scores.values()), result.trace)
         stops = self.watch.see(row.get("error"))
         if row["outcome"] == ERROR:
             cause = ", ".join(row["outcome_keys"])

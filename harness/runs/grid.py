@@ -285,21 +285,10 @@ def cell_result(spec: ExperimentSpec, cell: Cell, job: Job, outcome: CaseResult 
     return cell_row, outcome.trace.to_dict()
 
 
-class CellSink:
-    """A grid's `harness.runs.jobs.Sink`: each finished job made its cell's row and trace, or its not-run record
-    (`cell_result`), handed to ``write(record, trace)``: the experiment directory (`ExperimentDir.write`), or a version
-    arm's worker's stdout (`harness.runs.version_worker`)."""
-
-    def __init__(self, spec: ExperimentSpec, cells: Sequence[Cell], write: Callable[..., None]) -> None:
-        self.spec, self.cells, self.write = spec, {cell.id: cell for cell in cells}, write
-
-    def done(self, job: Job, outcome: CaseResult | NotRun) -> None:
-        self.write(*cell_result(self.spec, self.cells[job.key], job, outcome))
-
-
 class ExperimentDir:
-    """The experiment directory being written: each finished cell's trace, then its row appended to cells.jsonl (a
-    cell not run: its record in not_run.jsonl), as each finishes, so a kill loses only the cells in flight."""
+    """The experiment directory being written (a grid's sink): each finished cell's trace, then its row appended to
+    cells.jsonl (a cell not run: its record in not_run.jsonl), as each finishes, so a kill loses only the cells in
+    flight."""
 
     def __init__(self, path: Path, total: int, progress: Callable[[str], None]) -> None:
         self.path, self.total, self.progress = path, total, progress
@@ -330,12 +319,17 @@ def run_cells(
 ) -> None:
     """``cells`` (each with its attempt number) with this environment's packages, through the executor: live ones on
     one event loop, ``workers`` in flight; offline ones in this process or in ``workers`` forked worker processes.
-    ``write(record, trace)`` gets each as it finishes (`CellSink`); once ``watch`` has stopped the grid no cell starts
-    (cells in flight on the loop are cancelled; cells in forked workers finish and are written)."""
-    by_id = {s.id: s for s in scenarios}
+    ``write(record, trace)`` gets each as it finishes (`cell_result`: the experiment directory's `ExperimentDir.write`,
+    or a version arm's worker's stdout, `harness.runs.version_worker`); once ``watch`` has stopped the grid no cell
+    starts (cells in flight on the loop are cancelled; cells in forked workers finish and are written)."""
+    by_id, by_key = {s.id: s for s in scenarios}, {cell.id: cell for cell, _ in cells}
     jobs = [cell_job(spec, cell, by_id[cell.case_id], attempt) for cell, attempt in cells]
     pool = Pool.choose(live=_is_live(spec), concurrency=max(1, workers), forks=True)
-    execute(jobs, run_settings(spec), pool, CellSink(spec, [c for c, _ in cells], write).done, watch=watch)
+
+    def done(job: Job, outcome: CaseResult | NotRun) -> None:
+        write(*cell_result(spec, by_key[job.key], job, outcome))
+
+    execute(jobs, run_settings(spec), pool, done, watch=watch)
 
 
 def _cell_fields(spec: ExperimentSpec, cell: Cell, config: CompactionConfig, attempt: int) -> CellFields:
@@ -467,7 +461,7 @@ def _run_version_arms(
     workers: int,
     finish: Callable[..., None],
     progress: Callable[[str], None],
-    watch: OutageWatch | None = None,
+    watch: OutageWatch,
 ) -> None:
     """The cells of a versions axis, arm by arm, each in its arm's environment (made or found first), in ``workers``
     worker processes of that environment's Python (an arm this environment already satisfies runs here, as a grid
@@ -479,7 +473,7 @@ def _run_version_arms(
         by_arm.setdefault(cell.arm, []).append((cell, attempt))
     replaced = {k: getattr(spec, k) for k in ("case_budget", "max_rps", "max_tpm")}
     for arm, cells in by_arm.items():
-        if watch is not None and watch.stopped:
+        if watch.stopped:
             break
         version = spec.version_of(arm)
         assert version is not None
@@ -494,9 +488,9 @@ def _run_version_arms(
 
         def checked_or_stop(row: Mapping[str, Any], trace: dict[str, Any] | None) -> None:
             checked(row, trace)
-            if watch is not None and trace is not None:
+            if trace is not None:
                 watch.see(row.get("error"))  # the order the arm's workers finish cells in
-            if watch is not None and watch.stopped:
+            if watch.stopped:
                 raise OutageStopped(watch.message)  # run_arm_cells ends the arm's workers on the way out
 
         if env.path is None:

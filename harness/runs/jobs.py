@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from harness.agent.models import Endpoint
 from harness.compaction.config import CompactionConfig
@@ -20,7 +20,7 @@ from harness.scenarios.schema import Scenario
 
 if TYPE_CHECKING:
     from harness.agent.models import ModelChoice
-    from harness.suites.execute import CaseResult, NotRun, Settings
+    from harness.suites.execute import CaseResult, Settings
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,6 @@ class Job:
         from harness.suites.registry import SUITES
 
         return SUITES[self.eval].scorers if self.eval is not None else "default"
-
-
-class Sink(Protocol):
-    """Where a plan's outcomes go, one job at a time, as `harness.runs.pool.execute` hands them over: a run directory
-    (`harness.runs.run.RunSink`: results.jsonl, traces/, meta.json) or an experiment directory
-    (`harness.runs.grid.ExperimentSink`: cells.jsonl, traces/, not_run.jsonl). A job not run comes as its `NotRun`."""
-
-    def done(self, job: Job, outcome: CaseResult | NotRun) -> object: ...
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,13 @@ A pool is how jobs run at once:
   (`harness run --processes`: a fast local server, where one loop's CPU is the limit).
 
 A fifth, another environment, is a version arm's worker processes (`harness.runs.versions.run_arm_cells`): they run
-this executor with that environment's packages.
+this executor with that environment's packages. `RunAhead` runs a pytest session's cases ahead of their tests on the
+fork pool.
 
-``done(job, outcome)`` gets each job's `CaseResult`, or the `NotRun` it raised, in plan order (``in_order``: a run
-directory, written in the same order whatever the concurrency) or as each finishes (an experiment, where a kill -9
-loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
+``done(job, outcome)``, the plan's sink (a run directory: `harness.runs.run.RunSink.done`; an experiment directory:
+`harness.runs.grid.cell_result` to `ExperimentDir.write`), gets each job's `CaseResult`, or the `NotRun` it raised,
+in plan order (``in_order``: a run directory, written in the same order whatever the concurrency) or as each finishes
+(an experiment, where a kill -9 loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
 in the order jobs finish; once it stops the plan, no job starts, jobs in flight are cancelled (a forked pool's finish
 and are kept), and every finished one is handed over. Workers end with this process, even when it is killed
 (`harness.agent.parallel.end_with_parent`).
@@ -25,8 +27,10 @@ import asyncio
 import multiprocessing as mp
 import os
 import queue as queue_module
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -178,17 +182,30 @@ async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand:
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
 
-def _forked(job: Job, settings: RunSettings) -> Outcome:
-    return _outcome(job, settings)
-
-
-def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
-    """``size`` forked workers; once the watch stops the plan no job starts (jobs running finish and are kept: a
-    process pool cannot cancel them)."""
-    shared = settings.picklable()
-    with ProcessPoolExecutor(
+def fork_pool(size: int) -> ProcessPoolExecutor:
+    """``size`` forked workers that end with this process, forked now, from the calling thread (a fork pool forks all
+    its workers at its first job; forked later from another thread, a child could inherit a lock held here)."""
+    executor = ProcessPoolExecutor(
         max_workers=size, mp_context=mp.get_context("fork"), initializer=end_with_parent, initargs=(os.getpid(),)
-    ) as executor:
+    )
+    executor.submit(int).result()
+    return executor
+
+
+def _run_forked(
+    jobs: Sequence[Job],
+    settings: RunSettings,
+    size: int,
+    hand: _Handover | RunAhead,
+    executor: ProcessPoolExecutor | None = None,
+    start: Callable[[int], bool] = lambda i: True,
+    work: Callable[[Job, RunSettings], Outcome | None] = _outcome,
+) -> None:
+    """``size`` forked workers (``executor``: forked already) running ``work`` on each job in plan order, except those
+    ``start(i)`` refuses; once the watch stops the plan no job starts (jobs running finish and are kept: a process
+    pool cannot cancel them)."""
+    shared = settings.picklable()
+    with executor or fork_pool(size) as pool:
         pending: dict[Future, int] = {}
         queue = list(range(len(jobs)))
         while queue or pending:
@@ -196,7 +213,8 @@ def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Ha
                 queue = []
             while queue and len(pending) < size:
                 i = queue.pop(0)
-                pending[executor.submit(_forked, jobs[i], shared)] = i
+                if start(i):
+                    pending[pool.submit(work, jobs[i], shared)] = i
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -238,7 +256,7 @@ def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _
             if kind == "done":
                 running -= 1
                 continue
-            if hand.finished(key, _received(jobs[key], data)):
+            if hand.finished(key, data):
                 for proc in workers:  # the outage stop: no further case is worth its retries
                     proc.terminate()
                 return
@@ -259,44 +277,120 @@ def spawned_worker(
     parent_pid: int,
 ) -> None:
     """In a spawned worker: run ``chunk`` ((index, job)) on this process's event loop, ``size`` in flight, under this
-    process's share of the run's limits; put ("case", index, outcome) as each finishes, then ("done", worker, None),
-    or ("crash", worker, traceback) so the parent never waits for cases that never come."""
+    process's share of the run's limits; put ("case", index, outcome) as each finishes (scored here, as a forked
+    worker's), then ("done", worker, None), or ("crash", worker, traceback) so the parent never waits for cases that
+    never come."""
     import traceback
 
     end_with_parent(parent_pid)
     from harness.agent.models import with_run_limits
     from harness.redact import redact
-    from harness.suites.execute import NotRun
 
     try:
         endpoints = with_run_limits(settings.endpoints, max_rps=limits[0], max_tpm=limits[1])
-        indexes = [i for i, _ in chunk]
+        index = {id(job): i for i, job in chunk}  # the parent's index of each job
 
         def send(job: Job, outcome: Outcome) -> None:
-            i = indexes[position[id(job)]]
-            if isinstance(outcome, NotRun):
-                out.put(("case", i, ("not_run", str(outcome))))
-            else:
-                assert outcome.trace is not None
-                out.put(("case", i, ("ran", outcome.trace.to_dict())))
+            out.put(("case", index[id(job)], outcome))
 
-        jobs = [job for _, job in chunk]
-        position = {id(job): n for n, job in enumerate(jobs)}
-        execute(jobs, replace(settings, endpoints=endpoints), Pool("loop", size), send)
+        execute([job for _, job in chunk], replace(settings, endpoints=endpoints), Pool("loop", size), send)
         out.put(("done", worker, None))
     except BaseException:  # noqa: BLE001 - the parent must hear of it
         out.put(("crash", worker, redact(traceback.format_exc())))
 
 
-def _received(job: Job, data: Any) -> Outcome:
-    """An outcome sent by a spawned worker: ("ran", trace dict) scored here, or ("not_run", reason)."""
-    from harness.scoring.scorers import score_case, scores_by_key
-    from harness.suites.execute import CaseResult, NotRun
-    from harness.trace.schema import Trace
+def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
+    """A job run ahead: its outcome, or None for an unexpected error (the test then runs the case in place, where
+    the real traceback shows; an exception is not re-raised from a pickle)."""
+    try:
+        return _outcome(job, settings)
+    except Exception:  # noqa: BLE001
+        return None
 
-    kind, payload = data
-    if kind == "not_run":
-        return NotRun(payload)
-    trace = Trace.from_dict(payload)
-    scores = scores_by_key(score_case(trace, job.case, job.scorers))
-    return CaseResult(job.case, scores, None, trace, str(trace.config.get("strategy", job.config.strategy)), job.eval)
+
+class RunAhead:
+    """Offline cases run ahead of the tests that ask for them: the second core of `pytest evals/` (and of
+    `harness.evaluate`) offline. pytest runs its tests one after another; ``workers`` forked workers (a fork costs
+    milliseconds where a fresh interpreter costs seconds) run ``jobs`` (key -> job, in test order) from the end of the
+    test order on the fork pool (`_run_forked`), while the tests take them from its start.
+
+    `take(key)` returns ``(True, outcome)`` for a job a worker ran (waiting for it if a worker is on it; a `NotRun` the
+    worker met is raised) and ``(False, None)`` for one the caller runs in place, which no worker will then start: a
+    job no worker took, one whose worker met an unexpected error, or one whose worker died. The caller still records
+    every case itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test
+    would, and the reference models are a pure function of the messages they are sent."""
+
+    def __init__(self, jobs: Mapping[Any, Job], settings: RunSettings, workers: int) -> None:
+        keys = list(jobs)[::-1]  # from the end of the test order
+        self._index = {key: i for i, key in enumerate(keys)}
+        self._lock = threading.Condition()
+        self._started: set[int] = set()  # handed to a worker
+        self._taken: set[int] = set()  # asked for by the caller: no worker starts it after that
+        self._results: dict[int, Outcome | None] = {}
+        self._over = self._closed = False
+        self.watch = OutageWatch(0)  # never stops: a run-ahead stops when the session closes it
+        self.workers, self.jobs, self.ran_ahead = workers, len(keys), 0
+        executor = fork_pool(workers)  # now, from this thread, while it is the only one running
+        args = ([jobs[key] for key in keys], settings, workers, self, executor, self._start, _ahead)
+        self._feeder = threading.Thread(target=self._feed, args=args, name="harness-run-ahead", daemon=True)
+        self._feeder.start()
+
+    def _feed(self, *args: Any) -> None:
+        try:
+            _run_forked(*args)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): the cases not handed over run in place
+            pass
+        finally:
+            with self._lock:
+                self._over = True
+                self._lock.notify_all()
+
+    def _start(self, i: int) -> bool:
+        with self._lock:
+            if self._closed or i in self._taken:
+                return False
+            self._started.add(i)
+            return True
+
+    def finished(self, i: int, outcome: Outcome | None) -> bool:
+        """A worker's outcome of job ``i``, kept until the caller takes it (the fork pool's handover)."""
+        with self._lock:
+            self._results[i] = outcome
+            self._lock.notify_all()
+        return False
+
+    def take(self, key: Hashable) -> tuple[bool, Any]:
+        """``(True, outcome)`` of the job ``key`` if a worker started it, else ``(False, None)`` (see the class)."""
+        from harness.suites.execute import NotRun
+
+        i = self._index.get(key, -1)
+        with self._lock:
+            first, started = i not in self._taken, i in self._started
+            self._taken.add(i)
+            if not (first and started):
+                return False, None
+            self._lock.wait_for(lambda: i in self._results or self._over)
+            outcome = self._results.pop(i, None)
+        if outcome is None:
+            return False, None
+        if isinstance(outcome, NotRun):
+            raise outcome
+        self.ran_ahead += 1
+        return True, outcome
+
+    def status_line(self) -> str:
+        """What ran ahead, for the session's summary: "12 of 20 cases ran ahead in 1 forked worker"."""
+        return f"{self.ran_ahead} of {self.jobs} cases ran ahead in {self.workers} forked worker{'s' if self.workers > 1 else ''}"
+
+    def close(self) -> None:
+        """Start no further job and end the workers once the jobs they are on finish (a session stopped early,
+        ``pytest -x``, waits for at most one case per worker)."""
+        with self._lock:
+            self._closed = True
+        self._feeder.join()
+
+
+def default_workers() -> int:
+    """How many workers run ahead unless told: one per core beyond the first, at most 3 (the tests' own process keeps
+    a core)."""
+    return max(0, min(3, (os.cpu_count() or 1) - 1))

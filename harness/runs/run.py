@@ -38,7 +38,7 @@ from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
-    from harness.runs.jobs import Job, Preflight
+    from harness.runs.jobs import Job, Preflight, RunSettings
     from harness.suites.execute import CaseResult, NotRun
 
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
@@ -164,31 +164,26 @@ class RunSink:
         self,
         scenarios: Sequence[Scenario],
         config: CompactionConfig,
+        settings: RunSettings | None = None,
         *,
-        agent_model: str | None,
-        summary_model: str | None,
         seed: int,
         trials: int,
         out_dir: str | Path = DEFAULT_RUNS_DIR,
         run_id: str | None = None,
         command: str | None = None,
         progress: Callable[[str], None] = print,
-        agent_endpoint: Endpoint | None = None,
-        summary_endpoint: Endpoint | None = None,
-        out_option: str = "--out",
         checked: Preflight | None = None,
         endpoints_answered: bool = False,
     ) -> None:
+        """``settings``: the models and endpoints the run's jobs share (None: the offline reference models)."""
         if run_id is not None:
             check_dir_name(run_id, "--run-id")
         from harness.runs.jobs import RunSettings, preflight
 
-        agent_endpoint = agent_endpoint or Endpoint()
-        endpoints = (agent_endpoint, summary_endpoint or agent_endpoint)
+        settings = settings or RunSettings()
         # fail fast: bad spec, missing key, bad endpoint settings, an overhead past the trigger, a server not answering
         # (``checked``: the plan's pre-flight, already run by the caller)
         if checked is None:
-            settings = RunSettings(agent_model, summary_model, endpoints)
             checked = preflight([("", config)], scenarios, settings, progress=progress, endpoints_answered=endpoints_answered)
         overhead, warnings = checked.overhead, checked.warnings
         run_id = run_id or new_run_id(config.name)
@@ -197,7 +192,7 @@ class RunSink:
             raise ConfigError(
                 f"--run-id {run_id}: {self.run.path} already exists; choose another run id (earlier results are kept)"
             )
-        make_output_dir(self.run.path / "traces", out_dir, out_option)
+        make_output_dir(self.run.path / "traces", out_dir, "--out")
         self.meta: RunMeta = {
             "schema_version": META_SCHEMA_VERSION,
             "run_id": run_id,
@@ -207,8 +202,9 @@ class RunSink:
             "git_commit": git_commit(),
             "config": config.to_dict(),
             "config_label": config.label(),
-            "agent_model": agent_model or "reference",
-            "summary_model": summary_model or ("reference" if in_process(agent_model) else agent_model),
+            "agent_model": settings.agent_model or "reference",
+            "summary_model": settings.summary_model
+            or ("reference" if in_process(settings.agent_model) else settings.agent_model),
             "endpoints": checked.endpoints,
             "seed": seed,
             "trials": trials,
@@ -258,7 +254,7 @@ class RunSink:
         return row
 
     def done(self, job: Job, outcome: CaseResult | NotRun) -> ResultRow | None:
-        """Record one job's outcome (`harness.runs.jobs.Sink`): its row and trace as the eval it ran as, or, for a job
+        """Record one job's outcome (the sink `harness.runs.pool.execute` hands it to): its row and trace as the eval it ran as, or, for a job
         not run, the case as skipped with the reason. Returns the row (None for a skip)."""
         from harness.suites.execute import NotRun
 
@@ -338,16 +334,13 @@ def run_cases(
     sink = RunSink(
         scenarios,
         config,
-        agent_model=agent_model,
-        summary_model=summary_model,
+        settings,
         seed=seed,
         trials=trials,
         out_dir=out_dir,
         run_id=run_id,
         command=command,
         progress=progress,
-        agent_endpoint=agent_endpoint,
-        summary_endpoint=summary_endpoint,
         endpoints_answered=endpoints_answered,
     )
     settings = replace(settings, run_id=sink.run.run_id)

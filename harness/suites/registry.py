@@ -462,6 +462,19 @@ STANDARD_EVALS = tuple(name for name, suite in SUITES.items() if suite.generated
 generates their tests, and a compactor from outside runs them as they are (`harness check`, `pytest
 --compaction-strategy`)."""
 
+
+def standard_evals(text: str | None, option: str = "--evals") -> list[str]:
+    """The standard evals a comma-separated ``text`` names, every one when it names none (`harness check --evals`,
+    the pytest plugin's ``--evals``); a ConfigError naming ``option`` and the choices for a name that is not one."""
+    from harness.errors import ConfigError
+
+    names = [n.strip() for n in text.split(",") if n.strip()] if text else list(STANDARD_EVALS)
+    unknown = [n for n in names if n not in STANDARD_EVALS]
+    if unknown:
+        raise ConfigError(f"{option}: no eval {unknown[0]!r}; choose from {', '.join(STANDARD_EVALS)}")
+    return names
+
+
 OTHER_MARKERS = {
     "validity": "each eval fails under the fault it guards and passes healthy over 10 seeds (detection matrix)",
     "live": "through an OpenAI-compatible endpoint: `harness serve` (started by the test, no key) or a provider with --model",

@@ -140,8 +140,6 @@ def test_warnings_are_printed_when_a_run_starts_and_kept_in_its_meta(tmp_path):
     sink = RunSink(
         cases,
         make_config("forced-20"),
-        agent_model=None,
-        summary_model=None,
         seed=0,
         trials=1,
         out_dir=tmp_path / "runs",

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from harness.pytest_plugin import apply_upstream_verdict, upstream_summary_lines
+from harness.pytest_plugin.verdicts import apply_upstream_verdict, upstream_summary_lines
 from harness.report._document import Document
 from harness.report.upstream import HEADING, add_upstream_section, upstream_lines
 from harness.runs.results import VALID, is_valid, known_upstream_of, outcome_line, upstream_findings, upstream_verdict
