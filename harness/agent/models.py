@@ -45,13 +45,10 @@ from harness.agent.endpoints import check_endpoints_answer as check_endpoints_an
 from harness.agent.endpoints import check_live_spec as check_live_spec
 from harness.agent.endpoints import parse_model_kwargs as parse_model_kwargs
 from harness.agent.endpoints import with_run_limits as with_run_limits
+
+# What a model can do is read from the model; whether it is simulated is read where errors are classified too.
+from harness.agent.live import is_simulated as is_simulated
 from harness.errors import ConfigError, LiveModelUnavailable
-
-
-def is_simulated(model: object) -> bool:
-    """Whether ``model`` is simulated (its ``simulated`` capability: the reference models and their seeded faults
-    say so), the one place the capability is read; a provider's model is not."""
-    return getattr(model, "simulated", False) is True
 
 
 @runtime_checkable
