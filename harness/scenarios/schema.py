@@ -141,7 +141,7 @@ def _load_hf(path: Path):  # noqa: ANN202
 
     marked = not hasattr(json_module, "_patched_for_streaming")
     if marked:
-        json_module._patched_for_streaming = True  # type: ignore[attr-defined]
+        json_module._patched_for_streaming = True
     interval, std.tqdm.monitor_interval = std.tqdm.monitor_interval, 0
     try:
         return datasets.load_dataset(  # type: ignore[attr-defined]
@@ -150,7 +150,7 @@ def _load_hf(path: Path):  # noqa: ANN202
     finally:
         std.tqdm.monitor_interval = interval
         if marked:
-            del json_module._patched_for_streaming  # type: ignore[attr-defined]
+            del json_module._patched_for_streaming
 
 
 def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
