@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+from harness.errors import ConfigError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
@@ -42,3 +45,13 @@ def not_a_file(path: Path) -> str | None:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "is a device, not a file"
     return "is not a regular file"
+
+
+def check_dir_name(name: str, what: str) -> None:
+    """``name`` becomes one directory inside an output directory (a run id, an experiment name): one plain path
+    component, so it cannot climb out (``../x``), go elsewhere (``/tmp/x``) or hide (``.x``). Raises ConfigError."""
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.+\-]{0,199}", name):
+        raise ConfigError(
+            f"{what} {name!r}: a directory name, not a path: letters, digits and . _ + - (starting with a letter or "
+            "digit, at most 200 characters)"
+        )

@@ -22,14 +22,12 @@ from typing import TYPE_CHECKING, Any
 from harness.compaction.config import DEFAULT_PRESET
 from harness.errors import HarnessError
 from harness.rows import ResultRow
-from harness.runs.executor import EvalSession, ProviderOutage
-from harness.runs.outage import OutageStopped
-from harness.suites.execute import CaseResult, NotRun, eval_case_ids
 from harness.suites.registry import SUITES
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the agent stack is imported by `evaluate` after its early checks (harness.runs.early)
     import pandas as pd
 
+    from harness.suites.execute import CaseResult
     from harness.trace.schema import Trace
 
 
@@ -114,29 +112,43 @@ def evaluate(
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         raise KeyError(f"no eval {unknown[0]!r}; the registry has {', '.join(SUITES)}")
-    from harness.agent.runner import case_budget as checked_budget
+    from harness.agent.endpoints import summary_model_for
+    from harness.compaction.variants import make_config
+    from harness.runs.early import early_checks
     from harness.runs.settings import endpoints
+
+    triggers = list(trigger) if trigger is not None else None
+    config = make_config(variant, trigger=triggers, keep=keep, window=window, strategy=strategy)
+    run_endpoints = endpoints(
+        base_url=base_url,
+        summary_base_url=summary_base_url,
+        model_kwargs=model_kwargs,
+        summary_model_kwargs=summary_model_kwargs,
+        max_rps=max_rps,
+        max_tpm=max_tpm,
+    )
+    # a live model's spec, key and server (and LangSmith tracing) before the agent stack is imported or a model built
+    summaries = [summary_model_for(config.summary_model, summary_model, variant=config.name)]
+    early = early_checks(model, summaries, run_endpoints, progress=progress)
+    from harness.agent.runner import case_budget as checked_budget
+    from harness.runs.executor import EvalSession, ProviderOutage
+    from harness.runs.outage import OutageStopped
+    from harness.suites.execute import NotRun, eval_case_ids
 
     session = EvalSession.from_options(
         variant=variant,
-        trigger=list(trigger) if trigger is not None else None,
+        trigger=triggers,
         keep=keep,
         window=window,
         strategy=strategy,
         model=model,
         summary_model=summary_model,
-        endpoints=endpoints(
-            base_url=base_url,
-            summary_base_url=summary_base_url,
-            model_kwargs=model_kwargs,
-            summary_model_kwargs=summary_model_kwargs,
-            max_rps=max_rps,
-            max_tpm=max_tpm,
-        ),
+        endpoints=run_endpoints,
         seed=seed,
         case_budget_s=checked_budget(case_budget),
         runs_dir=runs_dir,
         stop_after_errors=stop_after_errors,
+        endpoints_answered=early.endpoints_answered,
     )
     out = EvalRun(None)
     plan = [(name, case_id) for name in names for case_id in eval_case_ids(name) if cases is None or case_id in cases]

@@ -296,10 +296,10 @@ def test_a_grid_of_a_million_cells_is_refused_unless_allowed(tmp_path, capsys, m
     )
     argv = ["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"]
     _refused(argv, "trials 1000000 x 1 cell(s) a trial: the plan is 1,000,000 case run(s), about 5.8 days", capsys, tmp_path)
-    import harness.agent.models as models
+    import harness.runs.grid as grid
 
-    # stop at the plan's pre-flight (its endpoint check), after the size check
-    monkeypatch.setattr(models, "check_endpoints_answer", lambda *_: (_ for _ in ()).throw(SystemExit(9)))
+    # stop at the plan's pre-flight (the door's early checks asked the servers already), after the size check
+    monkeypatch.setattr(grid, "preflight", lambda *_, **__: (_ for _ in ()).throw(SystemExit(9)))
     assert _exit([*argv, "--allow-large"]) == 9  # allowed: past the ceiling, on to the run (stopped before any cell)
     assert "large plan (--allow-large): 1,000,000 case run(s)" in capsys.readouterr().out
 

@@ -68,6 +68,20 @@ def test_a_run_module_and_the_agent_stack_do_not_import_pandas_or_matplotlib():
     assert out.strip() == "[]"
 
 
+def test_loading_the_scenarios_imports_no_scipy_and_leaves_the_streaming_patch_to_later_loads():
+    """`datasets` patches a builder's module for streaming on first use, importing scipy.io for a reader the JSON files
+    never need; the loader keeps it from doing so while it reads the shipped files, and only then (a later streaming
+    load in the process is patched as usual)."""
+    code = (
+        "import json, sys\nfrom harness.scenarios.schema import load_scenarios\nn = len(load_scenarios())\n"
+        "from datasets.packaged_modules.json import json as module\n"
+        "print(json.dumps([n, 'scipy' in sys.modules, hasattr(module, '_patched_for_streaming')]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    n, scipy, marked = json.loads(out.strip().splitlines()[-1])
+    assert n > 0 and not scipy and not marked
+
+
 def test_every_provider_named_with_its_key_is_one_langchain_builds():
     """`check_live_spec` knows a provider of PROVIDER_KEYS without asking LangChain: each must be one it builds."""
     assert set(PROVIDER_KEYS) <= set(known_providers())

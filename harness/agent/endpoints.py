@@ -193,6 +193,36 @@ def _live_form(spec: str | None) -> bool:
     return spec is not None and ":" in spec and spec.partition(":")[0] not in IN_PROCESS_PROVIDERS
 
 
+def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
+    """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
+    if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
+        raise ConfigError(
+            f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it"
+        )
+    return explicit if explicit is not None else config_summary_model
+
+
+def live_endpoints(
+    agent_spec: str | None,
+    summary_spec: str | None,
+    agent_endpoint: Endpoint,
+    summary_endpoint: Endpoint,
+    options: tuple[str, str] = ("--model", "--summary-model"),
+) -> list[Endpoint]:
+    """Each live spec's form, provider and key checked (`check_live_spec`), and the endpoints of the live models, the
+    ones whose servers a run asks (`check_endpoints_answer`). A live spec is ``provider:name``; any other (the
+    reference models, or a malformed spec) is left to ``choose_models``, which builds it or says what is wrong. With no
+    summary spec a live agent summarizes its own history, through the summary endpoint as the run records it."""
+    agent_live = _live_form(agent_spec)
+    summary_live = _live_form(summary_spec) if summary_spec is not None else agent_live
+    if agent_live:
+        assert agent_spec is not None
+        check_live_spec(agent_spec, options[0], base_url=agent_endpoint.base_url)
+    if summary_live and summary_spec is not None:
+        check_live_spec(summary_spec, options[1], base_url=summary_endpoint.base_url)
+    return [e for e, live in ((agent_endpoint, agent_live), (summary_endpoint, summary_live)) if live]
+
+
 def preflight(
     agent_spec: str | None,
     summary_spec: str | None,
@@ -201,15 +231,6 @@ def preflight(
     options: tuple[str, str] = ("--model", "--summary-model"),
 ) -> None:
     """The checks `harness.agent.models.choose_models` and the run make of live models, made before either is imported:
-    each live spec's form, provider and key (`check_live_spec`), then whether anything answers at each live model's
-    base URL (`check_endpoints_answer`). A live spec is ``provider:name``; any other (the reference models, or a
-    malformed spec) is left to ``choose_models``, which builds it or says what is wrong. With no summary spec a live
-    agent summarizes its own history, through the summary endpoint as the run records it."""
-    agent_live = _live_form(agent_spec)
-    summary_live = _live_form(summary_spec) if summary_spec is not None else agent_live
-    if agent_live:
-        assert agent_spec is not None
-        check_live_spec(agent_spec, options[0], base_url=agent_endpoint.base_url)
-    if summary_live and summary_spec is not None:
-        check_live_spec(summary_spec, options[1], base_url=summary_endpoint.base_url)
-    check_endpoints_answer(agent_endpoint if agent_live else None, summary_endpoint if summary_live else None)
+    each live spec's form, provider and key, then whether anything answers at each live model's base URL
+    (`live_endpoints`, `check_endpoints_answer`)."""
+    check_endpoints_answer(*live_endpoints(agent_spec, summary_spec, agent_endpoint, summary_endpoint, options))

@@ -289,17 +289,33 @@ def _module_of(exc: BaseException) -> str:
 
 
 _MODEL_CALL_FILE = "langchain_core/language_models/chat_models.py"
-_SIMULATED_MODELS = ("/harness/reference/", "/harness/suites/faults.py")
+
+
+def is_simulated(model: object) -> bool:
+    """Whether ``model`` is simulated (its ``simulated`` capability: the reference models and their seeded faults
+    say so), the one place the capability is read; a provider's model is not. (`harness.agent.models` re-exports it.)"""
+    return getattr(model, "simulated", False) is True
+
+
+def _frames(exc: BaseException) -> list[Any]:
+    """The frames ``exc`` was raised through, outermost first."""
+    out, tb = [], exc.__traceback__
+    while tb is not None:
+        out.append(tb.tb_frame)
+        tb = tb.tb_next
+    return out
 
 
 def _raised_in_live_model_call(exc: BaseException) -> bool:
     """An exception raised while a chat model call was on the stack and no simulated model was under it: a
     response the provider client could not read (a body that is not JSON; no choices, which langchain-core
-    meets as an IndexError). Middleware, tools and scorers run outside model calls, and the reference and
-    faulty models are harness code, so neither is mistaken for a provider."""
-    files = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
+    meets as an IndexError). Middleware, tools and scorers run outside model calls; a model under the call that is
+    simulated (`is_simulated`, read from the ``self`` of each frame from the first model call inward: the reference
+    models and the seeded faulty summarizer say so) is harness code, never mistaken for a provider."""
+    frames = _frames(exc)
+    files = [f.f_code.co_filename.replace("\\", "/") for f in frames]
     calls = [i for i, name in enumerate(files) if name.endswith(_MODEL_CALL_FILE)]
-    return bool(calls) and not any(m in name for name in files[calls[0] :] for m in _SIMULATED_MODELS)
+    return bool(calls) and not any(is_simulated(f.f_locals.get("self")) for f in frames[calls[0] :])
 
 
 def is_provider_error(exc: BaseException) -> bool:

@@ -44,14 +44,12 @@ from harness.agent.endpoints import check_base_url as check_base_url
 from harness.agent.endpoints import check_endpoints_answer as check_endpoints_answer
 from harness.agent.endpoints import check_live_spec as check_live_spec
 from harness.agent.endpoints import parse_model_kwargs as parse_model_kwargs
+from harness.agent.endpoints import summary_model_for as summary_model_for
 from harness.agent.endpoints import with_run_limits as with_run_limits
+
+# What a model can do is read from the model; whether it is simulated is read where errors are classified too.
+from harness.agent.live import is_simulated as is_simulated
 from harness.errors import ConfigError, LiveModelUnavailable
-
-
-def is_simulated(model: object) -> bool:
-    """Whether ``model`` is simulated (its ``simulated`` capability: the reference models and their seeded faults
-    say so), the one place the capability is read; a provider's model is not."""
-    return getattr(model, "simulated", False) is True
 
 
 @runtime_checkable
@@ -164,15 +162,6 @@ def _endpoint_without_live_model(spec: str | None, endpoint: Endpoint, option: s
         f"{model} the agent is the in-process reference model, which takes none. To run the reference models over "
         f"HTTP: harness serve, then {example}"
     )
-
-
-def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
-    """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
-    if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
-        raise ConfigError(
-            f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it"
-        )
-    return explicit if explicit is not None else config_summary_model
 
 
 def choose_models(

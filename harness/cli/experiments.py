@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from harness.cli.options import (
     EXIT_ERROR,
@@ -14,18 +15,31 @@ from harness.cli.options import (
 )
 
 
+def _grid_summary_models(spec: Any) -> list[str | None]:
+    """Every summarizer the grid's arms use, as `harness.runs.grid.cell_summary_model` chooses it (an arm's variant's
+    own wins over the spec's); an arm whose variant cannot be read is left to the grid, which names it."""
+    from harness.compaction.variants import resolve_config
+    from harness.errors import ConfigError
+
+    out: list[str | None] = []
+    for variant, _ in spec.arms().values():
+        try:
+            out.append(resolve_config(variant)[0].summary_model or spec.summary_model)
+        except ConfigError:
+            continue
+    return out
+
+
 def cmd_experiment(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from harness.errors import ConfigError
-    from harness.report.run_report import write_report
-    from harness.rows import read_experiment_meta
-    from harness.runs.grid import parse_shard, run_experiment
-    from harness.runs.langsmith_export import export_experiment
-    from harness.runs.merge import merge_experiments
     from harness.runs.spec import load_spec
 
     if args.experiment_command == "merge":
+        from harness.rows import read_experiment_meta
+        from harness.runs.merge import merge_experiments
+
         out = merge_experiments(args.out, args.parts)
         print(f"merged {len(args.parts)} part(s) into {out}")
         missing = read_experiment_meta(out).get("missing_shards")
@@ -33,6 +47,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             print(f"warning: shard(s) {', '.join(missing)} missing: their cells have no result, so the gate will fail")
         return EXIT_OK
     if args.experiment_command == "langsmith":
+        from harness.runs.langsmith_export import export_experiment
+
         export_experiment(args.path, upload=args.upload)
         return EXIT_OK
     spec = load_spec(args.spec)
@@ -45,11 +61,27 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         from harness.runs.outage import stop_after_errors
 
         spec = replace(spec, stop_after_errors=stop_after_errors(args.stop_after_errors))
-    shard = parse_shard(args.shard)
     if args.workers is not None and args.workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {args.workers}")
     if args.max_cells is not None and args.max_cells < 1:
         raise ConfigError(f"--max-cells must be at least 1, got {args.max_cells}")
+    # The live models' specs, keys and servers, and LangSmith when the export will upload, before the agent stack is
+    # imported or a model built (harness.runs.early); the grid's pre-flight does not ask the servers again.
+    from harness.runs.early import early_checks
+
+    whole = not args.shard or args.shard.strip().endswith("/1")  # a shard's experiments are made after the merge
+    early = early_checks(
+        spec.model,
+        _grid_summary_models(spec),
+        spec.endpoints(),
+        options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
+        upload=whole and not args.no_langsmith,
+    )
+    from harness.report.run_report import write_report
+    from harness.runs.grid import parse_shard, run_experiment
+    from harness.runs.langsmith_export import export_experiment
+
+    shard = parse_shard(args.shard)
     result = run_experiment(
         spec,
         out_dir=args.out,
@@ -58,6 +90,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         max_cells=args.max_cells,
         retry_errors=not args.no_retry_errors,
         allow_large=args.allow_large,
+        endpoints_answered=early.endpoints_answered,
     )
     print(f"{result.ran} cell(s) run, {result.skipped} skipped as already done, in {result.wall_time_s:.1f}s -> {result.path}")
     if shard[1] == 1:  # shards are reported after the merge

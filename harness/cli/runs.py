@@ -20,7 +20,7 @@ from harness.cli.options import (
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from harness.agent.endpoints import preflight
+    from harness.agent.endpoints import summary_model_for
     from harness.compaction.variants import make_config
     from harness.errors import ConfigError
 
@@ -32,8 +32,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     agent_endpoint, summary_endpoint = endpoints_from_args(args)
     # A malformed live spec, a missing key or a stopped server is said before the scenarios, the agent stack, pandas
     # and matplotlib are imported (docs/performance.md, "Start-up"); the run's pre-flight does not ask the servers again.
-    summary_spec = args.summary_model if args.summary_model is not None else config.summary_model
-    preflight(args.model, summary_spec, agent_endpoint, summary_endpoint)
+    from harness.runs.early import early_checks
+
+    summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
+    early = early_checks(args.model, [summary_model], (agent_endpoint, summary_endpoint))
     from harness.agent.runner import case_budget
     from harness.runs.run import run_cases
     from harness.scenarios.schema import load_scenarios, select
@@ -48,7 +50,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             else ""
         )
         raise ConfigError("no scenario matches the selection (--kind/--cases/--limit)" + hint)
-    from harness.agent.models import in_process, summary_model_for
+    from harness.agent.models import in_process
     from harness.runs.run import check_plan_size
 
     live = not in_process(args.model)
@@ -61,7 +63,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         progress=print,
     )
 
-    summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
     run = run_cases(
         scenarios,
         config,
@@ -79,7 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         processes=args.processes,
         stop_after=args.stop_after_errors,
         eval_name=None if args.kind == "all" else args.kind,  # --kind K: the eval of K; none named: as no eval
-        endpoints_answered=True,  # asked above, before the imports
+        endpoints_answered=early.endpoints_answered,  # asked above, before the imports
     )
     from harness.report.run_report import write_report
     from harness.runs.results import is_error, outcome_line

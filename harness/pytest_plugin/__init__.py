@@ -44,7 +44,7 @@ from typing import Any
 
 import pytest
 
-from harness.pytest_plugin.options import OWN, USER, Front, add_options, front_of, given
+from harness.pytest_plugin.options import OWN, USER, Front, add_options, early_checks, front_of, given
 from harness.pytest_plugin.verdicts import (
     OUTAGE_KEY,
     PytestEvalSession,
@@ -58,6 +58,7 @@ OPTION = USER.flag("strategy")
 EVALS_MODULE = Path(__file__).parent.parent / "_plugin_evals.py"
 FRONT = pytest.StashKey[Front]()
 STRATEGY = pytest.StashKey["str | None"]()  # the registered name of the strategy under test
+ASKED = pytest.StashKey[bool]()  # the early checks asked the live models' servers (`options.early_checks`)
 REPORT = pytest.StashKey[Path]()  # the session's report.md
 _OUTAGE = pytest.StashKey["str | None"]()  # why this session (or an xdist worker's) stopped for an outage
 
@@ -122,6 +123,7 @@ def pytest_configure(config: pytest.Config) -> None:
     strategy = config.getoption(front.flag("strategy"))
     try:
         config.stash[STRATEGY] = register(strategy) if strategy and (front is USER or ":" in strategy) else strategy
+        config.stash[ASKED] = early_checks(config, front)  # models and servers, before anything is built
         if front.langsmith:
             from harness.runs.langsmith_session import start
 
@@ -227,6 +229,7 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
             on_row=_log_to_langsmith,
             around_run=_quiet,
             stop_after_errors=pytestconfig.getoption(front.flag("stop_after_errors")),
+            endpoints_answered=pytestconfig.stash.get(ASKED, False),
         )
     except LiveModelUnavailable as exc:
         pytest.skip(str(exc))

@@ -114,3 +114,37 @@ def front_of(config: pytest.Config) -> Front | None:
     if config.getoption(USER.flag("strategy"), default=None) is not None:
         return USER
     return None
+
+
+def early_checks(config: pytest.Config, front: Front) -> bool:
+    """The session's early checks (`harness.runs.early`), at configure time, before any test is collected or a model
+    built: a malformed live spec is a usage error, a stopped server ends the session with exit 4 (as `harness run`
+    exits), a missing key is left to ``eval_session``, which skips every eval with the reason. True when the live
+    models' servers were asked (the session's pre-flight then does not ask them again): by this process, or, under
+    pytest-xdist, by the controller before it started this worker."""
+    import os
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return True
+    if config.getoption("collectonly"):
+        return False
+    from harness.agent.endpoints import summary_model_for
+    from harness.compaction.config import DEFAULT_PRESET
+    from harness.compaction.variants import resolve_config
+    from harness.errors import EXIT_ERROR, EndpointUnreachable, HarnessError, LiveModelUnavailable
+    from harness.runs.early import early_checks as check
+    from harness.runs.settings import endpoints
+
+    named = given(config, front, "variant", "model", "summary_model")
+    variant = named["variant"] or DEFAULT_PRESET
+    try:
+        summary = summary_model_for(resolve_config(variant)[0].summary_model, named["summary_model"], variant=variant)
+        run_endpoints = endpoints(**given(config, front, *ENDPOINT_OPTIONS))
+        check(named["model"], [summary], run_endpoints, options=(front.flag("model"), front.flag("summary_model")))
+    except LiveModelUnavailable:
+        return False
+    except EndpointUnreachable as exc:  # a provider problem found before any case: ERROR's exit code, as the CLI's
+        pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
+    except HarnessError as exc:  # a mistake in the options: a usage error (exit 4) before anything runs
+        raise pytest.UsageError(str(exc)) from None
+    return True

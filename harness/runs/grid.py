@@ -7,9 +7,8 @@
         traces/       one trace per cell
         not_run.jsonl the eval cells not run, each with the reason (a spec with ``evals:``; see below)
 
-Each finished cell is written immediately; a rerun skips the cells already in
-cells.jsonl, so killing a run at any point loses at most the cells in flight. A cell
-whose settings changed since it was written is an error, not silently reused.
+Each finished cell is written immediately; a rerun skips the cells already in cells.jsonl, so killing a run at any
+point loses at most the cells in flight. A cell whose settings changed since it was written is an error, not reused.
 ``--shard i/n`` runs every n-th cell of the grid; `merge_experiments` joins shards.
 
 A spec with ``evals:`` runs each eval's cases (its registry cases, filtered by ``scenarios:``) as that eval, through
@@ -372,13 +371,14 @@ def run_experiment(
     max_cells: int | None = None,
     retry_errors: bool = True,
     allow_large: bool = False,
+    endpoints_answered: bool = False,
 ) -> ExperimentRun:
     """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
     unless ``retry_errors`` is False; their earlier rows and traces are kept. The grid stops early when the spec's
     ``stop_after_errors`` cells in a row, in the order they finish, end in the same provider error
     (`harness.runs.outage`): cells in flight are cancelled (a version arm's workers ended), every finished cell is
     written, and ``stopped`` says why and what is left; a rerun resumes there. A grid above `MAX_PLANNED_RUNS` cells
-    is refused, with its size and estimate, unless ``allow_large``."""
+    is refused, with its size and estimate, unless ``allow_large``; ``endpoints_answered``: asked by `harness.runs.early`."""
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
@@ -401,7 +401,7 @@ def run_experiment(
         progress=progress,
     )
     settings = run_settings(spec)
-    preflight(configs, scenarios, settings, progress=progress)
+    preflight(configs, scenarios, settings, progress=progress, endpoints_answered=endpoints_answered)
     skipped = []
     if (
         not _is_live(spec) and not spec.evals

@@ -46,7 +46,6 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 import uuid
 import warnings
 from collections import Counter, defaultdict
@@ -154,7 +153,10 @@ def export_experiment(
     is bounded (`harness.runs.langsmith_session`): when it does not answer, or fails midway, the export runs locally
     instead, says so, and langsmith.json records what was not uploaded. It never raises for LangSmith's sake."""
     path = Path(path)
-    upload = bool(os.environ.get("LANGSMITH_API_KEY")) if upload is None else upload
+    if upload is None:
+        from harness.runs.langsmith_session import upload_requested
+
+        upload = upload_requested()
     if not upload:
         return _export(path, client or offline_client(), False, progress)
     session = None

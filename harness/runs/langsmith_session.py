@@ -228,9 +228,11 @@ def preflight(client: Any) -> str | None:
 _CONNECTED: dict[tuple[str, str], LangSmithSession] = {}
 
 
-def connect(budget_s: float = BUDGET_S) -> LangSmithSession:
-    """This process's LangSmith client for the current endpoint and key: made and preflighted once, then shared by
-    every path (tracing, the export), so they share one budget and one breaker. ``problem`` says why it is unusable."""
+def check(budget_s: float = BUDGET_S) -> LangSmithSession:
+    """Ask LangSmith once for this process, for the current endpoint and key (`preflight`): the answer is kept and
+    every later path (tracing, the export, a pytest session) reuses it, on one budget and one breaker. No client with a
+    tracing thread is made here (`connect` makes it when it is used), so a plan may still fork its workers after
+    asking. ``problem`` says why LangSmith is unusable."""
     key = (os.environ.get("LANGSMITH_ENDPOINT") or os.environ.get("LANGCHAIN_ENDPOINT") or "", _api_key_env())
     if key not in _CONNECTED:
         try:
@@ -242,11 +244,22 @@ def connect(budget_s: float = BUDGET_S) -> LangSmithSession:
             _CONNECTED[key] = LangSmithSession(enabled=False, traces="full", problem=why)
         else:
             problem = preflight(probe)
-            client = None if problem else bounded_client(session=session)[0]  # its tracing thread starts only now
-            _CONNECTED[key] = LangSmithSession(
-                enabled=problem is None, traces="full", session=session, problem=problem, client=client
-            )
+            _CONNECTED[key] = LangSmithSession(enabled=problem is None, traces="full", session=session, problem=problem)
     return _CONNECTED[key]
+
+
+def connect(budget_s: float = BUDGET_S) -> LangSmithSession:
+    """This process's LangSmith client for the current endpoint and key: asked once (`check`), then shared by every
+    path (tracing, the export), so they share one budget and one breaker. ``problem`` says why it is unusable."""
+    ls = check(budget_s)
+    if ls.enabled and ls.client is None and ls.session is not None:
+        ls.client = bounded_client(session=ls.session)[0]  # its tracing thread starts only now
+    return ls
+
+
+def upload_requested() -> bool:
+    """Results go to LangSmith (a pytest session's experiment, an experiment's export) when LANGSMITH_API_KEY is set."""
+    return bool(os.environ.get("LANGSMITH_API_KEY"))
 
 
 def _api_key_env() -> str:
@@ -328,7 +341,7 @@ def start(traces: str = "summary", budget_s: float = BUDGET_S) -> LangSmithSessi
         from harness.errors import ConfigError
 
         raise ConfigError(f"--langsmith-traces {traces!r}: choose {' or '.join(TRACE_MODES)}")
-    if not os.environ.get("LANGSMITH_API_KEY") or os.environ.get("LANGSMITH_TEST_TRACKING") == "false":
+    if not upload_requested() or os.environ.get("LANGSMITH_TEST_TRACKING") == "false":
         switch_off()
         return LangSmithSession(enabled=False, traces=traces)
     import langsmith

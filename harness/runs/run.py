@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from harness._paths import check_dir_name
 from harness._version import __version__
 from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
@@ -110,19 +111,6 @@ class RunDir:
 def new_run_id(arm: str) -> str:
     safe_arm = re.sub(r"[^A-Za-z0-9_.+\-]", "_", arm)  # a variant file's name may hold anything
     return f"{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-{safe_arm}-{uuid.uuid4().hex[:6]}"
-
-
-_DIR_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+\-]{0,199}")
-
-
-def check_dir_name(name: str, what: str) -> None:
-    """``name`` becomes one directory inside an output directory (a run id, an experiment name): one plain path
-    component, so it cannot climb out (``../x``), go elsewhere (``/tmp/x``) or hide (``.x``)."""
-    if not _DIR_NAME.fullmatch(name):
-        raise ConfigError(
-            f"{what} {name!r}: a directory name, not a path: letters, digits and . _ + - (starting with a letter or "
-            "digit, at most 200 characters)"
-        )
 
 
 def make_output_dir(path: Path, out_dir: str | Path, option: str, *, exist_ok: bool = False) -> None:

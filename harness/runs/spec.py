@@ -417,7 +417,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             where, "scenarios.datasets", "an eval runs its own cases (the registry's): filter them with cases, kind or limit"
         )
     if data.get("name"):  # the experiment's directory under --out: a name, never a path out of it
-        from harness.runs.run import check_dir_name
+        from harness._paths import check_dir_name
 
         try:
             check_dir_name(data["name"], "name")

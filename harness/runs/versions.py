@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS, supports_deepagents
 from harness._paths import REPO_ROOT
 from harness._version import RECORDED_PACKAGES, package_versions
 from harness.errors import ConfigError, HarnessError
@@ -123,6 +122,8 @@ def installs(arm: VersionArm, pins: dict[str, str]) -> dict[str, str]:
 def check_supported(arms: Sequence[VersionArm], pins: dict[str, str], where: str) -> None:
     """Refuse (ConfigError: exit 2) an arm whose deepagents, pinned by the arm or else by the lock, is outside the
     adapter's `SUPPORTED_DEEPAGENTS`, naming the arm, the version and the range."""
+    from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS, supports_deepagents  # langchain_core: not at load_spec
+
     low, high = SUPPORTED_DEEPAGENTS
     for arm in arms:
         version = installs(arm, pins).get("deepagents")

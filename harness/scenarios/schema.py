@@ -129,10 +129,19 @@ def _load_hf(path: Path):  # noqa: ANN202
     # datasets exports these lazily, out of mypy's sight
     datasets.disable_progress_bars()  # type: ignore[attr-defined]
     datasets.logging.set_verbosity_error()  # type: ignore[attr-defined]
+    # A builder patches its module for streaming remote files on first use (`datasets.streaming`): that imports
+    # scipy.io (0.08-0.3 s of CPU, before the first case) to patch a `loadmat` the JSON reader never calls. These files
+    # are local, so the JSON module is marked as patched while it reads them (the builtin open reads a local file as
+    # the patched one would) and unmarked after, so a later streaming load in this process is patched as usual.
+    from datasets.packaged_modules.json import json as json_module
+
     # datasets resolves the file through tqdm's thread_map, and tqdm starts its monitor thread for any bar, disabled or
     # not: a thread that outlived the load and made the process unsafe to fork (`harness._fork.can_fork`).
     from tqdm import std
 
+    marked = not hasattr(json_module, "_patched_for_streaming")
+    if marked:
+        json_module._patched_for_streaming = True
     interval, std.tqdm.monitor_interval = std.tqdm.monitor_interval, 0
     try:
         return datasets.load_dataset(  # type: ignore[attr-defined]
@@ -140,6 +149,8 @@ def _load_hf(path: Path):  # noqa: ANN202
         )
     finally:
         std.tqdm.monitor_interval = interval
+        if marked:
+            del json_module._patched_for_streaming
 
 
 def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:

@@ -3,10 +3,13 @@ of them, which model raised them, and when a 429's long Retry-After is waited ou
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import httpx
 import openai
 import pytest
 from langchain_core.exceptions import ContextOverflowError
+from langchain_core.language_models import BaseChatModel
 
 from harness.agent import live
 from harness.agent.live import (
@@ -21,8 +24,19 @@ from harness.agent.live import (
 
 MODEL_CALL = "/venv/site-packages/langchain_core/language_models/chat_models.py"
 REFERENCE_MODEL = "/repo/harness/reference/model.py"
-FAULTY_MODEL = "/repo/harness/suites/faults.py"
 TOOL = "/repo/harness/tools/files.py"
+
+
+class _Model:
+    """A model as a frame's ``self``: ``simulated`` is the capability `live.is_simulated` reads (the reference models
+    and the faulty summarizer say True; a provider's model has no such attribute)."""
+
+    def __init__(self, simulated: object = None) -> None:
+        if simulated is not None:
+            self.simulated = simulated
+
+
+SIMULATED, LIVE = _Model(True), _Model()
 
 
 def _request() -> httpx.Request:
@@ -47,16 +61,17 @@ def _raise(exc: BaseException):
     raise exc
 
 
-def _raised_through(frames: list[tuple[str, str]], exc: BaseException) -> BaseException:
-    """``exc`` raised under a stack of calls, each ``(file, function name)`` outermost first, and caught here."""
+def _raised_through(frames: list[tuple[str, str] | tuple[str, str, object]], exc: BaseException) -> BaseException:
+    """``exc`` raised under a stack of calls, each ``(file, function name)`` or ``(file, function name, self)``
+    outermost first (``self``: the object the frame is a method of, e.g. a model), and caught here."""
 
     def call() -> None:
         _raise(exc)
 
-    for filename, name in reversed(frames):
+    for filename, name, *owner in reversed(frames):
         namespace: dict = {}
-        exec(compile(f"def {name}(inner):\n    inner()\n", filename, "exec"), namespace)
-        call = (lambda step, inner: lambda: step(inner))(namespace[name], call)
+        exec(compile(f"def {name}(inner, self=None):\n    inner()\n", filename, "exec"), namespace)
+        call = (lambda step, inner, me: lambda: step(inner, me))(namespace[name], call, owner[0] if owner else None)
     try:
         call()
     except BaseException as caught:  # noqa: BLE001
@@ -191,24 +206,71 @@ def test_an_error_raised_outside_any_model_call_is_not_the_providers():
     assert not is_provider_error(IndexError("never raised"))  # no traceback at all
 
 
-@pytest.mark.parametrize("simulated", [REFERENCE_MODEL, FAULTY_MODEL])
-def test_an_error_from_a_simulated_model_under_the_model_call_is_not_the_providers(simulated):
-    exc = _raised_through([(MODEL_CALL, "_generate"), (simulated, "_generate")], IndexError("x"))
+def test_an_error_from_a_simulated_model_under_the_model_call_is_not_the_providers():
+    exc = _raised_through([(MODEL_CALL, "_generate", SIMULATED), (TOOL, "_generate", SIMULATED)], IndexError("x"))
     assert not is_provider_error(exc)
+
+
+def test_a_model_is_simulated_by_what_it_says_not_by_the_file_it_is_defined_in():
+    """The capability decides: a model in the reference package that is not simulated is a provider's; a simulated
+    model defined anywhere (a user's stand-in) is not."""
+    under_reference = _raised_through([(MODEL_CALL, "_generate", LIVE), (REFERENCE_MODEL, "_generate", LIVE)], IndexError("x"))
+    assert is_provider_error(under_reference)
+    elsewhere = _raised_through([(MODEL_CALL, "_generate", LIVE), (TOOL, "_generate", SIMULATED)], IndexError("x"))
+    assert not is_provider_error(elsewhere)
+    not_true = _raised_through([(MODEL_CALL, "_generate", _Model("yes"))], IndexError("x"))
+    assert is_provider_error(not_true)  # the capability is True itself, not anything truthy
 
 
 def test_harness_model_code_above_the_model_call_does_not_hide_a_live_call_under_it():
     """Only the frames from the first model call inward say whether the model that failed is simulated."""
-    exc = _raised_through([(REFERENCE_MODEL, "drive"), (MODEL_CALL, "_generate"), (TOOL, "parse")], IndexError("x"))
+    exc = _raised_through(
+        [(REFERENCE_MODEL, "drive", SIMULATED), (MODEL_CALL, "_generate", LIVE), (TOOL, "parse")], IndexError("x")
+    )
     assert is_provider_error(exc)
 
 
 def test_a_simulated_model_nested_under_a_second_model_call_is_still_simulated():
     exc = _raised_through(
-        [(MODEL_CALL, "invoke"), (TOOL, "route"), (MODEL_CALL, "_generate"), (REFERENCE_MODEL, "_generate")],
+        [(MODEL_CALL, "invoke", LIVE), (TOOL, "route"), (MODEL_CALL, "_generate", SIMULATED), (REFERENCE_MODEL, "_generate")],
         IndexError("x"),
     )
     assert not is_provider_error(exc)
+
+
+class _Unreadable(BaseChatModel):
+    """A live model whose answer cannot be read: langchain-core meets a response with no choices as an IndexError."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "unreadable"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):  # noqa: ANN001, ANN202
+        raise IndexError("list index out of range")
+
+
+class _SimulatedUnreadable(_Unreadable):
+    simulated: ClassVar[bool] = True
+
+
+def _invoked(model: BaseChatModel) -> BaseException:
+    try:
+        model.invoke("hello")
+    except BaseException as caught:  # noqa: BLE001
+        return caught
+    raise AssertionError("nothing was raised")
+
+
+def test_real_model_calls_are_classified_by_the_models_capability():
+    """Through langchain-core's real call path: the same failure is a provider error from a live model, and the
+    harness's own (a simulated model's, e.g. the faulty summarizer's) from a simulated one."""
+    from harness.suites.faults import FaultySummarizer
+
+    live_error = classify_error(_invoked(_Unreadable()))
+    assert live_error["provider_error"]["type"] == "IndexError" and live_error["provider_error"]["model"] == "agent"
+    assert "provider_error" not in classify_error(_invoked(_SimulatedUnreadable()))
+    faulty = _invoked(FaultySummarizer(fault="raise"))
+    assert "injected fault" in str(faulty) and classify_error(faulty) == {"type": "RuntimeError", "message": str(faulty)}
 
 
 # -- which provider errors the SDK's retries do not cover --------------------------------------

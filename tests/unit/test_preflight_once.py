@@ -1,6 +1,7 @@
-"""The plan's pre-flight asks every live model's server once: `harness run` asks before it imports the agent stack
-(`harness.agent.endpoints.preflight`) and tells the run's pre-flight so (``endpoints_answered``), which then does not
-ask again; every other caller's pre-flight asks."""
+"""The plan's pre-flight asks every live model's server once: every door asks before it imports the agent stack
+(`harness.runs.early.early_checks`) and tells the plan's pre-flight so (``endpoints_answered``), which then does not
+ask again; a caller that did not ask (a direct `run_cases`) has its pre-flight ask. tests/test_preflight_doors.py
+counts the requests each door sends to a live server."""
 
 from __future__ import annotations
 
@@ -47,8 +48,14 @@ def test_harness_run_tells_the_run_its_servers_were_asked(monkeypatch):
         seen.update(kwargs)
         raise Stop
 
+    from harness.runs.early import EarlyChecks
+
+    def early(*args, **kwargs):
+        seen.setdefault("early", True)
+        return EarlyChecks(endpoints_answered=True)
+
     monkeypatch.setattr(run_module, "run_cases", fake_run_cases)
-    monkeypatch.setattr("harness.agent.endpoints.preflight", lambda *a, **k: seen.setdefault("early", True))
+    monkeypatch.setattr("harness.runs.early.early_checks", early)
     from harness.cli.main import build_parser
 
     args = build_parser().parse_args(["run", "--kind", "needle", "--limit", "1"])
