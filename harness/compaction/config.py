@@ -7,7 +7,8 @@ can be traced back to the exact settings that produced it.
 
 Context sizes use deepagents' own tuples: ``("fraction", 0.2)``, ``("tokens", 6000)``,
 ``("messages", 20)``. On the command line they are written ``fraction:0.2``,
-``20%``, ``tokens:6000`` or ``messages:20``.
+``20%``, ``tokens:6000`` or ``messages:20`` (and in a spec or variant file also ``{type: tokens, value: 6000}``),
+read by `ContextSize.read`.
 """
 
 from __future__ import annotations
@@ -83,6 +84,20 @@ class ContextSize:
             raise ConfigError(f"cannot read context size {raw!r}: write fraction:0.2, 20%, tokens:6000 or messages:20")
         unit, _, value = raw.partition(":")
         return cls(unit.strip(), _number(value.strip(), raw))
+
+    @classmethod
+    def read(cls, value: Any, where: str) -> ContextSize:  # noqa: ANN401 - a value as a user wrote it
+        """A size as a user writes it, in a spec, a variant file or an option: ``20%``, ``fraction:0.2``, ``tokens:12000``,
+        ``messages:40``, or DeerFlow style ``{type: tokens, value: 12000}``. The one reader of a written size: every
+        problem is a ConfigError headed by ``where`` (``spec.yaml: keep``, ``--trigger '20x'``)."""
+        if isinstance(value, dict):
+            if set(value) != {"type", "value"}:
+                raise ConfigError(f"{where}: a size mapping needs exactly 'type' and 'value', got {sorted(value)}")
+            value = f"{value['type']}:{value['value']}"
+        try:
+            return cls.parse(value)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
 
     def as_tuple(self) -> LangChainContextSize:
         """The size as LangChain's and deepagents' summarization middleware take it: ("fraction", 0.2), ("tokens", 6000)."""

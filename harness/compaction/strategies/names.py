@@ -16,6 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
+from harness.compaction.config import DEFAULT_STRATEGY
 from harness.compaction.strategies.provider_native import ANTHROPIC_MIN_TRIGGER
 from harness.errors import ConfigError
 
@@ -37,6 +38,16 @@ PROVIDER_NATIVE: dict[str, int] = {  # the provider-native strategies -> the low
     "anthropic-context-editing": 0,
     "openai-compaction": 0,  # none documented
 }
+
+
+def builtin_said() -> str:
+    """The built-in strategies as a help text or a schema's description lists them, from `BUILTIN` in its order: the
+    default marked, the provider-native ones apart, ``custom`` as the ``module:function`` it is written as."""
+    own = [f"{n} (default)" if n == DEFAULT_STRATEGY else n for n in BUILTIN if n not in PROVIDER_NATIVE and n != "custom"]
+    *native, last = [n for n in BUILTIN if n in PROVIDER_NATIVE]
+    return (
+        f"{', '.join(own)}, the provider-native {', '.join(native)} and {last} (docs/strategies.md), or module:function (custom)"
+    )
 
 
 @lru_cache(maxsize=1)
