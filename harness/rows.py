@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
@@ -523,3 +524,19 @@ def check_input(
         raise error from None
     return None
 
+
+NO_EVAL = "cases, no eval"
+
+
+def eval_label(row: Mapping[str, Any]) -> str:
+    """What a row or a gate cell ran as, as the run report and the gate name it: its eval (a registry entry; a row
+    from before rows named their eval: its kind's), or for one that ran as no eval (``eval`` null: an ad-hoc run)
+    "<kind> cases, no eval", never passed off as the eval of that kind."""
+    if "eval" not in row:
+        return str(row["kind"])
+    return row["eval"] or f"{row['kind']} {NO_EVAL}"
+
+
+def eval_said(label: str) -> str:
+    """An `eval_label` in a sentence: "goal eval", or "goal cases, no eval" as it is."""
+    return label if label.endswith(NO_EVAL) else f"{label} eval"

@@ -305,8 +305,33 @@ def test_an_ad_hoc_grid_is_gated_by_its_kind_and_refused_against_a_baseline_of_t
 
     ad_hoc = [{**r, "eval": None, "eval_version": None} for r in _cells(8, True)]
     ok, table, _ = _gate(tmp_path, ad_hoc, ad_hoc)
-    assert ok and set(table["eval"]) == {"goal"}
+    assert ok and set(table["eval"]) == {"goal cases, no eval"}  # the run report's heading, never the goal eval
+    assert set(table["metric"]) == {"case_valid", "passed", "goal_preserved"}  # the goal eval's gated check all the same
     as_eval = [{**r, "eval_version": 2} for r in _cells(8, True)]
     with pytest.raises(HarnessError) as err:
         _gate(tmp_path / "mixed", as_eval, ad_hoc)
     assert "baseline was scored under version 2, the current results under version none (run as no eval)" in str(err.value)
+
+
+def test_every_line_the_gate_writes_about_ad_hoc_cells_names_them_as_no_eval(tmp_path):
+    """The table, each note (a group missing tonight, a metric with no pairs, an incomplete grid) and the baseline file
+    name a group of ad-hoc cells "<kind> cases, no eval" (`harness.rows.eval_label`): never the eval of that kind."""
+    from harness.analysis.regress import load_baseline
+
+    def ad_hoc(rows):
+        return [{**r, "eval": None, "eval_version": None} for r in rows]
+
+    base = ad_hoc(_cells(8, True) + _cells(3, True, arm="b"))
+    now = ad_hoc(_cells(8, False) + [_row("c0", True, arm="c")])
+    ok, table, notes = _gate(tmp_path, base, now)
+    assert not ok and set(table["eval"]) == {"goal cases, no eval"}
+    assert set(table[table["verdict"] == "REGRESSION"]["metric"]) == {"passed", "goal_preserved"}
+    assert notes[0] == "goal cases, no eval, b at 20%: in the baseline, not in tonight (not gated)"
+    assert notes[-1].startswith("INCOMPLETE: 3 of 11 baseline cells have no result in tonight (goal cases, no eval, b at 20%: 3)")
+    stored = load_baseline(tmp_path / "baseline.json")
+    assert {(c["eval"], c["kind"]) for c in stored} == {(None, "goal")}
+    said = " ".join([*notes, *map(str, table["eval"])])
+    assert "goal eval" not in said and "eval 'goal'" not in said, said
+    unpaired = ad_hoc([_row(f"c{i}", outcome="INVALID") for i in range(8)])
+    _, _, notes = _gate(tmp_path / "unpaired", ad_hoc(_cells(8, True)), unpaired)
+    assert notes and all(n.startswith("goal cases, no eval, a at 20%: ") for n in notes), notes
