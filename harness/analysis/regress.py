@@ -230,8 +230,8 @@ def _ad_hoc_as_null(cell: dict[str, Any]) -> dict[str, Any]:
 
 
 def _gate_frame(cells: list[dict[str, Any]], keys: list[str]) -> pd.DataFrame:
-    """The cells with one column per gated check (the eval as its label: an ad-hoc cell's is no null to drop)."""
-    frame = pd.DataFrame([{**{k: c.get(k) for k in _CELL_KEYS}, "eval": eval_label(c)} for c in cells])
+    """The cells with one column per gated check."""
+    frame = pd.DataFrame([{k: c.get(k) for k in _CELL_KEYS} for c in cells])
     for key in keys:
         frame[key] = [(c.get("checks") or {}).get(key) for c in cells]
     return frame

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from harness._numbers import finite_number, finite_problem
+from harness.compaction.strategies.names import DEFAULT_STRATEGY  # the strategy list and its default: one place
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:  # the type only: the config imports no middleware
@@ -39,7 +40,6 @@ DEEPAGENTS_EVICTION_TOKENS = 20_000
 DEEPAGENTS_HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_message_token_limit_before_evict (0.7.32)
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
-DEFAULT_STRATEGY = "deepagents-summarization"
 
 PROMPT_WINDOW_SHARE = 0.5
 """A summary prompt of at least this share of the declared window is warned about (`CompactionConfig.prompt_warning`)."""

@@ -16,11 +16,11 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 
-from harness.compaction.config import DEFAULT_STRATEGY
 from harness.compaction.strategies.provider_native import ANTHROPIC_MIN_TRIGGER
 from harness.errors import ConfigError
 
 GROUP = "compaction_harness.strategies"
+DEFAULT_STRATEGY = "deepagents-summarization"  # a config's strategy unless it names one (`CompactionConfig.strategy`)
 BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's table and `harness run --help` list them
     "deepagents-summarization": "harness.compaction.strategies.deepagents_summarization",
     "langchain-summarization": "harness.compaction.strategies.langchain_summarization",
