@@ -154,6 +154,19 @@ def test_a_missing_baseline_file_says_how_to_create_it(tmp_path):
     assert str(err.value) == f"{tmp_path / 'none.json'}: no baseline file; create it with --update"
 
 
+def test_a_baseline_that_is_a_directory_or_not_text_is_named(tmp_path):
+    with pytest.raises(HarnessError) as err:
+        load_baseline(tmp_path)
+    assert str(err.value) == (
+        f"{tmp_path}: is a directory; --baseline is a baseline JSON file, e.g. datasets/baselines/nightly.json"
+    )
+    path = tmp_path / "b.json"
+    path.write_bytes(b'{"schema": 2, "cells": ["\xff"]}')
+    with pytest.raises(HarnessError) as err:
+        load_baseline(path)
+    assert str(err.value).startswith(f"{path}: cannot read the baseline (UnicodeDecodeError: 'utf-8' codec can't decode")
+
+
 def test_a_baseline_that_is_not_json_is_named(tmp_path):
     path = tmp_path / "b.json"
     path.write_text("{not json", encoding="utf-8")

@@ -288,12 +288,21 @@ def test_a_baseline_from_another_version_of_an_eval_is_refused_not_compared(tmp_
     with pytest.raises(HarnessError) as err:
         _gate(tmp_path / "v2", base, changed)
     message = str(err.value)
-    assert "eval 'goal': the baseline was scored under version 1, the current results under version 2" in message
-    assert "--update" in message and "not comparable" in message
+    baseline = tmp_path / "v2" / "baseline.json"
+    assert message == (
+        f"{baseline}: not comparable with tonight: eval 'goal': the baseline was scored under version 1, the current "
+        "results under version 2. An eval's version changes when its cases, checks or scoring change meaning "
+        "(suites/registry.py). Rewrite the baseline from results of the current version: harness regress RESULTS "
+        f"--baseline {baseline} --update"
+    )
     # a version change in one eval refuses the whole gate even though the other eval's cells match
     needle = _cells(4, True, eval_name="needle")
     with pytest.raises(HarnessError, match="eval 'goal'"):
         _gate(tmp_path / "mixed", base + needle, changed + needle)
+    needle_v2 = [{**r, "eval_version": 2} for r in needle]  # two evals changed: both named, one after the other
+    with pytest.raises(HarnessError) as err:
+        _gate(tmp_path / "both", base + needle, changed + needle_v2)
+    assert "under version 2; eval 'needle': the baseline was scored under version 1" in str(err.value)
 
 
 def test_an_ad_hoc_grid_is_gated_by_its_kind_and_refused_against_a_baseline_of_the_eval_itself(tmp_path):

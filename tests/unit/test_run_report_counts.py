@@ -279,3 +279,17 @@ def test_a_row_that_ran_as_no_eval_is_headed_as_such_never_as_the_eval_of_its_ki
     assert eval_label(ad_hoc) == "faults cases, no eval" and not _injects_faults(eval_label(ad_hoc))
     headings = [value for kind, value in _pass_rate_blocks([ad_hoc, as_eval]) if kind == "heading"]
     assert [h[1] for h in headings] == ["faults cases, no eval (1 runs)", "needle (1 runs)"]
+
+
+def test_known_upstream_runs_are_counted_beside_the_others_and_said_to_count_in_no_rate():
+    rows = [
+        _row("n1", "PASS", passed=OK),
+        _row("n2", "KNOWN_UPSTREAM", ["needle_correct"], passed=MISSED),
+    ]
+    texts = [value for kind, value in _pass_rate_blocks(rows) if kind == "text"]
+    assert texts[0] == (
+        "1 PASS, 0 FAIL, 0 INVALID, 0 ERROR, 1 KNOWN_UPSTREAM: rates over the 1 valid runs; KNOWN_UPSTREAM runs "
+        "(listed under Known upstream failures) count in no rate."
+    )
+    (plain,) = [value for kind, value in _pass_rate_blocks(rows[:1]) if kind == "text"][:1]
+    assert plain == "1 PASS, 0 FAIL, 0 INVALID, 0 ERROR: rates over the 1 valid runs."
