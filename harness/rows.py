@@ -1,6 +1,7 @@
 """The types of what a run writes: result rows (results.jsonl), experiment cells (cells.jsonl) and meta.json; the
 `Literal` types of a case's kind, outcome and a score's role; and, for the models of what a user writes (dataset
-rows, experiment specs, variant front matter), pydantic's errors told in the project's words (`input_problem`).
+rows, experiment specs, variant front matter), pydantic's errors told in the project's words (`input_problem`,
+`check_input`).
 
 In the bedrock layer, so that every layer that holds a row (scoring's cost, an eval's `CaseResult`, runs, analysis,
 reports) can name its type; `harness.runs` exports them as the public face.
@@ -19,15 +20,16 @@ from __future__ import annotations
 
 import json
 import types
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from pydantic import BeforeValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
 
-from harness.errors import HarnessError
+from harness.errors import ConfigError, HarnessError
 
 ROW_SCHEMA_VERSION = 4
 """The result row's schema (results.jsonl, and cells.jsonl, whose rows are result rows with cell fields):
@@ -491,3 +493,50 @@ def input_problem(error: ValidationError, model: type, skip: frozenset[str] = fr
     if says is not None:
         return Problem(field=field_path(named), text=says.told(err.get("input")), unknown=False, known=[])
     return Problem(field=field_path(loc), text=_text(err, tp, meta, nullable), unknown=False, known=[])
+
+
+def told(problem: Problem, noun: str) -> str:
+    """``problem``'s text as it follows its field, for an unknown name with the names the place takes: 'unknown key;
+    known keys: a, b' at the top of the input (``noun`` key or field), 'unknown key; known: a, b' under it."""
+    if not problem["unknown"]:
+        return problem["text"]
+    top = "." not in problem["field"] and "[" not in problem["field"]
+    return f"unknown {noun}; known{f' {noun}s' if top else ''}: {', '.join(problem['known'])}"
+
+
+def check_input(
+    data: dict[str, Any], model: type[BaseModel], where: str, skip: frozenset[str] = frozenset()
+) -> ConfigError | None:
+    """Validate a file a user writes (an experiment spec, a variant file's front matter) against ``model``: its first
+    problem raised as a ConfigError naming ``where`` (the file) and the key. A problem only under a key in ``skip`` (a
+    key read by a reader of its own, which words its problems) is returned instead, for the caller to raise if that
+    reader lets the value pass; None when ``data`` is valid. An unknown key is told with the known ones, sorted."""
+    try:
+        model.model_validate(data)
+    except ValidationError as exc:
+        problem = input_problem(exc, model, skip=skip)
+        deferred = problem or input_problem(exc, model)
+        if deferred is None:
+            return None
+        error = ConfigError(f"{where}: {deferred['field']}: {told({**deferred, 'known': sorted(deferred['known'])}, 'key')}")
+        if problem is None:
+            return error
+        raise error from None
+    return None
+
+
+NO_EVAL = "cases, no eval"
+
+
+def eval_label(row: Mapping[str, Any]) -> str:
+    """What a row or a gate cell ran as, as the run report and the gate name it: its eval (a registry entry; a row
+    from before rows named their eval: its kind's), or for one that ran as no eval (``eval`` null: an ad-hoc run)
+    "<kind> cases, no eval", never passed off as the eval of that kind."""
+    if "eval" not in row:
+        return str(row["kind"])
+    return row["eval"] or f"{row['kind']} {NO_EVAL}"
+
+
+def eval_said(label: str) -> str:
+    """An `eval_label` in a sentence: "goal eval", or "goal cases, no eval" as it is."""
+    return label if label.endswith(NO_EVAL) else f"{label} eval"

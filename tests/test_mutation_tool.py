@@ -62,6 +62,16 @@ def test_an_accepted_equivalent_mutant_is_not_counted_and_a_stale_entry_fails_th
     assert summary["stale_equivalent"] == ["pkg.a.x_f__mutmut_3"] and code == 1
 
 
+def test_an_entry_no_module_of_the_scope_holds_is_stale_in_a_whole_report_only(fake):
+    """A function that moved out of the scope's globs (grid.default_keep to config.quarter_keep) leaves its entries
+    naming no mutant of any module: a whole report says so; a report of some modules (--changed) cannot tell."""
+    settings = fake("a", {f"pkg.a.x_f__mutmut_{i}": 1 for i in range(10)})
+    settings["equivalent"] = {"pkg.gone.x_moved__mutmut_3": "was equivalent where it was"}
+    code, summary = _report()
+    assert summary["stale_equivalent"] == ["pkg.gone.x_moved__mutmut_3"] and code == 1
+    assert mutation.report(True, ["a"]) == 0
+
+
 def test_unchecked_mutants_make_the_run_incomplete_not_passed(fake):
     fake("a", {f"pkg.a.x_f__mutmut_{i}": 1 for i in range(10)} | {"pkg.a.x_f__mutmut_10": None})
     code, summary = _report()

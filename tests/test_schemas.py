@@ -143,8 +143,8 @@ def test_a_broken_spec_is_refused_by_the_schema_and_by_the_loader(tmp_path, line
 @pytest.mark.parametrize(
     ("line", "said"),
     [
-        ("colour: red", "unknown key 'colour'; known keys: arg_truncation, description"),
-        ("arg_truncation: {speed: 3}", "arg_truncation: unknown key 'speed'; known: keep, max_length"),
+        ("colour: red", "colour: unknown key; known keys: arg_truncation, description"),
+        ("arg_truncation: {speed: 3}", "arg_truncation.speed: unknown key; known: keep, max_length"),
         ("arg_truncation: {max_length: long}", "arg_truncation.max_length: expected an integer or null, got str"),
         ("window: 0", "window: must be a positive integer, got 0"),
         ("mask_keep: -1", "mask_keep: must be a non-negative integer, got -1"),

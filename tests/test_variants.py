@@ -65,6 +65,24 @@ Summarize: {messages}
     assert cfg.arg_truncation.max_length == 500 and cfg.summary_model == "openai:gpt-5-mini" == variant.summary_model
 
 
+def test_a_size_reads_as_in_a_spec_the_mapping_form_included_by_the_one_reader(tmp_path):
+    """A variant's sizes are read by `ContextSize.read`, the spec's reader: DeerFlow's mapping form too, and a problem
+    names the file and the key, as for a spec."""
+    path = write(
+        tmp_path, "m", "---\ntrigger: [{type: tokens, value: 9000}, 30%]\nkeep: {type: messages, value: 8}\n---\nS {messages}"
+    )
+    cfg, _ = resolve_config(str(path))
+    assert cfg.trigger == (ContextSize("tokens", 9000), ContextSize("fraction", 0.3))
+    assert cfg.keep == ContextSize("messages", 8)
+    bad = write(tmp_path, "b", "---\nkeep: {type: tokens, value: 9, unit: x}\n---\nS {messages}")
+    with pytest.raises(ConfigError) as err:
+        load_variant(bad)
+    assert str(err.value) == f"{bad}: keep: a size mapping needs exactly 'type' and 'value', got ['type', 'unit', 'value']"
+    with pytest.raises(ConfigError) as err:
+        make_config(trigger=["20x"])
+    assert str(err.value).startswith("--trigger '20x': cannot read context size '20x'")
+
+
 def test_include_inherits_and_overrides(tmp_path):
     write(tmp_path, "parent", "---\nkeep: tokens:1500\nsummary_model: reference\n---\nParent prompt {messages}\n")
     child = write(tmp_path, "child", f"---\ninclude: {tmp_path / 'parent.md'}\nwindow: 80000\n---\n")
@@ -79,10 +97,10 @@ def test_include_inherits_and_overrides(tmp_path):
         ("Summarize the conversation.", "must contain the placeholder"),
         ("Summarize {messages} as {json}", r"placeholder\(s\) \{json\}"),
         ("Summarize {messages} and }", "not a valid template"),
-        ("---\ncolour: red\n---\nx {messages}", "unknown key 'colour'"),
+        ("---\ncolour: red\n---\nx {messages}", "colour: unknown key; known keys: arg_truncation"),
         ("---\ntrigger: 150%\n---\nx {messages}", "trigger: fraction must be in"),
         ("---\nwindow: big\n---\nx {messages}", "window: must be a positive integer"),
-        ("---\narg_truncation: {speed: 3}\n---\nx {messages}", "arg_truncation: unknown key 'speed'"),
+        ("---\narg_truncation: {speed: 3}\n---\nx {messages}", "arg_truncation.speed: unknown key; known: keep"),
         ("---\nprompt: deepagents-default\n---\nAlso this {messages}", "body must be empty"),
         ("---\nprompt: mine\n---\n", "the named prompts are"),
         ("---\nkeep: 5%\n", "never closed"),

@@ -6,7 +6,8 @@ this script adds what mutmut does not have:
 - a scope finer than a file (``[tool.mutmut.scope]``: per module, the mutant-name globs that are in it, so that
   the grid's resume and merge are scored without its progress bar, and the run report's counts without its charts);
 - accepted equivalent mutants with the reason each changes no behaviour (``[tool.mutmut.equivalent]``); an entry
-  that no longer names a mutant is reported as stale, so the list cannot rot silently;
+  that no longer names a surviving mutant, or that no module of the scope holds, is reported as stale, so the list
+  cannot rot silently;
 - a report per module (``mutants/mutation-report.md`` and ``.json``): mutants, killed, survived, no test, score,
   and the diff of every survivor; exit 1 when the score is under ``fail_under``.
 
@@ -184,7 +185,13 @@ def report(check: bool, only_modules: list[str] | None = None) -> int:
         rows[module][status] += 1
         if status in ("survived", "no tests"):
             survivors.append((module, name))
-    stale = sorted(n for n in equivalent if module_of(n, modules) and statuses.get(n) != "survived")
+    # stale: an entry of a reported module that no longer names a survivor, or (a whole report) one no module of the
+    # scope holds: its function moved or went (harness.runs.grid.x_default_keep_* once outlived the keep rule's move)
+    stale = sorted(
+        n
+        for n in equivalent
+        if (module_of(n, modules) and statuses.get(n) != "survived") or (only_modules is None and not module_of(n, scope()))
+    )
     table: list[tuple[str, Counter]] = []
     total: Counter = Counter()
     for module, c in rows.items():

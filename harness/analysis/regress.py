@@ -15,6 +15,10 @@ from the current results.
 A cell that ended in ERROR (a provider error) is not valid, so it is never paired and can
 never read as a regression; instead the gate fails on its own when the share of ERROR
 cells passes ``max_error_rate`` (default 5 %): an outage leaves too little to vouch for.
+
+A cell that ran as no eval (an ad-hoc grid: ``eval`` null, as its row) is gated on the checks the eval of its kind
+gates, in a group of its own named "<kind> cases, no eval" (`harness.rows.eval_label`, as the run report heads such
+rows): never as that eval, in the table, the notes, the verdict or the baseline file.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import pandas as pd
 from harness._version import __version__
 from harness.analysis.compare import ALPHA, cells_frame, compare, format_cell, format_diff, holm
 from harness.errors import HarnessError
-from harness.rows import ResultRow
+from harness.rows import ResultRow, eval_label, eval_said
 from harness.runs.results import row_eval_version
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.suites.registry import SUITES
@@ -56,6 +60,8 @@ def error_gate(rows: Sequence[ResultRow], max_error_rate: float = MAX_ERROR_RATE
 
 
 BASELINE_SCHEMA = 2  # 2: cells name their eval and carry its gated checks; 1 (variant, fixed rates) still loads
+# A schema-2 cell that ran as no eval has eval null; one written before 2026-11-28 has its kind there, with
+# eval_version null (which no cell of an eval has): read as null (`_ad_hoc_as_null`).
 
 
 def load_rows(path: str | Path) -> tuple[str, Sequence[ResultRow]]:
@@ -129,22 +135,25 @@ def _gated(eval_name: str, strategy: str) -> tuple[str, ...]:
 
 
 def _by_group(cells: list[dict[str, Any]]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
-    """Cells by (eval, arm, threshold): what one set of gates compares."""
+    """Cells by (eval label, arm, threshold): what one set of gates compares. The label is the eval, or for cells that
+    ran as no eval "<kind> cases, no eval" (`eval_label`)."""
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for cell in cells:
-        groups.setdefault((cell["eval"], cell["arm"], cell["threshold"]), []).append(cell)
+        groups.setdefault((eval_label(cell), cell["arm"], cell["threshold"]), []).append(cell)
     return groups
 
 
 def gate_cells(rows: Sequence[ResultRow]) -> list[dict[str, Any]]:
-    """One record per cell: its ids, outcome, the eval it ran as, and ``checks``, the eval's gated checks under the
-    cell's strategy (``EvalSuite.gated_for``), None on a cell that is not valid; then the metrics, for people."""
+    """One record per cell: its ids, outcome, the eval it ran as (None: as no eval, an ad-hoc cell; a row from before
+    rows named their eval: its kind's), and ``checks``, the gated checks of that eval (an ad-hoc cell: of its kind's)
+    under the cell's strategy (``EvalSuite.gated_for``), None on a cell that is not valid; then the metrics, for
+    people."""
     frame = cells_frame(rows)
     records = json.loads(frame.to_json(orient="records"))
     out = []
     for row, cell in zip(rows, records):
-        name = row.get("eval") or row["kind"]
-        keys = _gated(name, cell["strategy"])
+        name = row["eval"] if "eval" in row else row["kind"]
+        keys = _gated(name or row["kind"], cell["strategy"])
         scores = row.get("scores") or {}
         out.append(
             {
@@ -166,9 +175,7 @@ def snapshot(rows: Sequence[ResultRow], source: str) -> dict[str, Any]:
         "harness_version": __version__,
         "simulated": any(bool(r.get("simulated")) for r in rows),
         # sorted, so a rewritten baseline differs from the old one only where a cell did
-        "cells": sorted(
-            gate_cells(rows), key=lambda c: tuple(str(c[k]) for k in ("eval", "arm", "threshold", "case_id", "trial"))
-        ),
+        "cells": sorted(gate_cells(rows), key=lambda c: tuple(str(u) for u in _unit(c))),
     }
 
 
@@ -206,7 +213,20 @@ def load_baseline(path: str | Path) -> list[dict[str, Any]]:
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema not in (1, BASELINE_SCHEMA) or not isinstance(data.get("cells"), list):
         raise HarnessError(f"{path}: baseline schema {schema!r} is not {BASELINE_SCHEMA}; rewrite it with --update")
-    return [_from_schema_1(c) for c in data["cells"]] if schema == 1 else data["cells"]
+    return [_from_schema_1(c) for c in data["cells"]] if schema == 1 else [_ad_hoc_as_null(c) for c in data["cells"]]
+
+
+def _ad_hoc_as_null(cell: dict[str, Any]) -> dict[str, Any]:
+    """A cell that ran as no eval with eval null, as the gate writes it since 2026-11-28: before, such a cell had its
+    kind as its eval, told apart by its eval_version null (a cell of an eval always has a version)."""
+    if (
+        cell.get("eval") is not None
+        and cell["eval"] == cell.get("kind")
+        and "eval_version" in cell
+        and cell["eval_version"] is None
+    ):
+        return {**cell, "eval": None}
+    return cell
 
 
 def _gate_frame(cells: list[dict[str, Any]], keys: list[str]) -> pd.DataFrame:
@@ -218,7 +238,11 @@ def _gate_frame(cells: list[dict[str, Any]], keys: list[str]) -> pd.DataFrame:
 
 
 VALIDITY_METRIC = "case_valid"  # the share of cells that tested what they claim (non-ERROR cells of both sides)
-_UNIT = ("eval", "arm", "threshold", "case_id", "trial")
+
+
+def _unit(cell: dict[str, Any]) -> tuple:
+    """What one cell of a comparison is: (eval label, arm, threshold, case, trial)."""
+    return (eval_label(cell), cell["arm"], cell["threshold"], cell["case_id"], cell["trial"])
 
 
 def _validity_frame(cells: list[dict[str, Any]]) -> pd.DataFrame:
@@ -230,9 +254,9 @@ def _validity_frame(cells: list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def missing_cells(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> list[tuple]:
-    """The baseline's cells (eval, arm, threshold, case, trial) that have no result in the current set."""
-    current_units = {tuple(c[k] for k in _UNIT) for c in now}
-    return [u for u in (tuple(c[k] for k in _UNIT) for c in base) if u not in current_units]
+    """The baseline's cells (eval label, arm, threshold, case, trial) that have no result in the current set."""
+    current_units = {_unit(c) for c in now}
+    return [u for u in map(_unit, base) if u not in current_units]
 
 
 def incomplete_message(missing: list[tuple], total: int, name: str) -> str:
@@ -240,7 +264,7 @@ def incomplete_message(missing: list[tuple], total: int, name: str) -> str:
     groups: dict[tuple, int] = {}
     for eval_name, arm, threshold, *_ in missing:
         groups[(eval_name, arm, threshold)] = groups.get((eval_name, arm, threshold), 0) + 1
-    listed = "; ".join(f"{e} eval, {a} at {t}: {n}" for (e, a, t), n in sorted(groups.items())[:8])
+    listed = "; ".join(f"{eval_said(e)}, {a} at {t}: {n}" for (e, a, t), n in sorted(groups.items())[:8])
     more = f"; and {len(groups) - 8} more groups" if len(groups) > 8 else ""
     return (
         f"INCOMPLETE: {len(missing)} of {total} baseline cells have no result in {name} ({listed}{more}). A lost shard "
@@ -260,13 +284,13 @@ def gate_verdicts(diffs: list[float], pvalues: list[float | None]) -> tuple[list
 
 def version_mismatches(base: list[dict[str, Any]], now: list[dict[str, Any]]) -> list[str]:
     """One line per eval whose baseline cells were scored under another version of it than the current cells (a
-    cell without a version was scored under version 1; a cell whose version is None ran as no eval, an ad-hoc grid
-    grouped by its kind): such results are not comparable, whatever their rates."""
+    cell without a version was scored under version 1; a cell that ran as no eval, with the ad-hoc cells of its kind,
+    has none): such results are not comparable, whatever their rates."""
 
     def versions(cells: list[dict[str, Any]]) -> dict[str, set[int | None]]:
         out: dict[str, set[int | None]] = {}
         for cell in cells:
-            out.setdefault(cell["eval"], set()).add(cell["eval_version"] if "eval_version" in cell else 1)
+            out.setdefault(cell["eval"] or cell["kind"], set()).add(cell["eval_version"] if "eval_version" in cell else 1)
         return out
 
     def said(found: set[int | None]) -> str:
@@ -304,7 +328,7 @@ def regress(
     for (eval_name, arm, threshold), base_part in sorted(_by_group(base).items()):
         cur_part = now_groups.get((eval_name, arm, threshold), [])
         if not cur_part:
-            notes.append(f"{eval_name} eval, {arm} at {threshold}: in the baseline, not in {name} (not gated)")
+            notes.append(f"{eval_said(eval_name)}, {arm} at {threshold}: in the baseline, not in {name} (not gated)")
             continue
         keys = list(dict.fromkeys(k for c in base_part + cur_part for k in (c.get("checks") or {})))
         frame = pd.concat(
@@ -320,7 +344,9 @@ def regress(
         )
         for rec in table[table["arm"] == "current"].to_dict("records"):
             if rec["n_pairs"] == 0:  # e.g. a check the current rows no longer score, or no cell valid on both sides
-                notes.append(f"{eval_name} eval, {arm} at {threshold}: {rec['metric']} has no paired valid cells (not gated)")
+                notes.append(
+                    f"{eval_said(eval_name)}, {arm} at {threshold}: {rec['metric']} has no paired valid cells (not gated)"
+                )
                 continue
             base_rec = table[(table["arm"] == "baseline") & (table["metric"] == rec["metric"])].iloc[0]
             records.append(

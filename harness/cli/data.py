@@ -164,6 +164,9 @@ def cmd_variants(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """This group's subcommands: generate, variants."""
+    from harness.scenarios.haystack import SHIPPED_SEED
+    from harness.scenarios.probes import DEV_INSTANCES, FAMILIES  # light: no agent stack, no pydantic (about 0.5 ms)
+
     gen = sub.add_parser(
         "generate",
         help="regenerate the shipped scenario files, or write a needle-in-a-haystack grid or probe families",
@@ -183,7 +186,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     gen.add_argument(
         "--out", default=None, help="shipped: the directory (default datasets); needle, probes: the .jsonl file to write"
     )
-    gen.add_argument("--seed", type=int, default=7, help="generator seed (default 7, the shipped files')")
+    gen.add_argument(
+        "--seed", type=int, default=SHIPPED_SEED, help=f"generator seed (default {SHIPPED_SEED}, the shipped files')"
+    )
     niah = gen.add_argument_group("needle grid (harness generate needle)")
     niah.add_argument("--lengths", help="haystack lengths in tokens, comma-separated (e.g. 4000,8000,16000,32000)")
     niah.add_argument("--length-min", type=int, help="smallest haystack (tokens), with --length-max and --length-steps")
@@ -210,10 +215,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     probes.add_argument(
         "--families",
         default=None,
-        help="comma-separated families (default all): buried-constraint, decision-override, entity-confusion, "
-        "artifact-trail, plan-state, standing-rule, canary-rounds, reference-resolution",
+        help=f"comma-separated families (default all): {', '.join(FAMILIES)}",
     )
-    probes.add_argument("--instances", type=int, default=2, help="instances per family (default 2, as the shipped set)")
+    probes.add_argument(
+        "--instances",
+        type=int,
+        default=DEV_INSTANCES,
+        help=f"instances per family (default {DEV_INSTANCES}, as the shipped set)",
+    )
     gen.set_defaults(handler=cmd_generate)
 
     variants = sub.add_parser(

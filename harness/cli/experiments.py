@@ -169,9 +169,11 @@ def gate(results: str, baseline: str, *, update: bool, max_error_rate: float, al
         print(too_many_errors)
         return EXIT_ERROR
     if not flagged.empty:
+        from harness.rows import eval_said
+
         print(
             f"REGRESSION on {len(flagged)} gate(s): "
-            + ", ".join(f"{r.metric} ({r.eval} eval, {r.arm} at {r.threshold})" for r in flagged.itertuples())
+            + ", ".join(f"{r.metric} ({eval_said(str(r.eval))}, {r.arm} at {r.threshold})" for r in flagged.itertuples())
         )
     if ok:
         print("no significant regression" if not gates.empty else "nothing to gate: no cell pairs with the baseline")

@@ -7,7 +7,8 @@ can be traced back to the exact settings that produced it.
 
 Context sizes use deepagents' own tuples: ``("fraction", 0.2)``, ``("tokens", 6000)``,
 ``("messages", 20)``. On the command line they are written ``fraction:0.2``,
-``20%``, ``tokens:6000`` or ``messages:20``.
+``20%``, ``tokens:6000`` or ``messages:20`` (and in a spec or variant file also ``{type: tokens, value: 6000}``),
+read by `ContextSize.read`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from harness._numbers import finite_number, finite_problem
+from harness.compaction.strategies.names import DEFAULT_STRATEGY  # the strategy list and its default: one place
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:  # the type only: the config imports no middleware
@@ -38,7 +40,6 @@ DEEPAGENTS_EVICTION_TOKENS = 20_000
 DEEPAGENTS_HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_message_token_limit_before_evict (0.7.32)
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
 
-DEFAULT_STRATEGY = "deepagents-summarization"
 
 PROMPT_WINDOW_SHARE = 0.5
 """A summary prompt of at least this share of the declared window is warned about (`CompactionConfig.prompt_warning`)."""
@@ -83,6 +84,20 @@ class ContextSize:
             raise ConfigError(f"cannot read context size {raw!r}: write fraction:0.2, 20%, tokens:6000 or messages:20")
         unit, _, value = raw.partition(":")
         return cls(unit.strip(), _number(value.strip(), raw))
+
+    @classmethod
+    def read(cls, value: Any, where: str) -> ContextSize:  # noqa: ANN401 - a value as a user wrote it
+        """A size as a user writes it, in a spec, a variant file or an option: ``20%``, ``fraction:0.2``, ``tokens:12000``,
+        ``messages:40``, or DeerFlow style ``{type: tokens, value: 12000}``. The one reader of a written size: every
+        problem is a ConfigError headed by ``where`` (``spec.yaml: keep``, ``--trigger '20x'``)."""
+        if isinstance(value, dict):
+            if set(value) != {"type", "value"}:
+                raise ConfigError(f"{where}: a size mapping needs exactly 'type' and 'value', got {sorted(value)}")
+            value = f"{value['type']}:{value['value']}"
+        try:
+            return cls.parse(value)
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
 
     def as_tuple(self) -> LangChainContextSize:
         """The size as LangChain's and deepagents' summarization middleware take it: ("fraction", 0.2), ("tokens", 6000)."""

@@ -7,14 +7,13 @@ front matter that changes other settings:
     description: Sections for intent and next steps.
     include: structured          # start from another variant's settings
     summary_model: openai:gpt-5-mini
-    trigger: 20%                 # or a list, OR-combined
+    trigger: 20%                 # or a list, OR-combined; a size as on the command line or {type: tokens, value: 12000}
     keep: 5%
     window: 64000
     trim_tokens_to_summarize: 4000
     eviction_tokens: 20000
     arg_truncation: {trigger: 20%, keep: messages:20, max_length: 2000}
-    strategy: observation-masking  # or deepagents-summarization (default), langchain-summarization,
-                                   # sliding-window, hybrid, none, or module:function (custom)
+    strategy: observation-masking  # a strategy's name (`harness run --help`, docs/strategies.md) or module:function
     mask_keep: 3                 # masking / hybrid: the newest tool results left whole
     prompt: deepagents-default   # use the installed deepagents prompt (the body must then be empty)
     ---
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness._paths import DATASETS_DIR, not_a_file
 from harness._yaml import load_yaml
@@ -46,18 +45,33 @@ from harness.compaction.config import (
     get_preset,
 )
 from harness.compaction.prompts import validate_prompt
+from harness.compaction.strategies.names import builtin_said
 from harness.errors import ConfigError
-from harness.rows import Says, input_problem
+from harness.rows import Says, check_input
 
 VARIANTS_DIR = DATASETS_DIR / "variants"
 INSTALLED_PROMPT = "deepagents-default"
 LANGCHAIN_PROMPT = "langchain-default"  # LangChain's own default summary prompt, read from the installed package
-Size = Annotated[
-    str | float,
-    Field(description="a context size: 20%, fraction:0.2, tokens:12000 or messages:40", examples=["20%", "tokens:12000"]),
-]
-"""A size as a variant or a spec writes it (read by `harness.compaction.config.ContextSize.parse`)."""
 _INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
+
+
+class SizeMapping(BaseModel):
+    """A size written DeerFlow style: ``{type: tokens, value: 12000}``."""
+
+    model_config = _INPUT
+
+    type: str = Field(description="fraction, tokens or messages")
+    value: float = Field(description="the number of that unit")
+
+
+Size = Annotated[
+    str | float | SizeMapping,
+    Field(
+        description="a context size: 20%, fraction:0.2, tokens:12000, messages:40 or {type: tokens, value: 12000}",
+        examples=["20%", "tokens:12000"],
+    ),
+]
+"""A size as a variant or a spec writes it (read by `harness.compaction.config.ContextSize.read`)."""
 _POSITIVE = Says("must be a positive integer, got {value!r}")
 
 
@@ -98,39 +112,14 @@ class VariantSettings(BaseModel):
     prompt: str | None = Field(
         None, description="a named prompt instead of the body: deepagents-default or langchain-default (the body is then empty)"
     )
-    strategy: str | None = Field(
-        None,
-        description="the compaction strategy: deepagents-summarization (default), observation-masking, ..., or "
-        "module:function (custom)",
-    )
+    strategy: str | None = Field(None, description=f"the compaction strategy: {builtin_said()}")
     mask_keep: Annotated[int | None, Says("must be a non-negative integer, got {value!r}"), Field(ge=0)] = Field(
         None, description="masking and hybrid: the newest tool results left whole"
     )
 
 
 _PARSED = frozenset({"trigger", "keep", "strategy", "arg_truncation.trigger", "arg_truncation.keep"})
-"""Settings read by a reader of their own (`ContextSize.parse`, `parse_strategy`), which words their problems."""
-
-
-def _check_settings(data: dict[str, Any], path: str) -> ConfigError | None:
-    """Refuse front matter that `VariantSettings` does not take, naming the file and the key (an unknown key with the
-    known ones). A problem under a key in `_PARSED` is left to its reader (`_settings`): returned, to be raised if the
-    reader lets it pass."""
-    try:
-        VariantSettings.model_validate(data)
-    except ValidationError as exc:
-        problem = input_problem(exc, VariantSettings, skip=_PARSED)
-        if problem is None:
-            deferred = input_problem(exc, VariantSettings)
-            return ConfigError(f"{path}: {deferred['field']}: {deferred['text']}") if deferred else None
-        if problem["unknown"]:
-            parent, _, key = problem["field"].rpartition(".")
-            known = ", ".join(sorted(problem["known"]))
-            if parent:
-                raise ConfigError(f"{path}: {parent}: unknown key {key!r}; known: {known}") from None
-            raise ConfigError(f"{path}: unknown key {key!r}; known keys: {known}") from None
-        raise ConfigError(f"{path}: {problem['field']}: {problem['text']}") from None
-    return None
+"""Settings read by a reader of their own (`ContextSize.read`, `parse_strategy`), which words their problems."""
 
 
 @dataclass(frozen=True)
@@ -172,20 +161,13 @@ def _split_front_matter(text: str, path: str) -> tuple[dict[str, Any], str]:
     return data, body
 
 
-def _size(value: Any, path: str, key: str) -> ContextSize:
-    try:
-        return ContextSize.parse(value)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {key}: {exc}") from None
-
-
 def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if "trigger" in data:
         triggers = data["trigger"] if isinstance(data["trigger"], list) else [data["trigger"]]
-        out["trigger"] = tuple(_size(t, path, "trigger") for t in triggers)
+        out["trigger"] = tuple(ContextSize.read(t, f"{path}: trigger") for t in triggers)
     if "keep" in data:
-        out["keep"] = _size(data["keep"], path, "keep")
+        out["keep"] = ContextSize.read(data["keep"], f"{path}: keep")
     if "strategy" in data:
         try:
             name, custom = parse_strategy(str(data["strategy"]))
@@ -200,8 +182,8 @@ def _settings(data: dict[str, Any], path: str) -> dict[str, Any]:
         if spec is None:
             out["arg_truncation"] = None
         else:
-            trigger = _size(spec.get("trigger", "20%"), path, "arg_truncation.trigger")  # names the file itself
-            keep = _size(spec.get("keep", "messages:20"), path, "arg_truncation.keep")
+            trigger = ContextSize.read(spec.get("trigger", "20%"), f"{path}: arg_truncation.trigger")
+            keep = ContextSize.read(spec.get("keep", "messages:20"), f"{path}: arg_truncation.keep")
             try:
                 out["arg_truncation"] = ArgTruncation(
                     trigger=trigger, keep=keep, **{k: spec[k] for k in ("max_length", "truncation_text") if k in spec}
@@ -239,7 +221,7 @@ def load_variant(name_or_path: str | Path, *, _seen: tuple[str, ...] = ()) -> Va
     except OSError as exc:  # a directory, no permission, an I/O error: named against the file, not a traceback
         raise ConfigError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     data, body = _split_front_matter(text, str(path))
-    deferred = _check_settings(data, str(path))
+    deferred = check_input(data, VariantSettings, str(path), skip=_PARSED)
     parent = load_variant(data["include"], _seen=(*_seen, name)) if data.get("include") else None
     prompt_setting = data.get("prompt")
     body = body.strip("\n")
@@ -303,12 +285,8 @@ def make_config(
             raise ConfigError(f"--window must be an integer number of tokens, got {window!r}") from None
         if window < MIN_WINDOW:
             raise ConfigError(f"--window must be at least {MIN_WINDOW} tokens, got {window}")
-    sizes = []
-    for option, text in [*(("--trigger", t) for t in trigger or ()), *((("--keep", keep),) if keep else ())]:
-        try:
-            sizes.append(ContextSize.parse(text))
-        except ConfigError as exc:
-            raise ConfigError(f"{option} {text!r}: {exc}") from None
+    options = [*(("--trigger", t) for t in trigger or ()), *((("--keep", keep),) if keep else ())]
+    sizes = [ContextSize.read(text, f"{option} {text!r}") for option, text in options]
     given = [
         o for o, v in (("--trigger", trigger), ("--keep", keep), ("--window", window), ("--strategy", strategy)) if v is not None
     ]

@@ -31,7 +31,7 @@ from harness.report.plots import (
     subplots,
 )
 from harness.report.upstream import add_upstream_section
-from harness.rows import ResultRow, RunMeta, read_run_meta
+from harness.rows import ResultRow, RunMeta, eval_label, read_run_meta
 from harness.runs.results import (
     LEGACY_VALIDITY_KEYS,
     VALID,
@@ -70,7 +70,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
     traces = [load_trace(run_dir / r["trace"]) for r in rows]
     simulated = any(r["simulated"] for r in rows)
-    frame = calls_frame(traces).assign(eval=[_eval_of(r) for r, t in zip(rows, traces) for _ in t.calls])
+    frame = calls_frame(traces).assign(eval=[eval_label(r) for r, t in zip(rows, traces) for _ in t.calls])
     tokens = tokens or ("both" if frame["provider_input_tokens"].notna().any() else "approx")
     charts, drawn, drawing = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
     with drawing:  # the token curves, drawn beside the document: waited for at the end (reaped if it raises)
@@ -324,15 +324,6 @@ def _cost_line(rows: list[ResultRow]) -> str:
     )
 
 
-def _eval_of(row: ResultRow) -> str:
-    """The eval a row ran as (its registry entry; a row from before rows named it: its kind), or for a row that ran
-    as no eval (an ad-hoc `harness run` without --kind, ``eval: null``) its kind marked so, never passed off as the
-    eval of that kind."""
-    if "eval" not in row:  # a row written before rows named their eval: the eval of its kind
-        return row["kind"]
-    return row["eval"] or f"{row['kind']} cases, no eval"
-
-
 def _injects_faults(eval_name: str) -> bool:
     """Every run of this eval has a fault injected (the faults eval): FAIL is the fault detected, what it expects."""
     suite = SUITES.get(eval_name)
@@ -346,9 +337,9 @@ def _pass_rates(doc: Document, rows: list[ResultRow]) -> None:
         "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
         "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes."
     )
-    groups = sorted({(_eval_of(r), r["arm"]) for r in rows})
+    groups = sorted({(eval_label(r), r["arm"]) for r in rows})
     for eval_name, arm in groups:
-        subset = [r for r in rows if _eval_of(r) == eval_name and r["arm"] == arm]
+        subset = [r for r in rows if eval_label(r) == eval_name and r["arm"] == arm]
         outcomes = [row_outcome(r) for r in subset]
         valid = [r for r, (o, _) in zip(subset, outcomes) if o in VALID]
         reasons = Counter(k for o, keys in outcomes if o == INVALID for k in keys)
@@ -413,15 +404,15 @@ def _interval(rate) -> str:  # noqa: ANN001
 
 def _problem_cases(doc: Document, rows: list[ResultRow]) -> None:
     outcomes = [(r, *row_outcome(r)) for r in rows]
-    detected = [r for r, o, _ in outcomes if o == FAIL and _injects_faults(_eval_of(r))]
+    detected = [r for r, o, _ in outcomes if o == FAIL and _injects_faults(eval_label(r))]
     bad = [
         (r, o, keys)
         for r, o, keys in outcomes
-        if (o == PASS and _injects_faults(_eval_of(r)))
-        or (o not in (PASS, KNOWN_UPSTREAM) and not (o == FAIL and _injects_faults(_eval_of(r))))
+        if (o == PASS and _injects_faults(eval_label(r)))
+        or (o not in (PASS, KNOWN_UPSTREAM) and not (o == FAIL and _injects_faults(eval_label(r))))
     ]
     if detected:
-        evals = ", ".join(sorted({_eval_of(r) for r in detected}))
+        evals = ", ".join(sorted({eval_label(r) for r in detected}))
         doc.text(f"{len(detected)} runs of {evals} FAILED as that eval expects: each had a fault injected and it was detected.")
     if not bad:
         doc.text("Every case passed every check." if not detected else "No other case failed, was invalid or errored.")
@@ -450,7 +441,7 @@ def _case_table(rows: list[ResultRow]) -> pd.DataFrame:
     several = len({r["arm"] for r in rows}) > 1
     for r in rows:
         result, keys = row_outcome(r)
-        if _injects_faults(_eval_of(r)):
+        if _injects_faults(eval_label(r)):
             result = {FAIL: "FAIL (fault detected, as expected)", PASS: "PASS (fault missed)"}.get(result, result)
         table.append(
             {

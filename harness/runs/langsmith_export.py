@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from harness._version import __version__
+from harness.compaction.config import DEFAULT_STRATEGY
 from harness.rows import CellRow, ExperimentMeta
 from harness.runs.results import LEGACY_VALIDITY_KEYS, VALID, read_experiment, row_outcome
 from harness.scenarios.schema import Scenario, load_scenarios
@@ -307,7 +308,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
         name = f"{meta['experiment']}-{arm}-{threshold}"
         metadata = {
             "arm": arm,
-            "strategy": config.get("strategy", "deepagents-summarization"),
+            "strategy": config.get("strategy", DEFAULT_STRATEGY),  # a config dict omits the default
             "trigger": threshold,
             "keep": config.get("keep"),
             "window": config.get("window"),

@@ -18,6 +18,7 @@ from typing import Any
 
 from harness._numbers import finite_problem
 from harness.compaction.config import DEFAULT_PRESET, PRESETS
+from harness.compaction.strategies.names import builtin_said
 
 EVERY = frozenset({"run", "evaluate", "pytest", "check"})
 LIMITS = EVERY | {"experiment"}
@@ -47,12 +48,6 @@ class Setting:
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
 
-
-_STRATEGIES = (
-    "deepagents-summarization (default), langchain-summarization, observation-masking, sliding-window, hybrid, none, "
-    "the provider-native anthropic-compaction, anthropic-context-editing and openai-compaction (docs/strategies.md), or "
-    "module:function (custom)"
-)
 
 SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -97,7 +92,7 @@ SETTINGS: tuple[Setting, ...] = (
         None,
         EVERY - {"check"},
         "compaction config",
-        {"metavar": "NAME", "help": f"compaction strategy: {_STRATEGIES}"},
+        {"metavar": "NAME", "help": f"compaction strategy: {builtin_said()}"},
     ),
     Setting(
         "model",

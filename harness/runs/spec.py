@@ -17,7 +17,7 @@
     evals: [needle, goal, todos]       # run these registry evals (harness/suites/registry.py) instead: each eval's
                                        # cases, through harness.suites.execute (its preset, scorers, known upstream)
     scenarios:                         # which cases (default: all shipped; with evals: filters each eval's cases)
-      kind: needle                     # needle | goal | chain | truncation | all
+      kind: needle                     # needle | goal | chain | truncation | probe | all (harness.rows.Kind)
       cases: ["needle-h24k-*"]
       limit: 10
       datasets: [datasets/needle.jsonl]
@@ -62,7 +62,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from harness._numbers import finite_problem
 from harness._paths import not_a_file
@@ -70,7 +70,7 @@ from harness._yaml import load_yaml
 from harness.compaction.config import MIN_WINDOW, ContextSize
 from harness.compaction.variants import Size
 from harness.errors import ConfigError
-from harness.rows import Kind, Says, input_problem
+from harness.rows import Kind, Says, check_input
 from harness.runs.versions import VersionArm, parse_versions
 
 _INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
@@ -82,17 +82,7 @@ _URL = Says("must be a URL string, got {type}")
 _KWARGS = Says("a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
 
 
-class SizeMapping(BaseModel):
-    """A size written DeerFlow style: ``{type: tokens, value: 12000}``."""
-
-    model_config = _INPUT
-
-    type: str = Field(description="fraction, tokens or messages")
-    value: float = Field(description="the number of that unit")
-
-
-SpecSize = Size | SizeMapping
-Trigger = SpecSize | list[SpecSize]
+Trigger = Size | list[Size]
 
 
 class ScenarioFilter(BaseModel):
@@ -134,7 +124,7 @@ class SpecFile(BaseModel):
         None, description="grid axis: each item one trigger, a size or a list of sizes OR-combined"
     )
     trigger: Trigger | None = Field(None, description="shorthand for a single threshold")
-    keep: SpecSize | None = Field(None, description="default: a quarter of the lowest trigger (the presets' rule)")
+    keep: Size | None = Field(None, description="default: a quarter of the lowest trigger (the presets' rule)")
     window: Annotated[int | None, _POSITIVE, Field(ge=1, json_schema_extra={"minimum": MIN_WINDOW})] = Field(
         None, description="the model's context window, in tokens"
     )
@@ -167,25 +157,7 @@ class SpecFile(BaseModel):
 
 
 _PARSED = frozenset({"thresholds", "trigger", "keep", "versions", "evals"})
-"""Keys read by a reader of their own (`ContextSize.parse`, `parse_versions`, `_evals`), which words their problems."""
-
-
-def _check_shape(data: dict[str, Any], where: str) -> ConfigError | None:
-    """Refuse a spec that `SpecFile` does not take, naming the file and the key. A problem under a key in `_PARSED` is
-    left to its reader: returned, to be raised if the reader lets it pass."""
-    try:
-        SpecFile.model_validate(data)
-    except ValidationError as exc:
-        problem = input_problem(exc, SpecFile, skip=_PARSED)
-        if problem is None:
-            deferred = input_problem(exc, SpecFile)
-            return _fail(where, deferred["field"], deferred["text"]) if deferred else None
-        if problem["unknown"]:
-            known = ", ".join(sorted(problem["known"]))
-            label = "known keys" if "." not in problem["field"] else "known"
-            raise _fail(where, problem["field"], f"unknown key; {label}: {known}") from None
-        raise _fail(where, problem["field"], problem["text"]) from None
-    return None
+"""Keys read by a reader of their own (`ContextSize.read`, `parse_versions`, `_evals`), which words their problems."""
 
 
 @dataclass(frozen=True)
@@ -303,22 +275,16 @@ def _fail(path: str, key: str, problem: str) -> ConfigError:
     return ConfigError(f"{path}: {key}: {problem}")
 
 
-def _size(value: Any, path: str, key: str) -> ContextSize:
-    if isinstance(value, dict):
-        if set(value) != {"type", "value"}:
-            raise _fail(path, key, f"a size mapping needs exactly 'type' and 'value', got {sorted(value)}")
-        value = f"{value['type']}:{value['value']}"
-    try:
-        return ContextSize.parse(value)
-    except ConfigError as exc:
-        raise _fail(path, key, str(exc)) from None
-
-
 def _threshold(value: Any, path: str, key: str) -> Threshold:
     items = value if isinstance(value, list) else [value]
     if not items:
         raise _fail(path, key, "an empty trigger list")
-    return Threshold(tuple(_size(v, path, f"{key}[{i}]" if isinstance(value, list) else key) for i, v in enumerate(items)))
+    return Threshold(
+        tuple(
+            ContextSize.read(v, f"{path}: {key}[{i}]" if isinstance(value, list) else f"{path}: {key}")
+            for i, v in enumerate(items)
+        )
+    )
 
 
 def _positive_number(data: dict, key: str, path: str) -> float | None:
@@ -363,7 +329,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         raise ConfigError(f"{where}: not valid YAML: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: an experiment spec is a mapping of keys")
-    deferred = _check_shape(data, where)
+    deferred = check_input(data, SpecFile, where, skip=_PARSED)
 
     variants = data["variants"]
     if len(set(variants)) != len(variants):
@@ -450,7 +416,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         description=str(data.get("description") or ""),
         model=data.get("model"),
         summary_model=data.get("summary_model"),
-        keep=_size(data["keep"], where, "keep") if data.get("keep") is not None else None,
+        keep=ContextSize.read(data["keep"], f"{where}: keep") if data.get("keep") is not None else None,
         window=window,
         kind=None if kind == "all" else kind,
         cases=tuple(cases),

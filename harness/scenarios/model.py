@@ -16,7 +16,7 @@ from typing import Annotated, Any, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, ValidationError, with_config
 
 from harness.errors import DatasetError
-from harness.rows import Kind, NonBlank, input_problem, one_of, pattern
+from harness.rows import Kind, NonBlank, input_problem, one_of, pattern, told
 from harness.task_format import FACT_TYPES, PROBES, STEP_TOOLS
 
 KINDS: tuple[str, ...] = get_args(Kind)
@@ -307,11 +307,4 @@ def parse_row(row: Any, path: str, line: int | None) -> ScenarioRow:  # noqa: AN
     except ValidationError as exc:
         problem = input_problem(exc, ScenarioRow)
         assert problem is not None  # nothing skipped: the first of one or more problems
-        text = problem["text"]
-        if problem["unknown"]:
-            text += (
-                f"; known fields: {', '.join(problem['known'])}"
-                if "." not in problem["field"] and "[" not in problem["field"]
-                else f"; known: {', '.join(problem['known'])}"
-            )
-        raise DatasetError(path, line, problem["field"] or None, text, case_id=case) from None
+        raise DatasetError(path, line, problem["field"] or None, told(problem, "field"), case_id=case) from None

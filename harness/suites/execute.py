@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from harness import _deepagents_adapter as da
 from harness.agent.models import ModelChoice, choose_models
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
-from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
+from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY, CompactionConfig
 from harness.compaction.variants import make_config
 from harness.rows import ResultRow
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select
@@ -105,7 +105,7 @@ class CaseResult:
     scores: dict[str, Score]
     row: ResultRow | None = None
     trace: Trace | None = None
-    strategy: str = "deepagents-summarization"
+    strategy: str = DEFAULT_STRATEGY
     eval_name: str | None = None
 
     def required(self, name: str | None = None) -> tuple[str, ...]:

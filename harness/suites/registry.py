@@ -118,7 +118,7 @@ def _under_strategy(keys: tuple[str, ...], strategy: str) -> tuple[str, ...]:
         from harness.scoring.scorers import NEEDS_COMPACTION
 
         return tuple(k for k in keys if k not in NEEDS_COMPACTION and k != "needle_via_history")
-    if "needle_via_history" not in keys or strategy == "deepagents-summarization":
+    if "needle_via_history" not in keys:
         return keys
     from harness.compaction.strategies.registry import INFO
 

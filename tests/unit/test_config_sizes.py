@@ -183,3 +183,9 @@ def test_an_empty_truncation_marker_is_rejected_saying_why():
     assert _error(ArgTruncation, trigger=SIZE, keep=KEEP, truncation_text="") == (
         "arg_truncation.truncation_text must not be empty: the recorder detects truncation by it"
     )
+
+
+def test_a_size_that_is_not_finite_is_refused_with_the_finite_check_s_own_words_and_its_unit():
+    assert _error(ContextSize.parse, "tokens:inf") == "must be a finite number, got 'inf'"
+    assert _error(ContextSize, "tokens", float("nan")) == "tokens value: must be a finite number, got nan"
+    assert _error(ContextSize.parse, "tokens:lots") == "cannot read a number from 'tokens:lots'"

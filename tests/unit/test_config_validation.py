@@ -161,3 +161,10 @@ def test_a_summary_prompt_without_its_placeholder_is_rejected_naming_the_config(
 
 def test_a_summary_prompt_with_its_placeholder_is_accepted():
     assert _config(summary_prompt="Summarize:\n{messages}").summary_prompt == "Summarize:\n{messages}"
+
+
+def test_the_human_message_eviction_limit_is_a_positive_count():
+    assert _config(human_eviction_tokens=1).human_eviction_tokens == 1
+    with pytest.raises(ConfigError) as err:
+        _config(human_eviction_tokens=0)
+    assert str(err.value) == "config 'x': human_eviction_tokens must be positive, got 0"

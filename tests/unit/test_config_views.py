@@ -256,3 +256,29 @@ def test_a_forced_preset_triggers_at_its_percent_and_keeps_a_quarter_of_it(perce
     assert cfg.trigger == (ContextSize("fraction", percent / 100),)
     assert cfg.keep == ContextSize("fraction", keep)
     assert cfg == CompactionConfig(name=f"forced-{percent}", trigger=cfg.trigger, keep=cfg.keep)
+
+
+def _prompt(chars: int) -> str:
+    return "{messages}" + "x" * (chars - len("{messages}"))
+
+
+def test_a_summary_prompt_of_half_the_window_or_more_is_warned_about_with_both_sizes():
+    """Approximate tokens are characters // 4: 3,999 characters are 999 tokens, under half a 2,000-token window."""
+    assert _config(window=2000).prompt_warning() is None  # the installed prompt: not the harness's to size
+    assert _config(window=2000, summary_prompt=_prompt(3999)).prompt_warning() is None
+    assert _config(window=2000, summary_prompt=_prompt(4000)).prompt_warning() == (
+        "config 'x': the summary prompt is about 1,000 tokens (4,000 characters), 50% of the declared 2,000-token "
+        "window: every summary request is that prompt plus the messages to summarize, so it leaves them little room. "
+        "Shorten the prompt or raise --window"
+    )
+    assert (
+        _config(window=2000, summary_prompt=_prompt(7999))
+        .prompt_warning()
+        .endswith(  # type: ignore[union-attr]
+            "1,999 tokens (7,999 characters), 100% of the declared 2,000-token window: every summary request is that "
+            "prompt plus the messages to summarize, so it leaves them little room. Shorten the prompt or raise --window"
+        )
+    )
+    assert "so it leaves them no room at all. Shorten" in (
+        _config(window=2000, summary_prompt=_prompt(8000)).prompt_warning() or ""
+    )

@@ -70,13 +70,20 @@ def test_an_invalid_cell_records_no_check_value_and_no_pass():
     assert cell["valid"] is False and cell["passed"] is None and cell["outcome"] == "INVALID"
 
 
-def test_the_eval_is_the_rows_eval_and_else_its_kind():
-    """A chain case runs as kind needle under the chain eval: the chain eval's gated checks apply."""
+def test_the_eval_is_the_rows_eval_none_for_an_ad_hoc_row_and_its_kinds_for_a_row_before_evals():
+    """A chain case runs as kind needle under the chain eval: the chain eval's gated checks apply. A row that ran as no
+    eval (eval null) stays null, gated on its kind's eval's checks; a row written before rows named their eval (no
+    ``eval`` key) is its kind's eval."""
     scores = {"needle_correct": True, "needle_via_history": True, "goal_preserved": True}
     (chain,) = gate_cells([_row(eval_name="chain", kind="needle", scores=scores)])
     assert chain["eval"] == "chain" and chain["kind"] == "needle"
     assert chain["checks"] == {"needle_correct": True, "needle_via_history": True}
-    (old,) = gate_cells([_row(eval_name=None, kind="goal", scores=scores)])
+    (ad_hoc,) = gate_cells([_row(eval_name=None, kind="goal", scores=scores)])
+    assert ad_hoc["eval"] is None and ad_hoc["kind"] == "goal" and ad_hoc["eval_version"] is None
+    assert ad_hoc["checks"] == {"goal_preserved": True}
+    before = _row(kind="goal", scores=scores)
+    del before["eval"]
+    (old,) = gate_cells([before])
     assert old["eval"] == "goal" and old["checks"] == {"goal_preserved": True}
 
 
@@ -147,6 +154,19 @@ def test_a_missing_baseline_file_says_how_to_create_it(tmp_path):
     assert str(err.value) == f"{tmp_path / 'none.json'}: no baseline file; create it with --update"
 
 
+def test_a_baseline_that_is_a_directory_or_not_text_is_named(tmp_path):
+    with pytest.raises(HarnessError) as err:
+        load_baseline(tmp_path)
+    assert str(err.value) == (
+        f"{tmp_path}: is a directory; --baseline is a baseline JSON file, e.g. datasets/baselines/nightly.json"
+    )
+    path = tmp_path / "b.json"
+    path.write_bytes(b'{"schema": 2, "cells": ["\xff"]}')
+    with pytest.raises(HarnessError) as err:
+        load_baseline(path)
+    assert str(err.value).startswith(f"{path}: cannot read the baseline (UnicodeDecodeError: 'utf-8' codec can't decode")
+
+
 def test_a_baseline_that_is_not_json_is_named(tmp_path):
     path = tmp_path / "b.json"
     path.write_text("{not json", encoding="utf-8")
@@ -180,6 +200,28 @@ def test_a_schema_2_baseline_is_read_as_stored(tmp_path):
     assert load_baseline(tmp_path / "b.json") == cells
     (tmp_path / "e.json").write_text(json.dumps({"schema": 2, "cells": []}), encoding="utf-8")
     assert load_baseline(tmp_path / "e.json") == []
+
+
+def test_an_ad_hoc_cell_written_with_its_kind_as_its_eval_is_read_as_no_eval(tmp_path):
+    """Before 2026-11-28 the gate wrote an ad-hoc cell's kind as its eval, with eval_version null (which no cell of an
+    eval has): it is read as eval null. A cell of an eval, or of an eval this version does not know, is read as it is."""
+    ad_hoc = {"eval": "goal", "kind": "goal", "eval_version": None, "arm": "a"}
+    of_eval = {"eval": "goal", "kind": "goal", "eval_version": 2, "arm": "a"}
+    before_versions = {"eval": "goal", "kind": "goal", "arm": "a"}
+    other_kind = {"eval": "chain", "kind": "needle", "eval_version": None, "arm": "a"}
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"schema": 2, "cells": [ad_hoc, of_eval, before_versions, other_kind]}), encoding="utf-8")
+    assert load_baseline(path) == [{**ad_hoc, "eval": None}, of_eval, before_versions, other_kind]
+
+
+def test_the_shipped_nightly_baseline_names_no_eval_for_its_ad_hoc_cells():
+    """datasets/experiments/nightly.yaml has no evals: its cells ran as no eval, and the baseline says so."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert "evals" not in (root / "datasets" / "experiments" / "nightly.yaml").read_text(encoding="utf-8")
+    stored = json.loads((root / "datasets" / "baselines" / "nightly.json").read_text(encoding="utf-8"))["cells"]
+    assert stored and all(c["eval"] is None and c["eval_version"] is None for c in stored)
 
 
 def _v1(path, cells):

@@ -64,6 +64,19 @@ def test_a_significant_drop_exits_1_naming_each_gate(tmp_path, capsys):
     assert "0.0234" in out and "no significant regression" not in out
 
 
+def test_a_drop_in_an_ad_hoc_grid_is_named_as_no_eval_never_as_the_eval_of_its_kind(tmp_path, capsys):
+    def ad_hoc(rows):
+        return [{**r, "eval": None, "eval_version": None} for r in rows]
+
+    baseline = _baseline(tmp_path, ad_hoc(_cells(8)), capsys)
+    assert main(["regress", _grid(tmp_path / "now", ad_hoc(_cells(8, False))), "--baseline", baseline]) == EXIT_FAILED
+    out = capsys.readouterr().out
+    assert out.endswith(
+        "REGRESSION on 2 gate(s): passed (goal cases, no eval, a at 20%), goal_preserved (goal cases, no eval, a at 20%)\n"
+    )
+    assert "| goal cases, no eval |" in out and "goal eval" not in out
+
+
 def test_an_incomplete_grid_exits_1_and_says_why(tmp_path, capsys):
     baseline = _baseline(tmp_path, _cells(8) + _cells(2, arm="b"), capsys)
     assert main(["regress", _grid(tmp_path / "now", _cells(8)), "--baseline", baseline]) == EXIT_FAILED

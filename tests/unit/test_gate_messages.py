@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.analysis.regress import error_gate, incomplete_message, missing_cells
+from harness.analysis.regress import error_gate, incomplete_message, missing_cells, version_mismatches
 
 
 def _rows(*outcomes: tuple[str, list[str]]) -> list[dict]:
@@ -102,3 +102,31 @@ def test_an_improvement_also_needs_an_adjusted_p_strictly_under_alpha():
 
     assert gate_verdicts([0.5], [ALPHA])[1] == ["ok"]
     assert gate_verdicts([0.5], [ALPHA * 0.999])[1] == ["improved"]
+
+
+def _versioned(eval_name, *versions, kind="goal"):
+    """One cell per version; ``...`` for a cell written before versions (no eval_version key)."""
+    return [{"eval": eval_name, "kind": kind, **({} if v is ... else {"eval_version": v})} for v in versions]
+
+
+def test_a_cell_without_a_version_was_scored_under_version_1():
+    assert version_mismatches(_versioned("goal", ...), _versioned("goal", 1)) == []
+    assert version_mismatches(_versioned("goal", ...), _versioned("goal", 2)) == [
+        "eval 'goal': the baseline was scored under version 1, the current results under version 2"
+    ]
+
+
+def test_each_side_lists_every_version_it_holds_and_only_evals_on_both_sides_are_compared():
+    base = _versioned("goal", 2, 1, None) + _versioned("needle", 1, kind="needle")
+    now = _versioned("goal", 2) + _versioned("chain", 5, kind="needle")
+    assert version_mismatches(base, now) == [
+        "eval 'goal': the baseline was scored under version 1, 2, none (run as no eval), the current results under version 2"
+    ]
+
+
+def test_ad_hoc_cells_are_compared_with_the_eval_of_their_kind_and_said_to_have_run_as_no_eval():
+    ad_hoc = _versioned(None, None)
+    assert version_mismatches(ad_hoc, ad_hoc) == []
+    assert version_mismatches(_versioned("goal", 3), ad_hoc) == [
+        "eval 'goal': the baseline was scored under version 3, the current results under version none (run as no eval)"
+    ]

@@ -288,12 +288,21 @@ def test_a_baseline_from_another_version_of_an_eval_is_refused_not_compared(tmp_
     with pytest.raises(HarnessError) as err:
         _gate(tmp_path / "v2", base, changed)
     message = str(err.value)
-    assert "eval 'goal': the baseline was scored under version 1, the current results under version 2" in message
-    assert "--update" in message and "not comparable" in message
+    baseline = tmp_path / "v2" / "baseline.json"
+    assert message == (
+        f"{baseline}: not comparable with tonight: eval 'goal': the baseline was scored under version 1, the current "
+        "results under version 2. An eval's version changes when its cases, checks or scoring change meaning "
+        "(suites/registry.py). Rewrite the baseline from results of the current version: harness regress RESULTS "
+        f"--baseline {baseline} --update"
+    )
     # a version change in one eval refuses the whole gate even though the other eval's cells match
     needle = _cells(4, True, eval_name="needle")
     with pytest.raises(HarnessError, match="eval 'goal'"):
         _gate(tmp_path / "mixed", base + needle, changed + needle)
+    needle_v2 = [{**r, "eval_version": 2} for r in needle]  # two evals changed: both named, one after the other
+    with pytest.raises(HarnessError) as err:
+        _gate(tmp_path / "both", base + needle, changed + needle_v2)
+    assert "under version 2; eval 'needle': the baseline was scored under version 1" in str(err.value)
 
 
 def test_an_ad_hoc_grid_is_gated_by_its_kind_and_refused_against_a_baseline_of_the_eval_itself(tmp_path):
@@ -305,8 +314,33 @@ def test_an_ad_hoc_grid_is_gated_by_its_kind_and_refused_against_a_baseline_of_t
 
     ad_hoc = [{**r, "eval": None, "eval_version": None} for r in _cells(8, True)]
     ok, table, _ = _gate(tmp_path, ad_hoc, ad_hoc)
-    assert ok and set(table["eval"]) == {"goal"}
+    assert ok and set(table["eval"]) == {"goal cases, no eval"}  # the run report's heading, never the goal eval
+    assert set(table["metric"]) == {"case_valid", "passed", "goal_preserved"}  # the goal eval's gated check all the same
     as_eval = [{**r, "eval_version": 2} for r in _cells(8, True)]
     with pytest.raises(HarnessError) as err:
         _gate(tmp_path / "mixed", as_eval, ad_hoc)
     assert "baseline was scored under version 2, the current results under version none (run as no eval)" in str(err.value)
+
+
+def test_every_line_the_gate_writes_about_ad_hoc_cells_names_them_as_no_eval(tmp_path):
+    """The table, each note (a group missing tonight, a metric with no pairs, an incomplete grid) and the baseline file
+    name a group of ad-hoc cells "<kind> cases, no eval" (`harness.rows.eval_label`): never the eval of that kind."""
+    from harness.analysis.regress import load_baseline
+
+    def ad_hoc(rows):
+        return [{**r, "eval": None, "eval_version": None} for r in rows]
+
+    base = ad_hoc(_cells(8, True) + _cells(3, True, arm="b"))
+    now = ad_hoc(_cells(8, False) + [_row("c0", True, arm="c")])
+    ok, table, notes = _gate(tmp_path, base, now)
+    assert not ok and set(table["eval"]) == {"goal cases, no eval"}
+    assert set(table[table["verdict"] == "REGRESSION"]["metric"]) == {"passed", "goal_preserved"}
+    assert notes[0] == "goal cases, no eval, b at 20%: in the baseline, not in tonight (not gated)"
+    assert notes[-1].startswith("INCOMPLETE: 3 of 11 baseline cells have no result in tonight (goal cases, no eval, b at 20%: 3)")
+    stored = load_baseline(tmp_path / "baseline.json")
+    assert {(c["eval"], c["kind"]) for c in stored} == {(None, "goal")}
+    said = " ".join([*notes, *map(str, table["eval"])])
+    assert "goal eval" not in said and "eval 'goal'" not in said, said
+    unpaired = ad_hoc([_row(f"c{i}", outcome="INVALID") for i in range(8)])
+    _, _, notes = _gate(tmp_path / "unpaired", ad_hoc(_cells(8, True)), unpaired)
+    assert notes and all(n.startswith("goal cases, no eval, a at 20%: ") for n in notes), notes

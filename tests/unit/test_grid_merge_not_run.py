@@ -54,3 +54,14 @@ def test_a_shard_with_a_torn_last_line_is_merged_without_it_said_and_left_as_it_
     err = capsys.readouterr().err
     assert "0of2/cells.jsonl: line 3 was cut mid-write" in err and "the merged experiment lacks that cell" in err
     assert (a / "cells.jsonl").read_bytes() == before  # the shard is not rewritten
+
+
+def test_a_merge_into_a_directory_whose_cells_file_was_torn_repairs_it_before_appending(tmp_path):
+    """A merge killed mid-write leaves the merged cells.jsonl torn: merging again drops the torn line (the cell is
+    merged whole from its shard) instead of appending after it, which would glue two rows into one bad line."""
+    a = _part(tmp_path, "0of1", _meta([0, 1], 1), ["c1", "c3"])
+    out = merge_experiments(tmp_path / "merged", [a])
+    whole = (out / "cells.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    (out / "cells.jsonl").write_text(whole[0] + whole[1][:20], encoding="utf-8")  # killed mid-write of c3
+    merge_experiments(out, [a])
+    assert [r["cell_id"] for r in read_jsonl(out / "cells.jsonl")] == ["c1", "c3"]

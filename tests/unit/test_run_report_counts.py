@@ -10,7 +10,8 @@ import pandas as pd
 
 from harness.report import run_report
 from harness.report._document import Document
-from harness.report.run_report import _eval_of, _injects_faults, _pass_rates, _problem_cases
+from harness.report.run_report import _injects_faults, _pass_rates, _problem_cases
+from harness.rows import eval_label
 
 INTRO = (
     "Each case run is PASS, FAIL or INVALID (a validity score failed: the run did not test what it claims, e.g. "
@@ -64,9 +65,9 @@ UNCOMPACTED = {"run_completed": True, "compacted": False, "needle_correct": True
 
 
 def test_the_eval_of_a_row_is_its_registry_entry_or_for_an_old_row_its_kind():
-    assert _eval_of({"eval": "faults", "kind": "needle"}) == "faults"
-    assert _eval_of({"kind": "goal"}) == "goal"
-    assert _eval_of({"eval": None, "kind": "chain"}) == "chain cases, no eval"  # ran as no eval: never the eval of its kind
+    assert eval_label({"eval": "faults", "kind": "needle"}) == "faults"
+    assert eval_label({"kind": "goal"}) == "goal"
+    assert eval_label({"eval": None, "kind": "chain"}) == "chain cases, no eval"  # ran as no eval: never the eval of its kind
 
 
 def test_only_the_faults_eval_injects_faults_and_an_unknown_eval_does_not():
@@ -275,6 +276,20 @@ def test_a_row_that_ran_as_no_eval_is_headed_as_such_never_as_the_eval_of_its_ki
     from rows that ran as the eval of that kind, and no eval's rule (the faults eval's reading) applies to them."""
     ad_hoc = _row("n1", "PASS", passed={"needle_correct": True}, ev=None) | {"kind": "faults"}
     as_eval = _row("n2", "PASS", passed={"needle_correct": True}, ev="needle")
-    assert _eval_of(ad_hoc) == "faults cases, no eval" and not _injects_faults(_eval_of(ad_hoc))
+    assert eval_label(ad_hoc) == "faults cases, no eval" and not _injects_faults(eval_label(ad_hoc))
     headings = [value for kind, value in _pass_rate_blocks([ad_hoc, as_eval]) if kind == "heading"]
     assert [h[1] for h in headings] == ["faults cases, no eval (1 runs)", "needle (1 runs)"]
+
+
+def test_known_upstream_runs_are_counted_beside_the_others_and_said_to_count_in_no_rate():
+    rows = [
+        _row("n1", "PASS", passed=OK),
+        _row("n2", "KNOWN_UPSTREAM", ["needle_correct"], passed=MISSED),
+    ]
+    texts = [value for kind, value in _pass_rate_blocks(rows) if kind == "text"]
+    assert texts[0] == (
+        "1 PASS, 0 FAIL, 0 INVALID, 0 ERROR, 1 KNOWN_UPSTREAM: rates over the 1 valid runs; KNOWN_UPSTREAM runs "
+        "(listed under Known upstream failures) count in no rate."
+    )
+    (plain,) = [value for kind, value in _pass_rate_blocks(rows[:1]) if kind == "text"][:1]
+    assert plain == "1 PASS, 0 FAIL, 0 INVALID, 0 ERROR: rates over the 1 valid runs."

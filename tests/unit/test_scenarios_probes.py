@@ -235,3 +235,15 @@ def test_bad_probe_options_exit_2_naming_the_option_and_write_nothing(tmp_path, 
     args = argv if "--out" in argv else [*argv, "--out", "p.jsonl"]
     assert main(["generate", "probes", *args]) == EXIT_BAD_INPUT
     assert message in capsys.readouterr().err and not list(tmp_path.iterdir())
+
+
+def test_generate_probes_help_lists_every_family_in_order_and_the_shipped_defaults():
+    """`harness generate --help` names the families and defaults of `harness.scenarios.probes`, read from there."""
+    from harness.cli.main import build_parser
+    from harness.scenarios.probes import DEV_INSTANCES
+
+    gen = build_parser()._subparsers._group_actions[0].choices["generate"]  # type: ignore[union-attr]
+    actions = {a.dest: a for a in gen._actions}
+    assert actions["families"].help == f"comma-separated families (default all): {', '.join(FAMILIES)}"
+    assert actions["instances"].default == DEV_INSTANCES and f"(default {DEV_INSTANCES}," in actions["instances"].help
+    assert actions["seed"].default == SHIPPED_SEED and f"(default {SHIPPED_SEED}," in actions["seed"].help

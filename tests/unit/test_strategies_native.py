@@ -71,6 +71,7 @@ def test_openai_compaction_builds_chat_openai_on_the_responses_api_with_the_thre
     assert isinstance(stack.slot, VacatedSummarizationSlot) and isinstance(stack.model, ChatOpenAI)
     assert stack.model.use_responses_api is True and OPENAI.use_responses_api is None
     assert stack.model.context_management == [{"type": "compaction", "compact_threshold": 12_800}]
+    assert stack.inner == [] and stack.provider == "openai"  # nothing added inside the slot: the provider compacts
 
 
 @pytest.mark.parametrize(
@@ -193,3 +194,78 @@ def test_tool_results_the_provider_cleared_show_as_the_placeholder_and_a_mask_ev
     again = rec.before_agent_call(request([TASK, A1, T1, A2, T2]))
     rec.finish_call(again, 0.0, message=AIMessage(content="next", response_metadata=meta))
     assert len(rec.events) == 1  # the same result cleared again is not a new event
+
+
+def test_the_lowest_trigger_anthropic_takes_is_said_with_the_window_that_reaches_it_or_the_percent_of_this_one():
+    from harness.compaction.strategies.provider_native import low_trigger_window, trigger_error
+
+    assert low_trigger_window(0.2, 250_000) == 50_000  # at the minimum: allowed
+    assert low_trigger_window(1.0, 50_000) == 50_000
+    assert low_trigger_window(0.5, 1_000, minimum=400) == 500
+    with pytest.raises(ConfigError) as err:
+        low_trigger_window(0.2, 64_000)
+    assert str(err.value) == (
+        "a trigger at 20% of a 64,000-token window is 12,800 input tokens, below the provider's compaction minimum of "
+        "50,000; declare a window of at least 250,000 tokens to trigger at 20% (or trigger at 79% or more of this window)"
+    )
+    with pytest.raises(ConfigError) as err:
+        low_trigger_window(0.2, 249_999)
+    assert "is 49,999 input tokens" in str(err.value) and str(err.value).endswith("(or trigger at 21% or more of this window)")
+    with pytest.raises(ConfigError) as err:  # a window under the minimum: no share of it reaches the minimum
+        low_trigger_window(0.5, 40_000)
+    assert str(err.value).endswith("declare a window of at least 100,000 tokens to trigger at 50%")
+    for fraction in (0, -0.1, 1.01):
+        with pytest.raises(ConfigError) as err:
+            low_trigger_window(fraction, 64_000)
+        assert str(err.value) == f"trigger fraction {fraction}: must be in (0, 1]"
+    for window in (0, -5):
+        with pytest.raises(ConfigError) as err:
+            low_trigger_window(0.5, window)
+        assert str(err.value) == f"declared window {window}: must be positive"
+    assert trigger_error(50_000) is None and trigger_error(9, minimum=9) is None
+    assert trigger_error(49_999) == (
+        "context_management.edits.compact_20260112.trigger.value: 49999 is below the minimum of 50000 input tokens; "
+        "compaction triggers must be at least 50000"
+    )
+
+
+def test_a_native_strategys_trigger_is_its_lowest_token_trigger_and_a_refusal_names_the_config_and_strategy():
+    from harness.compaction.strategies.provider_native import trigger_tokens
+
+    config = _config("openai-compaction", trigger="tokens:12000", window=64_000)
+    assert trigger_tokens(config) == 12_000 and trigger_tokens(config, minimum=12_000) == 12_000
+    with pytest.raises(ConfigError) as err:
+        trigger_tokens(config, minimum=12_001)
+    assert str(err.value) == (
+        "config 'x': strategy openai-compaction: a trigger at 19% of a 64,000-token window is 12,000 input tokens, below "
+        "the provider's compaction minimum of 12,001; declare a window of at least 64,006 tokens to trigger at 19% (or "
+        "trigger at 19% or more of this window)"
+    )
+    with pytest.raises(ConfigError) as err:
+        _config("openai-compaction", trigger="messages:40")
+    assert str(err.value) == (
+        "config 'x': strategy openai-compaction triggers in input tokens; give a fraction or tokens trigger, not messages:40"
+    )
+
+
+def test_the_edges_of_the_providers_minimum_a_window_of_it_and_a_trigger_past_the_window():
+    from harness.compaction.strategies.provider_native import low_trigger_window, trigger_tokens
+
+    with pytest.raises(ConfigError) as err:  # a window of exactly the minimum: only all of it reaches it
+        low_trigger_window(0.5, 50_000)
+    assert str(err.value).endswith("to trigger at 50% (or trigger at 100% or more of this window)")
+    assert low_trigger_window(1.0, 1, minimum=1) == 1  # a 1-token window is a window
+    # a trigger exactly at the minimum is taken, even where tokens / window * window rounds under it
+    at_minimum = _config("openai-compaction", trigger="tokens:50000", window=65_692)
+    assert trigger_tokens(at_minimum, minimum=50_000) == 50_000
+    past = _config("openai-compaction", trigger="tokens:70000", window=64_000)  # past the window: all of it
+    with pytest.raises(ConfigError) as err:
+        trigger_tokens(past, minimum=80_000)
+    assert "a trigger at 100% of a 64,000-token window is 64,000 input tokens, below the provider's" in str(err.value)
+    two = dataclasses.replace(_config("openai-compaction"), strategy="deepagents-summarization")
+    two = dataclasses.replace(
+        two, trigger=(ContextSize("messages", 40), ContextSize("messages", 60)), keep=ContextSize("messages", 5)
+    )
+    with pytest.raises(ConfigError) as err:
+        trigger_tokens(two)
+    assert str(err.value).endswith("give a fraction or tokens trigger, not messages:40, messages:60")

@@ -20,6 +20,7 @@ from harness.compaction.strategies.provider_native import ANTHROPIC_MIN_TRIGGER
 from harness.errors import ConfigError
 
 GROUP = "compaction_harness.strategies"
+DEFAULT_STRATEGY = "deepagents-summarization"  # a config's strategy unless it names one (`CompactionConfig.strategy`)
 BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's table and `harness run --help` list them
     "deepagents-summarization": "harness.compaction.strategies.deepagents_summarization",
     "langchain-summarization": "harness.compaction.strategies.langchain_summarization",
@@ -37,6 +38,16 @@ PROVIDER_NATIVE: dict[str, int] = {  # the provider-native strategies -> the low
     "anthropic-context-editing": 0,
     "openai-compaction": 0,  # none documented
 }
+
+
+def builtin_said() -> str:
+    """The built-in strategies as a help text or a schema's description lists them, from `BUILTIN` in its order: the
+    default marked, the provider-native ones apart, ``custom`` as the ``module:function`` it is written as."""
+    own = [f"{n} (default)" if n == DEFAULT_STRATEGY else n for n in BUILTIN if n not in PROVIDER_NATIVE and n != "custom"]
+    *native, last = [n for n in BUILTIN if n in PROVIDER_NATIVE]
+    return (
+        f"{', '.join(own)}, the provider-native {', '.join(native)} and {last} (docs/strategies.md), or module:function (custom)"
+    )
 
 
 @lru_cache(maxsize=1)
