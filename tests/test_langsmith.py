@@ -469,19 +469,19 @@ def test_the_export_sends_an_invalid_or_errored_run_its_outcome_and_validity_onl
 
 
 def test_pytest_evals_send_an_invalid_or_errored_case_its_outcome_and_validity_only(tmp_path):
+    """One session, both outcomes: with LangSmith on no case runs ahead, so the cases run in test order. The first
+    agent request (needle-h24k-d000's) is answered 503 with no retry: that case ends in ERROR; goal-ledgers-12 never
+    compacts under a 40 % trigger: INVALID (the test fails, as an INVALID case does)."""
     from harness.reference.serve import Fault, serving
     from harness.suites.registry import SUITES
 
-    with FakeLangSmith() as fake:
-        # goal-ledgers-12 never compacts under a 40 % trigger: INVALID (the test fails, as an INVALID case does)
-        invalid, _ = _pytest_evals(fake.url, tmp_path / "invalid", "-m", "goal", "-k", "goal-ledgers-12", "--trigger", "40%")
-        assert "1 failed" in invalid.stdout and "INVALID" in invalid.stdout, invalid.stdout[-2000:]
-        with serving() as server:  # every agent request answered 503, no retry: the case ends in ERROR
-            server.add_fault(Fault("503", count=None, scope="agent"))
-            live = ["--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer"]
-            live += ["--base-url", server.url, "--model-kwargs", "max_retries=0"]
-            errored, _ = _pytest_evals(fake.url, tmp_path / "error", *live, "-k", "needle-h24k-d000")
-        assert "1 error" in errored.stdout.strip().splitlines()[-1], errored.stdout[-2000:]
+    with FakeLangSmith() as fake, serving() as server:
+        server.add_fault(Fault("503", count=1, scope="agent"))
+        live = ["--model", "openai:reference-agent", "--summary-model", "openai:reference-summarizer"]
+        live += ["--base-url", server.url, "--model-kwargs", "max_retries=0", "--trigger", "40%"]
+        out, _ = _pytest_evals(fake.url, tmp_path, *live, "-m", "needle or goal", "-k", "needle-h24k-d000 or goal-ledgers-12")
         by_outcome = _feedback_keys_by_outcome(fake.recorder)
+    summary = out.stdout.strip().splitlines()[-1]
+    assert "1 failed" in summary and "1 error" in summary and "INVALID" in out.stdout, out.stdout[-2000:]
     _only_outcome_and_validity(by_outcome, {*SUITES["goal"].validity, *SUITES["needle"].validity})
     assert len(by_outcome["INVALID"]) == 1 and len(by_outcome["ERROR"]) == 1
