@@ -5,6 +5,7 @@ refused by both the schema (what an editor shows) and the loader (file, row or k
 from __future__ import annotations
 
 import copy
+import functools
 import importlib.util
 import json
 from pathlib import Path
@@ -35,7 +36,10 @@ SCENARIO_FILES = [
 ]
 
 
+@functools.cache
 def _validator(stem: str) -> jsonschema.Draft202012Validator:
+    """The shipped schema ``stem``, checked against its meta-schema, as a validator (made once per process: a
+    validator holds no state between documents, and the file is not written during the tests)."""
     schema = json.loads((ROOT / "schemas" / f"{stem}.schema.json").read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
