@@ -3,6 +3,7 @@ function-level and type-only imports), reports never reach the agent runner, the
 expected answers, and the agent layer never reaches the reference models (a provider it names, not imports)."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -23,12 +24,23 @@ def _modules(package: Path = PACKAGE) -> dict[str, Path]:
 MODULES = _modules()
 
 
+def _tree(path: Path) -> ast.Module:
+    """The module at ``path``, parsed: each source text once per process (the import graph and the module map read
+    the same modules; a planted module rewritten in place is another text, parsed again)."""
+    return _parse(path.read_text())
+
+
+@functools.cache
+def _parse(text: str) -> ast.Module:
+    return ast.parse(text)
+
+
 def _imports(name: str, modules: dict[str, Path]) -> set[str]:
     """Every module of the package ``name`` imports, at any depth of its code: module-level, function-level and
     type-only (under ``if TYPE_CHECKING:``) imports alike."""
     found = set()
     top = name.split(".")[0]
-    for node in ast.walk(ast.parse(modules[name].read_text())):
+    for node in ast.walk(_tree(modules[name])):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == top:
             subs = {f"{node.module}.{a.name}" for a in node.names} & modules.keys()
             found |= subs or ({node.module} & modules.keys())
@@ -209,7 +221,7 @@ _SENTENCE_END = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<=[.!?])\s+(?=[A-Z`(\"*])")
 
 def first_sentence(path: Path) -> str:
     """The first sentence of the module's docstring (its first paragraph, joined, up to the first sentence end)."""
-    doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    doc = ast.get_docstring(_tree(path)) or ""
     paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
     return _SENTENCE_END.split(paragraph, 1)[0].replace("``", "`")
 
