@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.scenarios.schema import Fact, Question, Scenario
 from harness.task_format import ARTIFACT_QUESTION, fact_sentence, render_decision_question, render_question
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 VAULT = Fact("vault", "fact", "vault code", "TANGO-7", "tool", 0, doc="DOC-1")
 DB1 = Fact("db1", "decision", "billing database", "mysql-8", "tool", 0, doc="DOC-1", superseded_by="db2")

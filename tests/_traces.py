@@ -27,7 +27,7 @@ from harness import _deepagents_adapter as da
 from harness.trace.recorder import Recorder
 from harness.trace.schema import Trace
 from tests._messages import summary_message
-from tests.unit._recorder_inputs import HISTORY, SYSTEM, request
+from tests._recorder_inputs import HISTORY, SYSTEM, request
 
 __all__ = ["HISTORY", "Conversation"]
 

@@ -5,7 +5,7 @@ either once (a transient fault the retries must ride out: PASS) or on every requ
 its scope (exhausted: ERROR with its cause, or FAIL where the fault is a finding about
 compaction, as an irreducible context overflow is). Client settings keep the suite short:
 a 1.5 s timeout and 2 SDK retries; the defaults (120 s, 6 retries) are tested in
-tests/test_models.py.
+tests/agent/test_models.py.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from harness.scoring.scorers import ERROR, FAIL, PASS, outcome, score_case, scor
 
 pytestmark = pytest.mark.live
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASE = "needle-h24k-d010"  # 3 summaries, a history read: every request kind is exercised
 SETTINGS = {"timeout": 1.5, "max_retries": 2}
 

@@ -16,7 +16,7 @@ from harness.reference.serve import Fault, serving
 
 pytestmark = pytest.mark.live
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CASES = ["needle-h24k-d000", "needle-h24k-d010", "needle-h32k-d000"]
 
 

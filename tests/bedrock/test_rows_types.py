@@ -23,7 +23,7 @@ from harness.rows import (
 )
 from harness.runs.results import append_row, read_cells, read_rows, result_row, upgrade_row
 from tests._rows import full_cell, full_row
-from tests.unit.test_results_row import SCORES, _trace
+from tests.runs.test_results_row import SCORES, _trace
 
 ROWS = Path(__file__).resolve().parent.parent / "data" / "rows"
 SCHEMAS = sorted(ROWS.glob("schema-*.jsonl"))

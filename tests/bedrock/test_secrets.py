@@ -22,7 +22,7 @@ from harness.reference.serve import Fault, serving
 
 pytestmark = pytest.mark.live
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 KEYS = {
     "OPENAI_API_KEY": "sk-proj-FAKEfake0123456789abcdefghijklmnop",
     "ANTHROPIC_API_KEY": "sk-ant-api03-FAKEfake0123456789abcdefghij",

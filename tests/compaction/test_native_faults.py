@@ -3,8 +3,8 @@ compaction the provider reports as failed is a FAIL of `summaries_ok` (a finding
 summary is), a provider that never compacts leaves the case INVALID, and a fault that fires once is retried or
 compacted past (PASS). Each runs the real deep agent with a native strategy against this process's loopback
 `harness serve` (`harness.reference.local.local_server`) with the fault injected there; the trigger the provider
-refuses (exit 2) and the streamed-block trap (langchain#36976) are in tests/test_native_strategies.py and
-tests/test_serve_apis.py."""
+refuses (exit 2) and the streamed-block trap (langchain#36976) are in tests/compaction/test_native_strategies.py and
+tests/reference/test_serve_apis.py."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ MATRIX = [
 @pytest.fixture
 def server():
     """This process's loopback server, its faults and counts cleared before and after: a fault left behind would fire
-    in the next native run of this process (tests/test_native_strategies.py shares the server)."""
+    in the next native run of this process (tests/compaction/test_native_strategies.py shares the server)."""
     served = local_server(0)
     served.state.reset()
     yield served

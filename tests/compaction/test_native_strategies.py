@@ -96,7 +96,7 @@ def test_a_spec_arm_anthropic_refuses_stops_the_experiment_before_any_cell(tmp_p
     from harness.runs.grid import cell_config, run_experiment
     from harness.runs.spec import load_spec
 
-    experiments = Path(__file__).resolve().parent.parent / "datasets" / "experiments"
+    experiments = Path(__file__).resolve().parents[2] / "datasets" / "experiments"
     shipped = yaml.safe_load((experiments / "strategies.yaml").read_text())
     shipped["strategies"].append("anthropic-compaction")
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(shipped))

@@ -23,7 +23,8 @@ from harness.scoring.scorers import score_case, scores_by_key
 from harness.suites.registry import SUITES
 
 CUSTOM = "tests._strategies:keep_task_and_last_six"
-NAMES = tuple(n for n in ALL_NAMES if n not in PROVIDER_NATIVE)  # the provider-native ones: tests/test_native_strategies.py
+# the provider-native ones are in tests/compaction/test_native_strategies.py
+NAMES = tuple(n for n in ALL_NAMES if n not in PROVIDER_NATIVE)
 SCENARIOS = {s.id: s for s in load_scenarios(all_scenario_files())}
 
 

@@ -23,7 +23,7 @@ from harness.reference.local import local_server
 from harness.suites.registry import SUITES
 from harness.trace import native as trace_native
 from harness.trace.recorder import Recorder, provider_view
-from tests.unit._recorder_inputs import fetch, request
+from tests._recorder_inputs import fetch, request
 
 WINDOW = 250_000
 ANTHROPIC = ChatAnthropic(model="claude-test", api_key="sk-test", max_retries=0)  # type: ignore[call-arg]

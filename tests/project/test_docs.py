@@ -49,7 +49,7 @@ def test_every_documented_command_names_a_real_subcommand_target_or_marker():
 
 
 def test_the_readme_python_example_is_the_one_docs_python_md_runs():
-    """The README's notebook example is a copy of the snippet tests/test_api.py runs from docs/python.md."""
+    """The README's notebook example is a copy of the snippet tests/api/test_api.py runs from docs/python.md."""
     (example,) = blocks(README.read_text(encoding="utf-8"), "python")
     assert example in blocks(page("python"), "python")
 

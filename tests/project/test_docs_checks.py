@@ -1,4 +1,4 @@
-"""The checks tests/test_docs.py holds the documentation to, on good and bad inputs."""
+"""The checks tests/project/test_docs.py holds the documentation to, on good and bad inputs."""
 
 from __future__ import annotations
 

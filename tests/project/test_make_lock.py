@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAKE_UV = """#!/bin/sh
 # stand-in for `uv pip compile ... -o FILE`: FILE already holds the current pins (the recipe copies them there)
 # and, like uv, writes FILE whether or not a pin changed.

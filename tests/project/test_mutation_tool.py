@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("mutation_tool", ROOT / "tools" / "mutation.py")
 assert _spec and _spec.loader
 mutation = importlib.util.module_from_spec(_spec)
@@ -117,7 +117,7 @@ def test_a_change_selects_the_modules_whose_source_it_touches():
     assert mutation.touched(["harness/runs/grid.py", "README.md"], modules) == ["grid"]
     assert mutation.touched(["harness/compaction/strategies/none.py"], modules) == ["strategies"]
     assert mutation.touched(["harness/agent/live.py", "harness/runs/results.py"], modules) == ["live", "results"]
-    assert mutation.touched(["harness/runs/results_extra.py", "tests/unit/test_resume.py"], modules) == []
+    assert mutation.touched(["harness/runs/results_extra.py", "tests/runs/test_resume.py"], modules) == []
 
 
 def test_a_report_of_the_changed_modules_counts_only_them(fake):

@@ -18,7 +18,7 @@ import yaml
 
 from harness.cli.main import EXIT_FAILED, EXIT_OK, main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "nightly.yml").read_text())
 SMALL_SPEC = """name: nightly
 variants: [deepagents-default, minimal]

@@ -14,7 +14,7 @@ import pytest
 
 import harness
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Every package whose __init__ declares a public face (``__all__``), found in the tree rather than listed by hand.
 PACKAGES = sorted(
     ".".join(p.parent.relative_to(ROOT).parts)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_pytest(*args: str, tmp_path: Path, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -16,7 +16,7 @@ from harness.reference.serve import messages as serve_anthropic
 from harness.reference.serve import responses as serve_responses
 from harness.reference.serve.state import ResponseStore
 from harness.reference.serve.wire import RequestError
-from tests.unit._wire import TASK, messages_body
+from tests._wire import TASK, messages_body
 
 THINKING = {"type": "enabled", "budget_tokens": 1024}
 EVENTS: TypeAdapter = TypeAdapter(BetaRawMessageStreamEvent)

@@ -12,7 +12,7 @@ from harness.reference import native, reasoning
 from harness.reference.prompt_cache import PromptCache
 from harness.reference.serve import messages as serve_anthropic
 from harness.reference.serve.wire import RequestError
-from tests.unit._wire import TASK, big_turns, compact_edit, messages_body, tool_turns
+from tests._wire import TASK, big_turns, compact_edit, messages_body, tool_turns
 
 EVENTS: TypeAdapter = TypeAdapter(BetaRawMessageStreamEvent)
 

@@ -1,8 +1,8 @@
 """The three SDKs against `harness serve`'s Anthropic Messages and OpenAI Responses endpoints, with no patching.
 
 anthropic.Anthropic and openai.OpenAI talk to the server by base URL; ChatAnthropic and ChatOpenAI(use_responses_api)
-do too. A few requests each: the semantics themselves are unit-tested (tests/unit/test_serve_anthropic.py,
-tests/unit/test_serve_responses.py); here the wire is: what the clients send is read, what the server sends is what
+do too. A few requests each: the semantics themselves are unit-tested (tests/reference/test_serve_anthropic.py,
+tests/reference/test_serve_responses.py); here the wire is: what the clients send is read, what the server sends is what
 the clients parse, faults arrive as the errors the clients raise.
 """
 
@@ -21,7 +21,7 @@ from langchain_openai import ChatOpenAI
 
 from harness.reference import native
 from harness.reference.serve import Fault, serving
-from tests.unit._wire import ANTHROPIC_TOOLS, BIG, RESPONSES_TOOLS, TASK, compact_edit
+from tests._wire import ANTHROPIC_TOOLS, BIG, RESPONSES_TOOLS, TASK, compact_edit
 
 READ = {"name": "read_file", "args": {"file_path": "/ledgers/a.csv"}, "id": "toolu_read", "type": "tool_call"}
 BIG_TURNS = [HumanMessage(TASK), AIMessage(content="", tool_calls=[READ]), ToolMessage(BIG, tool_call_id="toolu_read")]

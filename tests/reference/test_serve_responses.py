@@ -16,7 +16,7 @@ from harness.reference.prompt_cache import PromptCache
 from harness.reference.serve import responses as serve_responses
 from harness.reference.serve.state import ResponseStore
 from harness.reference.serve.wire import RequestError
-from tests.unit._wire import RESPONSES_TOOLS, TASK, big_items
+from tests._wire import RESPONSES_TOOLS, TASK, big_items
 
 EVENTS: TypeAdapter = TypeAdapter(ResponseStreamEvent)
 

@@ -199,7 +199,7 @@ def test_sign_flip_p_matches_scipys_permutation_test_and_is_never_zero():
 
 # -- one list of checks per eval ----------------------------------------------------------------
 def test_every_pytest_eval_asserts_the_list_the_validity_matrix_proves():
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     for suite in matrix_suites():
         name = suite.name
         if suite.generated:  # the plugin's generated test asserts each eval's own entry

@@ -7,7 +7,7 @@ import json
 
 from harness.runs.merge import merge_experiments, read_experiment_meta
 from harness.runs.results import NOT_RUN_FILE, read_jsonl
-from tests.unit.test_grid_merge import _meta, _part
+from tests.runs.test_grid_merge import _meta, _part
 
 
 def _not_run(path, *cells: str) -> list[dict]:

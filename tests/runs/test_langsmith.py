@@ -86,7 +86,7 @@ import subprocess  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAKE_KEY = "lsv2_pt_0123456789abcdef0123456789abcdef_0123456789"
 TWO_CASES = "needle-h24k-d000 or needle-h24k-d010"
 

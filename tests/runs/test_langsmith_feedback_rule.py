@@ -1,6 +1,6 @@
 """One LangSmith writer and one feedback rule (issue 32): the pytest path (`log_test_case`, which the plugin calls for
 every case) logs a case's feedback by the export's `feedback_for`, so an INVALID or ERROR case never adds to a check's
-average in LangSmith's feedback columns. Both paths against the recording stand-in: tests/test_langsmith.py."""
+average in LangSmith's feedback columns. Both paths against the recording stand-in: tests/runs/test_langsmith.py."""
 
 from types import SimpleNamespace
 

@@ -13,7 +13,7 @@ from harness.runs.rescore import rescore
 from harness.runs.results import append_jsonl, append_row, read_rows, result_row
 from harness.scenarios.schema import all_scenario_files, load_scenarios, scenario_row
 from harness.scoring.scorers import score_case
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 NEEDLE = next(s for s in load_scenarios(all_scenario_files()) if s.kind == "needle")
 ANSWER = NEEDLE.needles[0].answer

@@ -9,7 +9,7 @@ from pathlib import Path
 from harness.cli.main import EXIT_OK, main
 from harness.suites.registry import SUITES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TRUNCATION = str(ROOT / "datasets" / "mechanisms" / "truncation.jsonl")
 
 

@@ -14,8 +14,8 @@ from harness.compaction.variants import make_config
 from harness.scenarios.schema import case_warnings, load_scenarios, uncovered_statements, value_elsewhere
 from harness.scoring.scorers.probes import judge_all
 from harness.task_format import fact_sentence
-from tests.unit._facts import DOC1, DOC2, LOST, archive, ask, scenario
-from tests.unit.test_schema_facts import GOOD
+from tests._facts import DOC1, DOC2, LOST, archive, ask, scenario
+from tests.scenarios.test_schema_facts import GOOD
 
 DOCS = (("DOC-1", DOC1), ("DOC-2", DOC2))  # the archive's documents: its facts are stated there in the grammar
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"

@@ -19,7 +19,7 @@ from harness.errors import ConfigError, DatasetError
 from harness.runs.spec import load_spec
 from harness.scenarios.schema import validate_row
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("schemas_tool", ROOT / "tools" / "schemas.py")
 assert _spec is not None and _spec.loader is not None
 tool = importlib.util.module_from_spec(_spec)

@@ -9,7 +9,7 @@ from harness.cli.main import main
 from harness.cli.options import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK
 from harness.errors import DatasetError
 from harness.scoring.readers import ANSWERS_DIR, CORPORA, accuracy, load, misreadings, read_all
-from tests.unit.test_answer_readers_table import _row as labelled_row
+from tests.scoring.test_answer_readers_table import _row as labelled_row
 
 SHIPPED = [name for name in CORPORA if (ANSWERS_DIR / name).is_file()]
 

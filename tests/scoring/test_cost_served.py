@@ -15,12 +15,12 @@ from harness.reference.serve import serving
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.cost import case_cost
 from harness.trace.recorder import Recorder
-from tests.test_serve_apis import BIG_TURNS
-from tests.unit._wire import ANTHROPIC_TOOLS, compact_edit
+from tests._wire import ANTHROPIC_TOOLS, compact_edit
+from tests.reference.test_serve_apis import BIG_TURNS
 
 pytestmark = pytest.mark.live
 CASE = "needle-h24k-d000"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from harness.reference.serve import Fault, serving
 from harness.runs.results import append_row
 from tests._rows import full_row
 
-FIXTURE = Path(__file__).resolve().parent / "data" / "judge_probe.jsonl"
+FIXTURE = Path(__file__).resolve().parents[1] / "data" / "judge_probe.jsonl"
 CASE = "probe-hand-01"
 # Per turn of the fixture: vault (recall), billing database (decision, pg-16 over mysql-8), batch size, report format,
 # commit prefix. Trial 1 gives wrong answers, three of them worded to fool a keyword judge.
@@ -24,7 +24,7 @@ ANSWERS = [
 ]
 # Two generated cases of the shipped dev set, a continuation and an artifact probe, two trials each: the right answer,
 # then a stale status (both judges false) and an extra file (the keyword judge's blind spot: true).
-DEV = Path(__file__).resolve().parents[1] / "datasets" / "probes.jsonl"
+DEV = Path(__file__).resolve().parents[2] / "datasets" / "probes.jsonl"
 FILES = "/notes/ledger_01.md\n/notes/ledger_02.md\n/reports/log.md"
 GENERATED = {
     "probe-artifact-trail-s7-i0": ["", FILES, FILES + "\n/docs/DOC-001.md"],

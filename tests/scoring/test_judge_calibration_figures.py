@@ -20,7 +20,7 @@ from harness.scoring.calibration import (
     usage_line,
 )
 from harness.stats import bootstrap_kappa
-from tests.unit.test_judge_calibration import CASE, SCENARIOS
+from tests.scoring.test_judge_calibration import CASE, SCENARIOS
 
 
 @pytest.mark.parametrize("kappa", [0.0, -0.1, 1.01, 2])
@@ -197,7 +197,7 @@ def test_each_judgement_records_the_item_and_the_judge_and_an_endpoint_only_when
 
     from harness.scoring.calibration import calibrate, judge_usage
     from harness.scoring.judge import choose_judge
-    from tests.unit.test_judge_calibration import recall_item
+    from tests.scoring.test_judge_calibration import recall_item
 
     result = calibrate([recall_item("500")], choose_judge("reference"), 0.6)
     (j,) = result["judgements"]

@@ -25,8 +25,8 @@ from harness.scoring.scorers import (
 )
 from harness.scoring.scorers import registry as registry_module
 from harness.task_format import COMPLETION_MARKER, Step, render_task
-from tests.unit._facts import ASK, DOC1, LOST, VAULT
-from tests.unit._traces import HISTORY, Conversation
+from tests._facts import ASK, DOC1, LOST, VAULT
+from tests._traces import HISTORY, Conversation
 
 N_STEPS = 35
 FIRST = 8  # the task turn asks for the first 8 documents; turn 2 asks for the other 27

@@ -6,8 +6,8 @@ from __future__ import annotations
 from harness.scenarios.schema import Fact
 from harness.scoring.scorers.facts import retention_records, tracked_facts
 from harness.task_format import fact_sentence
-from tests.unit._traces import Conversation
-from tests.unit.test_scorers_facts_reference import ATTR, DEFINING, DOC1, DOC2, QUESTION, REF, TASK, _scenario
+from tests._traces import Conversation
+from tests.scoring.test_scorers_facts_reference import ATTR, DEFINING, DOC1, DOC2, QUESTION, REF, TASK, _scenario
 
 
 def _with(*extra: Fact) -> dict[str, object]:

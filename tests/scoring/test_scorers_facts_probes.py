@@ -10,8 +10,8 @@ from harness.scenarios.schema import Fact, Needle, Scenario
 from harness.scoring.scorers import CHECK, MEASURE, VALIDITY, Score, fact_records, outcome, probe_scores, score_case
 from harness.scoring.scorers.facts import tracked_facts
 from harness.scoring.scorers.probes import expected_member
-from tests.unit._facts import DOC1, DOC2, KEPT, LOST, NOTE, TASK, archive, ask, scenario
-from tests.unit._traces import HISTORY, Conversation
+from tests._facts import DOC1, DOC2, KEPT, LOST, NOTE, TASK, archive, ask, scenario
+from tests._traces import HISTORY, Conversation
 
 RECALL = (1, ("vault",), "recall")
 DECISION = (1, ("db1",), "decision")

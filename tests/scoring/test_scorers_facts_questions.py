@@ -11,8 +11,8 @@ from harness.scenarios.schema import Fact
 from harness.scoring.scorers.facts import TrackedFact
 from harness.scoring.scorers.probes import Judged, expected_member, fact_records, judge_all, probe_scores
 from harness.task_format import fact_sentence
-from tests.unit._facts import DB1, DB2, DOC1, DOC2, KEPT, LOST, NOTE, PREFIX, TASK, archive, ask, scenario
-from tests.unit._traces import HISTORY, Conversation
+from tests._facts import DB1, DB2, DOC1, DOC2, KEPT, LOST, NOTE, PREFIX, TASK, archive, ask, scenario
+from tests._traces import HISTORY, Conversation
 
 PAGE = ("read_file", {"file_path": HISTORY, "offset": 0}, f"{DOC1}\n{DOC2}")
 NOTE2 = Fact("note2", "artifact", "/notes/b.md", "written", "tool", 0)

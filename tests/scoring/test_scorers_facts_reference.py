@@ -11,7 +11,7 @@ from harness.scenarios.schema import Fact, Question, Scenario
 from harness.scoring.scorers.facts import retention_records, tracked_facts, unmasked
 from harness.scoring.scorers.probes import fact_records, judge_all, probe_scores
 from harness.task_format import attribute_key, fact_sentence, render_reference_question
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 ATTR = Fact("attribute", "fact", attribute_key("ORBIT-7", "access code"), "4417-KESTREL", "tool", 0, doc="DOC-1")
 REF = Fact("reference", "fact", "primary site", "ORBIT-7", "user", 0)

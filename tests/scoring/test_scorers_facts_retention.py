@@ -22,8 +22,8 @@ from harness.scoring.scorers import (
 )
 from harness.scoring.scorers.facts import TraceReader, tracked_facts
 from harness.task_format import fact_sentence
-from tests.unit._facts import DB1, DB2, DOC1, DOC2, KEPT, LOST, NOTE, PREFIX, STAGE, TASK, VAULT, archive, scenario
-from tests.unit._traces import Conversation
+from tests._facts import DB1, DB2, DOC1, DOC2, KEPT, LOST, NOTE, PREFIX, STAGE, TASK, VAULT, archive, scenario
+from tests._traces import Conversation
 
 ALL = " ".join(
     [

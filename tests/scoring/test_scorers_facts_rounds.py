@@ -10,8 +10,8 @@ from harness.scenarios.schema import Fact, Needle, Scenario
 from harness.scoring.scorers.facts import TraceReader, TrackedFact, retention_records, retention_scores, timeline, tracked_facts
 from harness.task_format import fact_sentence
 from harness.trace.schema import Trace
-from tests.unit._facts import DB1, DB2, DOC1, DOC2, LOST, NOTE, PREFIX, STAGE, TASK, VAULT, archive, scenario
-from tests.unit._traces import HISTORY, Conversation
+from tests._facts import DB1, DB2, DOC1, DOC2, LOST, NOTE, PREFIX, STAGE, TASK, VAULT, archive, scenario
+from tests._traces import HISTORY, Conversation
 
 DB0 = Fact("db0", "decision", DB1.key, "mysql-5", "tool", 0, doc="DOC-0", superseded_by="db1")
 STALE = "The work goes on. " + fact_sentence("decision", DB1.key, DB1.value)

@@ -9,8 +9,8 @@ from harness.scoring.scorers import probe_scores
 from harness.scoring.scorers.facts import TrackedFact, retention_scores
 from harness.scoring.scorers.probes import expected_member, fact_records
 from harness.task_format import fact_sentence
-from tests.unit._facts import DB1, DB2, LOST, NOTE, VAULT, archive, ask, scenario
-from tests.unit._traces import Conversation
+from tests._facts import DB1, DB2, LOST, NOTE, VAULT, archive, ask, scenario
+from tests._traces import Conversation
 
 UPDATE = fact_sentence("decision", DB2.key, DB2.value, replaces=DB1.value)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers import needle_scores
 from harness.scoring.scorers.probes import judge_all
-from tests.unit._facts import LOST, archive, ask, scenario
-from tests.unit._traces import HISTORY, Conversation
-from tests.unit.test_scorers_facts_probes import PAGE
+from tests._facts import LOST, archive, ask, scenario
+from tests._traces import HISTORY, Conversation
+from tests.scoring.test_scorers_facts_probes import PAGE
 
 
 def test_a_page_of_a_history_file_named_only_in_an_earlier_turn_is_not_where_an_answer_came_from():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from harness.scenarios.schema import ExpectedStep, Scenario
 from harness.scoring.scorers import CHECK, MEASURE, Score, compacted, goal_scores, scores_by_key
-from tests.unit._traces import Conversation
+from tests._traces import Conversation
 
 SUMMARY = "The report task is under way: DOC-1 was read, DOC-2 and the report remain."
 DONE = "The report is written. TASK COMPLETE"

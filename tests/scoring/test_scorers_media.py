@@ -16,7 +16,7 @@ from harness.scoring.scorers.media import PARITY_CHECKS, blob_scores, compaction
 from harness.suites.registry import MANUAL as REGISTRY_MANUAL
 from harness.suites.registry import PARITY_CHECKS as REGISTRY_CHECKS
 from harness.suites.registry import SUITES
-from tests.unit._traces import Conversation
+from tests._traces import Conversation
 
 IMAGE = "/images/badge.png"
 MEDIA = "/conversation_history/media/ab12.png"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.scoring.scorers.media import blob_scores, parity_scores
-from tests.unit.test_scorers_media import AUTO, BLOB, IMAGE, KEPT, LOST, MEDIA, STORE, _blob, _parity
+from tests.scoring.test_scorers_media import AUTO, BLOB, IMAGE, KEPT, LOST, MEDIA, STORE, _blob, _parity
 
 CODE = AUTO.needles[0].answer
 BADGE = BLOB.needles[0].answer
@@ -80,8 +80,8 @@ def test_parity_without_a_record_of_the_read_and_several_references_and_files():
 
 
 def test_no_compaction_of_the_image_names_the_media():
-    from tests.unit._traces import Conversation
-    from tests.unit.test_scorers_media import _image
+    from tests._traces import Conversation
+    from tests.scoring.test_scorers_media import _image
 
     conv = Conversation()
     conv.user(AUTO.task)
@@ -153,8 +153,8 @@ def _two_images(reread: str | None) -> Any:
     """Two images read, a summary, then both results lose their media (the missing-blob notice) in the next request;
     the agent reads ``reread`` again (or nothing)."""
     from harness import _deepagents_adapter as da
-    from tests.unit._traces import Conversation
-    from tests.unit.test_scorers_media import _image
+    from tests._traces import Conversation
+    from tests.scoring.test_scorers_media import _image
 
     conv = Conversation()
     conv.user(BLOB.task)
@@ -195,8 +195,8 @@ def test_a_read_of_another_file_after_a_notice_is_no_read_again():
 
 
 def test_a_summary_only_before_the_first_read_is_no_summary_after_one():
-    from tests.unit._traces import Conversation
-    from tests.unit.test_scorers_media import _image
+    from tests._traces import Conversation
+    from tests.scoring.test_scorers_media import _image
 
     conv = Conversation()
     conv.user(BLOB.task)
@@ -210,8 +210,8 @@ def test_a_summary_only_before_the_first_read_is_no_summary_after_one():
 
 def test_a_summary_with_no_agent_call_after_it_took_nothing_and_one_before_any_agent_call_is_not_manual():
     from harness.scoring.scorers.media import compactions
-    from tests.unit._traces import Conversation
-    from tests.unit.test_scorers_media import _image
+    from tests._traces import Conversation
+    from tests.scoring.test_scorers_media import _image
 
     conv = Conversation()
     conv.user(AUTO.task)
@@ -237,8 +237,8 @@ def test_every_wrong_or_missing_answer_is_named_joined():
 
 def test_a_summary_last_in_the_run_took_nothing_though_a_read_was_in_view_before_it():
     from harness.scoring.scorers.media import compactions
-    from tests.unit._traces import Conversation
-    from tests.unit.test_scorers_media import _image
+    from tests._traces import Conversation
+    from tests.scoring.test_scorers_media import _image
 
     conv = Conversation()
     conv.user(AUTO.task)

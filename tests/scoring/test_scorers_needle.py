@@ -9,7 +9,7 @@ import pytest
 
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers import CHECK, MEASURE, VALIDITY, Score, needle_scores
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 ANSWER = "TANGO-7"
 NEEDLE = Needle(key="vault code", answer=ANSWER, doc="DOC-1", depth=0.5, turn=1)

@@ -16,7 +16,7 @@ from harness.scoring.scorers import (
 )
 from harness.scoring.scorers.shared import _succeeded, _target
 from harness.trace.schema import Trace
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 CODES = ("TANGO-7", "KILO-42")
 

@@ -24,7 +24,7 @@ from harness.scoring.scorers import (
     summaries_ok,
 )
 from harness.scoring.scorers import registry as registry_module
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 SUMMARY = "The archive review is under way; DOC-1 was read and noted."
 

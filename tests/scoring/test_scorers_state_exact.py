@@ -12,7 +12,7 @@ from harness import _deepagents_adapter as da
 from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
 from harness.trace.schema import Trace
-from tests.unit.test_scorers_state import (
+from tests.scoring.test_scorers_state import (
     DOC,
     LONG,
     PATH,

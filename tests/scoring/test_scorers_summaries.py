@@ -7,7 +7,7 @@ import pytest
 
 from harness.scoring.scorers import CHECK, MIN_SUMMARY_CHARS, Score, summaries_ok, summarizer_attempts, summary_defects
 from harness.trace.schema import Trace
-from tests.unit._traces import Conversation
+from tests._traces import Conversation
 
 GOOD = "The archive review is under way: DOC-1 and DOC-2 were read, DOC-3 is next."
 

@@ -11,7 +11,7 @@ from harness.suites.faults import SEEDED_FAULTS
 from harness.suites.registry import OTHER_MARKERS, SUITES
 from tests._docs import page
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MARKER_TABLE_PAGE = "evals"  # the page with the `| marker | what it checks |` table
 
 

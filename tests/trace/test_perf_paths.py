@@ -7,7 +7,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 
 from harness.reference import models
 from harness.trace.schema import Trace, load_trace
-from tests.unit._traces import HISTORY, Conversation
+from tests._traces import HISTORY, Conversation
 
 
 def _trace() -> Trace:

@@ -22,7 +22,7 @@ import harness.trace.recorder as recorder_module
 from harness import _deepagents_adapter as da
 from harness.trace.recorder import Recorder, RecorderMiddleware, SummarizerCallback
 from harness.trace.schema import SIMULATED_FINGERPRINT
-from tests.unit._recorder_inputs import SYSTEM, TOOL, overhead, request, tokens
+from tests._recorder_inputs import SYSTEM, TOOL, overhead, request, tokens
 
 TASK = HumanMessage("Review the archive and report the vault code.")
 SUMMARIZE = {"lc_source": "summarization"}

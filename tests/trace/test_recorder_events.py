@@ -12,7 +12,7 @@ from langchain_core.messages import HumanMessage, ToolMessage
 
 from harness import _deepagents_adapter as da
 from harness.trace.recorder import Recorder
-from tests.unit._recorder_inputs import (
+from tests._recorder_inputs import (
     HISTORY,
     clipped,
     deepagents_summary,

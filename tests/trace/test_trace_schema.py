@@ -6,7 +6,7 @@ from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import outcome, score_case, scores_by_key
 from harness.trace.schema import EVENT_TYPES, SCHEMA_VERSION, load_trace
 
-V1 = Path(__file__).parent / "data" / "trace_v1_needle.json.gz"  # harness run, 2026-11-22, schema 1
+V1 = Path(__file__).resolve().parents[1] / "data" / "trace_v1_needle.json.gz"  # harness run, 2026-11-22, schema 1
 
 
 def test_a_schema_1_trace_loads_as_schema_2_and_scores_as_it_did():
