@@ -27,7 +27,7 @@ from harness.reference.serve import Fault, serving
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import ERROR, FAIL, PASS, outcome, score_case, scores_by_key
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = "needle-h24k-d010"  # 3 summaries, a history read: every request kind is exercised

@@ -14,7 +14,7 @@ import yaml
 
 from harness.reference.serve import Fault, serving
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = ["needle-h24k-d000", "needle-h24k-d010", "needle-h32k-d000"]

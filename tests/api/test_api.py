@@ -12,6 +12,8 @@ import harness
 from harness.api import evaluate
 from tests._docs import page, page_path, section
 
+pytestmark = pytest.mark.slow
+
 PYTHON_PAGE = "python"  # the page with "Using the results from Python"
 
 

@@ -20,7 +20,7 @@ import yaml
 from harness.redact import redact
 from harness.reference.serve import Fault, serving
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {

@@ -10,6 +10,8 @@ import pytest
 
 from harness.cli.main import EXIT_BAD_INPUT, main
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 LIVE = ["--model", "openai:reference-agent", "--base-url", "http://127.0.0.1:9/v1"]
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from harness.cli.main import main
 from harness.compaction.strategies import names, registry
+
+pytestmark = pytest.mark.slow
 
 LOSSY = textwrap.dedent(
     '''

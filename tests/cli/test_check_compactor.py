@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from harness.cli.main import main
 from harness.compaction.strategies import names, registry
 from tests._docs import blocks, page
+
+pytestmark = pytest.mark.slow
 
 EXAMPLE = next(b for b in blocks(page("strategies"), "python") if "def make(config, model" in b)
 CASES = ["--cases", "goal-ledgers-30", "needle-h24k-d000", "--evals", "goal,needle"]

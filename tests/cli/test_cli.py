@@ -9,6 +9,8 @@ import pytest
 from harness.cli.main import EXIT_BAD_INPUT, EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, build_parser, main
 from harness.runs.results import read_results
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -17,6 +17,8 @@ import pytest
 from harness.agent.endpoints import PROVIDER_KEYS, Endpoint, check_live_spec, known_providers, preflight
 from harness.errors import ConfigError, EndpointUnreachable, LiveModelUnavailable
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("langchain", "langchain_core", "langgraph", "deepagents", "pandas", "matplotlib", "datasets", "openai")
 

@@ -20,7 +20,7 @@ from harness.reference.serve import Fault
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS, outcome, score_case
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 OPENAI = ("openai-compaction", "goal-ledgers-12", "20%")
 ANTHROPIC = ("anthropic-compaction", "goal-ledgers-28", "tokens:50000")  # the one goal case past Anthropic's 50,000

@@ -22,7 +22,7 @@ from harness.reference import native
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import FAIL, PASS, outcome, score_case, scores_by_key
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

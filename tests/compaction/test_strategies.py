@@ -22,6 +22,8 @@ from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import score_case, scores_by_key
 from harness.suites.registry import SUITES
 
+pytestmark = pytest.mark.slow
+
 CUSTOM = "tests._strategies:keep_task_and_last_six"
 # the provider-native ones are in tests/compaction/test_native_strategies.py
 NAMES = tuple(n for n in ALL_NAMES if n not in PROVIDER_NATIVE)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_UV = """#!/bin/sh
 # stand-in for `uv pip compile ... -o FILE`: FILE already holds the current pins (the recipe copies them there)

@@ -18,6 +18,8 @@ import yaml
 
 from harness.cli.main import EXIT_FAILED, EXIT_OK, main
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = yaml.safe_load((ROOT / ".github" / "workflows" / "nightly.yml").read_text())
 SMALL_SPEC = """name: nightly

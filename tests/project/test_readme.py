@@ -19,6 +19,8 @@ import pytest
 
 from tests._docs import ROOT, blocks, command_line, page, section
 
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 NIAH, EVALS, PYTHON, EXPERIMENTS, CLI = "data", "evals", "python", "experiments", "cli"  # the pages each part is on
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 GOOD = '''
 """Masking that keeps the newest tool result: LangChain's ClearToolUsesEdit, as a middleware factory."""
 from langchain.agents.middleware import ClearToolUsesEdit, ContextEditingMiddleware

@@ -22,6 +22,8 @@ from harness.reference import ReferenceAgentModel, ReferenceJudgeModel, Referenc
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.judge import choose_judge
 
+pytestmark = pytest.mark.slow
+
 ROLES = {"agent": ReferenceAgentModel, "summarizer": ReferenceSummarizerModel, "judge": ReferenceJudgeModel}
 
 

@@ -26,7 +26,7 @@ from tests._wire import ANTHROPIC_TOOLS, BIG, RESPONSES_TOOLS, TASK, compact_edi
 READ = {"name": "read_file", "args": {"file_path": "/ledgers/a.csv"}, "id": "toolu_read", "type": "tool_call"}
 BIG_TURNS = [HumanMessage(TASK), AIMessage(content="", tool_calls=[READ]), ToolMessage(BIG, tool_call_id="toolu_read")]
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 FAST = {"max_retries": 1, "timeout": 10}
 
 

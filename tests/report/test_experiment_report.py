@@ -14,6 +14,8 @@ from harness.report._document import Document
 from harness.scoring.scorers import ERROR, FAIL, INVALID, PASS
 from tests._rows import full_row
 
+pytestmark = pytest.mark.slow
+
 THRESHOLDS = ["25%", "15%"]  # the spec's order, deliberately not sorted
 ARMS = ["lossy", "base", "same", "masky"]  # baseline "base" is not first in the spec
 NEEDLES = [f"needle-{i}" for i in range(10)]

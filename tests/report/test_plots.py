@@ -22,6 +22,8 @@ from harness.runs.run import RunSink
 from harness.scoring.scorers import score_case
 from harness.trace.frames import calls_frame
 
+pytestmark = pytest.mark.slow
+
 
 def _cases(trace, n: int) -> pd.DataFrame:
     """``n`` cases with ``trace``'s calls, named c00, c01 ..."""

@@ -21,6 +21,8 @@ from harness.scoring.scorers import FAIL, INVALID, PASS, score_case
 from harness.stats import wilson
 from harness.suites.registry import matrix_suites
 
+pytestmark = pytest.mark.slow
+
 
 # -- a run with one valid and one invalid case ------------------------------------------------
 @pytest.fixture(scope="module")

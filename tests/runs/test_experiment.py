@@ -14,6 +14,8 @@ from harness.runs.results import read_cells
 from harness.runs.spec import load_spec
 from tests._rows import full_row
 
+pytestmark = pytest.mark.slow
+
 SMALL = """
 name: {name}
 variants: {variants}

@@ -11,6 +11,8 @@ from harness.runs.langsmith_export import export_experiment
 from harness.runs.spec import load_spec
 from tests._fake_langsmith import FakeLangSmith
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def experiment(tmp_path_factory):

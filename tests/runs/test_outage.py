@@ -22,6 +22,8 @@ from harness.errors import ConfigError
 from harness.reference.serve import Fault, serving
 from harness.runs.outage import DEFAULT_STOP_AFTER_ERRORS, OutageWatch, stop_after_errors
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 CAUSE = "agent: HTTP 503 InternalServerError"
 NEEDLES = ["needle-h24k-d000", "needle-h24k-d010", "needle-h24k-d025", "needle-h24k-d040", "needle-h24k-d050"]

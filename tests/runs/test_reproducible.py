@@ -13,8 +13,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from harness.runs.results import VOLATILE_ROW_FIELDS, read_rows
 from harness.trace.schema import comparable, load_trace
+
+pytestmark = pytest.mark.slow
 
 CASES = ["needle-h24k-d050", "needle-h48k-d040", "chain-s2-d025", "goal-ledgers-12"]
 ENV = {**os.environ, "LANGSMITH_TRACING": "false", "LANGSMITH_TEST_TRACKING": "false"}

@@ -6,8 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from harness.cli.main import EXIT_OK, main
 from harness.suites.registry import SUITES
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 TRUNCATION = str(ROOT / "datasets" / "mechanisms" / "truncation.jsonl")

@@ -26,6 +26,8 @@ from harness.runs.versions import (
     run_arm_cells,
 )
 
+pytestmark = pytest.mark.slow
+
 LOCK = "deepagents==0.7.32\n    # via compaction-harness\nlangchain-core==1.7.2\nLangChain_OpenAI==1.7.3\n"
 OLD = VersionArm((("deepagents", "0.7.6"),))
 

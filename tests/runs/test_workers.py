@@ -14,6 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_S = 180  # bound on waiting for the workers to appear (imports and the overhead probe come first)
 GONE_S = 15  # the workers poll their parent every 0.5 s

@@ -20,6 +20,8 @@ from harness.scenarios.schema import _scenario
 from harness.scoring.scorers.probes import fact_records
 from harness.suites.registry import SUITES
 
+pytestmark = pytest.mark.slow
+
 CASES = [(name, HELD_OUT_SEEDS[k % len(HELD_OUT_SEEDS)], k % 2) for k, name in enumerate(FAMILIES)]
 CONFIG = make_config(SUITES["probe"].preset or "forced-20")
 

@@ -18,7 +18,7 @@ from harness.trace.recorder import Recorder
 from tests._wire import ANTHROPIC_TOOLS, compact_edit
 from tests.reference.test_serve_apis import BIG_TURNS
 
-pytestmark = pytest.mark.live
+pytestmark = [pytest.mark.live, pytest.mark.slow]
 CASE = "needle-h24k-d000"
 ROOT = Path(__file__).resolve().parents[2]
 

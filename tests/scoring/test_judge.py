@@ -14,6 +14,8 @@ from harness.reference.serve import Fault, serving
 from harness.runs.results import append_row
 from tests._rows import full_row
 
+pytestmark = pytest.mark.slow
+
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "judge_probe.jsonl"
 CASE = "probe-hand-01"
 # Per turn of the fixture: vault (recall), billing database (decision, pg-16 over mysql-8), batch size, report format,

@@ -11,6 +11,8 @@ from harness.compaction.variants import make_config
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 from harness.scoring.scorers import GATING, is_clarification_request, score_case, scores_by_key
 
+pytestmark = pytest.mark.slow
+
 
 def scored(trace, scenario):
     return scores_by_key(score_case(trace, scenario))

@@ -4,12 +4,16 @@ import ast
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from harness.scenarios.generate import generated_case
 from harness.scenarios.schema import all_scenario_files, load_scenarios
 from harness.scoring.scorers import SCORER_SETS, VALIDITY, score_case
 from harness.suites.faults import SEEDED_FAULTS
 from harness.suites.registry import OTHER_MARKERS, SUITES
 from tests._docs import page
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKER_TABLE_PAGE = "evals"  # the page with the `| marker | what it checks |` table
