@@ -156,6 +156,9 @@ def _charts(monkeypatch) -> list:
         return fig
 
     monkeypatch.setattr("harness.report.run_report.plot_token_curves", spy)
+    # drawn here, not in a forked child whose figures this process never sees: where the report forks depends on the
+    # threads other tests left running (`harness._fork.can_fork`); the forked path is tests/report/test_draw_apart.py's
+    monkeypatch.setattr("harness.report.apart.can_fork", lambda: False)
     return drawn
 
 
