@@ -12,7 +12,7 @@ PYTEST = $(BIN)/python -m pytest
 # at the end do not leave a core idle). `make test XDIST=` runs in one process.
 XDIST ?= -n 3 --dist worksteal
 
-.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
+.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
 # where pip took about 85 s (docs/performance.md, "CI time"). Bytecode is compiled at install (uv's --compile-bytecode for
@@ -73,8 +73,13 @@ typecheck: install-dev
 	$(BIN)/mypy
 
 # The tiers, one at a time (CI runs them as parallel jobs).
+# tests/ splits in three by marker (tests/README.md): the fast tests (most take milliseconds; none starts an interpreter or a
+# server), the slow ones (interpreters, servers, whole runs: `-m slow`) and the live tier (`-m live`).
 test-unit: install-dev
-	$(PYTEST) $(XDIST) tests -m "not live" $(ARGS)
+	$(PYTEST) $(XDIST) tests -m "not slow and not live" $(ARGS)
+
+test-slow: install-dev
+	$(PYTEST) $(XDIST) tests -m "slow and not live" $(ARGS)
 
 test-evals: install-dev
 	$(PYTEST) $(XDIST) evals -m "not validity" $(ARGS)

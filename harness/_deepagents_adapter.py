@@ -285,7 +285,7 @@ READ_FORMATS = {
     "header": "0.7.32: '@@ lines A-B of T | next offset N @@' heads the page, lines unnumbered",
     "gutter": "0.7.6 to 0.7.31: each line numbered in a gutter ('  7  text'), a '[Read N lines (lines A-B ...)]' notice at the end",
 }
-"""The read_file page formats `read_page_header` and `read_page_body` read (tests/unit/test_adapter_versions.py)."""
+"""The read_file page formats `read_page_header` and `read_page_body` read (tests/bedrock/test_adapter_versions.py)."""
 _GUTTER_ROW = re.compile(r"^ *(\d+(?:\.\d+)?)(?:  |\t)(.*)$")
 _GUTTER_NOTICE = re.compile(
     r"\n\n\[Read \d+ lines? \(lines (?P<first>\d+)-(?P<last>\d+)(?: of (?P<total>\d+) total)?\)\. "

@@ -1,7 +1,7 @@
 """The JSON Schemas of what a user writes, and datasets/README.md's field table, generated from the pydantic models.
 
     python tools/schemas.py           # write schemas/*.schema.json and the table in datasets/README.md
-    python tools/schemas.py --check   # exit 1 naming each file that is not what the models give (tests/test_schemas.py)
+    python tools/schemas.py --check   # exit 1 naming each file that is not what the models give (tests/scenarios/test_schemas.py)
 
 The models are the one statement of each shape: `harness.scenarios.model.ScenarioRow` (a dataset row),
 `harness.runs.spec.SpecFile` (an experiment spec) and `harness.compaction.variants.VariantSettings` (a variant file's

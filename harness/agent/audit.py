@@ -368,7 +368,7 @@ def audit(
 
 
 # deepagents' SummarizationMiddleware (and LangChain's) default trim_tokens_to_summarize; deepagents' own factory,
-# create_summarization_middleware, passes None (tests/unit/test_audit_compactor.py checks both against the pinned release).
+# create_summarization_middleware, passes None (tests/agent/test_audit_compactor.py checks both against the pinned release).
 TRIM_CLASS_DEFAULT = 4000
 _PROFILE_ERROR = "Model profile information is required to use fractional token limits"
 

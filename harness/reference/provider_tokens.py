@@ -23,7 +23,7 @@ WEIGHTS = {"letter": 0.17, "digit": 0.45, "space": 0.1, "other": 0.5}
 
 _LETTER, _DIGIT, _SPACE = re.compile(r"[^\W\d_]"), re.compile(r"\d"), re.compile(r"\s")
 # The same classes over ASCII, as bytes to delete: what the three patterns match among the 128 ASCII characters
-# (checked against them character by character in tests/unit/test_provider_tokens.py).
+# (checked against them character by character in tests/reference/test_provider_tokens.py).
 ASCII_CLASSES = (
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     b"0123456789",

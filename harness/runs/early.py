@@ -5,7 +5,7 @@ order: each live model's spec and key (a malformed spec is bad input, exit 2; a 
 anything answers at each live model's base URL (exit 4, nothing written), then LangSmith when the plan talks to it
 (never an error: when it does not answer the plan runs and its results stay local). This module imports the standard
 library, the bedrock, `harness.agent.endpoints` and `harness.runs.langsmith_session` only, so each of these is said
-before langchain, deepagents, the scenarios, pandas or matplotlib are imported (tests/test_startup.py holds that for
+before langchain, deepagents, the scenarios, pandas or matplotlib are imported (tests/cli/test_startup.py holds that for
 every door). Nothing is asked twice: the plan's own pre-flight (`harness.runs.jobs.preflight`: models, the fixed
 overhead) is told the servers answered (``endpoints_answered``), and LangSmith is asked once per process
 (`harness.runs.langsmith_session.check`), its answer reused by tracing, the export and the pytest session.

@@ -1,6 +1,6 @@
 """The settings every door accepts, declared once: `harness run`'s and `harness experiment run`'s options, the pytest
 options (`add_pytest_options`), the experiment spec's keys and `harness.evaluate`'s keywords are made from `SETTINGS`
-or checked against it (tests/unit/test_settings.py), so a setting added here reaches every door that takes it.
+or checked against it (tests/runs/test_settings.py), so a setting added here reaches every door that takes it.
 
 A setting names its Python keyword (``summary_base_url``: `harness.evaluate`'s keyword and the pytest option's
 ``dest``), its option (``--summary-base-url``), the spec key that states it in an experiment (None where a spec

@@ -34,7 +34,7 @@ preset's trigger; canary-rounds must reach ``CANARY_ROUNDS`` summaries at forced
 raises ValueError.
 
 The development set (`datasets/probes.jsonl`) is `SHIPPED_SEED`, ``DEV_INSTANCES`` instances per family. The
-held-out seeds ``HELD_OUT_SEEDS`` are never shipped: tests/test_probe_families.py runs one held-out instance per
+held-out seeds ``HELD_OUT_SEEDS`` are never shipped: tests/scenarios/test_probe_families.py runs one held-out instance per
 family and checks its outcomes match the development instances', so development results are not an artefact of the
 shipped instances.
 """
@@ -77,7 +77,7 @@ from harness.task_format import (
 
 DEV_INSTANCES = 2
 HELD_OUT_SEEDS = (101, 102, 103)
-"""Seeds never shipped: only tests/test_probe_families.py generates and runs them (one instance per family)."""
+"""Seeds never shipped: only tests/scenarios/test_probe_families.py generates and runs them (one instance per family)."""
 DOC_TOKENS = 2_000
 # A two-part task (an assistant message between turn 0 and the rest of the work): turn 0's briefing documents are
 # short, so no preset summarizes before turn 1 (a summary's "Step N done" lines would then be all the agent knows of
@@ -557,7 +557,7 @@ FAMILIES: dict[str, Callable[[int, int], dict]] = {
     "plan-state": plan_state,
     "standing-rule": standing_rule,
     "canary-rounds": canary_rounds,
-    # after the first seven, so their held-out seeds and instances (tests/test_probe_families.py) stay as they were
+    # after the first seven, so their held-out seeds and instances (tests/scenarios/test_probe_families.py) stay as they were
     "reference-resolution": reference_resolution,
 }
 

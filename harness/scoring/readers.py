@@ -2,7 +2,7 @@
 reading of an answer (`harness.answers`, what the checks and the judge's calibration use) agrees with the label, with
 false PASS (a wrong answer read as right) and false FAIL (a right answer read as wrong) counted apart.
 
-``harness judge readers`` prints the table; ``tests/unit/test_answer_readers.py`` holds the goal (no false PASS, false
+``harness judge readers`` prints the table; ``tests/scoring/test_answer_readers.py`` holds the goal (no false PASS, false
 FAIL under 2 %) on every shipped corpus; docs/quality.md quotes the figures.
 """
 

@@ -478,8 +478,13 @@ def standard_evals(text: str | None, option: str = "--evals") -> list[str]:
 OTHER_MARKERS = {
     "validity": "each eval fails under the fault it guards and passes healthy over 10 seeds (detection matrix)",
     "live": "through an OpenAI-compatible endpoint: `harness serve` (started by the test, no key) or a provider with --model",
+    "slow": (
+        "a tests/ file that starts an interpreter (a python, harness or pytest subprocess, a fresh venv) or a "
+        "server (harness serve, the LangSmith stand-in), or has a test over 2 s in pytest --durations on a 2-core"
+        " machine; marked once per file; make test-unit leaves it out, make test-slow runs it (tests/README.md)"
+    ),
 }
-"""Markers that are not evals: the validity matrix over every entry, and the live tier."""
+"""Markers that are not evals: the validity matrix over every entry, the live tier, and tests/'s slow tier."""
 
 
 def get_suite(name: str) -> EvalSuite:

@@ -6,7 +6,7 @@ replaces a default entry by ``.name``, and its summarization entry is named
 
 The strategies are listed once, by name, in `names.BUILTIN` (an installed package adds its own: `names`); what each
 sends, what it is built from and where a lost fact comes back from is docs/strategies.md's table, one row per name in
-that order (tests/unit/test_strategies_names.py holds the two in step).
+that order (tests/compaction/test_strategies_names.py holds the two in step).
 
 deepagents' argument truncation is a setting of its summarization middleware, so it is
 active only under the strategies that use it (deepagents-summarization, hybrid); eviction
