@@ -24,7 +24,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -32,7 +31,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from harness._version import __version__
 from harness.agent.models import in_process, task_problem
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
@@ -57,7 +55,7 @@ from harness.runs.results import (
     row_outcome,
     torn_last_line,
 )
-from harness.runs.run import check_plan_size, dataset_hashes, git_commit, make_output_dir, start_order
+from harness.runs.run import check_plan_size, make_output_dir, provenance, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
@@ -572,11 +570,8 @@ def _write_meta(
         "planned_cells": planned,
         "skipped": skipped or [],
         "warnings": [w for s in scenarios for w in s.warnings],
-        "datasets": dataset_hashes(scenarios),
-        "harness_version": __version__,
-        "git_commit": git_commit(),
+        **provenance(scenarios),
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join(["harness", *sys.argv[1:]]),
     }
     write_meta(path, meta)
 

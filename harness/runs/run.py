@@ -29,7 +29,7 @@ from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
-from harness.rows import META_SCHEMA_VERSION, ResultRow, RunMeta, write_meta
+from harness.rows import META_SCHEMA_VERSION, Provenance, ResultRow, RunMeta, write_meta
 from harness.runs.outage import OutageWatch, stop_after_errors
 from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
@@ -157,6 +157,17 @@ def dataset_hashes(scenarios: Sequence[Scenario]) -> dict[str, str]:
     return out
 
 
+def provenance(scenarios: Sequence[Scenario], command: str | None = None) -> Provenance:
+    """What a run's or an experiment's meta.json records of where its rows came from: the command (this process's
+    own unless given), the harness version and git commit, and a hash of each dataset file the cases came from."""
+    return {
+        "command": command or " ".join(["harness", *sys.argv[1:]]),
+        "harness_version": __version__,
+        "git_commit": git_commit(),
+        "datasets": dataset_hashes(scenarios),
+    }
+
+
 class RunSink:
     """A run directory being written: meta.json first, then one row and trace per case."""
 
@@ -196,10 +207,8 @@ class RunSink:
         self.meta: RunMeta = {
             "schema_version": META_SCHEMA_VERSION,
             "run_id": run_id,
-            "command": command or " ".join(["harness", *sys.argv[1:]]),
+            **provenance(scenarios, command),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "harness_version": __version__,
-            "git_commit": git_commit(),
             "config": config.to_dict(),
             "config_label": config.label(),
             "agent_model": settings.agent_model or "reference",
@@ -209,7 +218,6 @@ class RunSink:
             "seed": seed,
             "trials": trials,
             "cases": [s.id for s in scenarios],
-            "datasets": dataset_hashes(scenarios),
             "fixed_overhead_tokens": overhead,
             "warnings": warnings,
         }
