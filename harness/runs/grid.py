@@ -55,7 +55,7 @@ from harness.runs.results import (
     row_outcome,
     torn_last_line,
 )
-from harness.runs.run import check_plan_size, make_output_dir, provenance, start_order
+from harness.runs.run import check_plan_size, make_output_dir, progress_line, provenance, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
@@ -67,7 +67,7 @@ from harness.runs.versions import (
     run_arm_cells,
 )
 from harness.scenarios.schema import Scenario, load_scenarios, select
-from harness.scoring.scorers import ERROR, PASS
+from harness.scoring.scorers import ERROR
 from harness.suites.execute import CaseResult, NotRun
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
@@ -304,7 +304,7 @@ class ExperimentDir:
         Trace.from_dict(trace).save(self.path / row["trace"])
         append_row(self.path / "cells.jsonl", row)
         self.rows.append(row)
-        self.progress(_bar(len(self.rows), self.total, time.perf_counter() - self.started, row))
+        self.progress(progress_line(len(self.rows), self.total, time.perf_counter() - self.started, row))
 
 
 def run_cells(
@@ -574,16 +574,3 @@ def _write_meta(
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_meta(path, meta)
-
-
-def _bar(done: int, total: int, elapsed: float, row: CellRow) -> str:
-    width = 24
-    filled = int(width * done / total) if total else width
-    rate = done / elapsed if elapsed > 0 else 0.0
-    eta = (total - done) / rate if rate else 0.0
-    result, keys = row_outcome(row)
-    status = "ok" if result == PASS else f"{result} " + ",".join(keys)
-    return (
-        f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
-        f"{row['arm']} {row['threshold']} {row['cell_id'].split('|')[2]} t{row['trial']} {status}"
-    )
