@@ -166,16 +166,24 @@ class CellRow(ResultRow, CellFields):
 
 
 @with_config(STRICT)
-class RunMeta(TypedDict):
+class Provenance(TypedDict):
+    """What every meta.json records of where its rows came from (`harness.runs.run.provenance`): the command, the
+    harness version and git commit, and a hash of each dataset file."""
+
+    command: NotRequired[str]
+    harness_version: NotRequired[str]
+    git_commit: NotRequired[str | None]
+    datasets: NotRequired[dict[str, str]]
+
+
+@with_config(STRICT)
+class RunMeta(Provenance):
     """A run directory's meta.json (`harness.runs.run.RunSink`): what ran (config, models, seed, harness version, git
     commit, dataset hashes), the cases skipped and, once finished, the time it took."""
 
     schema_version: int
     run_id: str
-    command: NotRequired[str]
     created_at: NotRequired[str]
-    harness_version: NotRequired[str]
-    git_commit: NotRequired[str | None]
     config: NotRequired[dict[str, Any]]
     config_label: NotRequired[str]
     agent_model: NotRequired[str]
@@ -184,7 +192,6 @@ class RunMeta(TypedDict):
     seed: NotRequired[int]
     trials: NotRequired[int]
     cases: NotRequired[list[str]]
-    datasets: NotRequired[dict[str, str]]
     fixed_overhead_tokens: NotRequired[int | None]
     warnings: NotRequired[list[str]]
     skipped: NotRequired[list[dict[str, str]]]
@@ -195,7 +202,7 @@ class RunMeta(TypedDict):
 
 
 @with_config(STRICT)
-class ExperimentMeta(TypedDict):
+class ExperimentMeta(Provenance):
     """An experiment directory's meta.json (`harness.runs.grid`): the spec as run and its fingerprint, the arms,
     thresholds, evals, models, limits, shard and planned cells; a merged one names its parts and missing shards."""
 
@@ -221,11 +228,7 @@ class ExperimentMeta(TypedDict):
     planned_cells: NotRequired[int]
     skipped: NotRequired[list[dict[str, str]]]
     warnings: NotRequired[list[str]]  # what in the scenario rows misleads their author (scenarios.schema.case_warnings)
-    datasets: NotRequired[dict[str, str]]
-    harness_version: NotRequired[str]
-    git_commit: NotRequired[str | None]
     updated_at: NotRequired[str]
-    command: NotRequired[str]
     merged_from: NotRequired[list[str]]
     missing_shards: NotRequired[list[str]]
 

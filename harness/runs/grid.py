@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,7 +30,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
-from harness._version import __version__
 from harness.agent.models import in_process, task_problem
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
@@ -56,7 +54,7 @@ from harness.runs.results import (
     row_outcome,
     torn_last_line,
 )
-from harness.runs.run import check_plan_size, dataset_hashes, git_commit, make_output_dir, start_order
+from harness.runs.run import check_plan_size, make_output_dir, progress_line, provenance, start_order
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
@@ -68,7 +66,7 @@ from harness.runs.versions import (
     run_arm_cells,
 )
 from harness.scenarios.schema import Scenario, load_scenarios, select
-from harness.scoring.scorers import ERROR, PASS
+from harness.scoring.scorers import ERROR
 from harness.suites.execute import CaseResult, NotRun
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
@@ -305,7 +303,7 @@ class ExperimentDir:
         Trace.from_dict(trace).save(self.path / row["trace"])
         append_row(self.path / "cells.jsonl", row)
         self.rows.append(row)
-        self.progress(_bar(len(self.rows), self.total, time.perf_counter() - self.started, row))
+        self.progress(progress_line(len(self.rows), self.total, time.perf_counter() - self.started, row))
 
 
 def run_cells(
@@ -572,23 +570,7 @@ def _write_meta(
         "planned_cells": planned,
         "skipped": skipped or [],
         "warnings": [w for s in scenarios for w in s.warnings],
-        "datasets": dataset_hashes(scenarios),
-        "harness_version": __version__,
-        "git_commit": git_commit(),
+        **provenance(scenarios),
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "command": " ".join(["harness", *sys.argv[1:]]),
     }
     write_meta(path, meta)
-
-
-def _bar(done: int, total: int, elapsed: float, row: CellRow) -> str:
-    width = 24
-    filled = int(width * done / total) if total else width
-    rate = done / elapsed if elapsed > 0 else 0.0
-    eta = (total - done) / rate if rate else 0.0
-    result, keys = row_outcome(row)
-    status = "ok" if result == PASS else f"{result} " + ",".join(keys)
-    return (
-        f"[{'#' * filled}{'-' * (width - filled)}] {done}/{total} cells {rate:.2f}/s eta {eta:.0f}s | "
-        f"{row['arm']} {row['threshold']} {row['cell_id'].split('|')[2]} t{row['trial']} {status}"
-    )

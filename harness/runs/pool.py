@@ -224,18 +224,19 @@ def _run_forked(
 
 def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _Handover) -> None:
     """``pool.processes`` spawned workers, each running its share of ``jobs`` (dealt round-robin) on its own loop
-    (`harness.agent.parallel.spawned_worker`); the run's rate limits are split evenly between them."""
+    (`harness.agent.parallel.spawned_worker`); the run's concurrency and rate limits are split evenly between them
+    (`worker_share`)."""
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
     agent, rps, tpm = without_limiter(settings.endpoints[0])
     worker_settings = replace(settings, endpoints=(agent, without_limiter(settings.endpoints[1])[0]))
-    limits = (rps / pool.processes if rps else None, tpm / pool.processes if tpm else None)
+    size, rps, tpm = worker_share(pool.size, pool.processes, rps, tpm)
     workers = [
         ctx.Process(
             target=spawned_worker,
             daemon=True,
             name=f"harness-live-{w}",
-            args=(w, chunk, worker_settings, max(1, pool.size // pool.processes), limits, out, os.getpid()),
+            args=(w, chunk, worker_settings, size, (rps, tpm), out, os.getpid()),
         )
         for w in range(pool.processes)
         if (chunk := [(i, jobs[i]) for i in range(len(jobs)) if i % pool.processes == w])
@@ -265,6 +266,14 @@ def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _
             if proc.is_alive() and running:
                 proc.terminate()
             proc.join(timeout=10)
+
+
+def worker_share(size: int, processes: int, rps: float | None, tpm: float | None) -> tuple[int, float | None, float | None]:
+    """One process's share of a run split over ``processes`` processes (the spawn pool's workers, a version arm's):
+    cases in flight (``size`` in all, at least one each), requests per second and tokens per minute (None: no limit),
+    so that the run's concurrency and limits hold across the processes together, not in each."""
+    n = max(1, processes)
+    return max(1, size // n), (rps / n if rps else None), (tpm / n if tpm else None)
 
 
 def spawned_worker(

@@ -361,6 +361,14 @@ def upgrade_row(row: Mapping[str, Any], where: str = "row") -> dict[str, Any]:
     }
 
 
+# Row fields that are not columns of `read_results` as they are: nested, flattened below with a prefix or read from the
+# rows themselves (facts: per-fact records of probe and retention rows; known_upstream: {check: URL}, `upstream_findings`).
+_NESTED_FIELDS = frozenset(
+    "scores passed explanations events tokens calls config answers metrics case validity outcome_keys facts packages "
+    "known_upstream".split()
+)
+
+
 def read_results(path: str | Path) -> pd.DataFrame:
     """results.jsonl (or a run directory) as a flat frame: one row per case, scores as columns."""
     import pandas as pd
@@ -371,28 +379,7 @@ def read_results(path: str | Path) -> pd.DataFrame:
     rows = read_rows(path)
     flat = []
     for row in rows:
-        item = {
-            k: v
-            for k, v in row.items()
-            if k
-            not in (
-                "scores",
-                "passed",
-                "explanations",
-                "events",
-                "tokens",
-                "calls",
-                "config",
-                "answers",
-                "metrics",
-                "case",
-                "validity",
-                "outcome_keys",
-                "facts",  # per-fact records (probe and retention rows): nested, read from the rows themselves
-                "packages",
-                "known_upstream",  # {check: URL}: nested, read from the rows (`upstream_findings`)
-            )
-        }
+        item = {k: v for k, v in row.items() if k not in _NESTED_FIELDS}
         item["outcome"] = row_outcome(row)[0]
         item.update({f"case.{k}": v for k, v in row.get("case", {}).items()})
         item.update({f"metric.{k}": v for k, v in row.get("metrics", {}).items()})

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from harness._paths import check_dir_name
 from harness._version import __version__
@@ -30,7 +30,7 @@ from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
-from harness.rows import META_SCHEMA_VERSION, ResultRow, RunMeta, write_meta
+from harness.rows import META_SCHEMA_VERSION, CellRow, Provenance, ResultRow, RunMeta, write_meta
 from harness.runs.outage import OutageWatch, stop_after_errors
 from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
@@ -145,6 +145,17 @@ def dataset_hashes(scenarios: Sequence[Scenario]) -> dict[str, str]:
     return out
 
 
+def provenance(scenarios: Sequence[Scenario], command: str | None = None) -> Provenance:
+    """What a run's or an experiment's meta.json records of where its rows came from: the command (this process's
+    own unless given), the harness version and git commit, and a hash of each dataset file the cases came from."""
+    return {
+        "command": command or " ".join(["harness", *sys.argv[1:]]),
+        "harness_version": __version__,
+        "git_commit": git_commit(),
+        "datasets": dataset_hashes(scenarios),
+    }
+
+
 class RunSink:
     """A run directory being written: meta.json first, then one row and trace per case."""
 
@@ -184,10 +195,8 @@ class RunSink:
         self.meta: RunMeta = {
             "schema_version": META_SCHEMA_VERSION,
             "run_id": run_id,
-            "command": command or " ".join(["harness", *sys.argv[1:]]),
+            **provenance(scenarios, command),
             "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "harness_version": __version__,
-            "git_commit": git_commit(),
             "config": config.to_dict(),
             "config_label": config.label(),
             "agent_model": settings.agent_model or "reference",
@@ -197,7 +206,6 @@ class RunSink:
             "seed": seed,
             "trials": trials,
             "cases": [s.id for s in scenarios],
-            "datasets": dataset_hashes(scenarios),
             "fixed_overhead_tokens": overhead,
             "warnings": warnings,
         }
@@ -364,7 +372,7 @@ def run_cases(
     def record(job: Job, outcome: CaseResult | NotRun) -> None:
         row = sink.done(job, outcome)  # a NotRun was decided when the plan was made: a worker meeting one skips it too
         if row is not None:
-            progress(_progress_line(len(sink.run.rows), total, row, time.perf_counter() - started))
+            progress(progress_line(len(sink.run.rows), total, time.perf_counter() - started, row))
 
     watch = OutageWatch(stop_after)  # fed each case's error as it finishes (completion order)
     execute(jobs, settings, pool, record, watch=watch, in_order=True)
@@ -395,14 +403,21 @@ def start_order(sizes: Sequence[int]) -> list[int]:
     return sorted(range(len(sizes)), key=lambda i: -sizes[i])
 
 
-def _progress_line(done: int, total: int, row: ResultRow, elapsed: float) -> str:
+def progress_line(done: int, total: int, elapsed: float, row: ResultRow | CellRow) -> str:
+    """The line printed as a case finishes, in `harness run` and a grid alike: how many of how many, the case (in a
+    grid, the cell's arm, threshold and eval:case), its outcome (ok, or the outcome and its deciding checks), its
+    compaction events, agent calls and time, and the time left at the rate so far."""
     result, keys = row_outcome(row)
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
-    eta = elapsed / done * (total - done)
+    eta = elapsed / done * (total - done) if done else 0.0
     width = len(str(total))
+    case = row["case_id"]
+    if "cell_id" in row:
+        cell = cast(CellRow, row)
+        case = f"{cell['arm']} {cell['threshold']} {cell['cell_id'].split('|')[2]}"
     # every strategy's events (summary, mask, trim, ...), not only summaries: a masking run is not "0 summaries"
     events = ", ".join(f"{kind} x{n}" for kind, n in row_events(row).items() if n) or "no compaction"
     return (
-        f"[{done:>{width}}/{total}] {row['case_id']:<22} t{row['trial']} {status:<28} "
+        f"[{done:>{width}}/{total}] {case:<22} t{row['trial']} {status:<28} "
         f"{events}, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
     )

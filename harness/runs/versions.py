@@ -232,14 +232,22 @@ def run_arm_cells(
 ) -> None:
     """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python`` (``python`` +
     ``worker``: `harness.runs.version_worker`, with ``-P`` so that the harness comes from the environment's install of
-    this checkout, never from a ``harness/`` in the working directory); ``emit(row, trace)`` here as each finishes."""
+    this checkout, never from a ``harness/`` in the working directory); ``emit(row, trace)`` here as each finishes.
+    ``replaced``: the command line's settings for the spec (its ``max_rps``, ``max_tpm``: the grid's); each worker runs
+    its share of ``workers`` cells in flight and of those limits (`harness.runs.pool.worker_share`, the spawn pool's
+    rule), so the grid's concurrency and limits hold across the arm's workers together."""
+    from harness.runs.pool import worker_share  # here: spec loading imports this module, the executor it need not
+
     chunks = [list(cells[i :: max(1, workers)]) for i in range(max(1, min(workers, len(cells))))]
+    share = dict(replaced or {})
+    share["concurrency"], rps, tpm = worker_share(workers, len(chunks), share.get("max_rps"), share.get("max_tpm"))
+    share.update({k: v for k, v in (("max_rps", rps), ("max_tpm", tpm)) if v is not None})
     results: queue.Queue = queue.Queue()
     procs, logs = [], []
     for chunk in chunks:
         job = {
             "spec": spec_path,
-            "replace": replaced or {},
+            "replace": share,
             "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt, c.eval] for c, attempt in chunk],
             "parent_pid": os.getpid(),
         }

@@ -20,3 +20,17 @@ def test_the_headline_lists_every_error_cause_most_frequent_first():
         "4 case runs: 1 PASS, 3 ERROR; 1/1 valid runs passed every check "
         "(3 ERROR, counted in no rate: 2 x summarizer: HTTP 503; 1 x agent: HTTP 429)"
     )
+
+
+def test_one_progress_line_for_a_run_and_a_grid_a_cell_naming_its_arm_threshold_and_eval():
+    from harness.runs.run import progress_line
+
+    row = {"case_id": "needle-a", "trial": 1, "events": {"summary": 2}, "calls": {"agent": 7}, "wall_time_s": 1.5}
+    run_row = {**row, **_row("FAIL", ["needle_recalled"])}
+    assert progress_line(1, 4, 3.0, run_row) == (
+        "[1/4] needle-a               t1 FAIL needle_recalled         summary x2, 7 calls, 1.50s  (eta 9s)"
+    )
+    cell = {**row, **_row("PASS"), "cell_id": "fifo|20%|needle:needle-a|t1", "arm": "fifo", "threshold": "20%"}
+    assert progress_line(10, 10, 3.0, {**cell, "events": {}}) == (
+        "[10/10] fifo 20% needle:needle-a t1 ok                           no compaction, 7 calls, 1.50s  (eta 0s)"
+    )

@@ -13,6 +13,7 @@ import pytest
 from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS
 from harness.errors import ConfigError, HarnessError
 from harness.runs.grid import Cell
+from harness.runs.pool import worker_share
 from harness.runs.spec import load_spec
 from harness.runs.versions import (
     READY,
@@ -219,7 +220,23 @@ def test_the_arms_cells_run_in_worker_processes_and_come_back_to_the_parent():
     run_arm_cells("s.yaml", sys.executable, cells, 2, lambda r, t: got.append((r, t)), {"max_rps": 2}, ("-c", FAKE_WORKER))
     assert sorted(r["cell_id"] for r, _ in got) == ["a|25%|c0|t0", "a|25%|c1|t0", "a|25%|c2|t0"]
     assert {r["cell_id"]: r["attempt"] for r, _ in got}["a|25%|c2|t0"] == 2
-    assert all(r["limits"] == {"max_rps": 2} and t["case"] in r["cell_id"] for r, t in got)
+    # two workers: each has half of the grid's two cells in flight and half of its max_rps
+    assert all(r["limits"] == {"max_rps": 1.0, "concurrency": 1} and t["case"] in r["cell_id"] for r, t in got)
+
+
+def test_an_arms_workers_share_the_grids_concurrency_and_limits_as_the_spawn_pool_does():
+    # a live arm's workers once each ran the spec's full concurrency under the full max_rps/max_tpm: with 4 workers,
+    # 4 x the cells in flight and 4 x the request rate the spec allows "across the grid"
+    cells = [(Cell("a", "25%", f"c{i}", 0), 1) for i in range(8)]
+    got: list[dict] = []
+    replaced = {"case_budget": 900, "max_rps": 2, "max_tpm": 100000}
+    run_arm_cells("s.yaml", sys.executable, cells, 4, lambda r, t: got.append(r), replaced, ("-c", FAKE_WORKER))
+    assert len(got) == 8
+    assert all(r["limits"] == {"case_budget": 900, "max_rps": 0.5, "max_tpm": 25000.0, "concurrency": 1} for r in got)
+    got.clear()  # fewer cells than the grid's concurrency: fewer workers, each with more in flight; no limit stays none
+    run_arm_cells("s.yaml", sys.executable, cells[:2], 5, lambda r, t: got.append(r), {"max_rps": None}, ("-c", FAKE_WORKER))
+    assert [r["limits"] for r in got] == [{"max_rps": None, "concurrency": 2}] * 2
+    assert worker_share(5, 2, 3.0, None) == (2, 1.5, None)  # the spawn pool's rule, the one the arms use
 
 
 def test_a_worker_that_fails_is_an_error_with_its_stderr():
@@ -248,7 +265,8 @@ def test_the_worker_job_is_what_the_parent_sent():
         ("-c", "import json,sys; job=json.loads(sys.stdin.read()); print(json.dumps({'row': job, 'trace': {}}))"),
     )
     (job,) = seen
-    assert job["spec"] == "s.yaml" and job["cells"] == [["a", "25%", "c0", 1, 1, None]] and job["replace"] == {}
+    assert job["spec"] == "s.yaml" and job["cells"] == [["a", "25%", "c0", 1, 1, None]]
+    assert job["replace"] == {"concurrency": 4}  # one worker: all of the grid's concurrency
     assert isinstance(job["parent_pid"], int) and json.dumps(job)
 
 
@@ -282,6 +300,29 @@ def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeyp
     out = io.StringIO()
     assert version_worker.run_job(job, out) == 0
     assert ran == [(cell, 2)] and json.loads(out.getvalue()) == {"row": {"cell_id": cell.id}, "trace": None}
+
+
+def test_a_live_arms_worker_runs_the_share_of_the_concurrency_the_parent_sent(tmp_path, monkeypatch):
+    import io
+
+    from harness.runs import grid, version_worker
+
+    spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}')
+    seen: list = []
+
+    def run_cells(spec, scenarios, cells, workers, finish, watch=None):
+        seen.append((workers, spec.max_rps))
+
+    monkeypatch.setattr(grid, "run_cells", run_cells)
+    monkeypatch.setattr(grid, "_is_live", lambda spec: True)
+    cell = Cell("deepagents==0.7.6", "25%", "goal-ledgers-12", 0)
+    job = {
+        "spec": str(spec),
+        "replace": {"concurrency": 3, "max_rps": 0.5},
+        "cells": [[cell.arm, "25%", cell.case_id, 0, 1, None]],
+    }
+    assert version_worker.run_job(job, io.StringIO()) == 0
+    assert seen == [(3, 0.5)]
 
 
 # -- what the environment cache runs and records, exactly -------------------------------------------------------------
