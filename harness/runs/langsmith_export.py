@@ -176,9 +176,9 @@ def export_experiment(
 
         return _upload_failed(path, f"upload failed midway: {type(exc).__name__}: {redact(str(exc))[:160]}", session, progress)
     if session is not None:
-        summary["requests"] = session.stats()
+        stats = summary["requests"] = session.stats()
         if session.open:  # the SDK logs a failed feedback or run upload and goes on: the breaker knows
-            summary["upload_incomplete"] = f"stopped after {session.why_open()}; {session.refused} request(s) not sent"
+            summary["upload_incomplete"] = f"stopped after {session.why_open()}; {stats['not_sent']} request(s) not sent"
             progress(f"warning: LangSmith: the upload is incomplete: {summary['upload_incomplete']}")
         _write(path, summary)
     return summary
