@@ -117,7 +117,14 @@ def feedback_for(row_outputs: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def experiment_metadata(
-    config: Mapping[str, Any], *, arm: str, trigger: Any, model: str, summary_model: str, simulated: Any, git_commit: str | None
+    config: Mapping[str, Any],
+    *,
+    arm: str,
+    trigger: Any,
+    model: str | None,
+    summary_model: str | None,
+    simulated: Any,
+    git_commit: str | None,
 ) -> dict[str, Any]:
     """The metadata every LangSmith experiment carries, an export's (one per arm x threshold) and a pytest session's:
     the arm, its compaction settings (``config``: a config's ``to_dict``, which omits the default strategy), the
