@@ -5,8 +5,11 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -58,23 +61,26 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
 BOOTSTRAP_RESAMPLES = 2000
 
 
-def bootstrap_kappa(
-    a: Sequence[Hashable], b: Sequence[Hashable], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, level: float = 0.95
+def bootstrap_interval(
+    items: Sequence[T],
+    statistic: Callable[[Sequence[T]], float | None],
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> tuple[float, float] | None:
-    """Percentile-bootstrap interval of `cohen_kappa` over items resampled with replacement (seeded: the same
-    labels give the same interval). Resamples where kappa is undefined (one label only) are left out; None when more
+    """Percentile-bootstrap interval of ``statistic`` over ``items`` resampled with replacement (seeded: the same
+    items give the same interval). Resamples where the statistic is undefined (None) are left out; None when more
     than one in ten is: the sample has too few items of a class for the interval to describe it."""
-    n = len(a)
-    if n == 0 or cohen_kappa(a, b) is None:
+    n = len(items)
+    if n == 0:
         return None
     rng = random.Random(seed)
-    pairs = list(zip(a, b))
     values = []
     for _ in range(resamples):
-        sample = [pairs[rng.randrange(n)] for _ in range(n)]
-        k = cohen_kappa([x for x, _ in sample], [y for _, y in sample])
-        if k is not None:
-            values.append(k)
+        value = statistic([items[rng.randrange(n)] for _ in range(n)])
+        if value is not None:
+            values.append(value)
     if len(values) * 10 < resamples * 9:
         return None
     values.sort()
@@ -82,3 +88,17 @@ def bootstrap_kappa(
     low = values[int(math.floor(tail * (len(values) - 1)))]
     high = values[int(math.ceil((1.0 - tail) * (len(values) - 1)))]
     return low, high
+
+
+def bootstrap_kappa(
+    a: Sequence[Hashable], b: Sequence[Hashable], *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, level: float = 0.95
+) -> tuple[float, float] | None:
+    """`bootstrap_interval` of `cohen_kappa` over the items' label pairs; None when kappa is undefined on the sample
+    itself."""
+    if len(a) == 0 or cohen_kappa(a, b) is None:
+        return None
+
+    def kappa(sample: Sequence[tuple[Hashable, Hashable]]) -> float | None:
+        return cohen_kappa([x for x, _ in sample], [y for _, y in sample])
+
+    return bootstrap_interval(list(zip(a, b)), kappa, resamples=resamples, seed=seed, level=level)

@@ -3,9 +3,9 @@
 - A rate (a yes/no metric) is reported as its mean with a Wilson 95 % interval; any
   other metric with a percentile-bootstrap 95 % interval of the mean.
 - An arm is compared with the baseline on paired units: the same case, threshold
-  and trial (and eval). Rates use an exact McNemar test on the discordant pairs; other metrics a
-  sign-flip permutation test on the paired differences (exact up to 16 pairs, else
-  20,000 seeded random flips with p = (b + 1) / (m + 1), never 0). Both are checked
+  and trial (and eval; a case run as no eval pairs only with itself run as no eval). Rates use
+  an exact McNemar test on the discordant pairs; other metrics a sign-flip permutation test
+  on the paired differences (exact up to 16 pairs, else 20,000 seeded random flips with p = (b + 1) / (m + 1), never 0). Both are checked
   against scipy.stats (binomtest, permutation_test) in the tests. The difference's interval is a paired bootstrap. p values
   are Holm-adjusted across the arms compared for one metric and threshold, and
   "significant" means adjusted p < 0.05.
@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from harness.compaction.config import DEFAULT_STRATEGY, ContextSize
+from harness.rows import eval_label
 from harness.runs.results import VALID, row_outcome
 from harness.scoring.metrics import RATE_METRICS, VALUE_METRICS
 from harness.scoring.scorers import ERROR, FAIL, INVALID, KNOWN_UPSTREAM, PASS
@@ -40,12 +41,14 @@ UNIT = ["case_id", "threshold", "trial"]
 
 def pairing_unit(frame: pd.DataFrame) -> list[str]:
     """The paired unit of ``frame``: the same case, threshold and trial, and the same eval when the frame names it (a
-    case run as two evals is two units, never paired across evals)."""
+    case run as two evals is two units, never paired across evals; a case run as no eval pairs only with the same
+    case run as no eval: `cells_frame` labels it "<kind> cases, no eval")."""
     return [*UNIT, "eval"] if "eval" in frame.columns else UNIT
 
 
 def cells_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per case run: ids, ``outcome`` (PASS / FAIL / INVALID), ``valid``, ``passed`` (every
+    """One row per case run: ids, ``eval`` (what it ran as, `harness.rows.eval_label`: an ad-hoc run's is "<kind>
+    cases, no eval", never the eval of its kind), ``outcome`` (PASS / FAIL / INVALID), ``valid``, ``passed`` (every
     check held; None for an invalid run, which counts in no rate), and every metric."""
     out = []
     for row in rows:
@@ -53,7 +56,7 @@ def cells_frame(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         valid = result in VALID
         item = {
             "arm": row.get("arm"),
-            "eval": row.get("eval") or row["kind"],
+            "eval": eval_label(row),
             "strategy": row.get("strategy", DEFAULT_STRATEGY),
             "threshold": row.get("threshold") or _threshold_label(row.get("config", {})),
             "case_id": row["case_id"],

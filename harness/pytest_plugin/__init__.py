@@ -279,27 +279,25 @@ def _log_to_langsmith(scenario: Any, row: Any, scores: Any, trace: Any = None) -
 
 @pytest.fixture(scope="session")
 def langsmith_experiment_metadata(request: pytest.FixtureRequest) -> dict[str, Any] | None:
-    """Read by the langsmith plugin: tags the LangSmith experiment with the config and models (None off a front)."""
+    """Read by the langsmith plugin: tags the LangSmith experiment with the config and models as an export tags its
+    experiments (`harness.runs.langsmith_export.experiment_metadata`; None off a front)."""
     if request.config.stash.get(FRONT, None) is None:
         return None
-    from harness._version import __version__
+    from harness.runs.langsmith_export import experiment_metadata
     from harness.runs.run import git_commit
 
     session = request.getfixturevalue("eval_session")
     cfg = session.config.to_dict()
-    return {
-        "arm": cfg["name"],
-        "strategy": cfg.get("strategy"),
-        "trigger": cfg["trigger"],
-        "keep": cfg["keep"],
-        "window": cfg["window"],
-        "summary_prompt": cfg["summary_prompt_name"],
-        "model": session.models.agent_name,
-        "summary_model": session.models.summarizer_name,
-        "simulated": session.models.simulated,
-        "harness_version": __version__,
-        "git_commit": git_commit(),
-    }
+    models = session.models
+    return experiment_metadata(
+        cfg,
+        arm=cfg["name"],
+        trigger=cfg["trigger"],
+        model=models.agent_name,
+        summary_model=models.summarizer_name,
+        simulated=models.simulated,
+        git_commit=git_commit(),
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)

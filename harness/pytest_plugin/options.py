@@ -59,22 +59,20 @@ def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = Non
 
     if evals_dir is not None:
         group.addoption(EVALS_DIR, default=evals_dir, help=argparse.SUPPRESS)
-    strategy_help = (
-        "your strategy; with it the harness's evals run"
-        if user
-        else (
-            "compaction strategy (harness/compaction/strategies/, or MODULE:ATTR); evals that do not apply to it are "
-            "skipped with the reason"
-        )
+    named = "MODULE:ATTR" if user else "a built-in name (harness/compaction/strategies/) or MODULE:ATTR"
+    option(
+        "strategy",
+        metavar="MODULE:ATTR" if user else None,
+        default=None,
+        help=f"the compaction strategy the evals run under, {named} (an object or module with INFO and build, or a "
+        "factory); an eval that does not apply to it is skipped with the reason",
     )
-    option("strategy", metavar="MODULE:ATTR" if user else None, default=None, help=strategy_help)
     option(
         "evals",
         metavar="NAMES",
         default=None,
-        help=f"comma-separated evals to run (default: every one that applies: {', '.join(STANDARD_EVALS)})"
-        if user
-        else "comma-separated evals whose generated tests run (default: all; -m selects as well)",
+        help=f"comma-separated evals whose generated tests run (default: every one: {', '.join(STANDARD_EVALS)}; -m "
+        "selects as well)",
     )
     # every setting of the pytest door, as `harness run` takes it (`harness.runs.settings.SETTINGS`)
     add_pytest_options(group, prefix=front.prefix, exclude=("strategy",))

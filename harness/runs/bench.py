@@ -37,7 +37,6 @@ import json
 import math
 import os
 import platform
-import random
 import statistics
 import subprocess
 import sys
@@ -47,6 +46,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+
+from harness.stats import bootstrap_interval
 
 BENCH_CASES = ("needle-h24k-d000", "needle-h48k-d050", "goal-ledgers-12", "goal-ledgers-30")
 TIMED_ALONE = ("needle", "goal", "truncation")
@@ -108,16 +109,12 @@ def recorder_overhead(repeats: int) -> dict:
             ratios.append(timings[True] / timings[False])
             pairs.append((timings[True], timings[False]))
     runs = repeats * len(cases)
-    rng = random.Random(0)
-    boots = []
-    for _ in range(2000):
-        sample = [rng.choice(pairs) for _ in pairs]
-        boots.append(sum(p[0] for p in sample) / sum(p[1] for p in sample))
-    boots.sort()
+    ci = bootstrap_interval(pairs, lambda sample: sum(p[0] for p in sample) / sum(p[1] for p in sample))
+    assert ci is not None  # a ratio of CPU times: defined on every resample
     return {
         "own_time_share": round(own / wall_with, 4),
         "own_ms_per_call": round(own / calls * 1000, 3) if calls else None,
-        "ratio_ci95": [round(boots[50], 3), round(boots[1949], 3)],
+        "ratio_ci95": [round(x, 3) for x in ci],
         "cases": list(BENCH_CASES),
         "repeats": repeats,
         "ratio_total": round(with_rec / without, 3),

@@ -5,8 +5,8 @@ each case of a pytest session through the langsmith pytest plugin (`log_test_cas
 Each arm x threshold becomes one LangSmith experiment over the same examples (one
 example per case). The agent runs are already done, so the target replays each cell's
 stored outputs (answers, scores, metrics) and one evaluator turns the scores into
-feedback. Metadata: arm, trigger, keep, window, model, summarizer model, harness version,
-git commit, dataset hash.
+feedback. Metadata (`experiment_metadata`, which a pytest session's experiment carries too): arm, strategy, trigger,
+keep, window, summary prompt, models, harness version, git commit; and the trials and the dataset hash.
 
 What keys what:
 
@@ -116,6 +116,34 @@ def feedback_for(row_outputs: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
+def experiment_metadata(
+    config: Mapping[str, Any],
+    *,
+    arm: str,
+    trigger: Any,
+    model: str | None,
+    summary_model: str | None,
+    simulated: Any,
+    git_commit: str | None,
+) -> dict[str, Any]:
+    """The metadata every LangSmith experiment carries, an export's (one per arm x threshold) and a pytest session's:
+    the arm, its compaction settings (``config``: a config's ``to_dict``, which omits the default strategy), the
+    models, whether they were simulated, the harness version and the git commit."""
+    return {
+        "arm": arm,
+        "strategy": config.get("strategy", DEFAULT_STRATEGY),
+        "trigger": trigger,
+        "keep": config.get("keep"),
+        "window": config.get("window"),
+        "summary_prompt": config.get("summary_prompt_name"),
+        "model": model,
+        "summary_model": summary_model,
+        "simulated": simulated,
+        "harness_version": __version__,
+        "git_commit": git_commit,
+    }
+
+
 def log_test_case(scenario: Scenario, row: Mapping[str, Any], scores: list[Any], trace: Any, testing: Any = None) -> list[str]:
     """The pytest path's writer (the LangSmith pytest plugin's ``langsmith.testing``, or ``testing``): the case's
     inputs, its outputs with a compact trace summary (no message bodies), and its feedback by the rule every LangSmith
@@ -176,9 +204,9 @@ def export_experiment(
 
         return _upload_failed(path, f"upload failed midway: {type(exc).__name__}: {redact(str(exc))[:160]}", session, progress)
     if session is not None:
-        summary["requests"] = session.stats()
+        stats = summary["requests"] = session.stats()
         if session.open:  # the SDK logs a failed feedback or run upload and goes on: the breaker knows
-            summary["upload_incomplete"] = f"stopped after {session.why_open()}; {session.refused} request(s) not sent"
+            summary["upload_incomplete"] = f"stopped after {session.why_open()}; {stats['not_sent']} request(s) not sent"
             progress(f"warning: LangSmith: the upload is incomplete: {summary['upload_incomplete']}")
         _write(path, summary)
     return summary
@@ -304,21 +332,18 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
         def feedback(run, example) -> dict:  # noqa: ANN001
             return {"results": feedback_for(run.outputs or {})}
 
-        config = group[0]["config"]
         name = f"{meta['experiment']}-{arm}-{threshold}"
         metadata = {
-            "arm": arm,
-            "strategy": config.get("strategy", DEFAULT_STRATEGY),  # a config dict omits the default
-            "trigger": threshold,
-            "keep": config.get("keep"),
-            "window": config.get("window"),
-            "summary_prompt": config.get("summary_prompt_name"),
-            "model": group[0]["agent_model"],
-            "summary_model": group[0]["summary_model"],
-            "simulated": group[0]["simulated"],
+            **experiment_metadata(
+                group[0]["config"],
+                arm=arm,
+                trigger=threshold,
+                model=group[0]["agent_model"],
+                summary_model=group[0]["summary_model"],
+                simulated=group[0]["simulated"],
+                git_commit=meta.get("git_commit"),
+            ),
             "trials": trials,
-            "harness_version": __version__,
-            "git_commit": meta.get("git_commit"),
             "dataset_hash": data_hash,
             "harness_experiment": meta["experiment"],
         }

@@ -72,23 +72,6 @@ class BoundedSession(requests.Session):
         self.state = state if state is not None else _shared_state()
         self.failures: list[str] = []
 
-    @property
-    def spent_s(self) -> float:
-        return float(self.state[_SPENT])
-
-    @property
-    def sent_requests(self) -> int:
-        return int(self.state[_REQUESTS])
-
-    @property
-    def sent_bytes(self) -> int:
-        return int(self.state[_BYTES])
-
-    @property
-    def refused(self) -> int:
-        """Requests not sent because the breaker was open."""
-        return int(self.state[_NOT_SENT])
-
     def _add(self, **slots: float) -> None:
         lock = getattr(self.state, "get_lock", None)
         with lock() if lock else contextlib.nullcontext():
@@ -97,7 +80,7 @@ class BoundedSession(requests.Session):
 
     @property
     def open(self) -> bool:
-        return bool(self.failures) or bool(self.state[_BROKEN]) or self.spent_s >= self.budget_s
+        return bool(self.failures) or bool(self.state[_BROKEN]) or self.state[_SPENT] >= self.budget_s
 
     def why_open(self) -> str:
         if self.failures:
@@ -110,7 +93,7 @@ class BoundedSession(requests.Session):
         if self.open:
             self._add(not_sent=1)
             raise NotSentToLangSmith(f"not sent to LangSmith: {self.why_open()}")
-        remaining = max(0.1, self.budget_s - self.spent_s)
+        remaining = max(0.1, self.budget_s - self.state[_SPENT])
         timeout = kwargs.get("timeout")
         if isinstance(timeout, tuple):
             kwargs["timeout"] = tuple(min(t, remaining) if t else remaining for t in timeout)
@@ -131,12 +114,14 @@ class BoundedSession(requests.Session):
         return response
 
     def stats(self) -> dict[str, Any]:
+        """The counts of every process sharing ``state`` (requests sent, bytes sent, seconds spent, requests the open
+        breaker did not send) and this process's failures."""
         return {
-            "requests": self.sent_requests,
-            "sent_bytes": self.sent_bytes,
-            "time_s": round(self.spent_s, 2),
+            "requests": int(self.state[_REQUESTS]),
+            "sent_bytes": int(self.state[_BYTES]),
+            "time_s": round(float(self.state[_SPENT]), 2),
             "failures": list(self.failures),
-            "not_sent": self.refused,
+            "not_sent": int(self.state[_NOT_SENT]),
         }
 
 
@@ -290,6 +275,20 @@ def switch_off() -> None:
         ls_utils.get_env_var.cache_clear()  # type: ignore[attr-defined]  # an lru_cache, typed by its overloads
 
 
+def _connect_or_off(budget_s: float = BUDGET_S) -> LangSmithSession:
+    """This process's LangSmith (`connect`) made LangChain's client, or, when LangSmith does not answer, test tracking
+    and tracing switched off (here and in the workers this process starts) before any run. ``problem`` says why."""
+    import langsmith
+
+    ls = connect(budget_s)
+    if ls.problem:
+        switch_off()
+        langsmith.configure(enabled=False)
+    else:
+        langsmith.configure(client=ls.client)
+    return ls
+
+
 _TRACING: LangSmithSession | None = None
 
 
@@ -302,15 +301,10 @@ def bound_tracing(progress: Any = None) -> LangSmithSession | None:
     if not tracing_requested():
         return None
     say = progress or (lambda text: print(text, file=sys.stderr))
-    import langsmith
-
-    ls = connect()
+    ls = _connect_or_off()
     if ls.problem:
-        switch_off()
-        langsmith.configure(enabled=False)
         say(f"warning: LangSmith: {ls.problem}. Tracing is off for this run; nothing is uploaded.")
         return ls
-    langsmith.configure(client=ls.client)
     if _TRACING is None:
         os.register_at_fork(after_in_child=_trace_in_child)
         atexit.register(lambda: say(f"{ls.status_line()} (tracing)"))
@@ -344,12 +338,8 @@ def start(traces: str = "summary", budget_s: float = BUDGET_S) -> LangSmithSessi
     if not upload_requested() or os.environ.get("LANGSMITH_TEST_TRACKING") == "false":
         switch_off()
         return LangSmithSession(enabled=False, traces=traces)
-    import langsmith
-
-    ls = connect(budget_s)
+    ls = _connect_or_off(budget_s)
     if ls.problem:
-        switch_off()
         return LangSmithSession(enabled=False, traces=traces, session=ls.session, problem=ls.problem)
     os.environ["LANGSMITH_TRACING"] = "true"  # the plugin's log_inputs/log_feedback raise without it
-    langsmith.configure(client=ls.client)
     return LangSmithSession(enabled=True, traces=traces, session=ls.session, client=ls.client)

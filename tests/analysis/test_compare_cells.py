@@ -46,15 +46,16 @@ def test_a_cell_keeps_the_row_s_ids():
     }
 
 
-def test_missing_ids_default_to_the_kind_s_eval_deepagents_summarization_and_trial_zero():
+def test_missing_ids_default_to_the_kind_s_eval_deepagents_summarization_and_trial_zero_and_no_eval_is_said():
     r = {"case_id": "needle-1", "kind": "needle", "outcome": "PASS", "threshold": "20%"}
     cell = one(r)
     assert cell["arm"] is None
     assert cell["eval"] == "needle"
     assert cell["strategy"] == "deepagents-summarization"
     assert cell["trial"] == 0
-    assert one({**r, "eval": None})["eval"] == "needle"
-    assert one({**r, "eval": ""})["eval"] == "needle"
+    # a row that ran as no eval (eval null) is named "<kind> cases, no eval" (`harness.rows.eval_label`), never its kind's eval
+    assert one({**r, "eval": None})["eval"] == "needle cases, no eval"
+    assert one({**r, "eval": ""})["eval"] == "needle cases, no eval"
 
 
 def test_without_a_threshold_the_cell_is_labelled_by_the_config_s_triggers():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.stats import bootstrap_kappa, cohen_kappa
+from harness.stats import bootstrap_interval, bootstrap_kappa, cohen_kappa
 
 JUDGE = [True, True, False, False, True, False, True, True, False, True]
 DETERMINISTIC = [True, False, False, False, True, True, True, True, False, True]
@@ -52,3 +52,20 @@ def test_bootstrap_interval_is_none_when_many_resamples_lose_a_class():
     # kappa is 1, but a resample misses the one false item about a third of the time ((3/4)^4)
     assert cohen_kappa([True, True, True, False], [True, True, True, False]) == pytest.approx(1.0)
     assert bootstrap_kappa([True, True, True, False], [True, True, True, False]) is None
+
+
+def test_bootstrap_interval_of_any_statistic_as_the_bench_uses_it():
+    """The one bootstrap (`harness.bench` takes its CPU-time ratio's interval from it): seeded, around the estimate,
+    exact on a constant ratio, None on an empty sample or a statistic undefined too often."""
+
+    def ratio(sample):
+        return sum(a for a, _ in sample) / sum(b for _, b in sample)
+
+    assert bootstrap_interval([(2.0, 1.0), (4.0, 2.0), (1.0, 0.5)], ratio) == (2.0, 2.0)
+    items = list(range(20))
+    interval = bootstrap_interval(items, lambda s: sum(s) / len(s))
+    assert interval == bootstrap_interval(items, lambda s: sum(s) / len(s))
+    assert interval is not None and interval[0] < 9.5 < interval[1]
+    assert bootstrap_interval(items, lambda s: sum(s) / len(s), seed=1) != interval
+    assert bootstrap_interval([], ratio) is None
+    assert bootstrap_interval(items, lambda s: None if 0 in s else 1.0) is None  # 0 is in most resamples

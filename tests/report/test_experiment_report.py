@@ -311,3 +311,20 @@ def test_an_experiment_whose_every_cell_errored_still_gets_a_report(tmp_path, mo
     monkeypatch.setattr(er, "_arm_curves", lambda *a: None)
     report = er.write_experiment_report(tmp_path).read_text()
     assert "No metric has a value" in report and "ERROR" in report
+
+
+def test_runs_of_no_eval_are_named_by_their_kind_in_the_report_never_as_the_eval():
+    """A run that named no eval (``eval`` null) is "<kind> cases, no eval" (`harness.rows.eval_label`) in the
+    not-counted line and is left out of the eval of its kind in the evals section: never passed off as that eval."""
+    from harness.report.evals_report import eval_comparison
+
+    ad_hoc = {**_row("base", "25%", "goal-2", "goal", ERROR, keys=("timeout",)), "eval": None}
+    failed = {**_row("base", "25%", "goal-3", "goal", FAIL), "eval": None}
+    rows = [_row("base", "25%", "goal-1", "goal", INVALID, keys=("not_compacted",), goal=True), ad_hoc, failed]
+    rows.append(_row("base", "25%", "goal-4", "goal", PASS, goal=True))
+    line = er._not_counted(cells_frame(rows))
+    assert line == "not counted: goal 1 INVALID (not_compacted 1); goal cases, no eval 1 ERROR (timeout 1)", line
+    table = eval_comparison(rows, "base", ["base"], ["goal"])
+    assert table["pass rate"].tolist() == [
+        "100% [21%, 100%] n=1 (1 invalid excluded)"
+    ]  # the ad-hoc FAIL and ERROR: not the goal eval's

@@ -6,12 +6,16 @@ import time
 import pytest
 from langsmith import Client
 
+from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY
 from harness.runs.grid import run_experiment
-from harness.runs.langsmith_export import export_experiment
+from harness.runs.langsmith_export import experiment_metadata, export_experiment
 from harness.runs.spec import load_spec
 from tests._fake_langsmith import FakeLangSmith
 
 pytestmark = pytest.mark.slow
+
+# the keys every LangSmith experiment carries, an export's and a pytest session's
+EXPERIMENT_KEYS = experiment_metadata({}, arm="a", trigger="t", model="m", summary_model="s", simulated=True, git_commit=None)
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +69,7 @@ def test_upload_path_sends_dataset_experiments_runs_and_feedback(experiment):
             "git_commit",
             "dataset_hash",
         } <= set(meta)
+        assert set(EXPERIMENT_KEYS) <= set(meta)
         assert meta["arm"] in ("deepagents-default", "minimal") and meta["trigger"] in ("20%", "25%")
     names = {sess["name"] for sess in rec.sessions.values()}
     targets = [
@@ -142,6 +147,11 @@ def test_a_key_alone_makes_an_experiment_with_feedback_per_score_and_a_small_upl
         assert fake.recorder.received_bytes < 100_000
         status = _langsmith_json(tmp_path)
         assert status["enabled"] and not status["failures"] and status["requests"] >= 20
+        # the experiment is tagged as an export tags its experiments (one builder: `experiment_metadata`)
+        (experiment,) = [s for s in fake.recorder.sessions.values() if s.get("reference_dataset_id")]
+        meta = experiment["extra"]["metadata"]
+        assert set(EXPERIMENT_KEYS) <= set(meta)
+        assert meta["strategy"] == DEFAULT_STRATEGY and meta["arm"] == DEFAULT_PRESET and meta["simulated"] is True
 
 
 def test_full_traces_upload_every_model_call_when_asked(tmp_path):
