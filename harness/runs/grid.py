@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness._version import __version__
+from harness.agent.endpoints import arm_summary_model
 from harness.agent.models import in_process, task_problem
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
@@ -104,11 +105,6 @@ def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> Compact
         return replace(config, name=arm) if spec.versions else config
     name, custom = parse_strategy(strategy)
     return replace(config, name=arm, strategy=name or config.strategy, custom_strategy=custom)
-
-
-def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | None:
-    """A variant's own summarizer wins over the spec-wide one."""
-    return config.summary_model or spec.summary_model
 
 
 def spec_eval_cases(spec: ExperimentSpec) -> list[tuple[str, Scenario]]:
@@ -347,7 +343,9 @@ def cell_sha(spec: ExperimentSpec, cell: Cell, config: CompactionConfig) -> str:
     settings = _result_settings(spec)
     if cell.eval is not None:
         settings = {**settings, "eval": cell.eval, "eval_version": SUITES[cell.eval].version}
-    return config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, settings)
+    return config_sha(
+        config, spec.model, arm_summary_model(config.summary_model, spec.summary_model), spec.seed + cell.trial, settings
+    )
 
 
 @dataclass
@@ -517,7 +515,9 @@ def resume_plan(
 
 def _is_live(spec: ExperimentSpec) -> bool:
     """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
-    names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.arms() for t in spec.thresholds}
+    names = {spec.model} | {
+        arm_summary_model(cell_config(spec, v, t).summary_model, spec.summary_model) for v in spec.arms() for t in spec.thresholds
+    }
     return any(not in_process(name) for name in names)
 
 
