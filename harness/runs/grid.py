@@ -216,9 +216,7 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
 def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
     """The spec's (agent, summarizer) endpoints with the grid's shared limits (``max_rps``, ``max_tpm``): one rate
     limiter and one token bucket for every cell of the run, as `harness run` has."""
-    from harness.agent.models import with_run_limits
-
-    return with_run_limits(spec.endpoints(), max_rps=spec.max_rps, max_tpm=spec.max_tpm)
+    return spec.endpoints(limits=True)
 
 
 def run_settings(spec: ExperimentSpec) -> RunSettings:

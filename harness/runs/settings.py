@@ -12,6 +12,7 @@ states it another way: ``variants:``, ``thresholds:``, ``strategies:`` are a gri
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -240,29 +241,31 @@ def endpoints(
     summary_model_kwargs: Sequence[str] | Mapping[str, Any] | None = None,
     max_rps: float | None = None,
     max_tpm: float | None = None,
+    where: str | None = None,
 ) -> tuple[Any, Any]:
     """(agent Endpoint, summary Endpoint) from the endpoint settings, the same at every door: model kwargs as
-    ``KEY=VALUE`` texts (an option) or a mapping (Python); the summarizer shares the agent's unless told otherwise,
-    and both share the run's limits (`with_run_limits`)."""
+    ``KEY=VALUE`` texts (an option) or a mapping (Python, a spec: each value as JSON); the summarizer shares the
+    agent's endpoint unless told otherwise (its own URL, or its own kwargs: given, even empty, they replace the
+    agent's), and both share the run's limits (`with_run_limits`). ``where``: the spec file the settings come from,
+    so that an error names its key (``<where>: model_kwargs``) rather than the option."""
     from harness.agent.endpoints import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
 
-    def kwargs(value: Sequence[str] | Mapping[str, Any] | None, option: str) -> dict[str, Any]:
-        if isinstance(value, Mapping):
-            return parse_model_kwargs([f"{k}={_text(v)}" for k, v in value.items()], option)
-        return parse_model_kwargs(list(value) if value else None, option)
+    def named(key: str) -> str:
+        return f"{where}: {key}" if where is not None else "--" + key.replace("_", "-")
 
-    check_base_url(base_url, "--base-url")
-    check_base_url(summary_base_url, "--summary-base-url")
-    agent_kwargs = kwargs(model_kwargs, "--model-kwargs")
+    def kwargs(value: Sequence[str] | Mapping[str, Any] | None, key: str) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            return parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], named(key))
+        return parse_model_kwargs(list(value) if value else None, named(key))
+
+    check_base_url(base_url, named("base_url"))
+    check_base_url(summary_base_url, named("summary_base_url"))
+    agent_kwargs = kwargs(model_kwargs, "model_kwargs")
     agent = Endpoint(base_url, agent_kwargs)
     summary = agent
     if summary_base_url is not None or summary_model_kwargs is not None:
-        summary_kwargs = kwargs(summary_model_kwargs, "--summary-model-kwargs") if summary_model_kwargs else agent_kwargs
+        summary_kwargs = (
+            kwargs(summary_model_kwargs, "summary_model_kwargs") if summary_model_kwargs is not None else agent_kwargs
+        )
         summary = Endpoint(summary_base_url or base_url, summary_kwargs)
     return with_run_limits((agent, summary), max_rps=max_rps, max_tpm=max_tpm)
-
-
-def _text(value: Any) -> str:
-    import json
-
-    return value if isinstance(value, str) else json.dumps(value)

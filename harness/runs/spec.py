@@ -156,6 +156,8 @@ class SpecFile(BaseModel):
     )
 
 
+_ENDPOINT_KEYS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs")
+
 _PARSED = frozenset({"thresholds", "trigger", "keep", "versions", "evals"})
 """Keys read by a reader of their own (`ContextSize.read`, `parse_versions`, `_evals`), which words their problems."""
 
@@ -227,15 +229,21 @@ class ExperimentSpec:
             return {arm.label: (pair, arm) for arm in self.versions}
         return {f"{label}+{arm.label}": (pair, arm) for label, pair in inner.items() for arm in self.versions}
 
-    def endpoints(self) -> tuple[Any, Any]:
-        """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
-        from harness.agent.endpoints import Endpoint
+    def endpoints(self, *, limits: bool = False) -> tuple[Any, Any]:
+        """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms, by
+        every door's rule (`harness.runs.settings.endpoints`); ``limits``: sharing the spec's ``max_rps`` and
+        ``max_tpm`` (one rate limiter and one token bucket for every cell of the run)."""
+        from harness.runs.settings import endpoints
 
-        agent = Endpoint(self.base_url, self.model_kwargs)
-        if self.summary_base_url is None and self.summary_model_kwargs is None:
-            return agent, agent
-        kwargs = self.summary_model_kwargs if self.summary_model_kwargs is not None else self.model_kwargs
-        return agent, Endpoint(self.summary_base_url or self.base_url, kwargs)
+        return endpoints(
+            base_url=self.base_url,
+            summary_base_url=self.summary_base_url,
+            model_kwargs=self.model_kwargs,
+            summary_model_kwargs=self.summary_model_kwargs,
+            max_rps=self.max_rps if limits else None,
+            max_tpm=self.max_tpm if limits else None,
+            where=self.path,
+        )
 
     def fingerprint(self) -> str:
         """Hash of everything that changes a cell's result (not name, description, concurrency)."""
@@ -389,19 +397,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             check_dir_name(data["name"], "name")
         except ConfigError as exc:
             raise _fail(where, "name", str(exc).removeprefix("name ")) from None
-    from harness.agent.endpoints import check_base_url, parse_model_kwargs
+    from harness.runs.settings import endpoints
 
-    for key in ("base_url", "summary_base_url"):
-        if data.get(key) is not None:
-            check_base_url(data[key], f"{where}: {key}")
-    kwargs: dict[str, dict[str, Any] | None] = {}
-    for key in ("model_kwargs", "summary_model_kwargs"):
-        value = data.get(key)
-        kwargs[key] = (
-            parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}")
-            if value
-            else ({} if value is not None else None)
-        )
+    endpoints(**{key: data.get(key) for key in _ENDPOINT_KEYS}, where=where)  # the URLs and kwargs, each key named
     if deferred is not None:  # what the schema refuses and no reader did
         raise deferred
     window = data.get("window")
@@ -427,8 +425,8 @@ def load_spec(path: str | Path) -> ExperimentSpec:
         concurrency=data.get("concurrency") or 1,
         base_url=data.get("base_url"),
         summary_base_url=data.get("summary_base_url"),
-        model_kwargs=kwargs["model_kwargs"] or {},
-        summary_model_kwargs=kwargs["summary_model_kwargs"],
+        model_kwargs=data.get("model_kwargs") or {},
+        summary_model_kwargs=data.get("summary_model_kwargs"),
         strategies=tuple(strategies),
         case_budget=_positive_number(data, "case_budget", where),
         max_rps=_positive_number(data, "max_rps", where),
