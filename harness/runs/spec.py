@@ -72,6 +72,7 @@ from harness.compaction.config import MIN_WINDOW, ContextSize
 from harness.compaction.variants import Size
 from harness.errors import ConfigError
 from harness.rows import FieldProblem, Kind, Says, check_input
+from harness.runs.settings import SETTINGS
 from harness.runs.versions import VersionArm, parse_versions
 
 _INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
@@ -84,6 +85,9 @@ _KWARGS = Says("a mapping of init_chat_model arguments, e.g. {temperature: 0, ma
 
 
 Trigger = Size | list[Size]
+
+_SAID = {s.spec_key: s.description for s in SETTINGS if s.spec_key is not None}
+"""A key that is a door's setting too is described once, by the setting (`harness.runs.settings.SETTINGS`)."""
 
 
 def _finite(value: float | None) -> float | None:
@@ -131,10 +135,8 @@ class SpecFile(BaseModel):
 
     name: Annotated[str | None, _TEXT] = Field(None, description="the results directory name (default: the file's stem)")
     description: Annotated[str | None, _TEXT] = Field(None, description="one line for humans")
-    model: Annotated[str | None, _TEXT] = Field(None, description="the agent model: provider:name, or reference (default)")
-    summary_model: Annotated[str | None, _TEXT] = Field(
-        None, description="the summarizer for every variant that does not set its own"
-    )
+    model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["model"])
+    summary_model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["summary_model"])
     variants: Annotated[list[str], Says("a non-empty list of variant or preset names"), Field(min_length=1)] = Field(
         description="variant files (datasets/variants/) or presets compared"
     )
@@ -146,27 +148,23 @@ class SpecFile(BaseModel):
         None, description="grid axis: each item one trigger, a size or a list of sizes OR-combined"
     )
     trigger: Trigger | None = Field(None, description="shorthand for a single threshold")
-    keep: Size | None = Field(None, description="default: a quarter of the lowest trigger (the presets' rule)")
+    keep: Size | None = Field(None, description=_SAID["keep"])
     window: Annotated[
         int | None, _POSITIVE, Field(ge=1, json_schema_extra={"minimum": MIN_WINDOW}), AfterValidator(_a_window)
-    ] = Field(None, description="the model's context window, in tokens")
+    ] = Field(None, description=_SAID["window"])
     evals: list[str] | None = Field(None, description="run these registry evals, each eval's cases run as the eval")
     scenarios: ScenarioFilter | None = Field(None, description="which cases")
     trials: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="runs of each cell (default 1)")
-    seed: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description="the first trial's seed (default 0)")
+    seed: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["seed"])
     concurrency: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="cells in flight (default 1)")
-    base_url: Annotated[str | None, _URL] = Field(None, description="the agent's OpenAI-compatible endpoint")
-    summary_base_url: Annotated[str | None, _URL] = Field(None, description="the summarizer's endpoint (default: base_url)")
-    model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description="init_chat_model arguments")
-    summary_model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(
-        None, description="the summarizer's (default: model_kwargs when it shares the endpoint)"
-    )
-    case_budget: LiveLimit = Field(None, description="live: a cell's total seconds, retries and waits included (default 900)")
-    max_rps: LiveLimit = Field(None, description="live: model requests per second across the grid")
-    max_tpm: LiveLimit = Field(None, description="live: input tokens per minute across the grid")
-    stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(
-        None, description="stop when this many cells in a row end in the same provider error (default 3; 0: never)"
-    )
+    base_url: Annotated[str | None, _URL] = Field(None, description=_SAID["base_url"])
+    summary_base_url: Annotated[str | None, _URL] = Field(None, description=_SAID["summary_base_url"])
+    model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description=_SAID["model_kwargs"])
+    summary_model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description=_SAID["summary_model_kwargs"])
+    case_budget: LiveLimit = Field(None, description=_SAID["case_budget"])
+    max_rps: LiveLimit = Field(None, description=_SAID["max_rps"])
+    max_tpm: LiveLimit = Field(None, description=_SAID["max_tpm"])
+    stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["stop_after_errors"])
     versions: dict[str, list[str]] | None = Field(
         None, description="grid axis: package -> versions, each arm in its own environment"
     )

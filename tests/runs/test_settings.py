@@ -129,3 +129,19 @@ def test_a_spec_and_the_other_doors_make_the_same_endpoints_from_the_same_settin
     if "summary_model_kwargs" in given:
         assert summary.model_kwargs == given["summary_model_kwargs"]
     assert agent.model_kwargs == given.get("model_kwargs", {})
+
+
+def test_a_spec_key_that_is_a_setting_is_described_by_the_setting_alone():
+    """One text per setting: the option's help and the spec key's description (and so the shipped JSON Schema) are
+    both made from ``Setting.about``, another setting named as each door names it."""
+    from harness.runs.spec import SpecFile
+
+    described = [s for s in SETTINGS if s.spec_key is not None]
+    assert described and all(s.about for s in described)
+    for setting in described:
+        assert SpecFile.model_fields[setting.spec_key].description == setting.description, setting.name
+        assert setting.option["help"].replace("%%", "%") == setting.about.format(**{s.name: s.flag for s in SETTINGS}), (
+            setting.name
+        )
+    summary_url = next(s for s in SETTINGS if s.name == "summary_base_url")
+    assert "--base-url" in summary_url.option["help"] and "(default: base_url)" in summary_url.description
