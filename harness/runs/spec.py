@@ -72,7 +72,7 @@ from harness.compaction.config import MIN_WINDOW, ContextSize
 from harness.compaction.variants import Size
 from harness.errors import ConfigError
 from harness.rows import FieldProblem, Kind, Says, check_input
-from harness.runs.settings import SETTINGS
+from harness.runs.settings import SETTINGS, endpoints
 from harness.runs.versions import VersionArm, parse_versions
 
 _INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
@@ -279,8 +279,6 @@ class ExperimentSpec:
         """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms, by
         every door's rule (`harness.runs.settings.endpoints`); ``limits``: sharing the spec's ``max_rps`` and
         ``max_tpm`` (one rate limiter and one token bucket for every cell of the run)."""
-        from harness.runs.settings import endpoints
-
         return endpoints(
             base_url=self.base_url,
             summary_base_url=self.summary_base_url,
@@ -391,8 +389,6 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             check_dir_name(spec.name, "name")
         except ConfigError as exc:
             raise _fail(where, "name", str(exc).removeprefix("name ")) from None
-    from harness.runs.settings import endpoints
-
     endpoints(**{key: data.get(key) for key in _ENDPOINT_KEYS}, where=where)  # the URLs and kwargs, each key named
     return ExperimentSpec(
         name=spec.name or path.stem,
