@@ -344,6 +344,16 @@ class Says:
         return self.problem.replace("{value!r}", repr(value)).replace("{type}", type(value).__name__)
 
 
+class FieldProblem(ValueError):
+    """A problem a model's own validator words (a spec's variant named twice): told as it is, where it is (``field``
+    when given: a model validator's problem with one key, which pydantic places at the whole input), never replaced
+    by the field's `Says`."""
+
+    def __init__(self, problem: str, field: str | None = None) -> None:
+        super().__init__(problem)
+        self.field = field
+
+
 class Problem(TypedDict):
     """The first problem of an input: where (``field``, e.g. ``needles[0].answer``; '' for the whole input) and what
     (``text``). ``unknown`` marks a name the place does not take, ``known`` the names it does."""
@@ -492,6 +502,9 @@ def input_problem(error: ValidationError, model: type, skip: frozenset[str] = fr
         _, parent, _, _, says = _walk(model, loc[:-1])
         if says is None:
             return Problem(field=field_path(loc), text="unknown field", unknown=True, known=list(_fields(parent)))
+    raised = (err.get("ctx") or {}).get("error")
+    if isinstance(raised, FieldProblem):
+        return Problem(field=raised.field or field_path(loc), text=str(raised), unknown=False, known=[])
     named, tp, meta, nullable, says = _walk(model, loc)
     if says is not None:
         return Problem(field=field_path(named), text=says.told(err.get("input")), unknown=False, known=[])

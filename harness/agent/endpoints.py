@@ -193,13 +193,21 @@ def _live_form(spec: str | None) -> bool:
     return spec is not None and ":" in spec and spec.partition(":")[0] not in IN_PROCESS_PROVIDERS
 
 
+def arm_summary_model(own: str | None, run_wide: str | None) -> str | None:
+    """The one rule for an arm's summarizer: its config's own (a variant file's ``summary_model``) wins over the run's
+    (a spec's ``summary_model``, `RunSettings.summary_model`, a door's ``--summary-model`` once `summary_model_for`
+    has refused a conflict)."""
+    return own or run_wide
+
+
 def summary_model_for(config_summary_model: str | None, explicit: str | None, *, variant: str = "") -> str | None:
-    """The summarizer to use: an explicit choice, else the variant's; both set and different is an error."""
+    """The summarizer of a single-config door: `arm_summary_model`, where an explicit choice that differs from the
+    variant's own is an error rather than overridden."""
     if explicit is not None and config_summary_model is not None and explicit != config_summary_model:
         raise ConfigError(
             f"variant {variant!r} sets summary_model {config_summary_model!r}; --summary-model {explicit!r} conflicts with it"
         )
-    return explicit if explicit is not None else config_summary_model
+    return arm_summary_model(config_summary_model, explicit)
 
 
 def live_endpoints(

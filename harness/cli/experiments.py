@@ -16,15 +16,16 @@ from harness.cli.options import (
 
 
 def _grid_summary_models(spec: Any) -> list[str | None]:
-    """Every summarizer the grid's arms use, as `harness.runs.grid.cell_summary_model` chooses it (an arm's variant's
-    own wins over the spec's); an arm whose variant cannot be read is left to the grid, which names it."""
+    """Every summarizer the grid's arms use (`arm_summary_model`: an arm's variant's own wins over the spec's); an arm
+    whose variant cannot be read is left to the grid, which names it."""
+    from harness.agent.endpoints import arm_summary_model
     from harness.compaction.variants import resolve_config
     from harness.errors import ConfigError
 
     out: list[str | None] = []
     for variant, _ in spec.arms().values():
         try:
-            out.append(resolve_config(variant)[0].summary_model or spec.summary_model)
+            out.append(arm_summary_model(resolve_config(variant)[0].summary_model, spec.summary_model))
         except ConfigError:
             continue
     return out

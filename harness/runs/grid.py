@@ -30,6 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
 
+from harness.agent.endpoints import arm_summary_model
 from harness.agent.models import in_process, task_problem
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
@@ -102,11 +103,6 @@ def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> Compact
         return replace(config, name=arm) if spec.versions else config
     name, custom = parse_strategy(strategy)
     return replace(config, name=arm, strategy=name or config.strategy, custom_strategy=custom)
-
-
-def cell_summary_model(spec: ExperimentSpec, config: CompactionConfig) -> str | None:
-    """A variant's own summarizer wins over the spec-wide one."""
-    return config.summary_model or spec.summary_model
 
 
 def spec_eval_cases(spec: ExperimentSpec) -> list[tuple[str, Scenario]]:
@@ -218,9 +214,7 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
 def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
     """The spec's (agent, summarizer) endpoints with the grid's shared limits (``max_rps``, ``max_tpm``): one rate
     limiter and one token bucket for every cell of the run, as `harness run` has."""
-    from harness.agent.models import with_run_limits
-
-    return with_run_limits(spec.endpoints(), max_rps=spec.max_rps, max_tpm=spec.max_tpm)
+    return spec.endpoints(limits=True)
 
 
 def run_settings(spec: ExperimentSpec) -> RunSettings:
@@ -345,7 +339,9 @@ def cell_sha(spec: ExperimentSpec, cell: Cell, config: CompactionConfig) -> str:
     settings = _result_settings(spec)
     if cell.eval is not None:
         settings = {**settings, "eval": cell.eval, "eval_version": SUITES[cell.eval].version}
-    return config_sha(config, spec.model, cell_summary_model(spec, config), spec.seed + cell.trial, settings)
+    return config_sha(
+        config, spec.model, arm_summary_model(config.summary_model, spec.summary_model), spec.seed + cell.trial, settings
+    )
 
 
 @dataclass
@@ -515,7 +511,9 @@ def resume_plan(
 
 def _is_live(spec: ExperimentSpec) -> bool:
     """Some model of the grid is live (a provider or an endpoint, not the in-process reference models)."""
-    names = {spec.model} | {cell_summary_model(spec, cell_config(spec, v, t)) for v in spec.arms() for t in spec.thresholds}
+    names = {spec.model} | {
+        arm_summary_model(cell_config(spec, v, t).summary_model, spec.summary_model) for v in spec.arms() for t in spec.thresholds
+    }
     return any(not in_process(name) for name in names)
 
 

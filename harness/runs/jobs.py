@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from harness.agent.endpoints import arm_summary_model
 from harness.agent.models import Endpoint
 from harness.compaction.config import CompactionConfig
 from harness.errors import ConfigError
@@ -65,7 +66,7 @@ class RunSettings:
     options: tuple[str, str] = ("--model", "--summary-model")  # where the model names came from, for errors
 
     def summary_for(self, config: CompactionConfig) -> str | None:
-        return config.summary_model or self.summary_model
+        return arm_summary_model(config.summary_model, self.summary_model)
 
     def models(self, config: CompactionConfig, seed: int) -> ModelChoice:
         """The models of a job under ``config`` with ``seed`` (`choose_models`: raises ConfigError or

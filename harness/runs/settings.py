@@ -6,13 +6,17 @@ A setting names its Python keyword (``summary_base_url``: `harness.evaluate`'s k
 ``dest``), its option (``--summary-base-url``), the spec key that states it in an experiment (None where a spec
 states it another way: ``variants:``, ``thresholds:``, ``strategies:`` are a grid's axes) and the doors that take it:
 ``run`` (`harness run`), ``experiment`` (`harness experiment run`'s own options), ``evaluate`` (`harness.evaluate`),
-``check`` (`harness check`, which runs `harness.evaluate`), ``pytest`` (`pytest evals/` and the plugin).
+``check`` (`harness check`, which runs `harness.evaluate`), ``pytest`` (`pytest evals/` and the plugin). What a
+setting means is written once (``about``): its option's help and its spec key's description (`SpecFile`, and so the
+schema) are made from it.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,17 +40,34 @@ def finite_float(text: str) -> float:
 @dataclass(frozen=True)
 class Setting:
     """One setting: its keyword, its option, its spec key (None: not one, or stated as an axis), the doors that take
-    it, its group in ``--help`` and the option's keywords (type, default, action, metavar, help)."""
+    it, its group in ``--help``, the option's keywords (type, default, action, metavar, help) and what it means
+    (``about``: one text for every door, another setting named ``{name}``: the option's help and the spec key's
+    description are made from it)."""
 
     name: str
     spec_key: str | None
     doors: frozenset[str]
     group: str
     option: Mapping[str, Any] = field(default_factory=dict)
+    about: str = ""
+
+    def __post_init__(self) -> None:
+        if self.about:  # argparse formats help with %: a literal % is %%
+            help_text = _named(self.about, lambda name: "--" + name.replace("_", "-")).replace("%", "%%")
+            object.__setattr__(self, "option", {**self.option, "help": help_text})
 
     @property
     def flag(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    @property
+    def description(self) -> str:
+        """What the setting means, as a spec states it (`harness.runs.spec.SpecFile`'s description of its key)."""
+        return _named(self.about, lambda name: name)
+
+
+def _named(text: str, name: Callable[[str], str]) -> str:
+    return re.sub(r"\{(\w+)\}", lambda m: name(m.group(1)), text)
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -78,14 +99,16 @@ SETTINGS: tuple[Setting, ...] = (
         "keep",
         EVERY,
         "compaction config",
-        {"metavar": "SIZE", "help": "what to keep after a summary, same syntax as --trigger"},
+        {"metavar": "SIZE"},
+        "what to keep after a summary, same syntax as {trigger} (default: a quarter of the lowest trigger, the presets' rule)",
     ),
     Setting(
         "window",
         "window",
         EVERY,
         "compaction config",
-        {"metavar": "TOKENS", "help": "declared context window (max input tokens) written into the model profile"},
+        {"metavar": "TOKENS"},
+        "the model's context window (max input tokens), written into the model profile",
     ),
     Setting(  # a spec's strategies: axis; `harness check` names its own --strategy (the compactor under test)
         "strategy",
@@ -99,111 +122,94 @@ SETTINGS: tuple[Setting, ...] = (
         "model",
         EVERY,
         "models",
-        {"help": "agent model, provider:name (e.g. openai:gpt-5.2); default: the offline reference agent"},
+        {},
+        "agent model, provider:name (e.g. openai:gpt-5.2) or reference; default: the offline reference agent",
     ),
     Setting(
         "summary_model",
         "summary_model",
         EVERY,
         "models",
-        {"help": "summarizer model, provider:name or 'reference'; default: reference offline, else the agent model"},
+        {},
+        "summarizer model, provider:name or 'reference', for every variant that does not set its own; default: "
+        "reference offline, else the agent model",
     ),
     Setting(
         "base_url",
         "base_url",
         EVERY,
         "models",
-        {
-            "metavar": "URL",
-            "help": "the agent model's endpoint, any OpenAI-compatible server (vLLM, Ollama, LM Studio, `harness serve`); "
-            "no key needed when the server has no auth",
-        },
+        {"metavar": "URL"},
+        "the agent model's endpoint, any OpenAI-compatible server (vLLM, Ollama, LM Studio, `harness serve`); "
+        "no key needed when the server has no auth",
     ),
     Setting(
         "summary_base_url",
         "summary_base_url",
         EVERY,
         "models",
-        {"metavar": "URL", "help": "the summarizer's endpoint (default: --base-url)"},
+        {"metavar": "URL"},
+        "the summarizer's endpoint (default: {base_url})",
     ),
     Setting(
         "model_kwargs",
         "model_kwargs",
         EVERY,
         "models",
-        {
-            "action": "append",
-            "metavar": "KEY=VALUE",
-            "help": "init_chat_model argument for the agent model, repeatable: temperature=0, max_tokens=2048, seed=1, "
-            "timeout=60 (default 120 s), max_retries=3 (default 6)",
-        },
+        {"action": "append", "metavar": "KEY=VALUE"},
+        "init_chat_model arguments for the agent model (an option: KEY=VALUE, repeatable): temperature=0, "
+        "max_tokens=2048, seed=1, timeout=60 (default 120 s), max_retries=3 (default 6)",
     ),
     Setting(
         "summary_model_kwargs",
         "summary_model_kwargs",
         EVERY,
         "models",
-        {
-            "action": "append",
-            "metavar": "KEY=VALUE",
-            "help": "the same for the summarizer (default: the agent's when both use the same endpoint)",
-        },
+        {"action": "append", "metavar": "KEY=VALUE"},
+        "the same for the summarizer (default: the agent's when both use the same endpoint)",
     ),
     Setting(
         "seed",
         "seed",
         EVERY,
         "run",
-        {"type": int, "default": 0, "help": "seed of the reference summarizer's loss (trial t uses seed+t)"},
+        {"type": int, "default": 0},
+        "seed of the reference summarizer's loss (trial t uses seed+t; default 0)",
     ),
     Setting(
         "case_budget",
         "case_budget",
         LIMITS,
         "live limits",
-        {
-            "type": finite_float,
-            "metavar": "SECONDS",
-            "help": "a live case's total time, retries and waits included; past it the case ends in ERROR "
-            "(default 900; an experiment spec's case_budget)",
-        },
+        {"type": finite_float, "metavar": "SECONDS"},
+        "a live case's total seconds, retries and waits included; past it the case ends in ERROR (default 900)",
     ),
     Setting(
         "max_rps",
         "max_rps",
         LIMITS,
         "live limits",
-        {
-            "type": finite_float,
-            "metavar": "N",
-            "help": "at most N model requests per second across every case of the run, agent and summarizer together "
-            "(LangChain's InMemoryRateLimiter, shared; a spec's max_rps)",
-        },
+        {"type": finite_float, "metavar": "N"},
+        "live: at most this many model requests per second across every case of the run, agent and summarizer "
+        "together (LangChain's InMemoryRateLimiter, shared)",
     ),
     Setting(
         "max_tpm",
         "max_tpm",
         LIMITS,
         "live limits",
-        {
-            "type": finite_float,
-            "metavar": "N",
-            "help": "at most N input tokens per minute across every case of the run, agent and summarizer together "
-            "(approximate counts, checked before each request; a spec's max_tpm)",
-        },
+        {"type": finite_float, "metavar": "N"},
+        "live: at most this many input tokens per minute across every case of the run, agent and summarizer "
+        "together (approximate counts, checked before each request)",
     ),
     Setting(
         "stop_after_errors",
         "stop_after_errors",
         LIMITS,
         "live limits",
-        {
-            "type": int,
-            "metavar": "N",
-            "help": "stop early, exit 4, when N cases in a row (in the order they finish) end in ERROR with the same "
-            "provider error and none succeeded in between; rows written are kept (default 3; 0: never stop; a spec's "
-            "stop_after_errors)",
-        },
+        {"type": int, "metavar": "N"},
+        "stop early, exit 4, when this many cases in a row (in the order they finish) end in ERROR with the same "
+        "provider error and none succeeded in between; rows written are kept (default 3; 0: never stop)",
     ),
 )
 """Every setting a door takes (see the module docstring). Door-specific options (``--trials``, ``--concurrency``,
@@ -240,29 +246,31 @@ def endpoints(
     summary_model_kwargs: Sequence[str] | Mapping[str, Any] | None = None,
     max_rps: float | None = None,
     max_tpm: float | None = None,
+    where: str | None = None,
 ) -> tuple[Any, Any]:
     """(agent Endpoint, summary Endpoint) from the endpoint settings, the same at every door: model kwargs as
-    ``KEY=VALUE`` texts (an option) or a mapping (Python); the summarizer shares the agent's unless told otherwise,
-    and both share the run's limits (`with_run_limits`)."""
+    ``KEY=VALUE`` texts (an option) or a mapping (Python, a spec: each value as JSON); the summarizer shares the
+    agent's endpoint unless told otherwise (its own URL, or its own kwargs: given, even empty, they replace the
+    agent's), and both share the run's limits (`with_run_limits`). ``where``: the spec file the settings come from,
+    so that an error names its key (``<where>: model_kwargs``) rather than the option."""
     from harness.agent.endpoints import Endpoint, check_base_url, parse_model_kwargs, with_run_limits
 
-    def kwargs(value: Sequence[str] | Mapping[str, Any] | None, option: str) -> dict[str, Any]:
-        if isinstance(value, Mapping):
-            return parse_model_kwargs([f"{k}={_text(v)}" for k, v in value.items()], option)
-        return parse_model_kwargs(list(value) if value else None, option)
+    def named(key: str) -> str:
+        return f"{where}: {key}" if where is not None else "--" + key.replace("_", "-")
 
-    check_base_url(base_url, "--base-url")
-    check_base_url(summary_base_url, "--summary-base-url")
-    agent_kwargs = kwargs(model_kwargs, "--model-kwargs")
+    def kwargs(value: Sequence[str] | Mapping[str, Any] | None, key: str) -> dict[str, Any]:
+        if isinstance(value, Mapping):
+            return parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], named(key))
+        return parse_model_kwargs(list(value) if value else None, named(key))
+
+    check_base_url(base_url, named("base_url"))
+    check_base_url(summary_base_url, named("summary_base_url"))
+    agent_kwargs = kwargs(model_kwargs, "model_kwargs")
     agent = Endpoint(base_url, agent_kwargs)
     summary = agent
     if summary_base_url is not None or summary_model_kwargs is not None:
-        summary_kwargs = kwargs(summary_model_kwargs, "--summary-model-kwargs") if summary_model_kwargs else agent_kwargs
+        summary_kwargs = (
+            kwargs(summary_model_kwargs, "summary_model_kwargs") if summary_model_kwargs is not None else agent_kwargs
+        )
         summary = Endpoint(summary_base_url or base_url, summary_kwargs)
     return with_run_limits((agent, summary), max_rps=max_rps, max_tpm=max_tpm)
-
-
-def _text(value: Any) -> str:
-    import json
-
-    return value if isinstance(value, str) else json.dumps(value)

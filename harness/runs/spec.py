@@ -48,9 +48,10 @@ or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values ar
 errors naming the file and the key.
 
 The keys, their types and descriptions are one pydantic model, `SpecFile` (schemas/experiment-spec.schema.json is
-generated from it by tools/schemas.py); `load_spec` checks a spec against it, then reads each value into the
-`ExperimentSpec` the grid runs (sizes, versions, evals, variants and strategies by their own readers, which word their
-problems).
+generated from it by tools/schemas.py), its rules too (each list names an item once, one threshold axis, the
+window's floor, finite live limits: `harness.rows.FieldProblem` words them); `load_spec` checks a spec against it,
+runs the readers of sizes, versions, evals, variants and strategies (which word their problems), then builds the
+`ExperimentSpec` the grid runs from the validated model.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from harness._numbers import finite_problem
 from harness._paths import not_a_file
@@ -70,7 +71,8 @@ from harness._yaml import load_yaml
 from harness.compaction.config import MIN_WINDOW, ContextSize
 from harness.compaction.variants import Size
 from harness.errors import ConfigError
-from harness.rows import Kind, Says, check_input
+from harness.rows import FieldProblem, Kind, Says, check_input
+from harness.runs.settings import SETTINGS, endpoints
 from harness.runs.versions import VersionArm, parse_versions
 
 _INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
@@ -83,6 +85,30 @@ _KWARGS = Says("a mapping of init_chat_model arguments, e.g. {temperature: 0, ma
 
 
 Trigger = Size | list[Size]
+
+_SAID = {s.spec_key: s.description for s in SETTINGS if s.spec_key is not None}
+"""A key that is a door's setting too is described once, by the setting (`harness.runs.settings.SETTINGS`)."""
+
+
+def _finite(value: float | None) -> float | None:
+    """The project's one finite-number rule (`finite_problem`) on a number the schema has found positive (.inf is)."""
+    problem = None if value is None else finite_problem(value)
+    if problem is not None:
+        raise FieldProblem(problem)
+    return value
+
+
+def _a_window(value: int | None) -> int | None:
+    if value is not None and value < MIN_WINDOW:
+        raise FieldProblem(f"must be at least {MIN_WINDOW} tokens, got {value}")
+    return value
+
+
+_ONCE = {"variants": "a variant", "strategies": "a strategy", "evals": "an eval"}
+"""The lists that name each item once, and what an item is called."""
+
+LiveLimit = Annotated[float | None, _NUMBER, Field(gt=0), AfterValidator(_finite)]
+"""A live bound (seconds, requests or tokens): a positive finite number, or unset."""
 
 
 class ScenarioFilter(BaseModel):
@@ -109,10 +135,8 @@ class SpecFile(BaseModel):
 
     name: Annotated[str | None, _TEXT] = Field(None, description="the results directory name (default: the file's stem)")
     description: Annotated[str | None, _TEXT] = Field(None, description="one line for humans")
-    model: Annotated[str | None, _TEXT] = Field(None, description="the agent model: provider:name, or reference (default)")
-    summary_model: Annotated[str | None, _TEXT] = Field(
-        None, description="the summarizer for every variant that does not set its own"
-    )
+    model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["model"])
+    summary_model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["summary_model"])
     variants: Annotated[list[str], Says("a non-empty list of variant or preset names"), Field(min_length=1)] = Field(
         description="variant files (datasets/variants/) or presets compared"
     )
@@ -120,44 +144,68 @@ class SpecFile(BaseModel):
         None, description="grid axis: strategies (default: each variant's own)"
     )
     baseline: str | None = Field(None, description="the arm the others are compared against (default: the first)")
-    thresholds: list[Trigger] | None = Field(
+    thresholds: Annotated[list[Trigger] | None, Field(min_length=1)] = Field(
         None, description="grid axis: each item one trigger, a size or a list of sizes OR-combined"
     )
     trigger: Trigger | None = Field(None, description="shorthand for a single threshold")
-    keep: Size | None = Field(None, description="default: a quarter of the lowest trigger (the presets' rule)")
-    window: Annotated[int | None, _POSITIVE, Field(ge=1, json_schema_extra={"minimum": MIN_WINDOW})] = Field(
-        None, description="the model's context window, in tokens"
-    )
+    keep: Size | None = Field(None, description=_SAID["keep"])
+    window: Annotated[
+        int | None, _POSITIVE, Field(ge=1, json_schema_extra={"minimum": MIN_WINDOW}), AfterValidator(_a_window)
+    ] = Field(None, description=_SAID["window"])
     evals: list[str] | None = Field(None, description="run these registry evals, each eval's cases run as the eval")
     scenarios: ScenarioFilter | None = Field(None, description="which cases")
     trials: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="runs of each cell (default 1)")
-    seed: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description="the first trial's seed (default 0)")
+    seed: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["seed"])
     concurrency: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="cells in flight (default 1)")
-    base_url: Annotated[str | None, _URL] = Field(None, description="the agent's OpenAI-compatible endpoint")
-    summary_base_url: Annotated[str | None, _URL] = Field(None, description="the summarizer's endpoint (default: base_url)")
-    model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description="init_chat_model arguments")
-    summary_model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(
-        None, description="the summarizer's (default: model_kwargs when it shares the endpoint)"
-    )
-    case_budget: Annotated[float | None, _NUMBER, Field(gt=0)] = Field(
-        None, description="live: a cell's total seconds, retries and waits included (default 900)"
-    )
-    max_rps: Annotated[float | None, _NUMBER, Field(gt=0)] = Field(
-        None, description="live: model requests per second across the grid"
-    )
-    max_tpm: Annotated[float | None, _NUMBER, Field(gt=0)] = Field(
-        None, description="live: input tokens per minute across the grid"
-    )
-    stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(
-        None, description="stop when this many cells in a row end in the same provider error (default 3; 0: never)"
-    )
+    base_url: Annotated[str | None, _URL] = Field(None, description=_SAID["base_url"])
+    summary_base_url: Annotated[str | None, _URL] = Field(None, description=_SAID["summary_base_url"])
+    model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description=_SAID["model_kwargs"])
+    summary_model_kwargs: Annotated[dict[str, Any] | None, _KWARGS] = Field(None, description=_SAID["summary_model_kwargs"])
+    case_budget: LiveLimit = Field(None, description=_SAID["case_budget"])
+    max_rps: LiveLimit = Field(None, description=_SAID["max_rps"])
+    max_tpm: LiveLimit = Field(None, description=_SAID["max_tpm"])
+    stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["stop_after_errors"])
     versions: dict[str, list[str]] | None = Field(
         None, description="grid axis: package -> versions, each arm in its own environment"
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_threshold_axis(cls, data: Any) -> Any:  # noqa: ANN401 - the file as read
+        given = [key for key in ("thresholds", "trigger") if isinstance(data, dict) and data.get(key) is not None]
+        if len(given) == 2:
+            raise FieldProblem("give either trigger (one threshold) or thresholds (a grid), not both", "trigger")
+        if not given and isinstance(data, dict):
+            raise FieldProblem("missing: give thresholds (a list) or trigger", "thresholds")
+        return data
+
+    @field_validator(*_ONCE)
+    @classmethod
+    def _each_once(cls, names: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        if names is not None and len(set(names)) != len(names):
+            raise FieldProblem(f"names {_ONCE[str(info.field_name)]} twice")
+        return names
+
+
+_ENDPOINT_KEYS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs")
+
+_AS_WRITTEN = (
+    "description", "model", "summary_model", "window", "trials", "seed", "concurrency", "stop_after_errors",
+    "base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "case_budget", "max_rps", "max_tpm",
+)  # fmt: skip
+"""Keys an `ExperimentSpec` takes as validated, under the same name (unset: its default)."""
 
 _PARSED = frozenset({"thresholds", "trigger", "keep", "versions", "evals"})
 """Keys read by a reader of their own (`ContextSize.read`, `parse_versions`, `_evals`), which words their problems."""
+
+
+_NOT_FINGERPRINTED = frozenset(
+    {"name", "description", "concurrency", "trials", "scenarios", "evals"}  # which cells; a cell's own id says them
+    | {"variants", "strategies", "thresholds", "trigger", "versions"}  # the axes: a cell's arm and threshold say them
+    | {"base_url", "summary_base_url", "model_kwargs"}  # an endpoint's address; its answer-changing kwargs are added back
+    | {"case_budget", "max_rps", "max_tpm", "stop_after_errors"}  # live bounds: they never change a result
+)
+"""Spec keys a cell's result does not depend on beyond its id (`ExperimentSpec.fingerprint`)."""
 
 
 @dataclass(frozen=True)
@@ -227,45 +275,25 @@ class ExperimentSpec:
             return {arm.label: (pair, arm) for arm in self.versions}
         return {f"{label}+{arm.label}": (pair, arm) for label, pair in inner.items() for arm in self.versions}
 
-    def endpoints(self) -> tuple[Any, Any]:
-        """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms."""
-        from harness.agent.endpoints import Endpoint
-
-        agent = Endpoint(self.base_url, self.model_kwargs)
-        if self.summary_base_url is None and self.summary_model_kwargs is None:
-            return agent, agent
-        kwargs = self.summary_model_kwargs if self.summary_model_kwargs is not None else self.model_kwargs
-        return agent, Endpoint(self.summary_base_url or self.base_url, kwargs)
+    def endpoints(self, *, limits: bool = False) -> tuple[Any, Any]:
+        """(agent, summarizer) `harness.agent.models.Endpoint` from base_url / model_kwargs and their summary_ forms, by
+        every door's rule (`harness.runs.settings.endpoints`); ``limits``: sharing the spec's ``max_rps`` and
+        ``max_tpm`` (one rate limiter and one token bucket for every cell of the run)."""
+        return endpoints(
+            base_url=self.base_url,
+            summary_base_url=self.summary_base_url,
+            model_kwargs=self.model_kwargs,
+            summary_model_kwargs=self.summary_model_kwargs,
+            max_rps=self.max_rps if limits else None,
+            max_tpm=self.max_tpm if limits else None,
+            where=self.path,
+        )
 
     def fingerprint(self) -> str:
         """Hash of everything that changes a cell's result (not name, description, concurrency)."""
         # An endpoint's settings change results (temperature, max_tokens); its address and retry/timeout do not.
         kwargs = {k: v for k, v in (self.raw.get("model_kwargs") or {}).items() if k not in ("timeout", "max_retries")}
-        keys = {
-            k: v
-            for k, v in self.raw.items()
-            if k
-            not in (
-                "name",
-                "description",
-                "concurrency",
-                "variants",
-                "strategies",
-                "thresholds",
-                "trigger",
-                "trials",
-                "scenarios",
-                "base_url",
-                "summary_base_url",
-                "model_kwargs",
-                "case_budget",
-                "max_rps",
-                "max_tpm",
-                "stop_after_errors",
-                "versions",
-                "evals",
-            )
-        }
+        keys = {k: v for k, v in self.raw.items() if k not in _NOT_FINGERPRINTED}
         if kwargs:
             keys["model_kwargs"] = kwargs
         return hashlib.sha256(json.dumps(keys, sort_keys=True, default=str).encode()).hexdigest()[:12]
@@ -287,19 +315,8 @@ def _threshold(value: Any, path: str, key: str) -> Threshold:
     )
 
 
-def _positive_number(data: dict, key: str, path: str) -> float | None:
-    """A live limit (positive: `SpecFile` holds it) that is also finite."""
-    value = data.get(key)
-    if value is None:
-        return None
-    problem = finite_problem(value)  # .inf passes `> 0`
-    if problem is not None:
-        raise _fail(path, key, problem)
-    return float(value)
-
-
 def _evals(data: dict, where: str) -> tuple[str, ...]:
-    """The spec's ``evals`` list, each a registry eval (`harness.suites.registry.SUITES`), once."""
+    """The spec's ``evals`` list, each a registry eval (`harness.suites.registry.SUITES`)."""
     if "evals" not in data:
         return ()
     from harness.suites.registry import SUITES
@@ -310,8 +327,6 @@ def _evals(data: dict, where: str) -> tuple[str, ...]:
     for i, name in enumerate(value):
         if name not in SUITES:
             raise _fail(where, f"evals[{i}]", f"no eval {name!r}; known: {', '.join(SUITES)}")
-    if len(set(value)) != len(value):
-        raise _fail(where, "evals", "names an eval twice")
     return tuple(value)
 
 
@@ -330,22 +345,14 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: an experiment spec is a mapping of keys")
     deferred = check_input(data, SpecFile, where, skip=_PARSED)
+    from harness.compaction.variants import parse_strategy, resolve_config
 
-    variants = data["variants"]
-    if len(set(variants)) != len(variants):
-        raise _fail(where, "variants", "names a variant twice")
-    from harness.compaction.variants import resolve_config
-
+    variants, strategies = data["variants"], data.get("strategies") or []
     for i, name in enumerate(variants):
         try:
             resolve_config(name)
         except ConfigError as exc:
             raise _fail(where, f"variants[{i}]", str(exc)) from None
-    strategies = data.get("strategies") or []
-    if len(set(strategies)) != len(strategies):
-        raise _fail(where, "strategies", "names a strategy twice")
-    from harness.compaction.variants import parse_strategy
-
     for i, name in enumerate(strategies):
         try:
             parse_strategy(name)
@@ -357,84 +364,46 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if baseline not in arms:
         raise _fail(where, "baseline", f"{baseline!r} is not one of the compared arms ({', '.join(arms)})")
 
-    if "thresholds" in data and "trigger" in data:
-        raise _fail(where, "trigger", "give either trigger (one threshold) or thresholds (a grid), not both")
-    if "thresholds" in data:
-        raw = data["thresholds"]
-        if not isinstance(raw, list) or not raw:
-            raise _fail(where, "thresholds", "a non-empty list of triggers")
+    if data.get("trigger") is not None:
+        thresholds: tuple[Threshold, ...] = (_threshold(data["trigger"], where, "trigger"),)
+    else:  # SpecFile holds that one of them is given, and thresholds as a list
+        raw = data["thresholds"] if isinstance(data["thresholds"], list) else []
         thresholds = tuple(_threshold(t, where, f"thresholds[{i}]") for i, t in enumerate(raw))
-    elif "trigger" in data:
-        thresholds = (_threshold(data["trigger"], where, "trigger"),)
-    else:
-        raise _fail(where, "thresholds", "missing: give thresholds (a list) or trigger")
     if len({t.label for t in thresholds}) != len(thresholds):
         raise _fail(where, "thresholds", "lists the same trigger twice")
-
-    scen = data.get("scenarios") or {}
-    kind = scen.get("kind", "all")
-    cases = scen.get("cases", [])
-    datasets = scen.get("datasets", [])
-    limit = scen.get("limit")
-
+    keep = ContextSize.read(data["keep"], f"{where}: keep") if data.get("keep") is not None else None
     evals = _evals(data, where)
-    if evals and datasets:
+    if deferred is not None:  # what the schema refuses and no reader did
+        raise deferred
+
+    spec = SpecFile.model_validate(data)
+    scenarios = spec.scenarios or ScenarioFilter.model_validate({})
+    if evals and scenarios.datasets:
         raise _fail(
             where, "scenarios.datasets", "an eval runs its own cases (the registry's): filter them with cases, kind or limit"
         )
-    if data.get("name"):  # the experiment's directory under --out: a name, never a path out of it
+    if spec.name:  # the experiment's directory under --out: a name, never a path out of it
         from harness._paths import check_dir_name
 
         try:
-            check_dir_name(data["name"], "name")
+            check_dir_name(spec.name, "name")
         except ConfigError as exc:
             raise _fail(where, "name", str(exc).removeprefix("name ")) from None
-    from harness.agent.endpoints import check_base_url, parse_model_kwargs
-
-    for key in ("base_url", "summary_base_url"):
-        if data.get(key) is not None:
-            check_base_url(data[key], f"{where}: {key}")
-    kwargs: dict[str, dict[str, Any] | None] = {}
-    for key in ("model_kwargs", "summary_model_kwargs"):
-        value = data.get(key)
-        kwargs[key] = (
-            parse_model_kwargs([f"{k}={json.dumps(v)}" for k, v in value.items()], f"{where}: {key}")
-            if value
-            else ({} if value is not None else None)
-        )
-    if deferred is not None:  # what the schema refuses and no reader did
-        raise deferred
-    window = data.get("window")
-    if window is not None and window < MIN_WINDOW:
-        raise _fail(where, "window", f"must be at least {MIN_WINDOW} tokens, got {window}")
+    endpoints(**{key: data.get(key) for key in _ENDPOINT_KEYS}, where=where)  # the URLs and kwargs, each key named
     return ExperimentSpec(
-        name=str(data.get("name") or path.stem),
+        name=spec.name or path.stem,
         path=where,
         variants=tuple(variants),
         thresholds=thresholds,
         baseline=baseline,
-        description=str(data.get("description") or ""),
-        model=data.get("model"),
-        summary_model=data.get("summary_model"),
-        keep=ContextSize.read(data["keep"], f"{where}: keep") if data.get("keep") is not None else None,
-        window=window,
-        kind=None if kind == "all" else kind,
-        cases=tuple(cases),
-        limit=limit,
-        datasets=tuple(datasets),
-        trials=data.get("trials") or 1,
-        seed=data.get("seed") or 0,
-        concurrency=data.get("concurrency") or 1,
-        base_url=data.get("base_url"),
-        summary_base_url=data.get("summary_base_url"),
-        model_kwargs=kwargs["model_kwargs"] or {},
-        summary_model_kwargs=kwargs["summary_model_kwargs"],
+        keep=keep,
+        kind=None if scenarios.kind == "all" else scenarios.kind,
+        cases=tuple(scenarios.cases),
+        limit=scenarios.limit,
+        datasets=tuple(scenarios.datasets),
         strategies=tuple(strategies),
-        case_budget=_positive_number(data, "case_budget", where),
-        max_rps=_positive_number(data, "max_rps", where),
-        max_tpm=_positive_number(data, "max_tpm", where),
-        stop_after_errors=data.get("stop_after_errors"),
         versions=versions,
         evals=evals,
         raw=data,
+        **{key: value for key in _AS_WRITTEN if (value := getattr(spec, key)) is not None},
     )

@@ -90,3 +90,32 @@ def test_every_door_builds_the_same_job_from_the_same_settings(jobs, tmp_path):
             expected["case"] = job["case"]  # its own generated case, run as the needle eval
             assert job["case"].startswith("niah-l24000-d0000")
         assert job == expected, name
+
+
+def test_an_arms_own_summarizer_wins_at_every_place_that_chooses_one(tmp_path):
+    """A variant that sets its own summarizer, in a spec that names another: the early checks, every cell's models,
+    the reuse fingerprint and the live test all take the variant's (one rule: `arm_summary_model`); the single-config
+    doors take it when no --summary-model is given."""
+    from harness.agent.endpoints import summary_model_for
+    from harness.cli.experiments import _grid_summary_models
+    from harness.runs import grid
+    from harness.runs.spec import load_spec
+
+    own = "openai:gpt-5-mini"
+    variant = tmp_path / "own-summarizer.md"
+    variant.write_text(f"---\nsummary_model: {own}\n---\nSummarize.\n\n{{messages}}\n")
+    path = tmp_path / "own.yaml"
+    path.write_text(f"variants: [{variant}]\nthresholds: [20%]\nmodel: reference\nsummary_model: reference\n")
+    spec = load_spec(path)
+    ((arm, _),) = spec.arms().items()
+    threshold = spec.thresholds[0]
+    config = grid.cell_config(spec, arm, threshold)
+    cell = grid.Cell(arm, threshold.label, CASE, 0)
+
+    assert config.summary_model == own
+    assert _grid_summary_models(spec) == [own]
+    assert grid.run_settings(spec).summary_for(config) == own
+    sha = grid.config_sha(config, spec.model, own, spec.seed, grid._result_settings(spec))
+    assert grid.cell_sha(spec, cell, config) == sha
+    assert grid._is_live(spec)
+    assert summary_model_for(own, None, variant=arm) == own

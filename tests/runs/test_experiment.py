@@ -62,6 +62,37 @@ def test_spec_errors_name_the_file_and_key(tmp_path, extra, match):
     assert str(path) in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("variants: [minimal, minimal]\nthresholds: [20%]", "variants: names a variant twice"),
+        (
+            "variants: [minimal]\nstrategies: [observation-masking, observation-masking]\ntrigger: 20%",
+            "strategies: names a strategy twice",
+        ),
+        (
+            "variants: [minimal]\nthresholds: [20%]\ntrigger: 20%",
+            "trigger: give either trigger (one threshold) or thresholds (a grid), not both",
+        ),
+        ("variants: [minimal]", "thresholds: missing: give thresholds (a list) or trigger"),
+        ("variants: [minimal]\nthresholds: null", "thresholds: missing: give thresholds (a list) or trigger"),
+        ("variants: [minimal]\nthresholds: []", "thresholds: must not be empty"),
+        ("variants: [minimal]\nthresholds: [20%]\nwindow: 999", "window: must be at least 1000 tokens, got 999"),
+        ("variants: [minimal]\nthresholds: [20%]\nwindow: 0", "window: must be a positive integer, got 0"),
+        ("variants: [minimal]\nthresholds: [20%]\nmax_rps: .inf", "max_rps: must be a finite number, got inf"),
+        ("variants: [minimal]\nthresholds: [20%]\nmax_rps: 0", "max_rps: must be a positive number, got 0"),
+    ],
+)
+def test_the_spec_models_rules_are_told_naming_the_file_and_key(tmp_path, body, said):
+    """The rules `SpecFile` holds itself (each list names an item once, one threshold axis, the window's floor, a
+    finite live limit) are told in their own words, not the field's general one."""
+    path = tmp_path / "s.yaml"
+    path.write_text(body + "\n")
+    with pytest.raises(ConfigError) as err:
+        load_spec(path)
+    assert str(err.value) == f"{path}: {said}"
+
+
 def test_spec_rejects_unknown_variants_bad_thresholds_and_baselines(tmp_path):
     with pytest.raises(ConfigError, match=r"variants\[1\]: unknown variant 'fancy'"):
         load_spec(spec_file(tmp_path, variants="[minimal, fancy]", baseline="minimal"))

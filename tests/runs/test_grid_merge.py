@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from harness.agent.endpoints import arm_summary_model
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.rows import META_SCHEMA_VERSION
@@ -17,7 +18,6 @@ from harness.runs.grid import (
     Cell,
     _check_reuse,
     cell_config,
-    cell_summary_model,
     config_sha,
     parse_shard,
     plan_cells,
@@ -118,7 +118,7 @@ def _sha(spec: ExperimentSpec, cell: Cell, threshold: Threshold, seed: int | Non
     return config_sha(
         config,
         spec.model,
-        cell_summary_model(spec, config),
+        arm_summary_model(config.summary_model, spec.summary_model),
         spec.seed + cell.trial if seed is None else seed,
         {"agent": settings, "summarizer": settings} if settings else {},
     )

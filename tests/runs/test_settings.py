@@ -99,3 +99,49 @@ def test_endpoints_read_model_kwargs_as_options_or_as_a_mapping_alike():
     as_mapping = endpoints(base_url="http://localhost:9/v1", model_kwargs={"temperature": 0, "max_tokens": 64})
     assert as_text == as_mapping
     assert as_text[0].model_kwargs == {"temperature": 0, "max_tokens": 64} and as_text[1] is as_text[0]
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        {},
+        {"base_url": "http://localhost:9/v1", "model_kwargs": {"temperature": 0, "timeout": 30}},
+        {"model_kwargs": {"temperature": 0}, "summary_base_url": "http://localhost:8/v1"},
+        {"model_kwargs": {"temperature": 0}, "summary_model_kwargs": {"max_tokens": 64}},
+        {"model_kwargs": {"temperature": 0}, "summary_model_kwargs": {}},  # given, even empty: the summarizer's own
+        {"model_kwargs": {"stop": "0"}},  # a mapping's text stays text, though it reads as JSON
+    ],
+)
+def test_a_spec_and_the_other_doors_make_the_same_endpoints_from_the_same_settings(tmp_path, given):
+    import json
+
+    from harness.runs.spec import load_spec
+
+    path = tmp_path / "s.yaml"
+    path.write_text(json.dumps({"variants": ["forced-20"], "thresholds": ["20%"], **given}))  # JSON is YAML
+    spec = load_spec(path)
+    assert spec.endpoints() == endpoints(**given)
+    as_options = {k: [f"{n}={v}" for n, v in v.items()] if isinstance(v, dict) and v else v for k, v in given.items()}
+    if given.get("model_kwargs") != {"stop": "0"}:  # as an option, a text that reads as JSON is read as JSON
+        assert endpoints(**as_options) == spec.endpoints()
+    agent, summary = spec.endpoints()
+    assert (summary is agent) == (not {"summary_base_url", "summary_model_kwargs"} & set(given))
+    if "summary_model_kwargs" in given:
+        assert summary.model_kwargs == given["summary_model_kwargs"]
+    assert agent.model_kwargs == given.get("model_kwargs", {})
+
+
+def test_a_spec_key_that_is_a_setting_is_described_by_the_setting_alone():
+    """One text per setting: the option's help and the spec key's description (and so the shipped JSON Schema) are
+    both made from ``Setting.about``, another setting named as each door names it."""
+    from harness.runs.spec import SpecFile
+
+    described = [s for s in SETTINGS if s.spec_key is not None]
+    assert described and all(s.about for s in described)
+    for setting in described:
+        assert SpecFile.model_fields[setting.spec_key].description == setting.description, setting.name
+        assert setting.option["help"].replace("%%", "%") == setting.about.format(**{s.name: s.flag for s in SETTINGS}), (
+            setting.name
+        )
+    summary_url = next(s for s in SETTINGS if s.name == "summary_base_url")
+    assert "--base-url" in summary_url.option["help"] and "(default: base_url)" in summary_url.description
