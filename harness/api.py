@@ -117,8 +117,9 @@ def evaluate(
     from harness.runs.early import early_checks
     from harness.runs.settings import endpoints
 
-    triggers = list(trigger) if trigger is not None else None
-    config = make_config(variant, trigger=triggers, keep=keep, window=window, strategy=strategy)
+    config = make_config(
+        variant, trigger=list(trigger) if trigger is not None else None, keep=keep, window=window, strategy=strategy
+    )
     run_endpoints = endpoints(
         base_url=base_url,
         summary_base_url=summary_base_url,
@@ -136,11 +137,7 @@ def evaluate(
     from harness.suites.execute import NotRun, eval_case_ids
 
     session = EvalSession.from_options(
-        variant=variant,
-        trigger=triggers,
-        keep=keep,
-        window=window,
-        strategy=strategy,
+        config=config,
         model=model,
         summary_model=summary_model,
         endpoints=run_endpoints,

@@ -92,13 +92,16 @@ class EvalSession:
         seed: int = 0,
         case_budget_s: float | None = None,
         endpoints_answered: bool = False,
+        config: CompactionConfig | None = None,
         **session: Any,
     ) -> Self:
         """A session from the options `harness run` and `pytest evals/` take (``model=None``: the offline reference
         models). Raises ConfigError for a bad option, LiveModelUnavailable without a key, EndpointUnreachable when a
         base URL does not answer (checked once, before any case; not again when ``endpoints_answered``: the door's early
-        checks asked, `harness.runs.early`)."""
-        config = make_config(variant, trigger=trigger, keep=keep, window=window, strategy=strategy)
+        checks asked, `harness.runs.early`). ``config``: the config a door already made from ``variant`` to ``strategy``
+        for its early checks, so it is not made twice."""
+        if config is None:
+            config = make_config(variant, trigger=trigger, keep=keep, window=window, strategy=strategy)
         summary = summary_model_for(config.summary_model, summary_model, variant=config.name)
         run_settings = RunSettings(model, summary, endpoints or (Endpoint(), Endpoint()), case_budget_s)
         with session.get("around_run", contextlib.nullcontext)():  # the overhead probe runs an agent too
