@@ -47,7 +47,7 @@ META_SCHEMA_VERSION = 2
 
 STRICT = ConfigDict(strict=True)  # no coercion: "3" is not a trial number, 1 is not a bool
 
-Kind = Literal["needle", "goal", "chain", "truncation", "probe"]
+Kind = Literal["needle", "goal", "chain", "truncation", "probe", "session"]
 """A case's kind (a dataset row's ``kind``, a result row's ``kind``): which family of scorers reads it."""
 Outcome = Literal["PASS", "FAIL", "INVALID", "ERROR", "KNOWN_UPSTREAM"]
 """A case's outcome (`harness.scoring.scorers.outcome`; what each means: `harness.scoring.scorers.types`)."""

@@ -45,6 +45,41 @@ def check_row(row: dict[str, Any], path: str, line: int | None) -> None:
         fail("expected_files", "a truncation scenario needs the file it builds and what that file must contain")
     conversation = _conversation(row, path, fail)
     _check_facts(row, n_turns, fail, conversation)
+    _check_session(row, fail, conversation)
+
+
+def _check_session(row: dict, fail, conversation: list[dict[str, Any]]) -> None:  # noqa: ANN001
+    """A session case: its recorded prefix, where it came from, and its probes (the follow-ups); other kinds have none."""
+    if row["kind"] != "session":
+        for key in ("session", "probes"):
+            if key in row:
+                fail(key, f"only a session case has {key} (this one is a {row['kind']} case)")
+        return
+    for key in ("conversation", "session", "probes"):
+        if not row.get(key):
+            fail(key, f"a session case needs its {key} (`harness import` writes them)")
+    if row.get("followups"):
+        fail("followups", "a session case asks its probes' questions as its follow-ups: leave followups out")
+    info = row["session"]
+    if info["cut"] > info["messages"]:
+        fail("session.cut", f"the cut ({info['cut']}) is past the session's end ({info['messages']} messages)")
+    if len(conversation) != info["cut"]:
+        fail("session.cut", f"the conversation file holds {len(conversation)} messages, the cut says {info['cut']}")
+    for i, at in enumerate(info.get("compactions") or ()):
+        if not 0 <= at <= info["messages"]:
+            fail(f"session.compactions[{i}]", f"{at} is outside the session (0..{info['messages']} messages)")
+    seen: set[str] = set()
+    for i, probe in enumerate(row["probes"]):
+        if probe["id"] in seen:
+            fail(f"probes[{i}].id", f"{probe['id']!r} is given twice")
+        seen.add(probe["id"])
+        if probe["message"] >= len(conversation):
+            fail(
+                f"probes[{i}].message",
+                f"{probe['message']} is past the conversation before the cut ({len(conversation)} messages)",
+            )
+        if set(probe.get("stale") or ()) & set(probe["expected"]):
+            fail(f"probes[{i}].stale", "an answer cannot be both expected and stale")
 
 
 def _conversation(row: dict, path: str, fail) -> list[dict[str, Any]]:  # noqa: ANN001

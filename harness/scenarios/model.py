@@ -100,6 +100,59 @@ class Question:
     probe: Annotated[Text, one_of("probe", PROBES), Field(json_schema_extra={"enum": list(PROBES)}), _described("what it asks")]
 
 
+SESSION_PROBE_TYPES = ("artifact", "path", "command", "error", "constraint", "decision", "value", "fact")
+"""What a session probe asks about: a file created or edited (``artifact``), a path met, a command run and its
+outcome, an error met, a constraint the user set ("never", "do not", "must"), a decision (``stale``: what it
+overrode), a value stated, or any other fact a user writes a probe for."""
+PROBE_ORIGINS = ("user", "generated", "model")
+"""Who wrote a session probe: the user (a probes file), the offline generator, or a judge model (marked model-written)."""
+CUT_BY = ("compaction", "index", "share")
+"""How a session's cut point was chosen: just before its first recorded compaction, a message index, a token share."""
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class SessionInfo:
+    """Where a ``session`` case came from (`harness import`): the recorded session, its size and where it was cut. The
+    row's conversation file holds the ``cut`` messages before the cut point; the case continues from there."""
+
+    format: Annotated[NonBlank, _described("the importer that read it (`harness import --help` lists them)")]
+    source: Annotated[NonBlank, _described("what was imported: a file name, a run id, a database and thread (redacted)")]
+    messages: Annotated[Int, Field(ge=1), _described("messages in the whole recorded session")]
+    tokens: Annotated[Int, Field(ge=0), _described("approximate tokens of the whole session (count_tokens_approximately)")]
+    cut: Annotated[Int, Field(ge=1), _described("messages before the cut point: the conversation file holds exactly these")]
+    cut_by: Annotated[
+        Text, one_of("cut_by", CUT_BY), Field(json_schema_extra={"enum": list(CUT_BY)}), _described("how the cut was chosen")
+    ]
+    compactions: Annotated[
+        tuple[Int, ...], _described("where the session recorded a compaction: the number of messages before each")
+    ] = ()
+
+
+@with_config(_CONFIG)
+@dataclass(frozen=True)
+class SessionProbe:
+    """A question about a recorded session, asked after the cut (one follow-up turn each, in order): right when the
+    answer gives one of ``expected``, stale when it gives one of ``stale``; stated by message ``message``."""
+
+    id: Annotated[Text, _ID, _described("the probe's id")]
+    question: Annotated[NonBlank, _described("the follow-up the agent is asked")]
+    expected: Annotated[
+        tuple[NonBlank, ...], BeforeValidator(_strings), Field(min_length=1), _described("right answers: any one of them")
+    ]
+    type: Annotated[
+        Text,
+        one_of("probe type", SESSION_PROBE_TYPES),
+        Field(json_schema_extra={"enum": list(SESSION_PROBE_TYPES)}),
+        _described("what it asks about"),
+    ]
+    message: Annotated[Int, Field(ge=0), _described("the index of the conversation message that states the answer")]
+    stale: Annotated[tuple[NonBlank, ...], BeforeValidator(_strings), _described("answers that must not be given")] = ()
+    origin: Annotated[
+        Text, one_of("origin", PROBE_ORIGINS), Field(json_schema_extra={"enum": list(PROBE_ORIGINS)}), _described("who wrote it")
+    ] = "user"
+
+
 @with_config(_CONFIG)
 @dataclass(frozen=True)
 class ExpectedStep:
@@ -175,6 +228,8 @@ class Scenario:
     system_prompt: str | None = None  # added to the agent's system prompt
     conversation: tuple[dict[str, Any], ...] = ()  # recorded OpenAI-format messages placed before the task
     conversation_file: str | None = None  # as the row names it
+    session: SessionInfo | None = None  # a session case: where it was imported from and cut
+    probes: tuple[SessionProbe, ...] = ()  # a session case's questions (its follow-ups, in order)
     source: str = ""
     # What in the row misleads its author (`case_warnings`), found when it was loaded; not part of the case itself.
     warnings: tuple[str, ...] = field(default=(), compare=False)
@@ -225,7 +280,8 @@ class ScenarioRow(BaseModel):
         Kind,
         one_of("kind", KINDS),
         _described(
-            "which eval scores it (chain: needle scorers plus `chain_length_reached`; probe: typed facts asked by `questions`)",
+            "which eval scores it (chain: needle scorers plus `chain_length_reached`; probe: typed facts asked by `questions`; "
+            "session: a recorded session continued from its cut, asked its `probes`)",
         ),
     ]
     description: Annotated[NonBlank, _described("one line for humans")]
@@ -294,6 +350,14 @@ class ScenarioRow(BaseModel):
             "joined to the system prompt"
         ),
     ] = Field(default=None)  # type: ignore[assignment]  # absent: None; written: a string, never null
+    session: Annotated[
+        SessionInfo,
+        _described("where a recorded session was imported from and cut (`harness import`)", needed_by="session cases"),
+    ] = Field(default=None)  # type: ignore[assignment]  # absent: None; written: an object, never null
+    probes: Annotated[
+        list[SessionProbe],
+        _described("a session case's questions, asked after the cut in order (its follow-ups)", needed_by="session cases"),
+    ] = []
 
 
 def parse_row(row: Any, path: str, line: int | None) -> ScenarioRow:  # noqa: ANN401 - a raw JSON value

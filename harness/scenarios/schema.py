@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ from harness.scenarios.model import (
     Needle,
     Question,
     Scenario,
+    SessionInfo,
+    SessionProbe,
     parse_row,
 )
 
@@ -51,6 +53,8 @@ __all__ = [
     "Needle",
     "Question",
     "Scenario",
+    "SessionInfo",
+    "SessionProbe",
     "all_scenario_files",
     "case_warnings",
     "default_scenario_files",
@@ -190,7 +194,7 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         kind=row["kind"],
         description=row["description"],
         task=row["task"],
-        followups=tuple(row.get("followups") or ()),
+        followups=tuple(row.get("followups") or ()) or tuple(p["question"] for p in row.get("probes") or ()),
         files=tuple((f["path"], f["content"]) for f in row.get("files") or ()),
         documents=tuple((d["id"], d["text"]) for d in row.get("documents") or ()),
         needles=tuple(
@@ -220,6 +224,13 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         system_prompt=row.get("system_prompt") or None,
         conversation=tuple(_recorded(row.get("conversation"), source)),
         conversation_file=row.get("conversation") or None,
+        session=SessionInfo(**{**row["session"], "compactions": tuple(row["session"].get("compactions") or ())})
+        if row.get("session")
+        else None,
+        probes=tuple(
+            SessionProbe(**{**p, "expected": tuple(p["expected"]), "stale": tuple(p.get("stale") or ())})
+            for p in row.get("probes") or ()
+        ),
         source=source,
     )
 
@@ -257,7 +268,20 @@ def scenario_row(scenario: Scenario) -> dict[str, Any]:
         **({"assistant": [{"turn": t, "text": x} for t, x in scenario.assistant]} if scenario.assistant else {}),
         **({"system_prompt": scenario.system_prompt} if scenario.system_prompt else {}),
         **({"conversation": scenario.conversation_file} if scenario.conversation_file else {}),
+        **({"session": _session_row(scenario.session)} if scenario.session else {}),
+        **({"probes": [_probe_row(p) for p in scenario.probes]} if scenario.probes else {}),
     }
+
+
+def _session_row(info: SessionInfo) -> dict[str, Any]:
+    return {**asdict(info), "compactions": list(info.compactions)}
+
+
+def _probe_row(probe: SessionProbe) -> dict[str, Any]:
+    row = {**asdict(probe), "expected": list(probe.expected), "stale": list(probe.stale)}
+    if not probe.stale:
+        del row["stale"]
+    return row
 
 
 def _fact_row(f: Fact) -> dict[str, Any]:

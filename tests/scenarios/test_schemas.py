@@ -70,7 +70,7 @@ def test_the_table_names_every_field_of_the_row_model_with_its_description():
     table = tool.readme_table()
     for name, info in ScenarioRow.model_fields.items():
         assert f"| `{name}` |" in table and str(info.description) in table, name
-    assert '| `kind` | `"needle"`, `"goal"`, `"chain"`, `"truncation"` or `"probe"` | yes |' in table
+    assert '| `kind` | `"needle"`, `"goal"`, `"chain"`, `"truncation"`, `"probe"` or `"session"` | yes |' in table
     assert "| `facts` | list of `{id, type, key, value, place, turn, doc?, superseded_by?, message?}` | probe cases |" in table
 
 
@@ -127,7 +127,7 @@ def test_a_broken_row_is_refused_by_the_schema_and_by_the_loader_in_the_projects
     [
         ("colour: red", "colour: unknown key; known keys: base_url, baseline"),
         ("scenarios: {colour: red}", "scenarios.colour: unknown key; known: cases, datasets, kind, limit"),
-        ("scenarios: {kind: haystack}", "scenarios.kind: needle, goal, chain, truncation, probe or all, got 'haystack'"),
+        ("scenarios: {kind: haystack}", "scenarios.kind: needle, goal, chain, truncation, probe, session or all, got 'haystack'"),
         ("seed: -1", "seed: must be a non-negative integer, got -1"),
         ("concurrency: 1.5", "concurrency: must be a positive integer, got 1.5"),
         ("baseline: 3", "baseline: expected a string or null, got int"),

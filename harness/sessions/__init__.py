@@ -1,0 +1,30 @@
+"""Recorded sessions: read from the tools people record with (`harness import`), cut, turned into ``session`` cases.
+
+A reader turns one recorded session into a `Session` (`harness.sessions.model`): its messages as OpenAI chat
+messages, where it recorded a compaction, and the files and todos it had. `FORMATS` names every reader once, by the
+format name `harness import` takes, as ``module:function`` so that nothing is imported before it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from harness.sessions.model import Compaction, Session
+
+__all__ = ["FORMATS", "Compaction", "Session", "read_session"]
+
+FORMATS: dict[str, tuple[str, str]] = {}
+"""format name -> (``module:function`` of its reader, one line for ``harness import --help``). Each reader is
+``read(source: str, **options) -> Session`` and raises `harness.errors.DatasetError` naming the file, line or step,
+and field of the first problem."""
+
+
+def read_session(fmt: str, source: str, **options: Any) -> Session:  # noqa: ANN401 - a reader's own options
+    """The session ``source`` holds, read by the reader of ``fmt`` (a name in `FORMATS`)."""
+    if fmt not in FORMATS:
+        from harness.errors import ConfigError
+
+        raise ConfigError(f"unknown session format {fmt!r}: expected one of {', '.join(sorted(FORMATS))}")
+    module, _, function = FORMATS[fmt][0].partition(":")
+    return getattr(importlib.import_module(module), function)(source, **options)

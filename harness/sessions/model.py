@@ -1,0 +1,38 @@
+"""A recorded session as every reader returns it: OpenAI chat messages, the compactions it recorded, its files.
+
+The messages are the format a case's conversation file holds (`harness.scenarios.conversation`): ``role`` system,
+user, assistant or tool; ``content`` a string or a list of text parts; an assistant's ``tool_calls``; a tool
+result's ``tool_call_id``. A reader maps its source onto that format and keeps nothing it cannot place there; a
+recorded compaction (a deepagents summary message, an Anthropic compaction block, a compaction step) is not a
+message but a `Compaction` at the position where it happened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """A compaction the session recorded: ``at`` messages came before it (the first ``at`` messages were what it
+    compacted, whole or in part); ``kind`` names what recorded it; ``summary`` is its text when the source kept it."""
+
+    at: int
+    kind: str
+    summary: str | None = None
+
+
+@dataclass(frozen=True)
+class Session:
+    """One recorded session: ``messages`` in OpenAI chat format, ``compactions`` in order, the ``files`` (path, text)
+    and ``todos`` its agent had where the source keeps them (a LangGraph thread), the ``format`` of its reader and
+    the ``source`` as the user named it (redacted), and ``meta`` (model name, the source's own token counts)."""
+
+    format: str
+    source: str
+    messages: tuple[dict[str, Any], ...]
+    compactions: tuple[Compaction, ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
+    todos: tuple[dict[str, Any], ...] = ()
+    meta: dict[str, Any] = field(default_factory=dict)
