@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 MASK = "[REDACTED]"
 _SECRET_ENV = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD|_KEY)$")
@@ -81,3 +82,14 @@ def redact_process_output() -> None:
         sys.stdout = RedactingStream(sys.stdout)
     if not isinstance(sys.stderr, RedactingStream):
         sys.stderr = RedactingStream(sys.stderr)
+
+
+def redact_json(value: Any) -> Any:  # noqa: ANN401 - any JSON value
+    """``value`` (a JSON value: strings, lists, objects) with `redact` applied to every string in it, keys kept."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, list | tuple):
+        return type(value)(redact_json(v) for v in value)
+    if isinstance(value, dict):
+        return {k: redact_json(v) for k, v in value.items()}
+    return value
