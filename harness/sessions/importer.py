@@ -2,17 +2,18 @@
 
 It writes two files in the output directory: ``<id>.jsonl``, the conversation (the messages before the cut, OpenAI
 chat format), and one row appended to ``sessions.jsonl`` (kind ``session``: where it came from and was cut, its
-probes, `CONTINUE_TASK`). Nothing is written until the row and its conversation load back through the scenario
-loader (from a temporary directory beside them); an id already in ``sessions.jsonl``, or a conversation file already
-there, is refused, never overwritten; ``sessions.jsonl`` is replaced whole through a temporary file, so an error
-leaves the earlier cases intact. Every text is redacted (`harness.redact`) before anything is written.
+probes, `CONTINUE_TASK`). Every problem of the input is raised before a write; then ``sessions.jsonl`` with the row
+appended (the earlier rows byte for byte) is loaded through the scenario loader, as a run will load it, before it
+replaces the old file: on an error the new conversation file is removed and the earlier cases are intact. An id
+already in ``sessions.jsonl``, or a conversation file already there, is refused, never overwritten. Every text is
+redacted (`harness.redact`) before anything is written.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import tempfile
+import shutil
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -69,17 +70,7 @@ def import_session(
     chosen = choose_cut(session, size, cut)
     found = read_probes(probes, chosen.at) if probes else generated_probes(session.messages[: chosen.at])
     row = session_row(case_id, session, size, chosen, found)
-    _validated(row, session.messages[: chosen.at], rows_path)
-    out.mkdir(parents=True, exist_ok=True)
-    written = _write_lines(conversation_path.with_name(conversation_path.name + ".tmp"), list(session.messages[: chosen.at]))
-    rows = rows_path.with_name(rows_path.name + ".tmp")
-    before = rows_path.read_text(encoding="utf-8") if rows_path.exists() else ""  # the earlier rows kept byte for byte
-    rows.write_text(
-        before + ("\n" if before and not before.endswith("\n") else "") + json.dumps(row, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
-    written.replace(conversation_path)  # both files complete before either is in place
-    rows.replace(rows_path)
+    _write_validated(out, row, session.messages[: chosen.at], rows_path, conversation_path)
     return Imported(case_id, rows_path, conversation_path, session, size, chosen, tuple(found))
 
 
@@ -125,15 +116,18 @@ def _probe_row(probe: SessionProbe) -> dict[str, Any]:
 
 def redacted(session: Session) -> Session:
     """``session`` with every string in its messages, compactions, files, todos and source redacted."""
-    from harness.redact import redact, redact_json
+    from harness.redact import redact, redact_json, secret_values
 
+    secrets = secret_values()  # read once: the environment scan is most of the cost of redacting one short text
     return replace(
         session,
-        source=redact(session.source),
-        messages=tuple(redact_json(m) for m in session.messages),
-        compactions=tuple(Compaction(c.at, c.kind, redact(c.summary) if c.summary else c.summary) for c in session.compactions),
-        files=tuple((redact(p), redact(t)) for p, t in session.files),
-        todos=tuple(redact_json(t) for t in session.todos),
+        source=redact(session.source, secrets),
+        messages=tuple(redact_json(m, secrets) for m in session.messages),
+        compactions=tuple(
+            Compaction(c.at, c.kind, redact(c.summary, secrets) if c.summary else c.summary) for c in session.compactions
+        ),
+        files=tuple((redact(p, secrets), redact(t, secrets)) for p, t in session.files),
+        todos=tuple(redact_json(t, secrets) for t in session.todos),
     )
 
 
@@ -155,18 +149,36 @@ def _earlier_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _validated(row: dict[str, Any], conversation: tuple[dict[str, Any], ...], rows_path: Path) -> None:
-    """Load the new row and its conversation through the scenario loader from a temporary directory; a DatasetError
-    names ``rows_path`` (where the row would go) and the field."""
+def _write_validated(
+    out: Path, row: dict[str, Any], conversation: tuple[dict[str, Any], ...], rows_path: Path, conversation_path: Path
+) -> None:
+    """Write the conversation and ``sessions.jsonl`` with the row appended (the earlier rows byte for byte, through a
+    temporary file), after the whole file loads through the scenario loader (as a run will load it, every earlier
+    case too); on an error the new conversation file and any directory made for it are removed, the earlier files
+    untouched, and the DatasetError names ``rows_path``."""
     from harness.scenarios.schema import load_scenarios
 
-    with tempfile.TemporaryDirectory(prefix="harness-import-") as tmp:
-        _write_lines(Path(tmp) / row["conversation"], list(conversation))
-        _write_lines(Path(tmp) / SESSIONS_FILE, [row])
+    made = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    rows = rows_path.with_name(f".{rows_path.name}.import-tmp")
+    before = rows_path.read_text(encoding="utf-8") if rows_path.exists() else ""
+    try:
+        _write_lines(conversation_path, list(conversation))  # checked absent: it is the new case's own file
+        rows.write_text(
+            before + ("\n" if before and not before.endswith("\n") else "") + json.dumps(row, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
         try:
-            load_scenarios([Path(tmp) / SESSIONS_FILE])
+            load_scenarios([rows])
         except DatasetError as exc:
-            raise DatasetError(str(rows_path), None, exc.field, exc.problem, case_id=row["id"]) from None
+            raise DatasetError(str(rows_path), exc.row, exc.field, exc.problem, case_id=exc.case_id) from None
+        rows.replace(rows_path)
+    except BaseException:
+        rows.unlink(missing_ok=True)
+        conversation_path.unlink(missing_ok=True)
+        if made:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
 
 
 def _write_lines(path: Path, values: list[dict[str, Any]]) -> Path:

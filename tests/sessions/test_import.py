@@ -201,3 +201,14 @@ def test_an_id_already_in_the_file_is_refused_not_overwritten(tmp_path: Path, ca
     assert _import(source, out, "--probes", probes, "--cut", "6") == EXIT_BAD_INPUT
     assert "already a case" in capsys.readouterr().err
     assert ((out / "sessions.jsonl").read_bytes(), (out / "session.jsonl").read_bytes()) == before
+
+
+def test_the_whole_file_must_load_before_it_is_replaced_and_a_failed_import_leaves_no_conversation(tmp_path: Path, capsys) -> None:
+    source, probes = _files(tmp_path, _session(3))
+    out = tmp_path / "cases"
+    out.mkdir()
+    broken = '{"id": "old", "kind": "session", "description": "x", "task": "t"}\n'  # an earlier row that cannot load
+    (out / "sessions.jsonl").write_text(broken)
+    assert _import(source, out, "--probes", probes, "--cut", "4") == EXIT_BAD_INPUT
+    assert "sessions.jsonl" in capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["sessions.jsonl"] and (out / "sessions.jsonl").read_text() == broken
