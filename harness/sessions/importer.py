@@ -50,9 +50,11 @@ def import_session(
     case_id: str | None = None,
     cut: str | None = None,
     probes: str | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Imported:
-    """Read ``source`` as ``fmt``, cut it (``cut``: `harness.sessions.cut.choose_cut`), take its probes from the file
-    ``probes`` (else the generator) and write the case into ``out_dir``; every problem is raised before a write."""
+    """Read ``source`` as ``fmt`` (``options``: the reader's own, e.g. a thread id), cut it (``cut``:
+    `harness.sessions.cut.choose_cut`), take its probes from the file ``probes`` (else the generator) and write the case
+    into ``out_dir``; every problem is raised before a write."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out_dir}: is a file, not a directory")
@@ -65,7 +67,7 @@ def import_session(
         raise ConfigError(f"--id {case_id}: already a case in {rows_path} (give another --id; nothing was overwritten)")
     if conversation_path.exists():
         raise ConfigError(f"--id {case_id}: {conversation_path} already exists (give another --id; nothing was overwritten)")
-    session = redacted(read_session(fmt, source))
+    session = redacted(read_session(fmt, source, **(options or {})))
     size = check_session(session)
     chosen = choose_cut(session, size, cut)
     found = read_probes(probes, chosen.at) if probes else generated_probes(session.messages[: chosen.at])
