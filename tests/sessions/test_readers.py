@@ -213,3 +213,67 @@ def test_the_shared_real_mini_swe_agent_session_reads_and_checks() -> None:
     assert len(size.open_calls) == 1  # its last call submits the patch: never answered
     assert "separability_matrix" in session.messages[1]["content"]
     assert size.tokens > 15_000 and session.compactions == ()
+
+
+BAD_READS = [
+    # (format, document, the field the error names, words in it)
+    ("atif", _atif(ATIF_STEPS, "ATIF-v2.0"), "schema_version", "major version 2 is not read"),
+    ("atif", {"steps": []}, "schema_version", "expected 'ATIF-v1.x'"),
+    (
+        "atif",
+        _atif(
+            [
+                {
+                    "step_id": 1,
+                    "source": "agent",
+                    "message": "x",
+                    "observation": {"results": [{"source_call_id": "nope", "content": "y"}]},
+                }
+            ]
+        ),
+        "steps[0].observation.results[0].source_call_id",
+        "'nope' answers no tool call",
+    ),
+    ("atif", _atif([{"step_id": 1, "source": "robot", "message": "x"}]), "steps[0].source", "Input should be"),
+    (
+        "anthropic",
+        [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "nope", "content": "y"}]}],
+        "messages[0].content[0].tool_use_id",
+        "answers no earlier tool_use",
+    ),
+    ("openai", [{"role": "robot", "content": "x"}], "messages[0].role", "expected one of"),
+    (
+        "openai",
+        [{"role": "assistant", "content": "", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{"}}]}],
+        "messages[0].tool_calls[0].function.arguments",
+        "not valid JSON",
+    ),
+    (
+        "mini-swe-agent",
+        {"trajectory_format": "mini-swe-agent-9", "messages": [{"role": "user", "content": "x"}]},
+        "trajectory_format",
+        "expected",
+    ),
+    ("langchain", [{"type": "robot", "data": {"content": "x"}}], "messages[0]", "LangChain cannot read it"),
+]
+
+
+@pytest.mark.parametrize(("fmt", "doc", "field", "words"), BAD_READS, ids=[f"{b[0]}-{b[2]}" for b in BAD_READS])
+def test_a_bad_session_is_refused_naming_the_file_and_field(
+    tmp_path: Path, fmt: str, doc: object, field: str, words: str
+) -> None:
+    from harness.errors import DatasetError
+
+    path = _write(tmp_path, "bad.json", doc)
+    with pytest.raises(DatasetError) as info:
+        check_session(read_session(fmt, path))
+    assert info.value.path == path and info.value.field == field and words in info.value.problem, str(info.value)
+
+
+def test_an_unknown_atif_major_version_exits_2_through_the_command_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    from harness.cli.main import main
+
+    path = _write(tmp_path, "trajectory.json", _atif(ATIF_STEPS, "ATIF-v2.0"))
+    assert main(["import", "atif", path, "--out", str(tmp_path / "cases"), "--cut", "2"]) == 2
+    assert "field 'schema_version': ATIF-v2.0: major version 2" in capsys.readouterr().err
+    assert not (tmp_path / "cases").exists()
