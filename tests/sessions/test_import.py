@@ -203,7 +203,9 @@ def test_an_id_already_in_the_file_is_refused_not_overwritten(tmp_path: Path, ca
     assert ((out / "sessions.jsonl").read_bytes(), (out / "session.jsonl").read_bytes()) == before
 
 
-def test_the_whole_file_must_load_before_it_is_replaced_and_a_failed_import_leaves_no_conversation(tmp_path: Path, capsys) -> None:
+def test_the_whole_file_must_load_before_it_is_replaced_and_a_failed_import_leaves_no_conversation(
+    tmp_path: Path, capsys
+) -> None:
     source, probes = _files(tmp_path, _session(3))
     out = tmp_path / "cases"
     out.mkdir()
