@@ -75,3 +75,24 @@ def test_the_shipped_exported_session_imports_to_the_shipped_case(tmp_path: Path
         (fresh,) = [json.loads(line) for line in (tmp_path / "sessions.jsonl").read_text().splitlines() if row["id"] in line]
         assert fresh == row
         assert (tmp_path / f"{row['id']}.jsonl").read_text() == (shipped / f"{row['id']}.jsonl").read_text()
+
+
+def test_the_same_run_as_langchain_dicts_reads_to_the_same_session(run_dir: Path, tmp_path: Path) -> None:
+    """What deepagents keeps in its state (LangChain messages, the summary marked lc_source) reads as the export does."""
+    from langchain_core.messages import HumanMessage, convert_to_messages, messages_to_dict
+
+    from harness._deepagents_adapter import SUMMARY_SOURCE, reads_as_summary
+    from harness.sessions.export import trace_messages
+
+    (row,) = [json.loads(line) for line in (run_dir / "results.jsonl").read_text().splitlines()]
+    trace = load_trace(run_dir / row["trace"])
+    messages = list(convert_to_messages(trace_messages(trace)))
+    for m in messages:
+        if reads_as_summary(m):
+            m.additional_kwargs["lc_source"] = SUMMARY_SOURCE
+    assert any(isinstance(m, HumanMessage) and m.additional_kwargs.get("lc_source") for m in messages)
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(messages_to_dict(messages)))
+    expected, back = trace_session(trace, "x"), read_session("langchain", str(path))
+    assert back.messages == expected.messages
+    assert [(c.at, c.summary) for c in back.compactions] == [(c.at, c.summary) for c in expected.compactions]
