@@ -36,7 +36,7 @@ def _write(tmp_path: Path, name: str, data: object) -> str:
 def test_every_format_is_registered_with_a_reader_that_imports() -> None:
     import importlib
 
-    assert set(FORMATS) == {"openai", "anthropic", "langchain", "atif", "mini-swe-agent"}
+    assert {"openai", "anthropic", "langchain", "atif", "mini-swe-agent"} <= set(FORMATS)  # and the sources' readers
     for module_function, _ in FORMATS.values():
         module, _, function = module_function.partition(":")
         assert callable(getattr(importlib.import_module(module), function))
