@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 MASK = "[REDACTED]"
 _SECRET_ENV = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD|_KEY)$")
@@ -45,11 +46,12 @@ def _secret_shaped(value: str) -> bool:
     return any(c.isdigit() for c in value) or any(c.isupper() for c in value[1:]) or len(value) >= 24
 
 
-def redact(text: str) -> str:
-    """``text`` with every secret replaced by ``[REDACTED]``: values, never the names that precede them."""
+def redact(text: str, secrets: list[str] | None = None) -> str:
+    """``text`` with every secret replaced by ``[REDACTED]``: values, never the names that precede them. ``secrets``:
+    `secret_values` read once by a caller that redacts many texts (reading the environment is most of the cost)."""
     if not text:
         return text
-    for value in secret_values():
+    for value in secret_values() if secrets is None else secrets:
         text = text.replace(value, MASK)
     for named in _NAMED:
         text = named.sub(lambda m: m.group(1) + MASK if _secret_shaped(m.group(2)) and m.group(2) != MASK else m.group(0), text)
@@ -81,3 +83,15 @@ def redact_process_output() -> None:
         sys.stdout = RedactingStream(sys.stdout)
     if not isinstance(sys.stderr, RedactingStream):
         sys.stderr = RedactingStream(sys.stderr)
+
+
+def redact_json(value: Any, secrets: list[str] | None = None) -> Any:  # noqa: ANN401 - any JSON value
+    """``value`` (a JSON value: strings, lists, objects) with `redact` applied to every string in it, keys kept."""
+    secrets = secret_values() if secrets is None else secrets
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, list | tuple):
+        return type(value)(redact_json(v, secrets) for v in value)
+    if isinstance(value, dict):
+        return {k: redact_json(v, secrets) for k, v in value.items()}
+    return value

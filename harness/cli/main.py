@@ -1,7 +1,8 @@
 """Command line: the ``harness`` parser and dispatch; each command group's module adds its own subcommands.
 
 Groups: runs (run, score, report, tokens), experiments (experiment, compare, regress),
-checks (audit, validity), data (generate, variants), serving (serve, bench), judging (judge calibrate).
+checks (audit, validity), data (generate, variants), sessions (import, export), serving (serve, bench),
+judging (judge calibrate).
 
 Exit codes: 0 done; 1 a check failed (``score --strict``, ``regress``) or audit
 warnings; 2 bad input (dataset, config, variant, model spec), with a message naming what and where; 3 skipped (a live
@@ -15,7 +16,7 @@ import argparse
 import os
 import sys
 
-from harness.cli import checks, data, experiments, judging, runs, serving
+from harness.cli import checks, data, experiments, judging, runs, serving, sessions
 from harness.cli.options import (
     EXIT_BAD_INPUT,
     EXIT_ERROR,
@@ -40,7 +41,15 @@ __all__ = [
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="harness", description="Force, record and score context compression in deepagents.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for group in (runs, experiments, checks, data, serving, judging):  # each module adds its own subcommands and their handlers
+    for group in (
+        runs,
+        experiments,
+        checks,
+        data,
+        sessions,
+        serving,
+        judging,
+    ):  # each module adds its own subcommands and their handlers
         group.add_parsers(sub)
     return parser
 

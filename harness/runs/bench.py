@@ -27,6 +27,9 @@
    to its first error (a live model whose base URL nothing answers at), with and without ``PYTHONDONTWRITEBYTECODE=1``
    (Python then writes no bytecode cache: a process reads only what the install compiled), the median of a few runs.
 
+7. Session import: `harness import` of a generated 10,000-message session (OpenAI JSONL), in a fresh process with
+   its imports (`harness.sessions.bench`, started as a process: the sessions layer sits above this one).
+
 Results go to stdout as a markdown table and to reports/bench/bench-<time>.json. ``harness bench --only PART`` measures
 one part (`PARTS`).
 """
@@ -428,7 +431,14 @@ def _proc_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-PARTS = ("suites", "recorder", "grid", "stress", "live", "startup")
+def session_import() -> dict:
+    """`harness.sessions.bench` in a fresh process (the sessions layer sits above this one): a generated 10,000-message
+    session imported end to end, imports included."""
+    proc = subprocess.run([sys.executable, "-m", "harness.sessions.bench"], capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+PARTS = ("suites", "recorder", "grid", "stress", "live", "startup", "import")
 """The parts of the bench, in the order they run and render; ``harness bench --only PART`` runs one."""
 
 
@@ -442,6 +452,7 @@ def run_bench(
         "stress": stress,
         "live": live_throughput,
         "startup": startup,
+        "import": session_import,
     }
     result: dict = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -507,6 +518,12 @@ def render(result: dict) -> str:
     start = result.get("startup")
     if start:
         lines += [render_startup_row(row, start["runs"]) for row in start["rows"]]
+    imp = result.get("import")
+    if imp:
+        lines.append(
+            f"| `harness import` of a generated {imp['messages']:,}-message session ({imp['tokens']:,} tokens; fresh process, "
+            f"imports included; target {imp['target_s']:g} s) | {imp['wall_s']} s |"
+        )
     return "\n".join(lines)
 
 

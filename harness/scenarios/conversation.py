@@ -39,7 +39,7 @@ def load_conversation(path: Path) -> list[dict[str, Any]]:
                 msg = json.loads(raw)
             except json.JSONDecodeError as exc:
                 raise DatasetError(str(path), line_no, None, f"invalid JSON ({exc.msg}), column {exc.colno}") from None
-            _check_message(msg, str(path), line_no, open_calls, answered)
+            check_message(msg, str(path), line_no, open_calls, answered)
             messages.append(msg)
     if not messages:
         raise DatasetError(str(path), None, None, "conversation file has no messages")
@@ -48,7 +48,10 @@ def load_conversation(path: Path) -> list[dict[str, Any]]:
     return messages
 
 
-def _check_message(msg: Any, path: str, line: int, open_calls: set[str], answered: set[str]) -> None:
+def check_message(msg: Any, path: str, line: int, open_calls: set[str], answered: set[str]) -> None:
+    """One recorded message checked (role, content, tool calls, a tool result answering an earlier call in
+    ``open_calls``); ``answered`` gains the call it answers. A tool result may be empty (a command with no output)."""
+
     def fail(field: str | None, problem: str) -> NoReturn:
         raise DatasetError(path, line, field, problem)
 
@@ -60,7 +63,7 @@ def _check_message(msg: Any, path: str, line: int, open_calls: set[str], answere
     content = msg.get("content")
     if content is not None and not isinstance(content, (str, list)):
         fail("content", f"expected a string or a list of content parts, got {type(content).__name__}")
-    if role != "assistant" and not text_of(msg).strip():
+    if role in ("system", "user") and not text_of(msg).strip():
         fail("content", f"a {role} message needs text")
     if role == "assistant":
         calls = msg.get("tool_calls") or []

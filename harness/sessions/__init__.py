@@ -14,7 +14,19 @@ from harness.sessions.model import Compaction, Session
 
 __all__ = ["FORMATS", "Compaction", "Session", "read_session"]
 
-FORMATS: dict[str, tuple[str, str]] = {}
+FORMATS: dict[str, tuple[str, str]] = {
+    "openai": ("harness.sessions.openai:read", 'OpenAI chat messages: a JSON array, JSONL, or {"messages": [...]}'),
+    "anthropic": ("harness.sessions.anthropic:read", "Anthropic Messages: a list of messages or a request body with system"),
+    "langchain": (
+        "harness.sessions.langchain:read",
+        "LangChain message dicts (messages_to_dict, or what convert_to_messages takes)",
+    ),
+    "atif": ("harness.sessions.atif:read", "Harbor ATIF v1.x trajectory.json (Terminal-Bench, agent CLIs)"),
+    "mini-swe-agent": (
+        "harness.sessions.mini_swe_agent:read",
+        "mini-swe-agent .traj.json (mini-swe-agent-1 text actions or 1.1 tool calls)",
+    ),
+}
 """format name -> (``module:function`` of its reader, one line for ``harness import --help``). Each reader is
 ``read(source: str, **options) -> Session`` and raises `harness.errors.DatasetError` naming the file, line or step,
 and field of the first problem."""

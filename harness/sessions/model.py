@@ -36,3 +36,8 @@ class Session:
     files: tuple[tuple[str, str], ...] = ()
     todos: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+CONTINUE_TASK = "Continue the task from where the conversation above left off."
+"""The task of every imported session case (`harness import`): the user turn after the recorded prefix, before the
+probes are asked (a session case's ``task``; one constant, so every imported case continues the same way)."""

@@ -127,3 +127,18 @@ def test_process_output_is_routed_through_the_redactor_once_however_often_it_is_
     print("key sk-abcdEFGH1234")
     sys.stderr.write("Bearer abcdEFGH12345678\n")
     assert out.getvalue() == f"key {MASK}\n" and err.getvalue() == f"Bearer {MASK}\n"
+
+
+def test_redact_json_masks_every_string_in_a_json_value_and_keeps_keys_and_other_values():
+    from harness.redact import redact_json
+
+    value = {
+        "api_key": "sk-abcdefghijklmnop1234",
+        "messages": [{"content": "use lsv2_abcdefghijk123", "n": 3, "ok": True, "none": None}],
+        "pair": ("gsk_abcdefghijklmnop", 1.5),
+    }
+    assert redact_json(value) == {
+        "api_key": MASK,
+        "messages": [{"content": f"use {MASK}", "n": 3, "ok": True, "none": None}],
+        "pair": (MASK, 1.5),
+    }

@@ -92,3 +92,14 @@ def test_the_shipped_recording_is_marked_with_every_typed_fact_and_their_updates
     assert scenario.agent_system_prompt().startswith("You are the platform team's migration assistant")
     shipped = json.loads((DATASETS_DIR / "recorded.jsonl").read_text(encoding="utf-8"))
     assert shipped == row  # the shipped file is the builder's output
+
+
+def test_an_empty_tool_result_loads_as_a_command_with_no_output_does(tmp_path):
+    messages = [
+        {"role": "user", "content": "Touch the file."},
+        {"role": "assistant", "content": "", "tool_calls": [CALL]},
+        {"role": "tool", "tool_call_id": "c1", "content": ""},
+    ]
+    records = load_conversation(_write(tmp_path, messages))
+    assert records[2]["content"] == ""
+    assert isinstance(to_messages(records)[2], ToolMessage)

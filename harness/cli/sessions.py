@@ -1,0 +1,89 @@
+"""`harness import`, `export`: recorded sessions in (a session case from a file another tool wrote) and a run's cases out.
+
+docs/sessions.md describes the formats, the cut, the probes file and what an export holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.cli.options import EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from harness.sessions.importer import import_session
+
+    done = import_session(args.format, args.source, args.out, case_id=args.id, cut=args.cut, probes=args.probes)
+    session, size, cut = done.session, done.size, done.cut
+    at = ", ".join(str(c.at) for c in session.compactions) or "none"
+    print(
+        f"read {session.source} ({session.format}): {size.messages} messages, {size.tokens:,} tokens (approximate), "
+        f"compactions recorded at: {at}"
+    )
+    if size.open_calls:
+        print(f"  {len(size.open_calls)} tool call(s) never answered in the session (it ends on a call)")
+    for key, value in sorted(session.meta.items()):
+        if key in ("dropped_parts", "thinking_blocks", "skipped_steps", "reasoning_steps") and value:
+            print(f"  kept out of the text: {key.replace('_', ' ')}: {value}")
+    before = sum(size.per_message[: cut.at])
+    print(f"{cut.note}; {before:,} tokens before the cut (the replay's window is chosen at run time)")
+    origin = f"from {args.probes}" if args.probes else "generated from the messages before the cut"
+    print(f"probes: {len(done.probes)} {origin}")
+    print(f"wrote {done.conversation_file} ({cut.at} messages) and case {done.case_id!r} in {done.row_file}")
+    return EXIT_OK
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from harness.sessions.export import export_run
+
+    written = export_run(args.run_dir, args.format, args.out)
+    print(
+        f"wrote {len(written)} {args.format} session(s) to {Path(args.out)} (read them back: harness import {args.format} FILE)"
+    )
+    return EXIT_OK
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """This group's subcommands: import, export."""
+    from harness.sessions import FORMATS
+    from harness.sessions.cut import DEFAULT_SHARE, FIRST_COMPACTION
+
+    imp = sub.add_parser(
+        "import",
+        help="turn a recorded session (OpenAI, Anthropic, LangChain, ATIF, mini-swe-agent) into a session case",
+        description="Read a recorded session, check it, cut it, and write a session case: OUT/ID.jsonl (the messages "
+        "before the cut) and a row appended to OUT/sessions.jsonl (run it with --datasets OUT/sessions.jsonl). Formats: "
+        + "; ".join(f"{name}: {help_}" for name, (_, help_) in FORMATS.items())
+        + ". Nothing is written on an error (exit 2, naming file, line or step, and field).",
+    )
+    imp.add_argument("format", choices=list(FORMATS), help="the session's format")
+    imp.add_argument("source", help="the session file")
+    imp.add_argument("--out", required=True, metavar="DIR", help="where the case goes (DIR/sessions.jsonl, DIR/ID.jsonl)")
+    imp.add_argument("--id", default=None, help="the case id (default: from the file name)")
+    imp.add_argument(
+        "--cut",
+        default=None,
+        help=f"where to cut: {FIRST_COMPACTION} (just before the first recorded compaction), a message index N, or a token "
+        f"share in (0, 1); default: {FIRST_COMPACTION} when the session recorded one, else {DEFAULT_SHARE:g}",
+    )
+    imp.add_argument(
+        "--probes",
+        default=None,
+        metavar="FILE",
+        help="the questions to ask after the cut (JSONL or YAML: question, expected, type, message, stale); "
+        "default: generated from the messages before the cut",
+    )
+    imp.set_defaults(handler=cmd_import)
+
+    exp = sub.add_parser(
+        "export",
+        help="write a run's cases as sessions: ATIF trajectory.json or OpenAI JSONL",
+        description="Write each case of RUN_DIR as a recorded session (its whole conversation as the model was sent it, "
+        "its summaries as compactions, the last answer): --format atif gives OUT/<trace>/trajectory.json, --format openai "
+        "OUT/<trace>.jsonl. harness import reads both back.",
+    )
+    exp.add_argument("run_dir", help="a run directory (results.jsonl and its traces)")
+    exp.add_argument("--format", required=True, choices=["atif", "openai"], help="the session format to write")
+    exp.add_argument("--out", required=True, metavar="DIR", help="the directory to write into")
+    exp.set_defaults(handler=cmd_export)

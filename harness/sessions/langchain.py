@@ -1,0 +1,44 @@
+"""`harness import langchain`: LangChain message dicts, as ``messages_to_dict`` writes them or as ``convert_to_messages`` takes them.
+
+Each message is read by LangChain itself: ``{"type": ..., "data": {...}}`` by ``messages_from_dict``, the
+``{"type": "human", "content": ...}`` and ``{"role": ...}`` shapes by ``convert_to_messages``; then
+``convert_to_openai_messages`` gives the OpenAI form the session keeps (`harness.sessions.openai.from_messages`).
+deepagents' summary message (its ``lc_source`` marker, `harness._deepagents_adapter.is_summary_message`) is the
+compaction it records, at its position, not a message. A JSON array, JSONL, or ``{"messages": [...]}`` (a graph
+state) is read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.errors import DatasetError
+from harness.sessions.model import Session
+from harness.sessions.openai import from_messages
+from harness.sessions.source import messages_field, read_json_or_lines
+
+
+def read(source: str, **options: Any) -> Session:  # noqa: ANN401 - no options
+    """The session in ``source``; a `DatasetError` names the file and ``messages[i]`` LangChain could not read."""
+    from langchain_core.messages import convert_to_messages, convert_to_openai_messages, messages_from_dict
+
+    from harness._deepagents_adapter import is_summary_message
+
+    raw = messages_field(read_json_or_lines(source), source)
+    converted: list[dict[str, Any]] = []
+    summaries: set[int] = set()
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise DatasetError(source, None, f"messages[{i}]", f"a message must be a JSON object, got {type(item).__name__}")
+        try:
+            if "data" in item and "type" in item:
+                (msg,) = messages_from_dict([item])
+            else:
+                (msg,) = convert_to_messages([item])
+            oai = convert_to_openai_messages([msg])
+        except (ValueError, KeyError, TypeError, NotImplementedError) as exc:
+            raise DatasetError(source, None, f"messages[{i}]", f"LangChain cannot read it: {exc}".splitlines()[0]) from None
+        if is_summary_message(msg):
+            summaries.add(len(converted))
+        converted.extend(oai)
+    return from_messages(converted, source, "langchain", summaries=frozenset(summaries))
