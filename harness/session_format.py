@@ -26,6 +26,7 @@ redirection ``>`` / ``>>`` (not ``/dev/...``, not ``>&N``; a heredoc's body or `
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import posixpath
@@ -84,6 +85,7 @@ def blank_out(line: str, start: int, end: int) -> str:
     return " ".join(f"{line[:start]}{BLANK}{line[end:]}".split())
 
 
+@functools.lru_cache(maxsize=4096)
 def _cloze(template: str) -> re.Pattern[str]:
     before, _, after = template.partition(BLANK)
 
@@ -189,6 +191,8 @@ _PATH_KEYS = ("file_path", "path")
 _TEXT_KEYS = ("content", "new_string", "file_text", "new_str")
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_]\w*)\1")
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (\S+)\s*$", re.MULTILINE)
+_NO_FILE = re.compile(r"\d*>&\d*|\d*>\s*/dev/null")  # redirections that write no file: 2>&1, >/dev/null
+_MAY_WRITE = re.compile(r">|\btee\b|\bsed\b")
 _SEPARATORS = {"&&", "||", ";", "|", "&", "(", ")", ";;"}
 _REDIRECTS = {">", ">>", ">|", "&>", "&>>"}
 
@@ -230,6 +234,8 @@ def shell_writes(command: str) -> list[Write]:
     cannot be split into words (unbalanced quotes)."""
     if "*** Begin Patch" in command:
         return _patch_writes(command)
+    if not _MAY_WRITE.search(_NO_FILE.sub(" ", command)):  # nothing can write a file: no need to split it into words
+        return []
     bodies: list[str] = []
     lines = command.split("\n")
     kept: list[str] = []

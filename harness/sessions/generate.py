@@ -261,7 +261,7 @@ def _commands(sources: list[_Message], results: dict[str, _Message]) -> list[_Ca
 
 
 def _errors(sources: list[_Message]) -> list[_Candidate]:
-    found: list[_Candidate] = []
+    lines: list[_Line] = []
     for m in sources:
         for line, _cls, message in exception_lines(m.text):
             quoted = _QUOTED.search(message)
@@ -270,12 +270,12 @@ def _errors(sources: list[_Message]) -> list[_Candidate]:
             group = 1 if quoted.group(1) else 2
             at = line.index(message) + quoted.start(group)
             word = quoted.group(group)
-            found += _cloze("error", blank_out(line, at, at + len(word)), word, m.index, line, sources)
-    return found
+            lines.append(_Line(blank_out(line, at, at + len(word)), word, m.index, line, m.text.find(line)))
+    return _clozes("error", lines, sources)
 
 
 def _constraints(sources: list[_Message]) -> list[_Candidate]:
-    found: list[_Candidate] = []
+    lines: list[_Line] = []
     for m in (m for m in sources if m.role == "user"):
         for line in m.text.splitlines():
             for said in re.split(r"(?<=[.!?])\s+", line.strip()):
@@ -293,27 +293,53 @@ def _constraints(sources: list[_Message]) -> list[_Candidate]:
                 )
                 if word is not None:
                     template = blank_out(sentence, word.start(), word.end())
-                    found += _cloze("constraint", template, word.group(0), m.index, sentence, sources)
-    return found
+                    lines.append(_Line(template, word.group(0), m.index, sentence, m.text.find(sentence)))
+    return _clozes("constraint", lines, sources)
 
 
-def _cloze(kind: str, template: str, word: str, index: int, line: str, sources: list[_Message]) -> list[_Candidate]:
-    """A fill-in question, when the line is stated once: its blank is filled by ``word`` in that message only."""
-    anchor = max(template.replace(BLANK, " ").split(), key=len)  # a message without it cannot have the line
-    fills = {m.index: set(fill_blank(template, m.readable)) for m in sources if anchor in m.readable}
-    stated = {i for i, words in fills.items() if words}
-    if stated != {index} or fills.get(index) != {word}:
-        return []
-    text = next(m.text for m in sources if m.index == index)
-    rank = (index, text.find(line))  # in the order the message says them
-    return [_Candidate(kind, render_session_question(kind, template), (word,), index, (line,), rank=rank)]
+@dataclass(frozen=True)
+class _Line:
+    """A line that may be asked with a blank: its template, the word in the blank, its message and place there."""
+
+    template: str
+    word: str
+    index: int
+    line: str
+    position: int
+
+
+def _clozes(kind: str, lines: list[_Line], sources: list[_Message]) -> list[_Candidate]:
+    """Fill-in questions for the lines stated once: a line's blank is filled by its word, in its message only."""
+    messages: dict[str, set[int]] = {}
+    for ln in lines:
+        messages.setdefault(ln.template, set()).add(ln.index)
+    return [
+        _Candidate(
+            kind, render_session_question(kind, ln.template), (ln.word,), ln.index, (ln.line,), rank=(ln.index, ln.position)
+        )
+        for ln in lines
+        if len(messages[ln.template]) == 1 and _stated_once(ln, sources)
+    ]
+
+
+def _stated_once(ln: _Line, sources: list[_Message]) -> bool:
+    """Only ``ln``'s message fills the blank of its template, and only with its word (the reference agent's reading)."""
+    anchor = max(ln.template.replace(BLANK, " ").split(), key=len)  # a message without it cannot have the line
+    for m in sources:
+        if anchor in m.readable:
+            fills = set(fill_blank(ln.template, m.readable))
+            if fills and (m.index != ln.index or fills != {ln.word}):
+                return False
+    return True
 
 
 def _values(sources: list[_Message]) -> list[_Candidate]:
     keys = list(dict.fromkeys(" ".join(m.group(1).lower().split()) for s in sources for m in _STATED.finditer(s.text)))
     found: list[_Candidate] = []
+    lowered = [(s, s.text.lower()) for s in sources]
     for key in keys:
-        chain = [(s.index, v) for s in sources for v in find_facts(key, s.text)]
+        last = key.split()[-1]  # a message without the key's last word states nothing for it
+        chain = [(s.index, v) for s, low in lowered if last in low for v in find_facts(key, s.text)]
         if not chain or not all(any(ch.isdigit() for ch in v) for _, v in chain):
             continue
         index, latest = chain[-1]
