@@ -109,6 +109,14 @@ def test_the_system_prompt_is_never_a_source_and_facts_stated_twice_are_not_aske
     assert "fix.md` you came across" not in questions
 
 
+def test_an_error_met_twice_and_a_constraint_the_agent_repeats_are_not_asked():
+    boom = rc(1, "KeyError: 'ledger_id'")
+    twice = [*SESSION[:12], bash("k1", "make a"), result("k1", boom), bash("k2", "make b"), result("k2", boom), *FILLER]
+    assert not [p for p in generate_probes(twice) if p.type == "error" and p.expected == ("ledger_id",)]
+    repeated = [*SESSION[:12], {"role": "assistant", "content": "Noted: Do not modify the tests under tests/."}, *FILLER]
+    assert [p.expected for p in generate_probes(repeated) if p.type == "constraint"] == [("keep",)]
+
+
 def test_the_same_messages_give_the_same_probes():
     first = json.dumps([dataclasses.asdict(p) for p in generate_probes(SESSION)])
     assert json.dumps([dataclasses.asdict(p) for p in generate_probes(json.loads(json.dumps(SESSION)))]) == first
