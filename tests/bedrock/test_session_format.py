@@ -145,6 +145,11 @@ def test_a_path_answer_is_right_when_every_path_it_names_is_the_file_asked_for()
     assert not judge_path("separable.py", expected).correct  # a file name is not its path
     assert not judge_path("astropy/modeling/core.py or astropy/modeling/separable.py", expected).correct
     assert not judge_path("I don't know the path of `separable.py`.", expected).correct
+    assert judge_path("separable.py", expected).how == "names no path"
+    assert judge_path("/a/core.py or ./astropy/modeling/separable.py", expected).how == (
+        "names /a/core.py, not the file asked for"
+    )
+    assert judge_path("./astropy/modeling/separable.py", expected).how == "names /astropy/modeling/separable.py"
 
 
 def test_a_refusal_that_quotes_the_command_asked_about_commits_to_no_value():
