@@ -44,7 +44,7 @@ from harness.answers.paths import PathsReading, read_paths
 from harness.answers.reading import Mention, Reading, read_value
 from harness.answers.text import clean, final_part
 from harness.answers.values import normal, same_value, value_pattern
-from harness.answers.verdicts import Verdict, judge_decision, judge_paths, judge_value
+from harness.answers.verdicts import Verdict, judge_decision, judge_path, judge_paths, judge_value
 
 __all__ = [
     "Mention",
@@ -54,6 +54,7 @@ __all__ = [
     "clean",
     "final_part",
     "judge_decision",
+    "judge_path",
     "judge_paths",
     "judge_value",
     "normal",

@@ -139,7 +139,10 @@ def _mentions(text: str, key: str, known: Sequence[str], ignore: Sequence[str]) 
     for value in dict.fromkeys(ignore):  # every span of every ignored value is kept: their order does not matter
         for m in value_pattern(value).finditer(text):
             ignored_spans.append((m.start(), m.end()))
-    key_spans = [(m.start(), m.end()) for m in re.finditer(re.escape(key), text, re.IGNORECASE)] if key else []
+    # the key as the answer quotes it, cleaned as the answer was (a command in backticks, with quotes: its "2>&1" is no value)
+    words = clean(key).split() if key else []
+    key_at = re.finditer(r"\s+".join(map(re.escape, words)), text, re.IGNORECASE) if words else ()
+    key_spans = [(m.start(), m.end()) for m in key_at]
 
     def free(a: int, b: int) -> bool:
         return not any(a < e and s < b for s, e in [*taken, *ignored_spans, *key_spans])

@@ -1,4 +1,4 @@
-"""The one rule per probe kind: an answer judged against the case's expected answer (`judge_value`,
+"""The one rule per probe kind: an answer judged against the case's expected answer (`judge_value`, `judge_path`,
 `judge_decision`, `judge_paths`)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from harness.answers.decisions import read_decision
 from harness.answers.paths import read_paths
 from harness.answers.reading import read_value
 from harness.answers.values import normal, same_value
+from harness.session_format import bare_path
 
 
 @dataclass(frozen=True)
@@ -70,3 +71,20 @@ def judge_paths(answer: str, expected: Iterable[str]) -> Verdict:
     reading = read_paths(answer)
     want = set(expected)
     return Verdict(set(reading.paths) == want, False, reading.paths, reading.excluded, reading.how)
+
+
+def judge_path(answer: str, expected: Iterable[str]) -> Verdict:
+    """A session's path or artifact answer (one file asked for): right when it names a path and every path it names
+    is one of ``expected``, each compared as one tree's file name (``./a/b``, ``a/b`` and ``/a/b`` alike), so a
+    hedge between two files is not right."""
+    reading = read_paths(answer)
+    named = tuple(dict.fromkeys((*reading.paths, *reading.excluded)))
+    forms = {bare_path(e) for e in expected}
+    other = [p for p in named if bare_path(p) not in forms]
+    if not named:
+        how = "names no path"
+    elif other:
+        how = f"names {', '.join(other)}, not the file asked for"
+    else:
+        how = f"names {', '.join(named)}"
+    return Verdict(bool(named) and not other, False, named, (), how)

@@ -29,6 +29,11 @@ answered in `harness.reference.recall`.
     write_file / edit_file calls on history pages in view, in the summary's artifacts
     lines and in view, one per line, oldest first ("none" if none); it does not page the
     history file for this.
+- A question about a recorded session (`harness.session_format`: the file a text was
+  written into, where a file is, a command's exit code, a blank in an error or in what the
+  user said): read from what is in view, history pages included, by the rules the probe
+  generator wrote it with, else the same search of the history file, then "I don't know"
+  (`harness.reference.session_recall`).
 - A task: it needs the numbered step list, in a user message or quoted by the summary.
   Without it, it asks for clarification (goal drift). With it, it does the step after
   the highest one it has evidence of (a successful call it can see, or a "Step N done"
@@ -52,7 +57,9 @@ from langchain_core.messages import BaseMessage
 
 from harness import _deepagents_adapter as da
 from harness.reference.recall import answer_probe
+from harness.reference.session_recall import answer_session
 from harness.reference.view import HISTORY_PAGE_LINES, Action, ReplyAction, ToolAction, View, is_error
+from harness.session_format import parse_session_question
 from harness.task_format import (
     COMPLETION_MARKER,
     FINDING_PREFIX,
@@ -84,7 +91,8 @@ NEEDS_LIVE_MODEL = (
 def cannot_follow(task: str) -> str | None:
     """Why the reference agent could not act on ``task`` (prose outside its grammar), or None when it can.
     Such a task would only get a clarification request, which is not goal drift."""
-    return None if parse_probe(task) is not None or parse_steps(task) else NEEDS_LIVE_MODEL
+    follows = parse_probe(task) is not None or parse_session_question(task) is not None or parse_steps(task)
+    return None if follows else NEEDS_LIVE_MODEL
 
 
 def decide(
@@ -101,6 +109,9 @@ def decide(
     deepagents reports as no longer available."""
     view = View.of(messages)
     request = view.latest_request() or ""
+    session = parse_session_question(request)
+    if session is not None:
+        return answer_session(view, *session, reread_missing=not ignores_missing_blobs)
     probe = parse_probe(request)
     if probe is not None:
         return answer_probe(view, *probe, first=takes_first_statement, reread_missing=not ignores_missing_blobs)

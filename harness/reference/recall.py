@@ -59,11 +59,16 @@ def resolve(view: View, key: str, *, first: bool = False) -> str | None:
 
 def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = False, reread_missing: bool = True) -> Action:
     """``reply(latest value)`` when ``key`` is stated in view (or, for a reference question, can be resolved from
-    view: `resolve`); otherwise the next step of the search for it (a cleared tool called again, a page of an evicted
-    result or of the history file), and "I don't know" when that is over."""
+    view: `resolve`); otherwise the next step of the search for it (`search`)."""
     value = resolve(view, key, first=first)
     if value:
         return ReplyAction(reply(value))
+    return search(view, key, reread_missing=reread_missing)
+
+
+def search(view: View, what: str, *, reread_missing: bool = True) -> Action:
+    """The next step of the search for something not in view (a cleared tool called again, a page of an evicted
+    result or of the history file), and "I don't know the <what>" when that is over."""
     # Media it cannot see any more: a file whose binary content is reported gone (read it again), or media a summary
     # or history page refers to by path (read it).
     media = _media_read(view, reread_missing=reread_missing)
@@ -88,12 +93,12 @@ def _answer(view: View, key: str, reply: Callable[[str], str], *, first: bool = 
         )
     )
     if not candidates:
-        return ReplyAction(f"I don't know the {key}: it is not in what I can see and no history file is named.")
+        return ReplyAction(f"I don't know the {what}: it is not in what I can see and no history file is named.")
     for path in candidates:
         offset = _next_history_offset(view, path)
         if offset is not None:
             return ToolAction("read_file", {"file_path": path, "offset": offset, "limit": HISTORY_PAGE_LINES})
-    return ReplyAction(f"I don't know the {key}: I read {', '.join(candidates)} and it is not there.")
+    return ReplyAction(f"I don't know the {what}: I read {', '.join(candidates)} and it is not there.")
 
 
 _SUMMARY_PROGRESS_WRITE = re.compile(r"^- (?:Step \d+ )?done: (write_file|edit_file) (/\S+)", re.MULTILINE)
@@ -110,7 +115,7 @@ def artifact_trail(view: View) -> list[str]:
     artifacts section loses the files that are not on a page already in view.
     """
     paths: list[str] = []
-    for text in _page_runs(view.history_pages):
+    for text in page_runs(view.history_pages):
         paths += [
             call_target({"name": c.name, "args": c.args})
             for c in da.offloaded_calls(text)
@@ -126,7 +131,7 @@ def artifact_trail(view: View) -> list[str]:
     return [p for p in dict.fromkeys(paths) if p]
 
 
-def _page_runs(pages: list[str]) -> list[str]:
+def page_runs(pages: list[str]) -> list[str]:
     """The text of pages of one file, by line number, with pages that follow on from each other joined (so a tool
     call and its answer on either side of a page break are read together); overlapping or repeated pages once."""
     by_first: dict[int, tuple[int, str]] = {}
