@@ -70,11 +70,14 @@ def _items(path: str) -> list[Any]:  # noqa: ANN401 - JSON or YAML values
 
 
 def generated_probes(messages: tuple[dict[str, Any], ...]) -> list[SessionProbe]:
-    """The probes the offline generator makes from the messages before the cut (`harness.sessions.generate`).
+    """The probes the offline generator makes from the messages before the cut (`harness.sessions.generate`); a
+    ConfigError when it finds none (the session states nothing it can ask about: write a probes file)."""
+    from harness.sessions.generate import generate_probes
 
-    The one seam to the generator: until it is on this branch, a session needs a probes file."""
-    try:
-        from harness.sessions.generate import generate_probes  # the probes branch adds it; wired at merge
-    except ImportError:
-        raise ConfigError("no probe generator in this build: give the probes with --probes FILE") from None
-    return list(generate_probes(list(messages)))
+    probes = list(generate_probes(list(messages)))
+    if not probes:
+        raise ConfigError(
+            f"no probe could be generated from the {len(messages)} messages before the cut (no file written, command run, "
+            "error, constraint or value stated once, outside the last messages): give the probes with --probes FILE"
+        )
+    return probes

@@ -124,16 +124,18 @@ def test_probes_from_a_yaml_file(tmp_path: Path) -> None:
     assert case.probes[0].id == "bug-file" and case.probes[0].origin == "user"
 
 
-def test_without_probes_the_command_says_they_are_needed_until_the_generator_is_wired(tmp_path: Path, capsys) -> None:
+def test_without_probes_they_are_generated_or_the_command_says_none_could_be(tmp_path: Path, capsys) -> None:
     source, _ = _files(tmp_path, _session(3))
     code = _import(source, tmp_path / "cases", "--cut", "4")
-    try:
-        import harness.sessions.generate  # noqa: F401
-    except ImportError:
-        assert code == EXIT_BAD_INPUT and "--probes" in capsys.readouterr().err
-        assert not (tmp_path / "cases").exists()
-    else:
-        assert code == EXIT_OK
+    assert code == EXIT_BAD_INPUT and "--probes" in capsys.readouterr().err
+    assert not (tmp_path / "cases").exists()
+    shared = Path(__file__).resolve().parents[2] / ".." / "shared" / "sessions" / "mini-swe-agent-astropy-12907.traj.json"
+    if not shared.is_file():
+        pytest.skip(f"the shared recorded session is not here ({shared.name}, ../shared/sessions/)")
+    assert main(["import", "mini-swe-agent", str(shared), "--out", str(tmp_path / "swe"), "--cut", "100"]) == EXIT_OK
+    (case,) = load_scenarios([tmp_path / "swe" / "sessions.jsonl"])
+    assert case.probes and {p.origin for p in case.probes} == {"generated"}
+    assert all(p.message < 100 for p in case.probes)
 
 
 BAD = [
