@@ -63,7 +63,11 @@ def _file(tmp_path: Path, *rows: dict, name: str = "results.jsonl") -> Path:
         (lambda r: r.update(passed={"needle_correct": 1}), "passed.needle_correct", "valid boolean"),
         (lambda r: r.update(outcome=None), "outcome", "Input should be 'PASS', 'FAIL', 'INVALID', 'ERROR' or 'KNOWN_UPSTREAM'"),
         (lambda r: r.update(outcome="PASSED"), "outcome", "Input should be 'PASS', 'FAIL'"),  # an Outcome, not any string
-        (lambda r: r.update(kind="haystack"), "kind", "Input should be 'needle', 'goal', 'chain', 'truncation', 'probe' or 'session'"),
+        (
+            lambda r: r.update(kind="haystack"),
+            "kind",
+            "Input should be 'needle', 'goal', 'chain', 'truncation', 'probe' or 'session'",
+        ),
     ],
     ids=["missing", "text-for-int", "nested", "int-for-bool", "null", "not-an-outcome", "not-a-kind"],
 )
