@@ -14,7 +14,9 @@ from harness.sessions.model import Compaction, Session
 
 __all__ = ["FORMATS", "Compaction", "Session", "read_session"]
 
-FORMATS: dict[str, tuple[str, str]] = {}
+FORMATS: dict[str, tuple[str, str]] = {
+    "langgraph": ("harness.sessions.langgraph:read", "a LangGraph thread: a SQLite checkpoint database and --thread ID"),
+}
 """format name -> (``module:function`` of its reader, one line for ``harness import --help``). Each reader is
 ``read(source: str, **options) -> Session`` and raises `harness.errors.DatasetError` naming the file, line or step,
 and field of the first problem."""

@@ -36,3 +36,8 @@ class Session:
     files: tuple[tuple[str, str], ...] = ()
     todos: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+DEEPAGENTS_SUMMARY = "deepagents-summary"
+"""`Compaction.kind` of a deepagents summarization: its summary message in a recorded request, or its event in a
+LangGraph thread's state."""
