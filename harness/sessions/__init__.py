@@ -16,6 +16,10 @@ __all__ = ["FORMATS", "Compaction", "Session", "read_session"]
 
 FORMATS: dict[str, tuple[str, str]] = {
     "langgraph": ("harness.sessions.langgraph:read", "a LangGraph thread: a SQLite checkpoint database and --thread ID"),
+    "langsmith": (
+        "harness.sessions.langsmith:read",
+        "a LangSmith run: its id, or --project P [--filter F] (with LANGSMITH_API_KEY), or its exported JSON file",
+    ),
 }
 """format name -> (``module:function`` of its reader, one line for ``harness import --help``). Each reader is
 ``read(source: str, **options) -> Session`` and raises `harness.errors.DatasetError` naming the file, line or step,
