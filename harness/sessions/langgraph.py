@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 
 from harness import _deepagents_adapter as da
 from harness.errors import ConfigError, DatasetError
-from harness.sessions.messages import to_openai
+from harness.sessions.lc_messages import to_openai
 from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session
 
 FORMAT = "langgraph"

@@ -22,7 +22,7 @@ from typing import Any
 
 from harness import _deepagents_adapter as da
 from harness.errors import ConfigError, DatasetError, EndpointUnreachable
-from harness.sessions.messages import revive, to_openai
+from harness.sessions.lc_messages import revive, to_openai
 from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session
 
 FORMAT = "langsmith"

@@ -17,7 +17,7 @@ from harness.errors import ConfigError, DatasetError
 from harness.scenarios.conversation import load_conversation
 from harness.scenarios.generate import generated_case
 from harness.sessions import read_session
-from harness.sessions.messages import to_openai
+from harness.sessions.lc_messages import to_openai
 from harness.trace.schema import comparable
 
 pytestmark = pytest.mark.slow  # runs a case on the real agent

@@ -15,9 +15,10 @@ from harness import _deepagents_adapter as da
 from harness.agent.runner import run_case
 from harness.errors import ConfigError, DatasetError, EndpointUnreachable
 from harness.runs import langsmith_session
+from harness.scenarios.conversation import load_conversation
 from harness.scenarios.generate import generated_case
 from harness.sessions import read_session
-from harness.sessions.messages import to_openai
+from harness.sessions.lc_messages import to_openai
 from tests._fake_langsmith import FakeLangSmith, _stored_run
 
 pytestmark = pytest.mark.slow  # a server (the stand-in) and a case on the real agent
@@ -78,11 +79,14 @@ def _check(session, trace):
     assert session.meta["llm_calls"] == sum(c["role"] == "agent" for c in trace.calls)
 
 
-def test_a_run_by_id_gives_the_largest_call_before_the_first_summary(traced, langsmith):
+def test_a_run_by_id_gives_the_largest_call_before_the_first_summary(traced, langsmith, tmp_path):
     _, trace, root = traced
     session = read_session("langsmith", root)
     assert (session.format, session.meta["run"]) == ("langsmith", root)
     _check(session, trace)
+    path = tmp_path / "session.jsonl"  # every message as a case's conversation file holds it: the call's results included
+    path.write_text("".join(json.dumps(m) + "\n" for m in session.messages))
+    assert load_conversation(path) == list(session.messages)
     assert KEY not in json.dumps(session.messages) + session.source
 
 
