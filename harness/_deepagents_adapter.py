@@ -500,3 +500,49 @@ def with_bound_reasoning_restored(request_messages: Sequence[BaseMessage], state
     ``keeps-bound-reasoning`` (a middleware that forgets Claude binds reasoning to the conversation before it)."""
     originals = {m.id: m for m in state.get("messages", []) if m.type == "ai" and m.id}
     return [originals.get(m.id, m) if m.type == "ai" and m.id else m for m in request_messages]
+
+
+# -- a thread read back from a checkpointer (`harness import langgraph`) ---------------------------------------------
+def thread_state_schema() -> type:
+    """deepagents' thread state as one TypedDict: the channels a deep agent's checkpoints hold (``messages`` and
+    ``files`` in the delta channels deepagents declares, ``todos``, the summarization event). A graph compiled over it
+    with the thread's checkpointer answers ``get_state``, which replays the deltas: the newest blob alone is not the
+    list."""
+    from typing import TypedDict, get_type_hints
+
+    from deepagents.middleware.filesystem import FilesystemState
+    from deepagents.middleware.summarization import SummarizationState
+    from langchain.agents.middleware.todo import PlanningState
+
+    try:
+        from deepagents.graph import DeepAgentState as base  # messages in a DeltaChannel (0.7.32)
+    except ImportError:  # a release that keeps messages in LangChain's own channel
+        from langchain.agents.middleware.types import AgentState as base  # noqa: N813
+    fields: dict[str, Any] = {}
+    for schema in (PlanningState, SummarizationState, FilesystemState, base):  # deepagents' own `messages` last
+        fields.update(get_type_hints(schema, include_extras=True))
+    return TypedDict("DeepAgentThread", fields)  # type: ignore[operator]  # a TypedDict made at run time
+
+
+@dataclass(frozen=True)
+class ThreadSummary:
+    """A summarization a thread's state records (`EVENT_KEY`): ``at`` state messages when it was made (deepagents'
+    ``created_at_index``; None where the release did not record it), ``cutoff`` the first message kept verbatim, the
+    summarizer's text and the history file the older messages were offloaded to."""
+
+    at: int | None
+    cutoff: int
+    summary: str
+    history_path: str | None
+
+
+def thread_summary(values: Mapping[str, Any]) -> ThreadSummary | None:
+    """The summarization event in a thread's state values (a checkpoint's ``channel_values``), or None."""
+    event = previous_event(values)
+    if event is None or not isinstance(event.get("cutoff_index"), int):
+        return None
+    message = event.get("summary_message")
+    text = message.text if isinstance(message, BaseMessage) else str(message or "")
+    at = event.get("created_at_index")
+    path = event.get("file_path")
+    return ThreadSummary(at if isinstance(at, int) else None, event["cutoff_index"], summary_body(text), path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import threading
 import uuid
 from datetime import UTC, datetime
@@ -26,6 +27,78 @@ class Recorder:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+_RUN_FIELDS = (
+    "id",
+    "name",
+    "run_type",
+    "start_time",
+    "end_time",
+    "inputs",
+    "outputs",
+    "extra",
+    "error",
+    "tags",
+    "parent_run_id",
+    "trace_id",
+    "dotted_order",
+)
+
+
+def _traced_session(name: str) -> dict:
+    """The project a traced run names (``session_name``), as the server makes it on the run's arrival."""
+    return {
+        "id": str(uuid.uuid5(uuid.NAMESPACE_URL, name)),
+        "name": name,
+        "start_time": _now(),
+        "tenant_id": str(uuid.UUID(int=1)),
+        "reference_dataset_id": None,
+    }
+
+
+def _session_id(rec: Recorder, run: dict) -> str | None:
+    if run.get("session_id"):
+        return str(run["session_id"])
+    name = run.get("session_name")
+    known = next((s["id"] for s in rec.sessions.values() if s.get("name") == name), None)
+    return known or (_traced_session(name)["id"] if name else None)
+
+
+def _stored_run(rec: Recorder, run: dict) -> dict:
+    """A received run as the read endpoints return it: its fields and its project's id."""
+    out = {k: run.get(k) for k in _RUN_FIELDS}
+    out["session_id"] = _session_id(rec, run)
+    out["trace_id"] = out["trace_id"] or out["id"]
+    return out
+
+
+_FILTER = re.compile(r'^(eq|has)\((name|run_type|status|tags), "([^"]*)"\)$')
+
+
+def _query_runs(rec: Recorder, body: dict) -> list[dict] | str:
+    """``POST /runs/query`` over the received runs: by project, trace, run type, root, ids, and a filter of the forms
+    ``eq(name|run_type|status, "v")`` or ``has(tags, "v")`` (any other filter is refused, as the server refuses one it
+    cannot parse). A string: why the query is refused."""
+    runs = [_stored_run(rec, r) for r in rec.runs.values() if r.get("run_type")]
+    if body.get("filter"):
+        match = _FILTER.match(body["filter"])
+        if match is None:
+            return f"unsupported filter {body['filter']!r}"
+        op, key, value = match.groups()
+        runs = [r for r in runs if (value in (r.get(key) or []) if op == "has" else r.get(key) == value)]
+    if body.get("session"):
+        runs = [r for r in runs if r["session_id"] in {str(s) for s in body["session"]}]
+    if body.get("trace"):
+        runs = [r for r in runs if str(r["trace_id"]) == str(body["trace"])]
+    if body.get("run_type"):
+        runs = [r for r in runs if r["run_type"] == body["run_type"]]
+    if body.get("is_root") is not None:
+        runs = [r for r in runs if (r["parent_run_id"] is None) == bool(body["is_root"])]
+    if body.get("id"):
+        runs = [r for r in runs if r["id"] in {str(i) for i in body["id"]}]
+    runs.sort(key=lambda r: str(r.get("start_time") or ""), reverse=True)
+    return runs[: body["limit"]] if body.get("limit") else runs
 
 
 def make_handler(rec: Recorder, hang: threading.Event | None = None, fail_after: int | None = None):
@@ -100,10 +173,18 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None, fail_after:
                 return self._send(found[offset : offset + limit])
             if path.endswith("/sessions"):
                 names = query.get("name", [])
-                return self._send([s for s in rec.sessions.values() if not names or s["name"] in names])
+                found = [s for s in rec.sessions.values() if not names or s["name"] in names]
+                with rec.lock:  # a project the tracer named in its runs exists, as on the server
+                    traced = [n for n in names if not found and any(r.get("session_name") == n for r in rec.runs.values())]
+                return self._send(found or [_traced_session(n) for n in traced])
             if "/sessions/" in path:
                 sid = path.split("/sessions/")[1].split("/")[0]
                 return self._send(rec.sessions.get(sid, {}), 200 if sid in rec.sessions else 404)
+            if "/runs/" in path:  # read_run
+                with rec.lock:
+                    run = rec.runs.get(path.rsplit("/", 1)[1])
+                    stored = _stored_run(rec, run) if run else None
+                return self._send(stored, 200) if stored else self._send({"detail": "Run not found"}, 404)
             return self._send([])
 
         def do_POST(self):  # noqa: N802
@@ -142,6 +223,11 @@ def make_handler(rec: Recorder, hang: threading.Event | None = None, fail_after:
                     }
                     rec.sessions[sess["id"]] = sess
                     return self._send(sess)
+                if path.endswith("/runs/query"):  # list_runs: one page, newest first
+                    found = _query_runs(rec, body or {})
+                    if isinstance(found, str):
+                        return self._send({"detail": found}, 400)
+                    return self._send({"runs": found, "cursors": {"next": None}})
                 if path.endswith("/runs"):
                     rec.runs[body["id"]] = body
                     return self._send({})

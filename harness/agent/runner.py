@@ -68,6 +68,8 @@ class _Case:
         record: bool,
         backend: object,
         middleware: tuple,
+        checkpointer: object = None,
+        thread_id: str | None = None,
     ) -> None:
         self.scenario = scenario
         self.recorder = (
@@ -91,10 +93,11 @@ class _Case:
             middleware=[*todos, *middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
             system_prompt=scenario.agent_system_prompt(),
             backend=backend,
+            checkpointer=checkpointer,
         )
         self.graph = self.built.graph
         self.thread = {
-            "configurable": {"thread_id": f"{scenario.id}-{uuid.uuid4().hex[:8]}"},
+            "configurable": {"thread_id": thread_id or f"{scenario.id}-{uuid.uuid4().hex[:8]}"},
             "recursion_limit": recursion_limit(scenario),
             "callbacks": [self.recorder.callback] if self.recorder else [],
         }
@@ -184,13 +187,27 @@ def run_case(
     record: bool = True,
     backend: object = None,
     middleware: tuple = (),
+    checkpointer: object = None,
+    thread_id: str | None = None,
 ) -> Trace:
     """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks).
 
-    ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults.
+    ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults. ``checkpointer`` (default: a
+    fresh in-memory one) and ``thread_id`` (default: the case id and a random suffix) keep the thread where a caller
+    reads it back (a SQLite checkpoint database the LangGraph session reader imports).
     """
     case = _Case(
-        scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=record, backend=backend, middleware=middleware
+        scenario,
+        config,
+        models,
+        run_id=run_id,
+        trial=trial,
+        seed=seed,
+        record=record,
+        backend=backend,
+        middleware=middleware,
+        checkpointer=checkpointer,
+        thread_id=thread_id,
     )
     for turn, payload in case.turns():
         try:

@@ -14,7 +14,8 @@ from harness.cli.options import EXIT_OK
 def cmd_import(args: argparse.Namespace) -> int:
     from harness.sessions.importer import import_session
 
-    done = import_session(args.format, args.source, args.out, case_id=args.id, cut=args.cut, probes=args.probes)
+    options = {k: getattr(args, k) for k in ("thread", "project", "filter") if getattr(args, k) is not None}
+    done = import_session(args.format, args.source, args.out, case_id=args.id, cut=args.cut, probes=args.probes, options=options)
     session, size, cut = done.session, done.size, done.cut
     at = ", ".join(str(c.at) for c in session.compactions) or "none"
     print(
@@ -51,14 +52,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     imp = sub.add_parser(
         "import",
-        help="turn a recorded session (OpenAI, Anthropic, LangChain, ATIF, mini-swe-agent) into a session case",
+        help="turn a recorded session (OpenAI, Anthropic, LangChain, ATIF, mini-swe-agent, LangGraph, LangSmith) into a session case",
         description="Read a recorded session, check it, cut it, and write a session case: OUT/ID.jsonl (the messages "
         "before the cut) and a row appended to OUT/sessions.jsonl (run it with --datasets OUT/sessions.jsonl). Formats: "
         + "; ".join(f"{name}: {help_}" for name, (_, help_) in FORMATS.items())
         + ". Nothing is written on an error (exit 2, naming file, line or step, and field).",
     )
     imp.add_argument("format", choices=list(FORMATS), help="the session's format")
-    imp.add_argument("source", help="the session file")
+    imp.add_argument("source", help="the session file (langsmith: a run id or an exported JSON file; '-' with --project)")
+    imp.add_argument("--thread", default=None, help="langgraph: the thread id in the checkpoint database")
+    imp.add_argument("--project", default=None, help="langsmith: the project whose newest matching root run is read")
+    imp.add_argument(
+        "--filter", default=None, help="langsmith: a LangSmith filter among the project's runs, e.g. 'has(tags, \"x\")'"
+    )
     imp.add_argument("--out", required=True, metavar="DIR", help="where the case goes (DIR/sessions.jsonl, DIR/ID.jsonl)")
     imp.add_argument("--id", default=None, help="the case id (default: from the file name)")
     imp.add_argument(

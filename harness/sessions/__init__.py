@@ -26,6 +26,11 @@ FORMATS: dict[str, tuple[str, str]] = {
         "harness.sessions.mini_swe_agent:read",
         "mini-swe-agent .traj.json (mini-swe-agent-1 text actions or 1.1 tool calls)",
     ),
+    "langgraph": ("harness.sessions.langgraph:read", "a LangGraph thread: a SQLite checkpoint database and --thread ID"),
+    "langsmith": (
+        "harness.sessions.langsmith:read",
+        "a LangSmith run: its id, or --project P [--filter F] (with LANGSMITH_API_KEY), or its exported JSON file",
+    ),
 }
 """format name -> (``module:function`` of its reader, one line for ``harness import --help``). Each reader is
 ``read(source: str, **options) -> Session`` and raises `harness.errors.DatasetError` naming the file, line or step,

@@ -41,3 +41,8 @@ class Session:
 CONTINUE_TASK = "Continue the task from where the conversation above left off."
 """The task of every imported session case (`harness import`): the user turn after the recorded prefix, before the
 probes are asked (a session case's ``task``; one constant, so every imported case continues the same way)."""
+
+
+DEEPAGENTS_SUMMARY = "deepagents-summary"
+"""`Compaction.kind` of a deepagents summarization: its summary message in a recorded request, or its event in a
+LangGraph thread's state."""

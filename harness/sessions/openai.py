@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.errors import DatasetError
 from harness.sessions.messages import arguments_text, message, text_of, tool_call
-from harness.sessions.model import Compaction, Session
+from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session
 from harness.sessions.source import messages_field, read_json_or_lines
 
 ROLES = {"system": "system", "developer": "system", "user": "user", "assistant": "assistant", "tool": "tool"}
@@ -43,7 +43,7 @@ def from_messages(
             raise DatasetError(source, None, f"{where}.role", f"expected one of {', '.join(ROLES)}, got {msg.get('role')!r}")
         text = text_of(msg.get("content"), source, f"{where}.content", dropped)
         if i in summaries or (role == "user" and text.lstrip().startswith(SUMMARY_OPENINGS)):
-            compactions.append(Compaction(len(messages), "deepagents-summary", summary_body(text)))
+            compactions.append(Compaction(len(messages), DEEPAGENTS_SUMMARY, summary_body(text)))
             continue
         if msg.get("function_call"):
             raise DatasetError(source, None, f"{where}.function_call", "legacy function calls are not read: record tool_calls")
