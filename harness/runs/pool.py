@@ -1,23 +1,11 @@
 """The one executor: run a plan's jobs (`harness.runs.jobs.Job`) in a pool and hand each outcome to the caller.
 
-A pool is how jobs run at once:
-
-- ``serial``: one after another in this process (offline, one core);
-- ``loop``: ``size`` jobs in flight on one asyncio event loop (live models: I/O bound);
-- ``fork``: ``size`` forked worker processes (offline grids: CPU bound; the forks share what is imported);
-- ``spawn``: ``processes`` fresh processes, each with its own event loop and ``size / processes`` jobs in flight
-  (`harness run --processes`: a fast local server, where one loop's CPU is the limit).
-
-A fifth, another environment, is a version arm's worker processes (`harness.runs.versions.run_arm_cells`): they run
-this executor with that environment's packages. `RunAhead` runs a pytest session's cases ahead of their tests on the
-fork pool.
-
-``done(job, outcome)``, the plan's sink (a run directory: `harness.runs.run.RunSink.done`; an experiment directory:
-`harness.runs.grid.cell_result` to `ExperimentDir.write`), gets each job's `CaseResult`, or the `NotRun` it raised,
-in plan order (``in_order``: a run directory, written in the same order whatever the concurrency) or as each finishes
-(an experiment, where a kill -9 loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
-in the order jobs finish; once it stops the plan, no job starts, jobs in flight are cancelled (a forked pool's finish
-and are kept), and every finished one is handed over. Workers end with this process, even when it is killed
+A `Pool` is ``serial`` (here, one at a time), ``loop`` (``size`` in flight on one event loop: live models), ``fork``
+(``size`` forked workers: offline grids) or ``spawn`` (``processes`` fresh processes, each a loop: `harness run
+--processes`). ``done(job, outcome)``, the plan's sink, gets each `CaseResult` (or the `NotRun` it raised) in plan
+order (``in_order``: a run directory) or as each finishes (a grid, where a kill -9 loses only the cells in flight).
+``watch`` (`harness.runs.outage`) stops the plan: no job starts, jobs in flight on a loop are cancelled (a process
+pool's finish and are kept), and every finished one is handed over. Workers end with this process
 (`harness.agent.parallel.end_with_parent`).
 """
 
