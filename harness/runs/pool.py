@@ -15,10 +15,8 @@ import asyncio
 import multiprocessing as mp
 import os
 import queue as queue_module
-import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Union
 
@@ -170,39 +168,34 @@ async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand:
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
 
-def fork_pool(size: int) -> ProcessPoolExecutor:
+def fork_pool(size: int, claims: Any = None) -> ProcessPoolExecutor:
     """``size`` forked workers that end with this process, forked now, from the calling thread (a fork pool forks all
-    its workers at its first job; forked later from another thread, a child could inherit a lock held here)."""
+    its workers at its first job; forked later from another thread, a child could inherit a lock held here).
+    ``claims``: a run-ahead's (`RunAhead`), which the workers inherit."""
     executor = ProcessPoolExecutor(
-        max_workers=size, mp_context=mp.get_context("fork"), initializer=end_with_parent, initargs=(os.getpid(),)
+        max_workers=size, mp_context=mp.get_context("fork"), initializer=_forked, initargs=(os.getpid(), claims)
     )
     executor.submit(int).result()
     return executor
 
 
-def _run_forked(
-    jobs: Sequence[Job],
-    settings: RunSettings,
-    size: int,
-    hand: _Handover | RunAhead,
-    executor: ProcessPoolExecutor | None = None,
-    start: Callable[[int], bool] = lambda i: True,
-    work: Callable[[Job, RunSettings], Outcome | None] = _outcome,
-) -> None:
-    """``size`` forked workers (``executor``: forked already) running ``work`` on each job in plan order, except those
-    ``start(i)`` refuses; once the watch stops the plan no job starts (jobs running finish and are kept: a process
-    pool cannot cancel them)."""
+def _forked(parent_pid: int, claims: Any) -> None:
+    global _CLAIMS
+    end_with_parent(parent_pid)
+    _CLAIMS = claims
+
+
+def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
+    """``size`` forked workers running ``jobs`` in plan order; once the watch stops the plan no job starts (jobs
+    running finish and are kept: a process pool cannot cancel them)."""
     shared = settings.picklable()
-    with executor or fork_pool(size) as pool:
+    with fork_pool(size) as pool:
         pending: dict[Future, int] = {}
         queue = list(range(len(jobs)))
         while queue or pending:
-            if hand.watch.stopped:
-                queue = []
-            while queue and len(pending) < size:
+            while queue and len(pending) < size and not hand.watch.stopped:
                 i = queue.pop(0)
-                if start(i):
-                    pending[pool.submit(work, jobs[i], shared)] = i
+                pending[pool.submit(_outcome, jobs[i], shared)] = i
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -296,9 +289,17 @@ def spawned_worker(
         out.put(("crash", worker, redact(traceback.format_exc())))
 
 
-def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
-    """A job run ahead: its outcome, or None for an unexpected error (the test then runs the case in place, where
-    the real traceback shows; an exception is not re-raised from a pickle)."""
+_CLAIMS: Any = None  # in a run-ahead's forked worker: who runs each job (`RunAhead`)
+FREE, AHEAD, HERE = 0, 1, 2  # a job no one started, one a worker started, one the caller took (or the run-ahead closed)
+
+
+def _ahead(job: Job, settings: RunSettings, i: int) -> Outcome | None:
+    """In a run-ahead's worker: job ``i``'s outcome when the caller has not taken it; None when it has, and for an
+    unexpected error (the caller then runs the job in place, where the real traceback shows)."""
+    with _CLAIMS.get_lock():
+        if _CLAIMS[i] != FREE:
+            return None
+        _CLAIMS[i] = AHEAD
     try:
         return _outcome(job, settings)
     except Exception:  # noqa: BLE001
@@ -307,73 +308,44 @@ def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
 
 class RunAhead:
     """Offline cases run ahead of the tests that ask for them: the second core of `pytest evals/` (and of
-    `harness.evaluate`) offline. pytest runs its tests one after another; ``workers`` forked workers (a fork costs
-    milliseconds where a fresh interpreter costs seconds) run ``jobs`` (key -> job, in test order) from the end of the
-    test order on the fork pool (`_run_forked`), while the tests take them from its start.
+    `harness.evaluate`) offline. ``workers`` forked workers (a fork costs milliseconds where a fresh interpreter costs
+    seconds) run ``jobs`` (key -> job, in test order) from the end of the test order, while the tests take them from
+    its start; a shared claim per job says who runs it.
 
-    `take(key)` returns ``(True, outcome)`` for a job a worker ran (waiting for it if a worker is on it; a `NotRun` the
-    worker met is raised) and ``(False, None)`` for one the caller runs in place, which no worker will then start: a
-    job no worker took, one whose worker met an unexpected error, or one whose worker died. The caller still records
-    every case itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test
-    would, and the reference models are a pure function of the messages they are sent."""
+    `take(key)` returns ``(True, outcome)`` for a job a worker started (waiting for it; a `NotRun` the worker met is
+    raised) and ``(False, None)`` for one the caller runs in place, which no worker will then start: a job no worker
+    started, one whose worker met an unexpected error, or one whose worker died. The caller still records every case
+    itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test would."""
 
     def __init__(self, jobs: Mapping[Any, Job], settings: RunSettings, workers: int) -> None:
         keys = list(jobs)[::-1]  # from the end of the test order
         self._index = {key: i for i, key in enumerate(keys)}
-        self._lock = threading.Condition()
-        self._started: set[int] = set()  # handed to a worker
-        self._taken: set[int] = set()  # asked for by the caller: no worker starts it after that
-        self._results: dict[int, Outcome | None] = {}
-        self._over = self._closed = False
-        self.watch = OutageWatch(0)  # never stops: a run-ahead stops when the session closes it
+        self._claims = mp.get_context("fork").Array("b", len(keys))  # FREE, AHEAD or HERE, shared with the workers
         self.workers, self.jobs, self.ran_ahead = workers, len(keys), 0
-        executor = fork_pool(workers)  # now, from this thread, while it is the only one running
-        args = ([jobs[key] for key in keys], settings, workers, self, executor, self._start, _ahead)
-        self._feeder = threading.Thread(target=self._feed, args=args, name="harness-run-ahead", daemon=True)
-        self._feeder.start()
-
-    def _feed(self, *args: Any) -> None:
-        try:
-            _run_forked(*args)
-        except BrokenProcessPool:  # a worker died (killed, out of memory): the cases not handed over run in place
-            pass
-        finally:
-            with self._lock:
-                self._over = True
-                self._lock.notify_all()
-
-    def _start(self, i: int) -> bool:
-        with self._lock:
-            if self._closed or i in self._taken:
-                return False
-            self._started.add(i)
-            return True
-
-    def finished(self, i: int, outcome: Outcome | None) -> bool:
-        """A worker's outcome of job ``i``, kept until the caller takes it (the fork pool's handover)."""
-        with self._lock:
-            self._results[i] = outcome
-            self._lock.notify_all()
-        return False
+        self._pool = fork_pool(workers, self._claims)  # now, from this thread, while it is the only one running
+        shared = settings.picklable()
+        self._futures = [self._pool.submit(_ahead, jobs[key], shared, i) for i, key in enumerate(keys)]
 
     def take(self, key: Hashable) -> tuple[bool, Any]:
         """``(True, outcome)`` of the job ``key`` if a worker started it, else ``(False, None)`` (see the class)."""
         from harness.suites.execute import NotRun
 
-        i = self._index.get(key, -1)
-        with self._lock:
-            first, started = i not in self._taken, i in self._started
-            self._taken.add(i)
-            if not (first and started):
-                return False, None
-            self._lock.wait_for(lambda: i in self._results or self._over)
-            outcome = self._results.pop(i, None)
-        if outcome is None:
+        i = self._index.get(key)
+        if i is None:
+            return False, None
+        with self._claims.get_lock():
+            ahead, self._claims[i] = self._claims[i] == AHEAD, HERE
+        if not ahead:
+            self._futures[i].cancel()  # not yet handed to a worker: it never will be
+            return False, None
+        try:
+            outcome = self._futures[i].result()
+        except Exception:  # noqa: BLE001 - BrokenProcessPool: its worker died
             return False, None
         if isinstance(outcome, NotRun):
             raise outcome
-        self.ran_ahead += 1
-        return True, outcome
+        self.ran_ahead += outcome is not None
+        return outcome is not None, outcome
 
     def status_line(self) -> str:
         """What ran ahead, for the session's summary: "12 of 20 cases ran ahead in 1 forked worker"."""
@@ -382,9 +354,10 @@ class RunAhead:
     def close(self) -> None:
         """Start no further job and end the workers once the jobs they are on finish (a session stopped early,
         ``pytest -x``, waits for at most one case per worker)."""
-        with self._lock:
-            self._closed = True
-        self._feeder.join()
+        with self._claims.get_lock():
+            for i in range(self.jobs):
+                self._claims[i] = HERE if self._claims[i] == FREE else self._claims[i]
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def default_workers() -> int:
