@@ -12,25 +12,31 @@ pool's finish and are kept), and every finished one is handed over. Workers end 
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import multiprocessing as mp
 import os
+import pickle
 import queue as queue_module
+import subprocess
+import sys
+import tempfile
+import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from harness.agent.parallel import end_with_parent, without_limiter
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 from harness.runs.jobs import Job, RunSettings, arun_job, run_job
-from harness.runs.outage import OutageWatch
+from harness.runs.outage import OutageStopped, OutageWatch
 
 if TYPE_CHECKING:
     from harness.suites.execute import CaseResult, NotRun
 
     Outcome = Union[CaseResult, NotRun]  # noqa: UP007 - a runtime alias under TYPE_CHECKING only
-
-POLL_S = 5.0  # how often the parent checks that its spawned workers are alive while it waits for a job
 
 
 @dataclass(frozen=True)
@@ -204,49 +210,24 @@ def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Ha
 
 
 def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _Handover) -> None:
-    """``pool.processes`` spawned workers, each running its share of ``jobs`` (dealt round-robin) on its own loop
-    (`harness.agent.parallel.spawned_worker`); the run's concurrency and rate limits are split evenly between them
-    (`worker_share`)."""
-    ctx = mp.get_context("spawn")
-    out = ctx.Queue()
+    """``pool.processes`` worker processes (`harness.runs.worker`, through `stream`), each running its share of ``jobs``
+    (dealt round-robin) on its own loop under its share of the run's concurrency and rate limits (`worker_share`)."""
     agent, rps, tpm = without_limiter(settings.endpoints[0])
     worker_settings = replace(settings, endpoints=(agent, without_limiter(settings.endpoints[1])[0]))
     size, rps, tpm = worker_share(pool.size, pool.processes, rps, tpm)
-    workers = [
-        ctx.Process(
-            target=spawned_worker,
-            daemon=True,
-            name=f"harness-live-{w}",
-            args=(w, chunk, worker_settings, size, (rps, tpm), out, os.getpid()),
-        )
-        for w in range(pool.processes)
-        if (chunk := [(i, jobs[i]) for i in range(len(jobs)) if i % pool.processes == w])
-    ]
-    for proc in workers:
-        proc.start()
-    running = len(workers)
+    chunks = [[(i, jobs[i]) for i in range(w, len(jobs), pool.processes)] for w in range(pool.processes)]
+    shares = [{"jobs": pack((chunk, worker_settings, size, (rps, tpm)))} for chunk in chunks if chunk]
+    here = str(Path(__file__).resolve().parents[2])  # the harness this process runs, as spawned workers had it
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
+
+    def finished(record: dict[str, Any]) -> None:
+        if hand.finished(record["i"], unpack(record["outcome"])):
+            raise OutageStopped(hand.watch.message)  # no further case is worth its retries: `stream` ends the workers
+
     try:
-        while running:
-            try:
-                kind, key, data = out.get(timeout=POLL_S)
-            except queue_module.Empty:
-                if not any(p.is_alive() for p in workers):
-                    raise RuntimeError("the live worker processes stopped without reporting their cases") from None
-                continue
-            if kind == "crash":
-                raise RuntimeError(f"live worker {key} failed:\n{data}")
-            if kind == "done":
-                running -= 1
-                continue
-            if hand.finished(key, data):
-                for proc in workers:  # the outage stop: no further case is worth its retries
-                    proc.terminate()
-                return
-    finally:
-        for proc in workers:
-            if proc.is_alive() and running:
-                proc.terminate()
-            proc.join(timeout=10)
+        stream(sys.executable, shares, finished, capture=False, env=env)
+    except OutageStopped:
+        pass
 
 
 def worker_share(size: int, processes: int, rps: float | None, tpm: float | None) -> tuple[int, float | None, float | None]:
@@ -257,36 +238,85 @@ def worker_share(size: int, processes: int, rps: float | None, tpm: float | None
     return max(1, size // n), (rps / n if rps else None), (tpm / n if tpm else None)
 
 
-def spawned_worker(
-    worker: int,
-    chunk: list[tuple[int, Job]],
-    settings: RunSettings,
-    size: int,
-    limits: tuple[float | None, float | None],
-    out: Any,
-    parent_pid: int,
+WORKER = ("-P", "-m", "harness.runs.worker")
+"""How `stream` starts a worker after the Python it is given (``-P``: the harness comes from that Python's install,
+never from a ``harness/`` in the working directory)."""
+
+
+def pack(value: Any) -> str:
+    """``value`` pickled, as text for a JSON line (`unpack` reads it)."""
+    return base64.b64encode(pickle.dumps(value)).decode("ascii")
+
+
+def unpack(text: str) -> Any:
+    return pickle.loads(base64.b64decode(text))
+
+
+def stream(
+    python: str,
+    jobs: Sequence[Mapping[str, Any]],
+    result: Callable[[dict[str, Any]], None],
+    worker: Sequence[str] = WORKER,
+    *,
+    capture: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> None:
-    """In a spawned worker: run ``chunk`` ((index, job)) on this process's event loop, ``size`` in flight, under this
-    process's share of the run's limits; put ("case", index, outcome) as each finishes (scored here, as a forked
-    worker's), then ("done", worker, None), or ("crash", worker, traceback) so the parent never waits for cases that
-    never come."""
-    import traceback
-
-    end_with_parent(parent_pid)
-    from harness.agent.models import with_run_limits
-    from harness.redact import redact
-
+    """The one worker-process protocol (the spawn pool's, a version arm's): each of ``jobs`` (JSON, with this process's
+    pid added) goes to the stdin of its own process of ``python`` + ``worker`` (`harness.runs.worker`), which writes one
+    JSON line per finished result; ``result(record)`` gets each here as it comes, so this process stays the only writer.
+    A worker that exits non-zero, or writes a line that is not JSON (killed mid-write), is a HarnessError (with the end
+    of its stderr when ``capture``; else its stderr is this process's) and ends the others, as does an exception from
+    ``result`` (the outage stop), which is raised."""
+    lines: queue_module.Queue = queue_module.Queue()
+    procs, logs = [], []
+    for job in jobs:
+        log = tempfile.TemporaryFile(mode="w+") if capture else None  # a file, not a pipe: a chatty worker cannot stall
+        proc = subprocess.Popen([python, *worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+        procs.append(proc)
+        logs.append(log)
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({**job, "parent_pid": os.getpid()}))
+        proc.stdin.close()
+        threading.Thread(target=_pump, args=(proc, lines, log, python), daemon=True).start()
+    running = len(procs)
     try:
-        endpoints = with_run_limits(settings.endpoints, max_rps=limits[0], max_tpm=limits[1])
-        index = {id(job): i for i, job in chunk}  # the parent's index of each job
+        while running:
+            kind, payload = lines.get()
+            if kind == "broken":
+                raise HarnessError(payload)
+            if kind == "done":
+                running -= 1
+            else:
+                result(payload)
+    except BaseException:
+        for proc in procs:
+            proc.kill()
+        raise
+    for log in logs:
+        if log is not None:
+            log.close()
 
-        def send(job: Job, outcome: Outcome) -> None:
-            out.put(("case", index[id(job)], outcome))
 
-        execute([job for _, job in chunk], replace(settings, endpoints=endpoints), Pool("loop", size), send)
-        out.put(("done", worker, None))
-    except BaseException:  # noqa: BLE001 - the parent must hear of it
-        out.put(("crash", worker, redact(traceback.format_exc())))
+def _pump(proc: subprocess.Popen, lines: queue_module.Queue, log: Any = None, python: str = "") -> None:
+    """A worker's output lines as records, then whether it failed, then "done" whatever happens: a line cut short (a
+    worker killed mid-write) ends the worker's stream with the reason, instead of leaving the parent waiting."""
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if line.strip():
+                try:
+                    lines.put(("row", json.loads(line)))
+                except ValueError:
+                    proc.kill()
+                    lines.put(("broken", f"a worker wrote a line that is not JSON (cut short?): {line[:200]!r}"))
+                    return
+        if proc.wait() != 0:
+            if log is not None:
+                log.seek(0)
+            err = f":\n{log.read()[-3000:]}" if log is not None else " (its stderr is above)"
+            lines.put(("broken", f"a worker in {python} ended with exit {proc.returncode}{err}"))
+    finally:
+        lines.put(("done", None))
 
 
 _CLAIMS: Any = None  # in a run-ahead's forked worker: who runs each job (`RunAhead`)
