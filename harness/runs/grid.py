@@ -197,18 +197,12 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
     return out
 
 
-def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
-    """The spec's (agent, summarizer) endpoints with the grid's shared limits (``max_rps``, ``max_tpm``): one rate
-    limiter and one token bucket for every cell of the run, as `harness run` has."""
-    return spec.endpoints(limits=True)
-
-
 def run_settings(spec: ExperimentSpec) -> RunSettings:
     """What every cell of ``spec`` shares: its models and endpoints, its case budget, the experiment's name as run id."""
     return RunSettings(
         spec.model,
         spec.summary_model,
-        run_endpoints(spec),
+        spec.endpoints(limits=True),  # one rate limiter and token bucket for every cell, as `harness run` has
         spec.case_budget,
         run_id=spec.name,
         options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
@@ -533,7 +527,7 @@ def _write_meta(
         "model": spec.model or "reference",
         "summary_model": spec.summary_model,
         "endpoints": {
-            role: e.describe() for role, e in zip(("agent", "summarizer"), run_endpoints(spec)) if e.base_url or e.model_kwargs
+            role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints(limits=True)) if e.base_url or e.model_kwargs
         },
         "limits": {
             "case_budget_s": spec.case_budget,
