@@ -225,7 +225,7 @@ def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _
             raise OutageStopped(hand.watch.message)  # no further case is worth its retries: `stream` ends the workers
 
     try:
-        stream(sys.executable, shares, finished, capture=False, env=env)
+        stream(sys.executable, shares, finished, WORKER, capture=False, env=env)
     except OutageStopped:
         pass
 
