@@ -8,7 +8,7 @@ anyone's repository, inert unless asked.
 Two fronts, one implementation (`harness.pytest_plugin.options`): in anyone's repository the options are prefixed
 ``--compaction-`` and the plugin adds nothing a test would see without ``--compaction-strategy``; the harness's own
 ``evals/conftest.py`` turns it on with the options unprefixed, plus LangSmith (each case logged by
-`harness.runs.langsmith_export.log_test_case`, the export's feedback rule) and the validity matrix's options. Every
+`harness.langsmith.export.log_test_case`, the export's feedback rule) and the validity matrix's options. Every
 eval whose registry entry has ``generated=True`` gets one test per case (`harness._plugin_evals`, marked with the
 eval's name). How a result ends its test (a skip, an error for a provider error, an xfail, exit 4 after an outage):
 `harness.pytest_plugin.verdicts`. Offline, ``--run-ahead N`` forked workers run cases ahead of their tests
@@ -42,7 +42,7 @@ REPORT = pytest.StashKey[Path]()  # the session's report.md
 _OUTAGE = pytest.StashKey["str | None"]()  # why this session (or an xdist worker's) stopped for an outage
 
 _SESSION: PytestEvalSession | None = None
-_LANGSMITH: Any = None  # the session's `harness.runs.langsmith_session.LangSmithSession` (the harness's own evals)
+_LANGSMITH: Any = None  # the session's `harness.langsmith.session.LangSmithSession` (the harness's own evals)
 _WORKER_RUNS: list[str] = []  # on the xdist controller: each worker's run directory
 _WORKER_OUTAGES: list[str] = []  # on the xdist controller: why a worker's session stopped for an outage
 
@@ -52,7 +52,7 @@ def harness_evals(parser: pytest.Parser, evals_dir: str | Path) -> None:
     directory, with its options unprefixed; LangSmith's test tracking and tracing off now when there is no key (the
     langsmith plugin would otherwise fail every marked test on connection errors, and tracing would delay exit)."""
     if not os.environ.get("LANGSMITH_API_KEY"):
-        from harness.runs.langsmith_session import switch_off
+        from harness.langsmith.session import switch_off
 
         switch_off()
     from harness import _deepagents_adapter  # noqa: F401  (fail early if deepagents is missing)
@@ -104,7 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[STRATEGY] = register(strategy) if strategy and (front is USER or ":" in strategy) else strategy
         config.stash[ASKED] = early_checks(config, front)  # models and servers, before anything is built
         if front.langsmith:
-            from harness.runs.langsmith_session import start
+            from harness.langsmith.session import start
 
             _LANGSMITH = start(traces=config.getoption(front.flag("langsmith_traces")) or "summary")
     except HarnessError as exc:
@@ -244,11 +244,11 @@ def _quiet() -> Any:
 
 
 def _log_to_langsmith(scenario: Any, row: Any, scores: Any, trace: Any = None) -> None:
-    """Each case to LangSmith by the one writer (`harness.runs.langsmith_export.log_test_case`); a LangSmith problem
+    """Each case to LangSmith by the one writer (`harness.langsmith.export.log_test_case`); a LangSmith problem
     never fails an eval."""
     if _LANGSMITH is None or not _LANGSMITH.enabled:
         return
-    from harness.runs.langsmith_export import log_test_case
+    from harness.langsmith.export import log_test_case
 
     try:
         log_test_case(scenario, row, scores, trace)
@@ -259,10 +259,10 @@ def _log_to_langsmith(scenario: Any, row: Any, scores: Any, trace: Any = None) -
 @pytest.fixture(scope="session")
 def langsmith_experiment_metadata(request: pytest.FixtureRequest) -> dict[str, Any] | None:
     """Read by the langsmith plugin: tags the LangSmith experiment with the config and models as an export tags its
-    experiments (`harness.runs.langsmith_export.experiment_metadata`; None off a front)."""
+    experiments (`harness.langsmith.export.experiment_metadata`; None off a front)."""
     if request.config.stash.get(FRONT, None) is None:
         return None
-    from harness.runs.langsmith_export import experiment_metadata
+    from harness.langsmith.export import experiment_metadata
     from harness.runs.run import git_commit
 
     session = request.getfixturevalue("eval_session")

@@ -1,7 +1,7 @@
 """The checks every door makes before it imports the agent stack or builds a model (`early_checks`).
 
 `harness run`, `harness experiment run`, `harness.evaluate` and the pytest plugin call it first. This module imports
-the standard library, the bedrock, `harness.agent.endpoints` and `harness.runs.langsmith_session` only, so each check
+the standard library, the bedrock, `harness.agent.endpoints` and `harness.langsmith.session` only, so each check
 is said before langchain, deepagents, the scenarios, pandas or matplotlib are imported (tests/cli/test_startup.py
 holds that for every door); nothing is asked twice (the plan's pre-flight, `harness.runs.jobs.preflight`, is told the
 servers answered, and LangSmith is asked once per process).
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from harness.agent.endpoints import Endpoint, check_endpoints_answer, live_endpoints
 
 if TYPE_CHECKING:
-    from harness.runs.langsmith_session import LangSmithSession
+    from harness.langsmith.session import LangSmithSession
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def early_checks(
     EndpointUnreachable (nothing answers at a live model's base URL: exit 4), in that order. Then LangSmith, never an
     error: with ``LANGSMITH_TRACING=true`` tracing goes through the one bounded client (`bound_tracing`); with
     ``upload`` (the plan's results will be uploaded) it is asked now, and a warning says when the results stay local."""
-    from harness.runs import langsmith_session
+    from harness.langsmith import session as langsmith_session
 
     agent_endpoint, summary_endpoint = endpoints
     live: list[Endpoint] = []

@@ -7,7 +7,7 @@ import pytest
 
 from harness.analysis import cost_table
 from harness.report import cost_report
-from harness.runs import langsmith_llm
+from harness.langsmith import llm as langsmith_llm
 from harness.scoring import cost
 from harness.trace.schema import Trace
 
