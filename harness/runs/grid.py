@@ -527,7 +527,9 @@ def _write_meta(
         "model": spec.model or "reference",
         "summary_model": spec.summary_model,
         "endpoints": {
-            role: e.describe() for role, e in zip(("agent", "summarizer"), spec.endpoints(limits=True)) if e.base_url or e.model_kwargs
+            role: e.describe()
+            for role, e in zip(("agent", "summarizer"), spec.endpoints(limits=True))
+            if e.base_url or e.model_kwargs
         },
         "limits": {
             "case_budget_s": spec.case_budget,

@@ -291,6 +291,7 @@ def stream(
     except BaseException:
         for proc in procs:
             proc.kill()
+            proc.wait()
         raise
     for log in logs:
         if log is not None:
@@ -320,14 +321,14 @@ def _pump(proc: subprocess.Popen, lines: queue_module.Queue, log: Any = None, py
 
 
 _CLAIMS: Any = None  # in a run-ahead's forked worker: who runs each job (`RunAhead`)
-FREE, AHEAD, HERE = 0, 1, 2  # a job no one started, one a worker started, one the caller took (or the run-ahead closed)
+FREE, AHEAD, HERE = 0, 1, 2  # a job no one started, one a worker runs, one the caller took (or the run-ahead closed)
 
 
 def _ahead(job: Job, settings: RunSettings, i: int) -> Outcome | None:
     """In a run-ahead's worker: job ``i``'s outcome when the caller has not taken it; None when it has, and for an
     unexpected error (the caller then runs the job in place, where the real traceback shows)."""
     with _CLAIMS.get_lock():
-        if _CLAIMS[i] != FREE:
+        if _CLAIMS[i] == HERE:
             return None
         _CLAIMS[i] = AHEAD
     try:
@@ -350,7 +351,9 @@ class RunAhead:
     def __init__(self, jobs: Mapping[Any, Job], settings: RunSettings, workers: int) -> None:
         keys = list(jobs)[::-1]  # from the end of the test order
         self._index = {key: i for i, key in enumerate(keys)}
+        self._taken: set[int] = set()  # asked for by the caller
         self._claims = mp.get_context("fork").Array("b", len(keys))  # FREE, AHEAD or HERE, shared with the workers
+        self._claims[: min(workers, len(keys))] = [AHEAD] * min(workers, len(keys))  # what the workers start with
         self.workers, self.jobs, self.ran_ahead = workers, len(keys), 0
         self._pool = fork_pool(workers, self._claims)  # now, from this thread, while it is the only one running
         shared = settings.picklable()
@@ -361,10 +364,13 @@ class RunAhead:
         from harness.suites.execute import NotRun
 
         i = self._index.get(key)
-        if i is None:
+        if i is None or i in self._taken:
             return False, None
+        self._taken.add(i)
         with self._claims.get_lock():
-            ahead, self._claims[i] = self._claims[i] == AHEAD, HERE
+            ahead = self._claims[i] == AHEAD
+            if not ahead:
+                self._claims[i] = HERE
         if not ahead:
             self._futures[i].cancel()  # not yet handed to a worker: it never will be
             return False, None

@@ -5,6 +5,8 @@
         results.jsonl    one row per case, appended as each case finishes
         traces/          one gzip JSON trace per case
         token_curves.png and report.md, written at the end (`harness.report.run_report`)
+
+Nothing is created before the plan's pre-flight passes (`RunSink`): bad input leaves earlier runs untouched.
 """
 
 from __future__ import annotations

@@ -235,7 +235,11 @@ def run_arm_cells(
     share["concurrency"], rps, tpm = worker_share(workers, len(chunks), share.get("max_rps"), share.get("max_tpm"))
     share.update({k: v for k, v in (("max_rps", rps), ("max_tpm", tpm)) if v is not None})
     jobs = [
-        {"spec": spec_path, "replace": share, "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt, c.eval] for c, attempt in chunk]}
+        {
+            "spec": spec_path,
+            "replace": share,
+            "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt, c.eval] for c, attempt in chunk],
+        }
         for chunk in chunks
     ]
     stream(python, jobs, lambda record: emit(record["row"], record["trace"]), worker or WORKER)

@@ -23,7 +23,13 @@ JOBS = [Job("needle", find_case(case), CONFIG, trial, trial) for trial, case in 
 
 def _outcomes(kind: str) -> list:
     got: list = []
-    execute(JOBS, RunSettings(run_id="spawn"), Pool(kind, 2, 2 if kind == "spawn" else 1), lambda j, o: got.append((j, o)), in_order=True)
+    execute(
+        JOBS,
+        RunSettings(run_id="spawn"),
+        Pool(kind, 2, 2 if kind == "spawn" else 1),
+        lambda j, o: got.append((j, o)),
+        in_order=True,
+    )
     return got
 
 
