@@ -78,9 +78,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
         upload=whole and not args.no_langsmith,
     )
+    from harness.langsmith.export import export_experiment
     from harness.report.run_report import write_report
     from harness.runs.grid import parse_shard, run_experiment
-    from harness.langsmith.export import export_experiment
 
     shard = parse_shard(args.shard)
     result = run_experiment(

@@ -7,8 +7,8 @@ import pytest
 from langsmith import Client
 
 from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY
-from harness.runs.grid import run_experiment
 from harness.langsmith.export import experiment_metadata, export_experiment
+from harness.runs.grid import run_experiment
 from harness.runs.spec import load_spec
 from tests._fake_langsmith import FakeLangSmith
 
