@@ -1,16 +1,9 @@
-"""Token-counter skew: the approximate count deepagents triggers on, against an exact count.
+"""Token-counter skew: the approximate count deepagents triggers on, against an exact count (docs/evals.md, `tokens`).
 
-Exact counts are the provider's usage on live runs, else tiktoken's cl100k if cached on
-the machine, else the simulated provider tokenizer; the report names the source. On a
-numeric JSON audit (generated in memory) under the `tokens` preset (40k window, trigger at 90 %) the true size
-passes the window while the approximate count is still under the trigger: the eval must
-find those calls. On prose it must find none.
-
-Live (a provider that reports usage) deepagents itself triggers on the reported size as
-well as on its approximation, so compaction is no longer late by construction, and the
-direction of the skew depends on the provider's tokenizer. Live, the evals assert only
-what holds there: every agent call carries the provider's usage, the skew report uses it,
-and the numeric case still compacts; the late calls, if any, are reported, not asserted.
+Offline, on a numeric JSON audit under the `tokens` preset (40k window, trigger at 90 %) the true size passes the
+window while the approximate count is still under the trigger: the eval must find those calls, and none on prose.
+Live, deepagents also triggers on the provider's reported size and the skew's direction is the provider tokenizer's:
+the evals assert only that every agent call carries usage, the report uses it, and the numeric case still compacts.
 """
 
 import pytest

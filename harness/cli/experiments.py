@@ -48,7 +48,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             print(f"warning: shard(s) {', '.join(missing)} missing: their cells have no result, so the gate will fail")
         return EXIT_OK
     if args.experiment_command == "langsmith":
-        from harness.runs.langsmith_export import export_experiment
+        from harness.langsmith.export import export_experiment
 
         export_experiment(args.path, upload=args.upload)
         return EXIT_OK
@@ -78,9 +78,9 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
         upload=whole and not args.no_langsmith,
     )
+    from harness.langsmith.export import export_experiment
     from harness.report.run_report import write_report
     from harness.runs.grid import parse_shard, run_experiment
-    from harness.runs.langsmith_export import export_experiment
 
     shard = parse_shard(args.shard)
     result = run_experiment(

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TQDM_DISABLE", "1")  # tqdm's own switch: no third-party bars (the LangSmith SDK's evaluate)
     args = build_parser().parse_args(argv)
     if args.command == "validity":  # `run` and `experiment run` ask LangSmith in their early checks (harness.runs.early)
-        from harness.runs.langsmith_session import bound_tracing
+        from harness.langsmith.session import bound_tracing
 
         bound_tracing()  # LANGSMITH_TRACING=true: one preflight, then every upload bounded; never a wait at exit
     from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable

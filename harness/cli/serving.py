@@ -53,7 +53,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from harness.runs.bench import run_bench
+    from harness.bench.figures import run_bench
 
     run_bench(repeats=args.repeats, time_pytest_suites=not args.skip_pytest, only=args.only)
     return EXIT_OK
@@ -101,7 +101,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     bench.add_argument("--repeats", type=int, default=10, help="paired runs per case for the overhead ratio (default 10)")
     bench.add_argument("--skip-pytest", action="store_true", help="do not time `pytest evals/ -m needle`")
-    from harness.runs.bench import PARTS  # the standard library only: the parser stays light
+    from harness.bench.figures import PARTS  # the standard library only: the parser stays light
 
     bench.add_argument(
         "--only",

@@ -5,35 +5,14 @@ anyone's repository, inert unless asked.
     pytest --compaction-strategy mypkg.compaction:make          # every eval that applies, offline (simulated)
     pytest --compaction-strategy mypkg.compaction:make --compaction-evals needle,goal -n 2
 
-**Two fronts, one implementation** (`harness.pytest_plugin.options`). In anyone's repository the plugin turns on with
-``--compaction-strategy MODULE:ATTR``: an object or module with ``INFO`` and ``build``
-(`harness.compaction.strategies.base.Strategy`), or a factory ``make(config, model, *, backend, summarizer) ->
-StrategyStack``; its options are prefixed (``--compaction-``) so they never clash with a repository's own, and the
-run goes to ``--compaction-runs-dir`` (default reports/compaction-harness). Without the option the plugin adds
-nothing a test would see: no test, no option without the prefix, no network. The harness's own ``evals/conftest.py``
-turns it on for that directory with the same options unprefixed (``--model``, ``--trigger``...: docs/evals.md),
-LangSmith, and the validity matrix's options.
-
-**What runs.** Every eval whose registry entry has ``generated=True`` (`harness.suites.registry.EvalSuite`) gets one
-generated test per case (`harness._plugin_evals`, marked with the eval's name, so ``-m needle`` selects it): the case
-runs as `harness.suites.execute` runs it and the test asserts what the entry asserts. The evals with tests of their
-own (faults, tokens, reasoning, the validity matrix) take ``case`` and ``eval_session`` in evals/.
-
-**What a result is in pytest** (`harness.pytest_plugin.verdicts`): a case not run is a skip with its reason; a
-provider error (outcome ERROR) is reported as an **error**, never a failure; a known upstream failure is an xfail with
-its link; after ``--stop-after-errors`` cases in a row end in the same provider error, every later case is skipped
-with the cause and the count and pytest exits 4 (`harness.runs.outage`; under pytest-xdist each worker counts its own
-cases). Nothing pytest prints (tracebacks, captured output) carries a secret: reports go through `harness.redact`.
-
-**LangSmith** (the harness's own evals): every generated eval carries ``@pytest.mark.langsmith``. With
-LANGSMITH_API_KEY set the langsmith pytest plugin turns the session into a LangSmith experiment and each case is logged
-by `harness.runs.langsmith_export.log_test_case` (the export's rule: an INVALID or ERROR case carries its outcome and
-validity feedback only); `harness.runs.langsmith_session` bounds every request and keeps the session local when
-LangSmith does not answer. Without a key, test tracking and tracing are off before any test runs.
-
-**Offline, both cores**: ``--run-ahead N`` forked workers run the session's cases ahead of their tests
-(`harness.runs.pool.RunAhead`); rows are recorded in test order, identical to a run without. Results always go to the
-session's run directory with report.md.
+Two fronts, one implementation (`harness.pytest_plugin.options`): in anyone's repository the options are prefixed
+``--compaction-`` and the plugin adds nothing a test would see without ``--compaction-strategy``; the harness's own
+``evals/conftest.py`` turns it on with the options unprefixed, plus LangSmith (each case logged by
+`harness.langsmith.export.log_test_case`, the export's feedback rule) and the validity matrix's options. Every
+eval whose registry entry has ``generated=True`` gets one test per case (`harness._plugin_evals`, marked with the
+eval's name). How a result ends its test (a skip, an error for a provider error, an xfail, exit 4 after an outage):
+`harness.pytest_plugin.verdicts`. Offline, ``--run-ahead N`` forked workers run cases ahead of their tests
+(`harness.runs.pool.RunAhead`); rows are recorded in test order. The options: docs/evals.md.
 """
 
 from __future__ import annotations
@@ -63,7 +42,7 @@ REPORT = pytest.StashKey[Path]()  # the session's report.md
 _OUTAGE = pytest.StashKey["str | None"]()  # why this session (or an xdist worker's) stopped for an outage
 
 _SESSION: PytestEvalSession | None = None
-_LANGSMITH: Any = None  # the session's `harness.runs.langsmith_session.LangSmithSession` (the harness's own evals)
+_LANGSMITH: Any = None  # the session's `harness.langsmith.session.LangSmithSession` (the harness's own evals)
 _WORKER_RUNS: list[str] = []  # on the xdist controller: each worker's run directory
 _WORKER_OUTAGES: list[str] = []  # on the xdist controller: why a worker's session stopped for an outage
 
@@ -73,7 +52,7 @@ def harness_evals(parser: pytest.Parser, evals_dir: str | Path) -> None:
     directory, with its options unprefixed; LangSmith's test tracking and tracing off now when there is no key (the
     langsmith plugin would otherwise fail every marked test on connection errors, and tracing would delay exit)."""
     if not os.environ.get("LANGSMITH_API_KEY"):
-        from harness.runs.langsmith_session import switch_off
+        from harness.langsmith.session import switch_off
 
         switch_off()
     from harness import _deepagents_adapter  # noqa: F401  (fail early if deepagents is missing)
@@ -125,7 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[STRATEGY] = register(strategy) if strategy and (front is USER or ":" in strategy) else strategy
         config.stash[ASKED] = early_checks(config, front)  # models and servers, before anything is built
         if front.langsmith:
-            from harness.runs.langsmith_session import start
+            from harness.langsmith.session import start
 
             _LANGSMITH = start(traces=config.getoption(front.flag("langsmith_traces")) or "summary")
     except HarnessError as exc:
@@ -265,11 +244,11 @@ def _quiet() -> Any:
 
 
 def _log_to_langsmith(scenario: Any, row: Any, scores: Any, trace: Any = None) -> None:
-    """Each case to LangSmith by the one writer (`harness.runs.langsmith_export.log_test_case`); a LangSmith problem
+    """Each case to LangSmith by the one writer (`harness.langsmith.export.log_test_case`); a LangSmith problem
     never fails an eval."""
     if _LANGSMITH is None or not _LANGSMITH.enabled:
         return
-    from harness.runs.langsmith_export import log_test_case
+    from harness.langsmith.export import log_test_case
 
     try:
         log_test_case(scenario, row, scores, trace)
@@ -280,10 +259,10 @@ def _log_to_langsmith(scenario: Any, row: Any, scores: Any, trace: Any = None) -
 @pytest.fixture(scope="session")
 def langsmith_experiment_metadata(request: pytest.FixtureRequest) -> dict[str, Any] | None:
     """Read by the langsmith plugin: tags the LangSmith experiment with the config and models as an export tags its
-    experiments (`harness.runs.langsmith_export.experiment_metadata`; None off a front)."""
+    experiments (`harness.langsmith.export.experiment_metadata`; None off a front)."""
     if request.config.stash.get(FRONT, None) is None:
         return None
-    from harness.runs.langsmith_export import experiment_metadata
+    from harness.langsmith.export import experiment_metadata
     from harness.runs.run import git_commit
 
     session = request.getfixturevalue("eval_session")

@@ -1,14 +1,10 @@
 """The checks every door makes before it imports the agent stack or builds a model (`early_checks`).
 
-`harness run`, `harness experiment run`, `harness.evaluate` and the pytest plugin (both fronts) call it first, in this
-order: each live model's spec and key (a malformed spec is bad input, exit 2; a missing key skips, exit 3), whether
-anything answers at each live model's base URL (exit 4, nothing written), then LangSmith when the plan talks to it
-(never an error: when it does not answer the plan runs and its results stay local). This module imports the standard
-library, the bedrock, `harness.agent.endpoints` and `harness.runs.langsmith_session` only, so each of these is said
-before langchain, deepagents, the scenarios, pandas or matplotlib are imported (tests/cli/test_startup.py holds that for
-every door). Nothing is asked twice: the plan's own pre-flight (`harness.runs.jobs.preflight`: models, the fixed
-overhead) is told the servers answered (``endpoints_answered``), and LangSmith is asked once per process
-(`harness.runs.langsmith_session.check`), its answer reused by tracing, the export and the pytest session.
+`harness run`, `harness experiment run`, `harness.evaluate` and the pytest plugin call it first. This module imports
+the standard library, the bedrock, `harness.agent.endpoints` and `harness.langsmith.session` only, so each check
+is said before langchain, deepagents, the scenarios, pandas or matplotlib are imported (tests/cli/test_startup.py
+holds that for every door); nothing is asked twice (the plan's pre-flight, `harness.runs.jobs.preflight`, is told the
+servers answered, and LangSmith is asked once per process).
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from typing import TYPE_CHECKING
 from harness.agent.endpoints import Endpoint, check_endpoints_answer, live_endpoints
 
 if TYPE_CHECKING:
-    from harness.runs.langsmith_session import LangSmithSession
+    from harness.langsmith.session import LangSmithSession
 
 
 @dataclass(frozen=True)
@@ -43,14 +39,12 @@ def early_checks(
 ) -> EarlyChecks:
     """Check the plan's live models and ask their servers and LangSmith, once each, before anything is built.
 
-    ``summary_specs``: every summarizer the plan uses (a grid's arms may name their own; none: the agent's). Raises
-    ConfigError (a malformed spec or an unknown provider, named by ``options``), LiveModelUnavailable (a provider's key
-    is not set) and EndpointUnreachable (nothing answers at a live model's base URL), in that order. Then LangSmith:
-    with ``LANGSMITH_TRACING=true`` LangChain's tracing goes through the one bounded client (`bound_tracing`, which
-    switches tracing off when LangSmith does not answer); with ``upload`` (the plan's results will be uploaded, e.g.
-    `harness experiment run`'s export with LANGSMITH_API_KEY set) LangSmith is asked now, and when it does not answer
-    a warning says the results stay local (the export says so again when it builds them). Never raises for LangSmith."""
-    from harness.runs import langsmith_session
+    ``summary_specs``: every summarizer the plan uses (none: the agent's). Raises ConfigError (a malformed spec or an
+    unknown provider, named by ``options``: exit 2), LiveModelUnavailable (a key not set: exit 3) and
+    EndpointUnreachable (nothing answers at a live model's base URL: exit 4), in that order. Then LangSmith, never an
+    error: with ``LANGSMITH_TRACING=true`` tracing goes through the one bounded client (`bound_tracing`); with
+    ``upload`` (the plan's results will be uploaded) it is asked now, and a warning says when the results stay local."""
+    from harness.langsmith import session as langsmith_session
 
     agent_endpoint, summary_endpoint = endpoints
     live: list[Endpoint] = []

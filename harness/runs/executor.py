@@ -34,14 +34,11 @@ class ProviderOutage(Exception):
 
 
 class EvalSession:
-    """Cases run as evals under one session's settings, each recorded in one run directory as it finishes (results.jsonl,
-    traces/, report.md when finished): what `pytest evals/` and `evaluate` both use.
-
-    ``on_row(scenario, row, scores, trace)`` is called after each case (the pytest session logs it to LangSmith there);
-    ``around_run`` wraps each agent run (the pytest session keeps LangSmith tracing quiet there); ``run_id_suffix``
-    names the run directory after its process (pytest-xdist's worker). ``stop_after_errors`` is the outage stop
-    (`harness.runs.outage`; None: the default, 0: never): once that many cases in a row end in the same provider
-    error, every later case raises `OutageStopped` without running (``stopped`` says why)."""
+    """Cases run as evals under one session's settings, each recorded in one run directory as it finishes: what
+    `pytest evals/` and `evaluate` both use. ``on_row(scenario, row, scores, trace)`` is called after each case and
+    ``around_run`` wraps each agent run (the pytest session's LangSmith logging and quiet tracing); ``run_id_suffix``
+    names the run directory after its process (an xdist worker); after the outage stop (``stop_after_errors``,
+    `harness.runs.outage`) every later case raises `OutageStopped` without running."""
 
     def __init__(
         self,
@@ -58,7 +55,6 @@ class EvalSession:
         around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
         stop_after_errors: int | None = None,
     ) -> None:
-        # what the session's jobs share (`harness.runs.jobs`), and its pre-flight when `from_options` made it
         self.config, self.run_settings, self.seed, self.checked = config, run_settings, seed, checked
         self.models = run_settings.models(config, seed)
         self.runs_dir, self.command, self.run_id, self.run_id_suffix = runs_dir, command, run_id, run_id_suffix

@@ -1,21 +1,14 @@
 """Running an experiment grid: arms (variants, or variants x strategies) x thresholds x cases x trials.
 
     reports/experiments/<name>/            (a shard: reports/experiments/<name>/shards/<i>of<n>/)
-        spec.yaml     the spec as run
-        meta.json     spec fingerprint, models, harness version, git commit, dataset hashes
-        cells.jsonl   one row per finished cell, appended and flushed as each finishes
-        traces/       one trace per cell
-        not_run.jsonl the eval cells not run, each with the reason (a spec with ``evals:``; see below)
+        spec.yaml, meta.json  the spec as run; its fingerprint, models, harness version, git commit, dataset hashes
+        cells.jsonl           one row per finished cell, appended and flushed as each finishes
+        traces/               one trace per cell
+        not_run.jsonl         the eval cells not run (`NotRun`), each with the reason; done on resume
 
-Each finished cell is written immediately; a rerun skips the cells already in cells.jsonl, so killing a run at any
-point loses at most the cells in flight. A cell whose settings changed since it was written is an error, not reused.
-``--shard i/n`` runs every n-th cell of the grid; `merge_experiments` joins shards.
-
-A spec with ``evals:`` runs each eval's cases (its registry cases, filtered by ``scenarios:``) as that eval, through
-`harness.suites.execute.run_eval_case`, the function the pytest evals call: the eval's preset when it has one, its
-scorer set, its known upstream failures; its rows name the eval. A cell the executor does not run (`NotRun`: the eval
-does not apply, or the installed deepagents lacks what it tests) is written to not_run.jsonl with the reason, in the
-parent or a version arm's worker alike, and counts as done on resume.
+A rerun skips the cells already written (a kill loses only the cells in flight) and refuses one whose settings
+changed; ``--shard i/n`` runs every n-th cell (`merge_experiments` joins shards). A spec with ``evals:`` runs each
+eval's cases as that eval (`harness.suites.execute.run_eval_case`), one without as no eval (rows ``eval: null``).
 """
 
 from __future__ import annotations
@@ -35,13 +28,7 @@ from harness.agent.models import in_process, task_problem
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
-from harness.rows import (
-    META_SCHEMA_VERSION,
-    CellFields,
-    CellRow,
-    ExperimentMeta,
-    write_meta,
-)
+from harness.rows import META_SCHEMA_VERSION, CellFields, CellRow, ExperimentMeta, write_meta
 from harness.runs.jobs import Job, RunSettings, preflight
 from harness.runs.outage import OutageStopped, OutageWatch, stop_after_errors
 from harness.runs.pool import Pool, execute
@@ -210,19 +197,12 @@ def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
     return out
 
 
-# -- running -------------------------------------------------------------------------------
-def run_endpoints(spec: ExperimentSpec) -> tuple[Any, Any]:
-    """The spec's (agent, summarizer) endpoints with the grid's shared limits (``max_rps``, ``max_tpm``): one rate
-    limiter and one token bucket for every cell of the run, as `harness run` has."""
-    return spec.endpoints(limits=True)
-
-
 def run_settings(spec: ExperimentSpec) -> RunSettings:
     """What every cell of ``spec`` shares: its models and endpoints, its case budget, the experiment's name as run id."""
     return RunSettings(
         spec.model,
         spec.summary_model,
-        run_endpoints(spec),
+        spec.endpoints(limits=True),  # one rate limiter and token bucket for every cell, as `harness run` has
         spec.case_budget,
         run_id=spec.name,
         options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
@@ -308,11 +288,8 @@ def run_cells(
     write: Callable[..., None],
     watch: OutageWatch | None = None,
 ) -> None:
-    """``cells`` (each with its attempt number) with this environment's packages, through the executor: live ones on
-    one event loop, ``workers`` in flight; offline ones in this process or in ``workers`` forked worker processes.
-    ``write(record, trace)`` gets each as it finishes (`cell_result`: the experiment directory's `ExperimentDir.write`,
-    or a version arm's worker's stdout, `harness.runs.version_worker`); once ``watch`` has stopped the grid no cell
-    starts (cells in flight on the loop are cancelled; cells in forked workers finish and are written)."""
+    """``cells`` (each with its attempt number) with this environment's packages through the executor, ``workers`` at
+    a time; ``write(record, trace)`` gets each as it finishes (`cell_result`), until ``watch`` stops the grid."""
     by_id, by_key = {s.id: s for s in scenarios}, {cell.id: cell for cell, _ in cells}
     jobs = [cell_job(spec, cell, by_id[cell.case_id], attempt) for cell, attempt in cells]
     pool = Pool.choose(live=_is_live(spec), concurrency=max(1, workers), forks=True)
@@ -367,12 +344,9 @@ def run_experiment(
     allow_large: bool = False,
     endpoints_answered: bool = False,
 ) -> ExperimentRun:
-    """Run the cells of ``spec`` not yet done. Cells whose last row is ERROR (a provider error) are run again
-    unless ``retry_errors`` is False; their earlier rows and traces are kept. The grid stops early when the spec's
-    ``stop_after_errors`` cells in a row, in the order they finish, end in the same provider error
-    (`harness.runs.outage`): cells in flight are cancelled (a version arm's workers ended), every finished cell is
-    written, and ``stopped`` says why and what is left; a rerun resumes there. A grid above `MAX_PLANNED_RUNS` cells
-    is refused, with its size and estimate, unless ``allow_large``; ``endpoints_answered``: asked by `harness.runs.early`."""
+    """Run the cells of ``spec`` not yet done (`resume_plan`: a cell whose last row is ERROR runs again unless
+    ``retry_errors`` is False). The spec's ``stop_after_errors`` stops the grid (`harness.runs.outage`), ``stopped``
+    saying what is left; a rerun resumes there. A grid above `MAX_PLANNED_RUNS` cells needs ``allow_large``."""
     if spec.versions:  # an arm outside the adapter's range is refused before anything runs
         check_supported(spec.versions, lock_pins(read_lock()), spec.path)
     scenarios = spec_scenarios(spec)
@@ -397,11 +371,9 @@ def run_experiment(
     settings = run_settings(spec)
     preflight(configs, scenarios, settings, progress=progress, endpoints_answered=endpoints_answered)
     skipped = []
-    if (
-        not _is_live(spec) and not spec.evals
-    ):  # offline, prose tasks (an eval cell: NotRun, listed in not_run.jsonl) the reference agent cannot follow are skipped with the reason
-        agent = settings.models(configs[0][1], 0).agent  # the in-process agent every offline cell runs
-        skipped = [{"case_id": s.id, "reason": task_problem(agent, s.task)} for s in scenarios if task_problem(agent, s.task)]
+    if not _is_live(spec) and not spec.evals:  # offline: a task the reference agent cannot follow is skipped (an eval's: NotRun)
+        agent = settings.models(configs[0][1], 0).agent
+        skipped = [{"case_id": s.id, "reason": why} for s in scenarios if (why := task_problem(agent, s.task))]
         scenarios = [s for s in scenarios if not task_problem(agent, s.task)]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
@@ -419,7 +391,8 @@ def run_experiment(
     runnable = [c for c in cells if c.id not in decided]
     done, attempts, todo = resume_plan(runnable, current, retry_errors=retry_errors, max_cells=max_cells)
     _write_meta(spec, path, scenarios, shard, planned=len(cells), skipped=skipped)
-    shutil.copyfile(spec.path, path / "spec.yaml") if Path(spec.path).resolve() != (path / "spec.yaml").resolve() else None
+    if Path(spec.path).resolve() != (path / "spec.yaml").resolve():
+        shutil.copyfile(spec.path, path / "spec.yaml")
     workers = max(1, workers or spec.concurrency)
     progress(
         f"experiment {spec.name}{'' if shard[1] == 1 else f' shard {shard[0]}/{shard[1]}'}: {len(cells)} cells, "
@@ -457,10 +430,8 @@ def _run_version_arms(
     progress: Callable[[str], None],
     watch: OutageWatch,
 ) -> None:
-    """The cells of a versions axis, arm by arm, each in its arm's environment (made or found first), in ``workers``
-    worker processes of that environment's Python (an arm this environment already satisfies runs here, as a grid
-    without the axis does); every row must have run the arm's pinned versions. Once ``watch`` has stopped the grid,
-    the arm's workers are ended (their cells in flight with them) and no further arm starts."""
+    """The cells of a versions axis, arm by arm, each in ``workers`` processes of its arm's environment (`ensure_env`;
+    this one when it has the pins), every row checked for the pinned versions; ``watch`` stops the arms' workers."""
     lock = read_lock()
     by_arm: dict[str, list[tuple[Cell, int]]] = {}
     for cell, attempt in todo:
@@ -556,7 +527,9 @@ def _write_meta(
         "model": spec.model or "reference",
         "summary_model": spec.summary_model,
         "endpoints": {
-            role: e.describe() for role, e in zip(("agent", "summarizer"), run_endpoints(spec)) if e.base_url or e.model_kwargs
+            role: e.describe()
+            for role, e in zip(("agent", "summarizer"), spec.endpoints(limits=True))
+            if e.base_url or e.model_kwargs
         },
         "limits": {
             "case_budget_s": spec.case_budget,

@@ -144,13 +144,10 @@ def preflight(
     progress: Callable[[str], None] = print,
     endpoints_answered: bool = False,
 ) -> Preflight:
-    """Everything a plan checks once, before it writes anything: each config's models can be built (a bad name, a
-    missing key), the fixed overhead fits each config's window (the probe runs once), and every live model's server
-    answers (exit 4 before any case spends its retries). ``configs`` are (where, config) pairs: ``where`` prefixes an
-    error ("" for a run's single config). Prints and returns the warnings: each config's traps (once per config
-    name), then what in the scenario rows misleads their author (`schema.case_warnings`). ``endpoints_answered``: the
-    caller's early pre-flight (`harness.agent.endpoints.preflight`, before the agent stack is imported) already asked
-    every live model's server, so it is not asked twice."""
+    """Everything a plan checks once, before it writes anything: each config's models can be built, the fixed overhead
+    (probed once) fits each config, and every live model's server answers (unless ``endpoints_answered``: the door's
+    early checks asked). ``configs``: (where, config) pairs, ``where`` prefixing an error. Prints and returns the
+    warnings: each config's traps (once per name), then the scenario rows' (`schema.case_warnings`)."""
     from harness.agent.models import check_endpoints_answer
     from harness.agent.preflight import fixed_overhead_tokens
 

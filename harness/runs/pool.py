@@ -1,50 +1,42 @@
 """The one executor: run a plan's jobs (`harness.runs.jobs.Job`) in a pool and hand each outcome to the caller.
 
-A pool is how jobs run at once:
-
-- ``serial``: one after another in this process (offline, one core);
-- ``loop``: ``size`` jobs in flight on one asyncio event loop (live models: I/O bound);
-- ``fork``: ``size`` forked worker processes (offline grids: CPU bound; the forks share what is imported);
-- ``spawn``: ``processes`` fresh processes, each with its own event loop and ``size / processes`` jobs in flight
-  (`harness run --processes`: a fast local server, where one loop's CPU is the limit).
-
-A fifth, another environment, is a version arm's worker processes (`harness.runs.versions.run_arm_cells`): they run
-this executor with that environment's packages. `RunAhead` runs a pytest session's cases ahead of their tests on the
-fork pool.
-
-``done(job, outcome)``, the plan's sink (a run directory: `harness.runs.run.RunSink.done`; an experiment directory:
-`harness.runs.grid.cell_result` to `ExperimentDir.write`), gets each job's `CaseResult`, or the `NotRun` it raised,
-in plan order (``in_order``: a run directory, written in the same order whatever the concurrency) or as each finishes
-(an experiment, where a kill -9 loses only the cells in flight). ``watch`` is the outage stop (`harness.runs.outage`): fed each finished job's error
-in the order jobs finish; once it stops the plan, no job starts, jobs in flight are cancelled (a forked pool's finish
-and are kept), and every finished one is handed over. Workers end with this process, even when it is killed
+A `Pool` is ``serial`` (here, one at a time), ``loop`` (``size`` in flight on one event loop: live models), ``fork``
+(``size`` forked workers: offline grids) or ``spawn`` (``processes`` fresh processes, each a loop: `harness run
+--processes`). ``done(job, outcome)``, the plan's sink, gets each `CaseResult` (or the `NotRun` it raised) in plan
+order (``in_order``: a run directory) or as each finishes (a grid, where a kill -9 loses only the cells in flight).
+``watch`` (`harness.runs.outage`) stops the plan: no job starts, jobs in flight on a loop are cancelled (a process
+pool's finish and are kept), and every finished one is handed over. Workers end with this process
 (`harness.agent.parallel.end_with_parent`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 import multiprocessing as mp
 import os
+import pickle
 import queue as queue_module
+import subprocess
+import sys
+import tempfile
 import threading
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from harness.agent.parallel import end_with_parent, without_limiter
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 from harness.runs.jobs import Job, RunSettings, arun_job, run_job
-from harness.runs.outage import OutageWatch
+from harness.runs.outage import OutageStopped, OutageWatch
 
 if TYPE_CHECKING:
     from harness.suites.execute import CaseResult, NotRun
 
     Outcome = Union[CaseResult, NotRun]  # noqa: UP007 - a runtime alias under TYPE_CHECKING only
-
-POLL_S = 5.0  # how often the parent checks that its spawned workers are alive while it waits for a job
 
 
 @dataclass(frozen=True)
@@ -182,39 +174,34 @@ async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand:
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 
 
-def fork_pool(size: int) -> ProcessPoolExecutor:
+def fork_pool(size: int, claims: Any = None) -> ProcessPoolExecutor:
     """``size`` forked workers that end with this process, forked now, from the calling thread (a fork pool forks all
-    its workers at its first job; forked later from another thread, a child could inherit a lock held here)."""
+    its workers at its first job; forked later from another thread, a child could inherit a lock held here).
+    ``claims``: a run-ahead's (`RunAhead`), which the workers inherit."""
     executor = ProcessPoolExecutor(
-        max_workers=size, mp_context=mp.get_context("fork"), initializer=end_with_parent, initargs=(os.getpid(),)
+        max_workers=size, mp_context=mp.get_context("fork"), initializer=_forked, initargs=(os.getpid(), claims)
     )
     executor.submit(int).result()
     return executor
 
 
-def _run_forked(
-    jobs: Sequence[Job],
-    settings: RunSettings,
-    size: int,
-    hand: _Handover | RunAhead,
-    executor: ProcessPoolExecutor | None = None,
-    start: Callable[[int], bool] = lambda i: True,
-    work: Callable[[Job, RunSettings], Outcome | None] = _outcome,
-) -> None:
-    """``size`` forked workers (``executor``: forked already) running ``work`` on each job in plan order, except those
-    ``start(i)`` refuses; once the watch stops the plan no job starts (jobs running finish and are kept: a process
-    pool cannot cancel them)."""
+def _forked(parent_pid: int, claims: Any) -> None:
+    global _CLAIMS
+    end_with_parent(parent_pid)
+    _CLAIMS = claims
+
+
+def _run_forked(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
+    """``size`` forked workers running ``jobs`` in plan order; once the watch stops the plan no job starts (jobs
+    running finish and are kept: a process pool cannot cancel them)."""
     shared = settings.picklable()
-    with executor or fork_pool(size) as pool:
+    with fork_pool(size) as pool:
         pending: dict[Future, int] = {}
         queue = list(range(len(jobs)))
         while queue or pending:
-            if hand.watch.stopped:
-                queue = []
-            while queue and len(pending) < size:
+            while queue and len(pending) < size and not hand.watch.stopped:
                 i = queue.pop(0)
-                if start(i):
-                    pending[pool.submit(work, jobs[i], shared)] = i
+                pending[pool.submit(_outcome, jobs[i], shared)] = i
             if not pending:
                 break
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -223,49 +210,24 @@ def _run_forked(
 
 
 def _run_spawned(jobs: Sequence[Job], settings: RunSettings, pool: Pool, hand: _Handover) -> None:
-    """``pool.processes`` spawned workers, each running its share of ``jobs`` (dealt round-robin) on its own loop
-    (`harness.agent.parallel.spawned_worker`); the run's concurrency and rate limits are split evenly between them
-    (`worker_share`)."""
-    ctx = mp.get_context("spawn")
-    out = ctx.Queue()
+    """``pool.processes`` worker processes (`harness.runs.worker`, through `stream`), each running its share of ``jobs``
+    (dealt round-robin) on its own loop under its share of the run's concurrency and rate limits (`worker_share`)."""
     agent, rps, tpm = without_limiter(settings.endpoints[0])
     worker_settings = replace(settings, endpoints=(agent, without_limiter(settings.endpoints[1])[0]))
     size, rps, tpm = worker_share(pool.size, pool.processes, rps, tpm)
-    workers = [
-        ctx.Process(
-            target=spawned_worker,
-            daemon=True,
-            name=f"harness-live-{w}",
-            args=(w, chunk, worker_settings, size, (rps, tpm), out, os.getpid()),
-        )
-        for w in range(pool.processes)
-        if (chunk := [(i, jobs[i]) for i in range(len(jobs)) if i % pool.processes == w])
-    ]
-    for proc in workers:
-        proc.start()
-    running = len(workers)
+    chunks = [[(i, jobs[i]) for i in range(w, len(jobs), pool.processes)] for w in range(pool.processes)]
+    shares = [{"jobs": pack((chunk, worker_settings, size, (rps, tpm)))} for chunk in chunks if chunk]
+    here = str(Path(__file__).resolve().parents[2])  # the harness this process runs, as spawned workers had it
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)}
+
+    def finished(record: dict[str, Any]) -> None:
+        if hand.finished(record["i"], unpack(record["outcome"])):
+            raise OutageStopped(hand.watch.message)  # no further case is worth its retries: `stream` ends the workers
+
     try:
-        while running:
-            try:
-                kind, key, data = out.get(timeout=POLL_S)
-            except queue_module.Empty:
-                if not any(p.is_alive() for p in workers):
-                    raise RuntimeError("the live worker processes stopped without reporting their cases") from None
-                continue
-            if kind == "crash":
-                raise RuntimeError(f"live worker {key} failed:\n{data}")
-            if kind == "done":
-                running -= 1
-                continue
-            if hand.finished(key, data):
-                for proc in workers:  # the outage stop: no further case is worth its retries
-                    proc.terminate()
-                return
-    finally:
-        for proc in workers:
-            if proc.is_alive() and running:
-                proc.terminate()
-            proc.join(timeout=10)
+        stream(sys.executable, shares, finished, WORKER, capture=False, env=env)
+    except OutageStopped:
+        pass
 
 
 def worker_share(size: int, processes: int, rps: float | None, tpm: float | None) -> tuple[int, float | None, float | None]:
@@ -276,41 +238,99 @@ def worker_share(size: int, processes: int, rps: float | None, tpm: float | None
     return max(1, size // n), (rps / n if rps else None), (tpm / n if tpm else None)
 
 
-def spawned_worker(
-    worker: int,
-    chunk: list[tuple[int, Job]],
-    settings: RunSettings,
-    size: int,
-    limits: tuple[float | None, float | None],
-    out: Any,
-    parent_pid: int,
+WORKER = ("-P", "-m", "harness.runs.worker")
+"""How `stream` starts a worker after the Python it is given (``-P``: the harness comes from that Python's install,
+never from a ``harness/`` in the working directory)."""
+
+
+def pack(value: Any) -> str:
+    """``value`` pickled, as text for a JSON line (`unpack` reads it)."""
+    return base64.b64encode(pickle.dumps(value)).decode("ascii")
+
+
+def unpack(text: str) -> Any:
+    return pickle.loads(base64.b64decode(text))
+
+
+def stream(
+    python: str,
+    jobs: Sequence[Mapping[str, Any]],
+    result: Callable[[dict[str, Any]], None],
+    worker: Sequence[str] = WORKER,
+    *,
+    capture: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> None:
-    """In a spawned worker: run ``chunk`` ((index, job)) on this process's event loop, ``size`` in flight, under this
-    process's share of the run's limits; put ("case", index, outcome) as each finishes (scored here, as a forked
-    worker's), then ("done", worker, None), or ("crash", worker, traceback) so the parent never waits for cases that
-    never come."""
-    import traceback
-
-    end_with_parent(parent_pid)
-    from harness.agent.models import with_run_limits
-    from harness.redact import redact
-
+    """The one worker-process protocol (the spawn pool's, a version arm's): each of ``jobs`` (JSON, with this process's
+    pid added) goes to the stdin of its own process of ``python`` + ``worker`` (`harness.runs.worker`), which writes one
+    JSON line per finished result; ``result(record)`` gets each here as it comes, so this process stays the only writer.
+    A worker that exits non-zero, or writes a line that is not JSON (killed mid-write), is a HarnessError (with the end
+    of its stderr when ``capture``; else its stderr is this process's) and ends the others, as does an exception from
+    ``result`` (the outage stop), which is raised."""
+    lines: queue_module.Queue = queue_module.Queue()
+    procs, logs = [], []
+    for job in jobs:
+        log = tempfile.TemporaryFile(mode="w+") if capture else None  # a file, not a pipe: a chatty worker cannot stall
+        proc = subprocess.Popen([python, *worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True, env=env)
+        procs.append(proc)
+        logs.append(log)
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps({**job, "parent_pid": os.getpid()}))
+        proc.stdin.close()
+        threading.Thread(target=_pump, args=(proc, lines, log, python), daemon=True).start()
+    running = len(procs)
     try:
-        endpoints = with_run_limits(settings.endpoints, max_rps=limits[0], max_tpm=limits[1])
-        index = {id(job): i for i, job in chunk}  # the parent's index of each job
+        while running:
+            kind, payload = lines.get()
+            if kind == "broken":
+                raise HarnessError(payload)
+            if kind == "done":
+                running -= 1
+            else:
+                result(payload)
+    except BaseException:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+        raise
+    for log in logs:
+        if log is not None:
+            log.close()
 
-        def send(job: Job, outcome: Outcome) -> None:
-            out.put(("case", index[id(job)], outcome))
 
-        execute([job for _, job in chunk], replace(settings, endpoints=endpoints), Pool("loop", size), send)
-        out.put(("done", worker, None))
-    except BaseException:  # noqa: BLE001 - the parent must hear of it
-        out.put(("crash", worker, redact(traceback.format_exc())))
+def _pump(proc: subprocess.Popen, lines: queue_module.Queue, log: Any = None, python: str = "") -> None:
+    """A worker's output lines as records, then whether it failed, then "done" whatever happens: a line cut short (a
+    worker killed mid-write) ends the worker's stream with the reason, instead of leaving the parent waiting."""
+    assert proc.stdout is not None
+    try:
+        for line in proc.stdout:
+            if line.strip():
+                try:
+                    lines.put(("row", json.loads(line)))
+                except ValueError:
+                    proc.kill()
+                    lines.put(("broken", f"a worker wrote a line that is not JSON (cut short?): {line[:200]!r}"))
+                    return
+        if proc.wait() != 0:
+            if log is not None:
+                log.seek(0)
+            err = f":\n{log.read()[-3000:]}" if log is not None else " (its stderr is above)"
+            lines.put(("broken", f"a worker in {python} ended with exit {proc.returncode}{err}"))
+    finally:
+        lines.put(("done", None))
 
 
-def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
-    """A job run ahead: its outcome, or None for an unexpected error (the test then runs the case in place, where
-    the real traceback shows; an exception is not re-raised from a pickle)."""
+_CLAIMS: Any = None  # in a run-ahead's forked worker: who runs each job (`RunAhead`)
+FREE, AHEAD, HERE = 0, 1, 2  # a job no one started, one a worker runs, one the caller took (or the run-ahead closed)
+
+
+def _ahead(job: Job, settings: RunSettings, i: int) -> Outcome | None:
+    """In a run-ahead's worker: job ``i``'s outcome when the caller has not taken it; None when it has, and for an
+    unexpected error (the caller then runs the job in place, where the real traceback shows)."""
+    with _CLAIMS.get_lock():
+        if _CLAIMS[i] == HERE:
+            return None
+        _CLAIMS[i] = AHEAD
     try:
         return _outcome(job, settings)
     except Exception:  # noqa: BLE001
@@ -319,73 +339,49 @@ def _ahead(job: Job, settings: RunSettings) -> Outcome | None:
 
 class RunAhead:
     """Offline cases run ahead of the tests that ask for them: the second core of `pytest evals/` (and of
-    `harness.evaluate`) offline. pytest runs its tests one after another; ``workers`` forked workers (a fork costs
-    milliseconds where a fresh interpreter costs seconds) run ``jobs`` (key -> job, in test order) from the end of the
-    test order on the fork pool (`_run_forked`), while the tests take them from its start.
+    `harness.evaluate`) offline. ``workers`` forked workers (a fork costs milliseconds where a fresh interpreter costs
+    seconds) run ``jobs`` (key -> job, in test order) from the end of the test order, while the tests take them from
+    its start; a shared claim per job says who runs it.
 
-    `take(key)` returns ``(True, outcome)`` for a job a worker ran (waiting for it if a worker is on it; a `NotRun` the
-    worker met is raised) and ``(False, None)`` for one the caller runs in place, which no worker will then start: a
-    job no worker took, one whose worker met an unexpected error, or one whose worker died. The caller still records
-    every case itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test
-    would, and the reference models are a pure function of the messages they are sent."""
+    `take(key)` returns ``(True, outcome)`` for a job a worker started (waiting for it; a `NotRun` the worker met is
+    raised) and ``(False, None)`` for one the caller runs in place, which no worker will then start: a job no worker
+    started, one whose worker met an unexpected error, or one whose worker died. The caller still records every case
+    itself, in test order, so rows are what a one-process run writes: a worker runs exactly what the test would."""
 
     def __init__(self, jobs: Mapping[Any, Job], settings: RunSettings, workers: int) -> None:
         keys = list(jobs)[::-1]  # from the end of the test order
         self._index = {key: i for i, key in enumerate(keys)}
-        self._lock = threading.Condition()
-        self._started: set[int] = set()  # handed to a worker
-        self._taken: set[int] = set()  # asked for by the caller: no worker starts it after that
-        self._results: dict[int, Outcome | None] = {}
-        self._over = self._closed = False
-        self.watch = OutageWatch(0)  # never stops: a run-ahead stops when the session closes it
+        self._taken: set[int] = set()  # asked for by the caller
+        self._claims = mp.get_context("fork").Array("b", len(keys))  # FREE, AHEAD or HERE, shared with the workers
+        self._claims[: min(workers, len(keys))] = [AHEAD] * min(workers, len(keys))  # what the workers start with
         self.workers, self.jobs, self.ran_ahead = workers, len(keys), 0
-        executor = fork_pool(workers)  # now, from this thread, while it is the only one running
-        args = ([jobs[key] for key in keys], settings, workers, self, executor, self._start, _ahead)
-        self._feeder = threading.Thread(target=self._feed, args=args, name="harness-run-ahead", daemon=True)
-        self._feeder.start()
-
-    def _feed(self, *args: Any) -> None:
-        try:
-            _run_forked(*args)
-        except BrokenProcessPool:  # a worker died (killed, out of memory): the cases not handed over run in place
-            pass
-        finally:
-            with self._lock:
-                self._over = True
-                self._lock.notify_all()
-
-    def _start(self, i: int) -> bool:
-        with self._lock:
-            if self._closed or i in self._taken:
-                return False
-            self._started.add(i)
-            return True
-
-    def finished(self, i: int, outcome: Outcome | None) -> bool:
-        """A worker's outcome of job ``i``, kept until the caller takes it (the fork pool's handover)."""
-        with self._lock:
-            self._results[i] = outcome
-            self._lock.notify_all()
-        return False
+        self._pool = fork_pool(workers, self._claims)  # now, from this thread, while it is the only one running
+        shared = settings.picklable()
+        self._futures = [self._pool.submit(_ahead, jobs[key], shared, i) for i, key in enumerate(keys)]
 
     def take(self, key: Hashable) -> tuple[bool, Any]:
         """``(True, outcome)`` of the job ``key`` if a worker started it, else ``(False, None)`` (see the class)."""
         from harness.suites.execute import NotRun
 
-        i = self._index.get(key, -1)
-        with self._lock:
-            first, started = i not in self._taken, i in self._started
-            self._taken.add(i)
-            if not (first and started):
-                return False, None
-            self._lock.wait_for(lambda: i in self._results or self._over)
-            outcome = self._results.pop(i, None)
-        if outcome is None:
+        i = self._index.get(key)
+        if i is None or i in self._taken:
+            return False, None
+        self._taken.add(i)
+        with self._claims.get_lock():
+            ahead = self._claims[i] == AHEAD
+            if not ahead:
+                self._claims[i] = HERE
+        if not ahead:
+            self._futures[i].cancel()  # not yet handed to a worker: it never will be
+            return False, None
+        try:
+            outcome = self._futures[i].result()
+        except Exception:  # noqa: BLE001 - BrokenProcessPool: its worker died
             return False, None
         if isinstance(outcome, NotRun):
             raise outcome
-        self.ran_ahead += 1
-        return True, outcome
+        self.ran_ahead += outcome is not None
+        return outcome is not None, outcome
 
     def status_line(self) -> str:
         """What ran ahead, for the session's summary: "12 of 20 cases ran ahead in 1 forked worker"."""
@@ -394,9 +390,10 @@ class RunAhead:
     def close(self) -> None:
         """Start no further job and end the workers once the jobs they are on finish (a session stopped early,
         ``pytest -x``, waits for at most one case per worker)."""
-        with self._lock:
-            self._closed = True
-        self._feeder.join()
+        with self._claims.get_lock():
+            for i in range(self.jobs):
+                self._claims[i] = HERE if self._claims[i] == FREE else self._claims[i]
+        self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def default_workers() -> int:

@@ -1,12 +1,9 @@
 """Result rows: one JSON line per case in ``results.jsonl``, appended as cases finish; the module that writes and
-reads them (their types: `harness.runs.rows`).
+reads them (their types: `harness.rows`).
 
-A row holds the ids, the config, the model names, every score (value, pass, and
-explanation), event counts, token totals, wall time and the trace's file name. Rows
-are plain JSON so a run can be read back with `read_results` (a pandas frame) long
-after the code that wrote it has changed: `read_rows` upgrades a row of any earlier schema to the current one
-(`ROW_SCHEMA_VERSION`). Each row is checked against its type (`ResultRow`, `CellRow`) as it is written and as it is
-read, so a row that lacks a field or holds a wrong type is an error naming the file, line and field.
+A row is plain JSON: the ids, the config, the models, every score, event counts, token totals, wall time and the
+trace's file name. It is checked against its type (`ResultRow`, `CellRow`) as it is written and as it is read (an
+error names the file, line and field), and `read_rows` upgrades a row of any earlier schema (`upgrade_row`).
 """
 
 from __future__ import annotations
@@ -20,15 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from harness._version import package_versions
 from harness.compaction.config import DEFAULT_STRATEGY
 from harness.errors import HarnessError
-from harness.rows import META_SCHEMA_VERSION as META_SCHEMA_VERSION  # re-exported: its home is harness.rows
-from harness.rows import ROW_SCHEMA_VERSION as ROW_SCHEMA_VERSION
-from harness.rows import (
-    CellRow,
-    ExperimentMeta,
-    ResultRow,
-    read_experiment_meta,
-    validate,
-)
+from harness.rows import ROW_SCHEMA_VERSION, CellRow, ExperimentMeta, ResultRow, read_experiment_meta, validate
 from harness.scenarios.schema import Scenario
 from harness.scoring.cost import case_cost, cost_metrics
 from harness.scoring.metrics import case_metrics
@@ -307,16 +296,13 @@ def torn_line_note(path: str | Path, rerun: bool = False) -> str | None:
 
 
 def read_jsonl(path: str | Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """The records of an append-only JSONL file that is not a result file (scenarios.jsonl, not_run.jsonl), as they
-    are: a torn last line is skipped (and with ``repair`` removed), as `read_rows` does."""
+    """The records of a JSONL file that is not a result file (scenarios.jsonl, not_run.jsonl), as `_jsonl_lines` reads them."""
     return [record for _, record in _jsonl_lines(Path(path), repair)]
 
 
 def read_rows(path: str | Path, *, repair: bool = False) -> list[ResultRow]:
-    """The result rows of results.jsonl (or every row of cells.jsonl), each upgraded to the current schema
-    (`upgrade_row`) and checked against `ResultRow`: a row that lacks a field or holds a wrong type is a HarnessError
-    naming the file, line and field. A torn last line (a kill during the write) is skipped, and with ``repair``
-    removed from the file so that appending can continue."""
+    """The result rows of results.jsonl (or every row of cells.jsonl) as `_jsonl_lines` reads them, each upgraded
+    (`upgrade_row`) and checked against `ResultRow` (a HarnessError names the file, line and field)."""
     path = Path(path)
     return [_checked_row(ResultRow, path, n, raw) for n, raw in _jsonl_lines(path, repair)]
 
@@ -393,11 +379,9 @@ def read_results(path: str | Path) -> pd.DataFrame:
 
 
 def read_cells(path: Path, *, repair: bool = False) -> list[CellRow]:
-    """The current row of every cell in cells.jsonl, in first-run order, each upgraded and checked against `CellRow`
-    (as `read_rows` checks result rows); a torn last line (a kill mid-write) is skipped, and with ``repair`` (a grid
-    resuming or merging, which then appends) removed from the file, so its cell runs again. A cell
-    re-run after an ERROR has several rows: the last one counts, and it carries ``earlier_attempts`` (the earlier
-    rows stay in the file, never rewritten)."""
+    """The current row of every cell in cells.jsonl, in first-run order, read and checked as `read_rows` reads rows
+    (``repair``: a grid resuming or merging). A cell re-run after an ERROR has several rows: the last one counts, with
+    ``earlier_attempts`` (the earlier rows stay in the file)."""
     latest: dict[str, CellRow] = {}
     earlier: dict[str, int] = {}
     for n, raw in _jsonl_lines(path, repair):

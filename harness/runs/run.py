@@ -6,8 +6,7 @@
         traces/          one gzip JSON trace per case
         token_curves.png and report.md, written at the end (`harness.report.run_report`)
 
-Everything is validated (scenarios, config, models) before the directory is created,
-so bad input leaves earlier runs untouched and exits non-zero.
+Nothing is created before the plan's pre-flight passes (`RunSink`): bad input leaves earlier runs untouched.
 """
 
 from __future__ import annotations
@@ -45,10 +44,8 @@ if TYPE_CHECKING:
 DEFAULT_RUNS_DIR = Path("reports") / "runs"
 
 MAX_PLANNED_RUNS = 10_000
-"""The most case runs one command starts without ``--allow-large``: cases x trials for `harness run`, a grid's cells
-(this shard's) for `harness experiment run`. Every shipped spec is far below it (the largest, prompt-comparison, is
-1,140 cells); a million cells is a typo (``trials: 1000000``), refused with its size and estimate before anything
-is written."""
+"""The most case runs (cases x trials, or a shard's grid cells) one command starts without ``--allow-large``: a
+million is a typo (``trials: 1000000``), refused with its size and estimate before anything is written."""
 
 OFFLINE_RUN_S = 0.5
 """About how long one offline case takes on one core (reference models; docs/performance.md), for the estimate."""
@@ -174,14 +171,13 @@ class RunSink:
         checked: Preflight | None = None,
         endpoints_answered: bool = False,
     ) -> None:
-        """``settings``: the models and endpoints the run's jobs share (None: the offline reference models)."""
+        """``settings``: what the jobs share (None: the offline reference models); ``checked``: the plan's pre-flight when
+        the caller ran it (else run here, before anything is written)."""
         if run_id is not None:
             check_dir_name(run_id, "--run-id")
         from harness.runs.jobs import RunSettings, preflight
 
         settings = settings or RunSettings()
-        # fail fast: bad spec, missing key, bad endpoint settings, an overhead past the trigger, a server not answering
-        # (``checked``: the plan's pre-flight, already run by the caller)
         if checked is None:
             checked = preflight([("", config)], scenarios, settings, progress=progress, endpoints_answered=endpoints_answered)
         overhead, warnings = checked.overhead, checked.warnings
@@ -226,13 +222,8 @@ class RunSink:
         scorers: str = "default",
         eval_name: str | None = None,
     ) -> ResultRow:
-        """Persist one finished case (trace file, then its results row) and return the row.
-
-        The trace file is named by scorer set, arm (config name), case and trial, and never overwrites
-        another: a second run under the same names gets a numbered suffix. A scenario that
-        is not in a dataset file (generated in memory) is kept in the run's scenarios.jsonl,
-        so ``harness score`` can score the run again.
-        """
+        """Persist one finished case (trace file, never overwriting one: `trace_file_name` + a numbered suffix; then
+        its row) and return the row. A scenario in no dataset file is kept in scenarios.jsonl for ``harness score``."""
         name = trace_file_name(scorers, str(trace.config.get("name")), trace.case_id, trace.trial)
         stem, n = name, 1
         while (self.run.path / "traces" / f"{name}.json.gz").exists():
@@ -303,20 +294,12 @@ def run_cases(
     eval_name: str | None = None,
     endpoints_answered: bool = False,
 ) -> RunDir:
-    """Run every scenario x trial as eval ``eval_name`` (its preset, scorer set and known upstream failures:
-    `harness.suites.execute.run_eval_case`; None: as no eval, under ``config`` with the default scorer set, rows
-    ``eval: null``), persisting each case as it finishes; return the run directory. A case the eval does not run
-    (`NotRun`) is listed as skipped with the reason.
-
-    The jobs run in one pool (`harness.runs.pool`): live runs (and any run with ``concurrency`` > 1) on one event loop
-    with up to ``concurrency`` cases in flight, each bounded by ``case_budget_s``; with ``processes`` > 1 (live only)
-    spread over that many processes. Cases start largest first (`start_order`), and rows are written in that order
-    whatever order cases finish in and whatever the concurrency, so the same command writes the same file.
-
-    The run stops early when ``stop_after`` cases in a row (in the order they finish) end in the same provider error
-    (`harness.runs.outage`; None: the default, 0: never): the cases in flight are cancelled, every finished case is
-    recorded, and the run directory's ``stopped`` (and meta.json's) names the cause, the count and the cases not run.
-    """
+    """Run every scenario x trial as eval ``eval_name`` (None: as no eval, under ``config`` with the default scorer
+    set, rows ``eval: null``) into a new run directory, each case recorded as it finishes; a case the eval does not
+    run is listed as skipped with the reason. Cases start largest first (`start_order`) on the pool `Pool.choose`
+    picks, and rows are written in that order at any concurrency. ``stop_after`` cases in a row ending in the same
+    provider error stop the run (`harness.runs.outage`; None: the default, 0: never): ``stopped`` and meta.json name
+    the cause and the cases not run."""
     from harness.runs.jobs import Job, RunSettings, check
     from harness.runs.pool import Pool, execute
     from harness.suites.execute import NotRun
@@ -365,8 +348,6 @@ def run_cases(
     total = len(jobs)
     if not jobs:
         return sink.finish()
-    # The longest cases first: with several in flight the run ends sooner. Rows follow this order whatever the
-    # concurrency, so a run with cases in flight writes the same file as one case at a time.
     jobs = [jobs[i] for i in start_order([job.case.size_chars for job in jobs])]
 
     def record(job: Job, outcome: CaseResult | NotRun) -> None:

@@ -2,13 +2,10 @@
 options (`add_pytest_options`), the experiment spec's keys and `harness.evaluate`'s keywords are made from `SETTINGS`
 or checked against it (tests/runs/test_settings.py), so a setting added here reaches every door that takes it.
 
-A setting names its Python keyword (``summary_base_url``: `harness.evaluate`'s keyword and the pytest option's
-``dest``), its option (``--summary-base-url``), the spec key that states it in an experiment (None where a spec
-states it another way: ``variants:``, ``thresholds:``, ``strategies:`` are a grid's axes) and the doors that take it:
-``run`` (`harness run`), ``experiment`` (`harness experiment run`'s own options), ``evaluate`` (`harness.evaluate`),
-``check`` (`harness check`, which runs `harness.evaluate`), ``pytest`` (`pytest evals/` and the plugin). What a
-setting means is written once (``about``): its option's help and its spec key's description (`SpecFile`, and so the
-schema) are made from it.
+A `Setting` names its Python keyword (the option is made from it), its spec key (None where a spec states it as an
+axis: ``variants:``, ``thresholds:``, ``strategies:``), the doors that take it (``run``, ``experiment``,
+``evaluate``, ``check``, ``pytest``) and what it means, written once (``about``: the option's help and the spec key's
+description).
 """
 
 from __future__ import annotations

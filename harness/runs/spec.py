@@ -1,57 +1,11 @@
 """Experiment specs: one YAML file describing a comparison grid.
 
-    name: prompt-comparison            # the results directory name (default: the file's stem)
-    description: Five prompts at two thresholds.
-    model: reference                   # agent model, provider:name or reference (default)
-    summary_model: reference           # summarizer for every variant that does not set its own
-    variants: [deepagents-default, minimal, structured, completed-work, anchored]
-    strategies: [deepagents-summarization, observation-masking]  # grid axis (default: each variant's own)
-    baseline: deepagents-default       # the arm others are compared against (default: the first)
-    thresholds:                        # grid axis: each item is one trigger, a size or a list OR-combined
-      - 15%
-      - 25%
-      - [20%, messages:60]             # DeerFlow style: whichever fires first
-    # trigger: 20%                     # shorthand for a single threshold
-    keep: 5%                           # default: a quarter of the lowest trigger (the presets' rule)
-    window: 64000
-    evals: [needle, goal, todos]       # run these registry evals (harness/suites/registry.py) instead: each eval's
-                                       # cases, through harness.suites.execute (its preset, scorers, known upstream)
-    scenarios:                         # which cases (default: all shipped; with evals: filters each eval's cases)
-      kind: needle                     # needle | goal | chain | truncation | probe | all (harness.rows.Kind)
-      cases: ["needle-h24k-*"]
-      limit: 10
-      datasets: [datasets/needle.jsonl]
-    trials: 3
-    seed: 0
-    concurrency: 2                     # cases in flight: live on one asyncio event loop, offline in worker processes
-    base_url: http://127.0.0.1:8765/v1 # the agent's OpenAI-compatible endpoint (vLLM, Ollama, harness serve)
-    model_kwargs: {temperature: 0, timeout: 60, max_retries: 4}   # init_chat_model arguments
-    summary_base_url: ...              # default: base_url
-    summary_model_kwargs: {...}        # default: model_kwargs when the summarizer shares the endpoint
-    case_budget: 900                   # live: a cell's total seconds, retries and waits included (default 900)
-    max_rps: 2                         # live: model requests per second across the grid, both models (LangChain's limiter)
-    max_tpm: 200000                    # live: input tokens per minute across the grid (approximate counts)
-    stop_after_errors: 3               # stop (exit 4) when this many cells in a row end in the same provider error
-                                       # (default 3; 0: never; harness/runs/outage.py); a rerun resumes
-    versions:                          # grid axis: package versions, each arm in its own environment (runs/versions.py)
-      deepagents: ["0.7.6", "0.7.32"]
-
-With a ``strategies`` axis, each (variant, strategy) pair is one arm of the comparison,
-labelled by the strategy when there is one variant and ``variant@strategy`` otherwise;
-``baseline`` names an arm (or, with one variant, a strategy). A strategy is a name from
-``harness/compaction/strategies/`` or ``module:function`` (a custom strategy). A ``versions`` axis multiplies the
-arms again: with one (variant, strategy) arm the arms are the versions (``deepagents==0.7.6``), otherwise
-``<arm>+<versions>`` (``structured+deepagents==0.7.6``).
-
-Sizes are written as on the command line (20%, fraction:0.2, tokens:12000, messages:40)
-or DeerFlow style ({type: tokens, value: 12000}). Unknown keys and bad values are
-errors naming the file and the key.
-
-The keys, their types and descriptions are one pydantic model, `SpecFile` (schemas/experiment-spec.schema.json is
-generated from it by tools/schemas.py), its rules too (each list names an item once, one threshold axis, the
-window's floor, finite live limits: `harness.rows.FieldProblem` words them); `load_spec` checks a spec against it,
-runs the readers of sizes, versions, evals, variants and strategies (which word their problems), then builds the
-`ExperimentSpec` the grid runs from the validated model.
+The keys, their types and what each means are one pydantic model, `SpecFile` (schemas/experiment-spec.schema.json is
+generated from it by tools/schemas.py; docs/experiments.md shows a spec). `load_spec` checks a spec against it, runs
+the readers of sizes, versions, evals, variants and strategies (each words its problems, naming the file and the
+key), then builds the `ExperimentSpec` the grid runs. With a ``strategies`` axis each (variant, strategy) pair is an
+arm, labelled by the strategy when there is one variant and ``variant@strategy`` otherwise; a ``versions`` axis
+multiplies the arms again (``deepagents==0.7.6``, or ``<arm>+<versions>`` with several).
 """
 
 from __future__ import annotations

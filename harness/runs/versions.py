@@ -1,16 +1,13 @@
 """One version of deepagents (or langchain, langgraph ...) against another: the ``versions:`` axis of a spec.
 
     versions:
-      deepagents: ["0.7.6", "0.7.32"]      # arms deepagents==0.7.6 and deepagents==0.7.32
-      # langchain: ["1.4.7", "1.5.0"]      # a second package multiplies the arms (every combination)
+      deepagents: ["0.7.6", "0.7.32"]      # arms deepagents==0.7.6 and deepagents==0.7.32 (several packages: every combination)
 
-Each version arm runs in its own environment: requirements.lock with the arm's pins as uv overrides, created once
-and cached under `envs_dir()` in a directory named by a hash of the lock, the pins and the Python version, with the
-harness installed into it from this checkout (``uv pip install --no-deps -e``). An arm whose pins are what this
-interpreter already has runs here, creating nothing. The arm's cells run in that environment's Python as worker
-processes (`harness.runs.version_worker`), which send each row and trace back; the parent stays the only writer and
-checks that every row recorded the versions its arm pinned. An arm whose deepagents is outside the adapter's
-`SUPPORTED_DEEPAGENTS` is refused (ConfigError, exit 2) before anything runs.
+Each version arm runs in its own environment (`ensure_env`: requirements.lock with the arm's pins as uv overrides and
+the harness from this checkout, cached by a hash of them; this interpreter's when it has the pins), its cells in
+worker processes of that environment's Python (`run_arm_cells`); the parent stays the only writer and checks that
+every row ran the versions its arm pinned. An arm whose deepagents is outside the adapter's `SUPPORTED_DEEPAGENTS` is
+refused (ConfigError, exit 2) before anything runs.
 """
 
 from __future__ import annotations
@@ -19,13 +16,10 @@ import hashlib
 import itertools
 import json
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -228,72 +222,24 @@ def run_arm_cells(
     workers: int,
     emit: Emit,
     replaced: dict[str, Any] | None = None,
-    worker: Sequence[str] = ("-P", "-m", "harness.runs.version_worker"),
+    worker: Sequence[str] | None = None,
 ) -> None:
-    """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python`` (``python`` +
-    ``worker``: `harness.runs.version_worker`, with ``-P`` so that the harness comes from the environment's install of
-    this checkout, never from a ``harness/`` in the working directory); ``emit(row, trace)`` here as each finishes.
-    ``replaced``: the command line's settings for the spec (its ``max_rps``, ``max_tpm``: the grid's); each worker runs
-    its share of ``workers`` cells in flight and of those limits (`harness.runs.pool.worker_share`, the spawn pool's
-    rule), so the grid's concurrency and limits hold across the arm's workers together."""
-    from harness.runs.pool import worker_share  # here: spec loading imports this module, the executor it need not
+    """Run ``cells`` ((Cell, attempt) pairs) of one arm in ``workers`` processes of ``python`` (`harness.runs.worker`,
+    through `harness.runs.pool.stream`; ``worker``: another command, for tests); ``emit(row, trace)`` here as each
+    finishes. ``replaced``: the command line's settings for the spec (``max_rps``, ``max_tpm``: the grid's); each worker
+    runs its share of ``workers`` cells in flight and of those limits (`harness.runs.pool.worker_share`)."""
+    from harness.runs.pool import WORKER, stream, worker_share  # here: spec loading imports this module, not the pool
 
     chunks = [list(cells[i :: max(1, workers)]) for i in range(max(1, min(workers, len(cells))))]
     share = dict(replaced or {})
     share["concurrency"], rps, tpm = worker_share(workers, len(chunks), share.get("max_rps"), share.get("max_tpm"))
     share.update({k: v for k, v in (("max_rps", rps), ("max_tpm", tpm)) if v is not None})
-    results: queue.Queue = queue.Queue()
-    procs, logs = [], []
-    for chunk in chunks:
-        job = {
+    jobs = [
+        {
             "spec": spec_path,
             "replace": share,
             "cells": [[c.arm, c.threshold, c.case_id, c.trial, attempt, c.eval] for c, attempt in chunk],
-            "parent_pid": os.getpid(),
         }
-        log = tempfile.TemporaryFile(mode="w+")  # a file, not a pipe: a chatty worker cannot fill it and stall
-        proc = subprocess.Popen([python, *worker], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
-        logs.append(log)
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(job))
-        proc.stdin.close()
-        procs.append(proc)
-        threading.Thread(target=_pump, args=(proc, results), daemon=True).start()
-    try:
-        running = len(procs)
-        while running:
-            kind, payload = results.get()
-            if kind == "done":
-                running -= 1
-            elif kind == "broken":
-                raise HarnessError(payload)
-            else:
-                emit(payload["row"], payload["trace"])
-    except BaseException:
-        for proc in procs:
-            proc.kill()
-        raise
-    for proc, log in zip(procs, logs):
-        proc.wait()
-        log.seek(0)
-        err = log.read()
-        log.close()
-        if proc.returncode != 0:
-            raise HarnessError(f"a worker in {python} ended with exit {proc.returncode}:\n{err[-3000:]}")
-
-
-def _pump(proc: subprocess.Popen, results: queue.Queue) -> None:
-    """A worker's output lines as rows, then "done" whatever happens: a line cut short (a worker killed mid-write)
-    ends the worker's stream with the reason, instead of leaving the parent waiting for a "done" that never comes."""
-    assert proc.stdout is not None
-    try:
-        for line in proc.stdout:
-            if line.strip():
-                try:
-                    results.put(("row", json.loads(line)))
-                except ValueError:
-                    proc.kill()
-                    results.put(("broken", f"a worker wrote a line that is not JSON (cut short?): {line[:200]!r}"))
-                    return
-    finally:
-        results.put(("done", None))
+        for chunk in chunks
+    ]
+    stream(python, jobs, lambda record: emit(record["row"], record["trace"]), worker or WORKER)

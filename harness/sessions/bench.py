@@ -1,6 +1,6 @@
 """The import figure of `harness bench`: a generated 10,000-message session imported end to end, timed in a fresh process.
 
-Run as ``python -m harness.sessions.bench [MESSAGES]`` (`harness.runs.bench` starts it so, as it starts the other
+Run as ``python -m harness.sessions.bench [MESSAGES]`` (`harness.bench.figures` starts it so, as it starts the other
 timed processes): it writes an OpenAI JSONL session of system, user and then assistant tool calls with their results
 (each about 300 characters, seeded), and a one-probe file, then times `import_session` on it (read, redact, check,
 cut at 0.6 of its tokens, load back through the scenario loader, write), imports included, as ``harness import``

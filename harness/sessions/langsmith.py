@@ -1,7 +1,7 @@
 """The LangSmith reader: the messages of the largest LLM call under a run, read from LangSmith or from the run's exported JSON.
 
 ``harness import langsmith RUN_ID`` reads the run and the LLM runs of its trace with the LangSmith SDK, through the
-harness's one client (`harness.runs.langsmith_session.connect`: one preflight, one time budget, one breaker), when
+harness's one client (`harness.langsmith.session.connect`: one preflight, one time budget, one breaker), when
 ``LANGSMITH_API_KEY`` is set; ``--project P [--filter F]`` takes the newest root run of project P that matches the
 filter (LangSmith's filter syntax); a file is the run's exported JSON: one run with nested ``child_runs``, a list of
 runs or JSON lines of runs, of one trace. The session is the input of the largest LLM call under the run: the one
@@ -118,7 +118,7 @@ def _from_langsmith(
     """The root run (by id, or the newest of ``project`` matching ``filter``) and the LLM runs of its trace, read
     with the harness's LangSmith client. The SDK's ``read_run``/``list_runs`` go through that client's bounded session
     (``client.runs``, their successor, is an async client of its own)."""
-    from harness.runs.langsmith_session import connect, upload_requested
+    from harness.langsmith.session import connect, upload_requested
 
     if not upload_requested():
         raise ConfigError(f"reading {where} needs LANGSMITH_API_KEY (or give the run's exported JSON file)")

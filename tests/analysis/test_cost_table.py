@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from harness.analysis import cost_table
+from harness.langsmith import llm as langsmith_llm
 from harness.report import cost_report
-from harness.runs import langsmith_llm
 from harness.scoring import cost
 from harness.trace.schema import Trace
 

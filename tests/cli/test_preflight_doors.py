@@ -210,7 +210,7 @@ def test_every_door_asks_a_live_server_once(tmp_path, capsys):
 
 
 def _preflights(fake: FakeLangSmith) -> int:
-    """The LangSmith pre-flights the fake saw (`langsmith_session.preflight`: one ``GET /datasets?limit=1``)."""
+    """The LangSmith pre-flights the fake saw (`harness.langsmith.session.preflight`: one ``GET /datasets?limit=1``)."""
     return sum(
         1
         for method, path, query in fake.recorder.requests
@@ -236,7 +236,7 @@ def test_experiment_run_asks_langsmith_once_before_the_grid_runs_and_the_export_
 
 @pytest.mark.parametrize("outage", ["refused", "never answers"])
 def test_experiment_run_with_langsmith_down_says_so_first_and_writes_its_results(outage, tmp_path, monkeypatch, capsys):
-    import harness.runs.langsmith_session as session
+    import harness.langsmith.session as session
 
     asked: list[str | None] = []
     real = session.preflight

@@ -114,7 +114,7 @@ def test_the_preflight_checks_live_models_only():
 
 
 def test_the_startup_bench_part_runs_and_renders(tmp_path):
-    from harness.runs.bench import render, startup
+    from harness.bench.figures import render, startup
 
     result = startup(runs=1)
     rows = result["rows"]
@@ -133,7 +133,7 @@ def test_the_startup_bench_part_runs_and_renders(tmp_path):
 
 
 def test_bench_runs_one_part_when_asked(monkeypatch, tmp_path, capsys):
-    import harness.runs.bench as bench
+    import harness.bench.figures as bench
     from harness.cli.main import build_parser
 
     assert build_parser().parse_args(["bench", "--only", "startup"]).only == "startup"

@@ -197,7 +197,7 @@ def test_a_row_that_ran_other_versions_than_its_arm_pins_is_an_error():
         check_row_versions({"cell_id": "c"}, OLD)
 
 
-# A stand-in for harness.runs.version_worker: reads the job, prints noise to stderr, one result line per cell.
+# A stand-in for harness.runs.worker: reads the job, prints noise to stderr, one result line per cell.
 FAKE_WORKER = textwrap.dedent(
     """
     import json, sys
@@ -284,7 +284,7 @@ def test_a_version_arms_config_is_named_for_the_arm_so_its_rows_carry_it(tmp_pat
 def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeypatch):
     import io
 
-    from harness.runs import grid, version_worker
+    from harness.runs import grid, worker
 
     spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}', extra="evals: [history]\nscenarios: {cases: [goal-*]}\n")
     ran: list = []
@@ -298,14 +298,14 @@ def test_the_worker_runs_each_cell_as_the_eval_the_parent_sent(tmp_path, monkeyp
     cell = Cell("deepagents==0.7.6", "25%", "goal-ledgers-12", 1, "history")
     job = {"spec": str(spec), "cells": [[cell.arm, cell.threshold, cell.case_id, cell.trial, 2, cell.eval]]}
     out = io.StringIO()
-    assert version_worker.run_job(job, out) == 0
+    assert worker.run_job(job, out) == 0
     assert ran == [(cell, 2)] and json.loads(out.getvalue()) == {"row": {"cell_id": cell.id}, "trace": None}
 
 
 def test_a_live_arms_worker_runs_the_share_of_the_concurrency_the_parent_sent(tmp_path, monkeypatch):
     import io
 
-    from harness.runs import grid, version_worker
+    from harness.runs import grid, worker
 
     spec = _spec(tmp_path, '{deepagents: ["0.7.32", "0.7.6"]}')
     seen: list = []
@@ -321,7 +321,7 @@ def test_a_live_arms_worker_runs_the_share_of_the_concurrency_the_parent_sent(tm
         "replace": {"concurrency": 3, "max_rps": 0.5},
         "cells": [[cell.arm, "25%", cell.case_id, 0, 1, None]],
     }
-    assert version_worker.run_job(job, io.StringIO()) == 0
+    assert worker.run_job(job, io.StringIO()) == 0
     assert seen == [(3, 0.5)]
 
 
@@ -421,7 +421,7 @@ def test_a_failed_workers_error_keeps_the_last_3000_characters_of_its_stderr():
 def test_a_line_cut_short_is_quoted_to_200_characters_and_the_worker_killed():
     import queue
 
-    from harness.runs.versions import _pump
+    from harness.runs.pool import _pump
 
     class Worker:
         stdout = iter(['{"row": ' + "x" * 300 + "\n", '{"row": 1}\n'])

@@ -18,7 +18,7 @@ def test_the_generated_session_is_as_long_as_asked_and_imports(tmp_path: Path) -
 
 
 def test_the_import_part_renders_its_row() -> None:
-    from harness.runs.bench import PARTS, render
+    from harness.bench.figures import PARTS, render
 
     assert "import" in PARTS
     result = {

@@ -20,7 +20,7 @@ What keys what:
   uploaded. A case whose content changed gets a new id, never the old example.
 
 Each replayed case carries its model calls as child ``llm`` runs with ``usage_metadata`` (agent, summarizer, and a
-provider's compaction passes: `harness.runs.langsmith_llm`), so the experiments' token and cost columns fill.
+provider's compaction passes: `harness.langsmith.llm`), so the experiments' token and cost columns fill.
 
 Feedback means what the local report means: ``outcome`` (PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM, a
 category with no score) for every run; the validity scores for every run that did not end
@@ -34,7 +34,7 @@ Without LANGSMITH_API_KEY the same code runs with uploads off against a client w
 endpoint is a closed local port, so nothing waits on the network; the experiments are
 named ``<experiment>-<arm>-<threshold>`` and a summary of them goes to ``langsmith.json``.
 With a key, uploads share the process's one bounded LangSmith client
-(`harness.runs.langsmith_session.connect`), LangSmith appends a short suffix to each
+(`harness.langsmith.session.connect`), LangSmith appends a short suffix to each
 experiment's name to keep it unique, and the comparison link is printed. The SDK's own
 console output (a beta warning about ``upload_results``, a start line, progress bars) is
 kept off the console; the CLI sets ``TQDM_DISABLE``, tqdm's documented switch.
@@ -179,18 +179,18 @@ def export_experiment(
     path: str | Path, *, client: Any = None, upload: bool | None = None, progress: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """One LangSmith experiment per arm x threshold. With an upload, LangSmith is asked first and every request
-    is bounded (`harness.runs.langsmith_session`): when it does not answer, or fails midway, the export runs locally
+    is bounded (`harness.langsmith.session`): when it does not answer, or fails midway, the export runs locally
     instead, says so, and langsmith.json records what was not uploaded. It never raises for LangSmith's sake."""
     path = Path(path)
     if upload is None:
-        from harness.runs.langsmith_session import upload_requested
+        from harness.langsmith.session import upload_requested
 
         upload = upload_requested()
     if not upload:
         return _export(path, client or offline_client(), False, progress)
     session = None
     if client is None:
-        from harness.runs.langsmith_session import connect
+        from harness.langsmith.session import connect
 
         ls = connect()
         session = ls.session
@@ -399,9 +399,9 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
 
 
 def _replay_calls(path: Path, row: CellRow) -> None:
-    """The case's model calls as ``llm`` runs under its replayed run (`harness.runs.langsmith_llm`): LangSmith's
+    """The case's model calls as ``llm`` runs under its replayed run (`harness.langsmith.llm`): LangSmith's
     token and cost columns come from them. A row without a trace file (deleted, or never written) logs none."""
-    from harness.runs.langsmith_llm import emit_llm_runs
+    from harness.langsmith.llm import emit_llm_runs
     from harness.trace.schema import load_trace
 
     file = path / str(row.get("trace") or "")

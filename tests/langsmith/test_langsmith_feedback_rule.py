@@ -1,10 +1,10 @@
 """One LangSmith writer and one feedback rule (issue 32): the pytest path (`log_test_case`, which the plugin calls for
 every case) logs a case's feedback by the export's `feedback_for`, so an INVALID or ERROR case never adds to a check's
-average in LangSmith's feedback columns. Both paths against the recording stand-in: tests/runs/test_langsmith.py."""
+average in LangSmith's feedback columns. Both paths against the recording stand-in: tests/langsmith/test_langsmith.py."""
 
 from types import SimpleNamespace
 
-from harness.runs.langsmith_export import log_test_case
+from harness.langsmith.export import log_test_case
 
 SCENARIO = SimpleNamespace(id="needle-x", kind="needle", task="t", followups=())
 

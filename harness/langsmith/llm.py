@@ -2,7 +2,7 @@
 and cost.
 
 LangSmith fills an experiment's token and cost columns only from ``llm`` runs that carry ``usage_metadata``. The
-export replays stored outputs (`harness.runs.langsmith_export`), so no model is called there: under each replayed
+export replays stored outputs (`harness.langsmith.export`), so no model is called there: under each replayed
 case's run, one child ``llm`` run per recorded call (agent and summarizer) and one per provider compaction pass
 (Anthropic's ``usage.iterations``, which LangChain's own tracing never shows), each with the tokens the provider
 reported and, when the model has a price (`harness.scoring.cost.pricing`), ``input_cost``, ``output_cost`` and

@@ -2,7 +2,7 @@
 
 import pytest
 
-from harness.runs.bench import best_schedule_s, live_plan, render_live_row
+from harness.bench.figures import best_schedule_s, live_plan, render_live_row
 
 CASES = [f"case-{i}" for i in range(20)]
 

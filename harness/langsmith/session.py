@@ -1,27 +1,11 @@
 """LangSmith with bounded uploads and bounded waits, for every path that talks to it.
 
-Three paths talk to LangSmith: a pytest eval session with a key (the langsmith pytest
-plugin, `start`), the experiment export (`harness.runs.langsmith_export`, `connect`), and
-LangChain's own tracing when ``LANGSMITH_TRACING=true`` (`bound_tracing`, called by the
-CLI commands that run agents). Each goes through one client per process whose requests
-share one bound:
-
-- **A preflight.** One cheap request with a 10 s read timeout and no read retry decides
-  whether to talk to LangSmith at all. When it does not answer, the process stays local:
-  test tracking and tracing are switched off (also for the worker processes it starts),
-  the export builds its experiments locally, and the run says what was not uploaded.
-- **A time budget and a breaker.** Every later request goes through a `BoundedSession`:
-  once a request fails (refused, timed out) or the requests' total time passes
-  ``budget_s`` (30 s), every later request fails at once, with an error the SDK does not
-  retry or sleep on. Worker processes forked by the grid (``--workers N``) draw on the
-  same budget and breaker (shared memory), so the SDK's background tracing threads, which
-  flush at each process's exit, can never hold an exit for longer than what is left.
-- **Bounded uploads (pytest).** By default the agent's own LangChain runs (every model
-  call with its full history: 247 MB for 20 needle cases) are not traced in an eval
-  session; the test run carries the inputs, the scores as feedback and a compact trace
-  summary. ``--langsmith-traces full`` traces everything. The langsmith pytest plugin needs
-  ``LANGSMITH_TRACING=true`` beside the key (its docs say so; without it every
-  ``log_inputs`` raises), so `start` switches it on once LangSmith answered.
+Three paths talk to LangSmith: a pytest eval session (`start`), the experiment export (`connect`) and LangChain's
+tracing with ``LANGSMITH_TRACING=true`` (`bound_tracing`). They share one client per process: one cheap request with
+no read retry (`check`) decides whether to talk to LangSmith at all (when it does not answer, the process and the
+workers it starts stay local), and every later request goes through a `BoundedSession`, which fails at once after
+the first failure or after ``budget_s`` in total, a budget forked workers share. A pytest session does not trace the
+agent's own model calls (247 MB for 20 needle cases) unless ``--langsmith-traces full``; docs/live.md has the why.
 """
 
 from __future__ import annotations
@@ -214,10 +198,8 @@ _CONNECTED: dict[tuple[str, str], LangSmithSession] = {}
 
 
 def check(budget_s: float = BUDGET_S) -> LangSmithSession:
-    """Ask LangSmith once for this process, for the current endpoint and key (`preflight`): the answer is kept and
-    every later path (tracing, the export, a pytest session) reuses it, on one budget and one breaker. No client with a
-    tracing thread is made here (`connect` makes it when it is used), so a plan may still fork its workers after
-    asking. ``problem`` says why LangSmith is unusable."""
+    """Ask LangSmith once per process for the current endpoint and key (`preflight`); every later path reuses the
+    answer. No client with a tracing thread is made here (`connect` makes it), so a plan may still fork after asking."""
     key = (os.environ.get("LANGSMITH_ENDPOINT") or os.environ.get("LANGCHAIN_ENDPOINT") or "", _api_key_env())
     if key not in _CONNECTED:
         try:
@@ -234,8 +216,7 @@ def check(budget_s: float = BUDGET_S) -> LangSmithSession:
 
 
 def connect(budget_s: float = BUDGET_S) -> LangSmithSession:
-    """This process's LangSmith client for the current endpoint and key: asked once (`check`), then shared by every
-    path (tracing, the export), so they share one budget and one breaker. ``problem`` says why it is unusable."""
+    """This process's LangSmith client for the current endpoint and key (`check`), shared by every path."""
     ls = check(budget_s)
     if ls.enabled and ls.client is None and ls.session is not None:
         ls.client = bounded_client(session=ls.session)[0]  # its tracing thread starts only now

@@ -1,6 +1,6 @@
 """The benchmark's stress run works on a small task (figures come from harness bench, not from tests)."""
 
-from harness.runs.bench import render, stress
+from harness.bench.figures import render, stress
 
 
 def test_stress_run_reports_its_measures_on_a_small_task():

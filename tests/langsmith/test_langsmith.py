@@ -7,8 +7,8 @@ import pytest
 from langsmith import Client
 
 from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY
+from harness.langsmith.export import experiment_metadata, export_experiment
 from harness.runs.grid import run_experiment
-from harness.runs.langsmith_export import experiment_metadata, export_experiment
 from harness.runs.spec import load_spec
 from tests._fake_langsmith import FakeLangSmith
 
@@ -191,7 +191,7 @@ def test_experiment_run_in_an_outage_exits_as_if_langsmith_were_off(outage, expe
 from dataclasses import replace  # noqa: E402
 
 from harness.analysis.compare import cells_frame, valid_only  # noqa: E402
-from harness.runs.langsmith_export import FEEDBACK_COVERAGE, example_record, feedback_for  # noqa: E402
+from harness.langsmith.export import FEEDBACK_COVERAGE, example_record, feedback_for  # noqa: E402
 from harness.runs.results import read_cells  # noqa: E402
 from harness.scenarios.schema import load_scenarios  # noqa: E402
 
