@@ -14,7 +14,7 @@ from langsmith.run_helpers import tracing_context
 from harness import _deepagents_adapter as da
 from harness.agent.runner import run_case
 from harness.errors import ConfigError, DatasetError, EndpointUnreachable
-from harness.runs import langsmith_session
+from harness.langsmith import session as langsmith_session
 from harness.scenarios.conversation import load_conversation
 from harness.scenarios.generate import generated_case
 from harness.sessions import read_session
