@@ -27,6 +27,9 @@
    to its first error (a live model whose base URL nothing answers at), with and without ``PYTHONDONTWRITEBYTECODE=1``
    (Python then writes no bytecode cache: a process reads only what the install compiled), the median of a few runs.
 
+7. Replay: the shared real session (../shared/sessions/) replayed offline as the session eval under the six
+   strategies that run without a provider, behind its full-context control (`harness.runs.replay_bench`).
+
 Results go to stdout as a markdown table and to reports/bench/bench-<time>.json. ``harness bench --only PART`` measures
 one part (`PARTS`).
 """
@@ -428,7 +431,7 @@ def _proc_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-PARTS = ("suites", "recorder", "grid", "stress", "live", "startup")
+PARTS = ("suites", "recorder", "grid", "stress", "live", "startup", "replay")
 """The parts of the bench, in the order they run and render; ``harness bench --only PART`` runs one."""
 
 
@@ -442,6 +445,7 @@ def run_bench(
         "stress": stress,
         "live": live_throughput,
         "startup": startup,
+        "replay": _replay,
     }
     result: dict = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -507,6 +511,10 @@ def render(result: dict) -> str:
     start = result.get("startup")
     if start:
         lines += [render_startup_row(row, start["runs"]) for row in start["rows"]]
+    if result.get("replay"):
+        from harness.runs.replay_bench import render_replay
+
+        lines += render_replay(result["replay"])
     return "\n".join(lines)
 
 
@@ -538,3 +546,10 @@ def render_live_row(run: dict, default_latency: float = LIVE_LATENCY_S) -> str:
         f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {latency:g}` "
         f"({run['cells']} cells, {run['requests']} requests) | {value} |"
     )
+
+
+def _replay() -> dict:
+    """The shared session replayed under every offline strategy (`harness.runs.replay_bench`)."""
+    from harness.runs.replay_bench import replay_bench
+
+    return replay_bench()

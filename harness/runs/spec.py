@@ -17,10 +17,10 @@
     evals: [needle, goal, todos]       # run these registry evals (harness/suites/registry.py) instead: each eval's
                                        # cases, through harness.suites.execute (its preset, scorers, known upstream)
     scenarios:                         # which cases (default: all shipped; with evals: filters each eval's cases)
-      kind: needle                     # needle | goal | chain | truncation | probe | all (harness.rows.Kind)
+      kind: needle                     # needle | goal | chain | truncation | probe | session | all (harness.rows.Kind)
       cases: ["needle-h24k-*"]
       limit: 10
-      datasets: [datasets/needle.jsonl]
+      datasets: [datasets/needle.jsonl]  # with evals: [session], the sessions it replays (`harness import` writes them)
     trials: 3
     seed: 0
     concurrency: 2                     # cases in flight: live on one asyncio event loop, offline in worker processes
@@ -330,6 +330,14 @@ def _evals(data: dict, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _takes_user_cases(evals: tuple[str, ...]) -> bool:
+    """Every eval named takes its cases from ``scenarios.datasets`` (`EvalSuite.user_cases`: the session eval, whose
+    cases are the sessions a user imported)."""
+    from harness.suites.registry import SUITES
+
+    return all(SUITES[name].user_cases for name in evals)
+
+
 def load_spec(path: str | Path) -> ExperimentSpec:
     """An experiment spec (YAML: datasets/experiments/), checked key by key. Raises ConfigError naming the file and the
     key for anything it cannot run."""
@@ -378,9 +386,12 @@ def load_spec(path: str | Path) -> ExperimentSpec:
 
     spec = SpecFile.model_validate(data)
     scenarios = spec.scenarios or ScenarioFilter.model_validate({})
-    if evals and scenarios.datasets:
+    if evals and scenarios.datasets and not _takes_user_cases(evals):
         raise _fail(
-            where, "scenarios.datasets", "an eval runs its own cases (the registry's): filter them with cases, kind or limit"
+            where,
+            "scenarios.datasets",
+            "an eval runs its own cases (the registry's): filter them with cases, kind or limit (only the session eval "
+            "reads datasets: a user's imported sessions)",
         )
     if spec.name:  # the experiment's directory under --out: a name, never a path out of it
         from harness._paths import check_dir_name
