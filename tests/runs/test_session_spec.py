@@ -114,3 +114,20 @@ def test_the_shared_real_session_replays_under_three_arms_with_the_control_as_go
     for arm in ("observation-masking", "sliding-window"):  # masking clears tool results; the window pins the task
         outcome, probe = probes[arm]
         assert outcome == "INVALID" and probe["why"].startswith("its answer was still in view"), (arm, probe)
+
+
+def test_a_session_run_scores_again_from_its_traces_alone_and_runs_again_byte_identical(tmp_path, capsys):
+    from harness.runs.results import VOLATILE_ROW_FIELDS
+
+    dataset = _dataset(tmp_path)
+    rows = []
+    for out in ("a", "b"):
+        forget_controls()  # a second process would remember nothing either
+        assert main(["run", "--kind", "session", "--datasets", str(dataset), "--out", str(tmp_path / out)]) == 0
+        (run_dir,) = (tmp_path / out).iterdir()
+        rows.append(read_rows(run_dir / "results.jsonl")[0])
+    same = [{k: v for k, v in r.items() if k not in VOLATILE_ROW_FIELDS} for r in rows]
+    assert same[0] == same[1]
+    assert main(["score", str(run_dir), "--datasets", str(dataset)]) == 0, capsys.readouterr().err
+    (again,) = read_rows(run_dir / "rescored.jsonl")
+    assert again["session"] == rows[1]["session"] and again["outcome"] == rows[1]["outcome"] == "PASS"

@@ -181,3 +181,15 @@ def test_a_probes_answer_is_read_by_the_one_reader():
     assert read_probe("mysql-8", probe)[0] == "stale"
     assert read_probe("I don't know the billing database.", probe)[0] == "lost"
     assert read_probe(None, probe) == ("lost", None, "no answer")
+
+
+def test_a_session_too_short_for_a_fraction_trigger_is_invalid_with_the_reason(case):
+    short = replace(case, conversation=case.conversation[:4], probes=case.probes[:2], followups=case.followups[:2])
+    forget_controls()
+    result = run_eval_case("session", short, Settings.offline(), run_id="tiny")
+    assert result.trace.final["session"]["rule"] == "too short for the trigger"
+    assert result.trace.config["window"] == make_config("forced-20").window  # the arm's own: no window fits
+    verdict, keys, scores = _outcome(result.trace, short)
+    assert verdict == INVALID and keys[0] == "compacted_at_cut"
+    assert "no compaction after the cut" in scores["compacted_at_cut"].explanation
+    assert "too short for the trigger" in scores["compacted_at_cut"].explanation
