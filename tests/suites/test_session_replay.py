@@ -193,3 +193,32 @@ def test_a_session_too_short_for_a_fraction_trigger_is_invalid_with_the_reason(c
     assert verdict == INVALID and keys[0] == "compacted_at_cut"
     assert "no compaction after the cut" in scores["compacted_at_cut"].explanation
     assert "too short for the trigger" in scores["compacted_at_cut"].explanation
+
+
+def test_arms_in_flight_together_on_one_event_loop_wait_for_one_control_run(case, monkeypatch):
+    """The live path (`arun_eval_case`, many cases on one loop): a second arm of the same case waits for the control
+    the first one started, never runs its own."""
+    import asyncio
+
+    from harness.suites.execute import arun_eval_case
+
+    ran: list[str] = []
+    real = runner.arun_case
+
+    async def counting(scenario, config, models, **kwargs):  # noqa: ANN001, ANN003, ANN202
+        ran.append(config.name)
+        return await real(scenario, config, models, **kwargs)
+
+    monkeypatch.setattr(runner, "arun_case", counting)  # the control's run; the arms' go through execute's own name
+    forget_controls()
+
+    async def arms():  # noqa: ANN202
+        strategies = ("deepagents-summarization", "hybrid", "sliding-window")
+        return await asyncio.gather(
+            *(arun_eval_case("session", case, Settings.offline(strategy=s), run_id="loop") for s in strategies)
+        )
+
+    results = runner.run_async(arms())
+    assert ran == [CONTROL]
+    assert results[0].trace.final["control"] == results[1].trace.final["control"] == results[2].trace.final["control"]
+    assert results[0].scores["session_probes_correct"].value
