@@ -68,6 +68,10 @@ def test_a_spec_over_sessions_compares_three_arms_behind_one_control_with_its_re
     assert set(by_type["n asked"]) == {1, 2}  # per arm: 2 constraints, 1 value, 2 decisions
     report = write_experiment_report(run.path).read_text()
     assert "## Recorded sessions replayed" in report and "### Retention and recovery per fact type" in report
+    baseline = tmp_path / "baseline.json"  # the nightly gate holds the session eval's gated checks like any eval's
+    assert main(["regress", str(run.path), "--baseline", str(baseline), "--update"]) == 0
+    assert main(["regress", str(run.path), "--baseline", str(baseline)]) == 0
+    assert "session_probes_correct" in baseline.read_text()
 
 
 def test_only_the_session_eval_reads_a_specs_datasets(tmp_path):
