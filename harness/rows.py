@@ -145,6 +145,7 @@ class ResultRow(TypedDict):
     trace: str  # the trace file, relative to the run directory
     packages: dict[str, str | None]  # {package: version} where the case ran ({}: not recorded)
     facts: NotRequired[list[dict[str, Any]]]  # probe and retention rows: per fact, its retention and question
+    session: NotRequired[dict[str, Any]]  # session rows: the window chosen, each compaction, the control, each probe
 
 
 @with_config(STRICT)

@@ -39,6 +39,40 @@ class _ProbeModel(BaseChatModel):
         raise _Probed(count_tokens_approximately(system, tools=kwargs.get("tools") or None))
 
 
+class _FirstCallModel(_ProbeModel):
+    """The probe that counts the first request twice: whole (system prompt, tool schemas and every message), as
+    deepagents' trigger counts it, and its messages alone, as LangChain's middleware (summarization, context editing,
+    trimming) counts them."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        whole = count_tokens_approximately(messages, tools=kwargs.get("tools") or None)
+        raise _Probed(whole, count_tokens_approximately([m for m in messages if m.type != "system"]))
+
+
+def first_call_tokens(config: CompactionConfig, scenario: Scenario) -> tuple[int, int]:
+    """Approximate tokens of ``scenario``'s first agent request, (whole, its messages alone): system prompt + tool
+    schemas (the fixed overhead the pre-flight measures) + its recorded conversation + its first turn, and the
+    conversation and first turn alone; measured on the real agent with nothing compacting (strategy ``none`` on a
+    window that fits), so the counts are the request as built, before any trigger."""
+    from dataclasses import replace
+
+    from langchain_core.messages import HumanMessage
+
+    from harness.scenarios.conversation import to_messages
+
+    probe_config = replace(config, strategy="none", custom_strategy=None, window=max(config.window, 10_000_000))
+    model = _FirstCallModel(profile={"max_input_tokens": probe_config.window})
+    built = build_agent(
+        probe_config, model, tools=tools_for(scenario.documents_dict()), system_prompt=scenario.agent_system_prompt()
+    )
+    messages = [*to_messages(scenario.conversation), HumanMessage(scenario.task)]
+    try:
+        built.graph.invoke({"messages": messages}, {"configurable": {"thread_id": "probe"}})
+    except _Probed as probe:
+        return int(probe.args[0]), int(probe.args[1])
+    raise RuntimeError("the probe model was never called")
+
+
 def fixed_overhead_tokens(config: CompactionConfig, scenarios: Sequence[Scenario] = ()) -> int:
     """Approximate tokens of system prompt + tool schemas in the agent's first request (largest tool set)."""
     documents = next((s.documents_dict() for s in scenarios if s.documents), {})

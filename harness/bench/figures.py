@@ -29,6 +29,8 @@
 
 7. Session import: `harness import` of a generated 10,000-message session (OpenAI JSONL), in a fresh process with
    its imports (`harness.sessions.bench`, started as a process: the sessions layer sits above this one).
+8. Replay: the shared real session (../shared/sessions/) replayed offline as the session eval under the six
+   strategies that run without a provider, behind its full-context control (`harness.bench.replay`).
 
 Results go to stdout as a markdown table and to reports/bench/bench-<time>.json. ``harness bench --only PART`` measures
 one part (`PARTS`).
@@ -438,7 +440,7 @@ def session_import() -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-PARTS = ("suites", "recorder", "grid", "stress", "live", "startup", "import")
+PARTS = ("suites", "recorder", "grid", "stress", "live", "startup", "import", "replay")
 """The parts of the bench, in the order they run and render; ``harness bench --only PART`` runs one."""
 
 
@@ -453,6 +455,7 @@ def run_bench(
         "live": live_throughput,
         "startup": startup,
         "import": session_import,
+        "replay": _replay,
     }
     result: dict = {
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -524,6 +527,10 @@ def render(result: dict) -> str:
             f"| `harness import` of a generated {imp['messages']:,}-message session ({imp['tokens']:,} tokens; fresh process, "
             f"imports included; target {imp['target_s']:g} s) | {imp['wall_s']} s |"
         )
+    if result.get("replay"):
+        from harness.bench.replay import render_replay
+
+        lines += render_replay(result["replay"])
     return "\n".join(lines)
 
 
@@ -555,3 +562,10 @@ def render_live_row(run: dict, default_latency: float = LIVE_LATENCY_S) -> str:
         f"| live, `harness run --concurrency {run['concurrency']}{procs}` vs `harness serve --latency {latency:g}` "
         f"({run['cells']} cells, {run['requests']} requests) | {value} |"
     )
+
+
+def _replay() -> dict:
+    """The shared session replayed under every offline strategy (`harness.bench.replay`)."""
+    from harness.bench.replay import replay_bench
+
+    return replay_bench()

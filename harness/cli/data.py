@@ -23,7 +23,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return _generate_probes(args)
     out = args.out or "datasets"
     for name, n in generate(out, seed=args.seed).items():
-        print(f"wrote {Path(out) / name}: {n} scenarios")
+        print(f"wrote {Path(out) / name}: {n} {'messages' if name.startswith('conversations/') else 'scenarios'}")
     return EXIT_OK
 
 

@@ -354,6 +354,33 @@ def overhead_level(trigger_tokens: int, overhead_tokens: int) -> str | None:
     return None
 
 
+SESSION_TRIGGER_MARGIN = 0.98
+"""A session case's window puts its trigger this share of the first call below it (`session_window`): the call is
+measured with the same counter deepagents compares, and the margin keeps a rounding difference from missing it."""
+
+
+def session_window(config: CompactionConfig, first_call_tokens: int) -> int | None:
+    """The declared window of a session case (a recorded session continued from its cut): the window at which the
+    arm's trigger fires at the first call after the cut, whose request counts ``first_call_tokens`` as the trigger
+    counts it. The one rule: ``window = floor(first_call_tokens x SESSION_TRIGGER_MARGIN / f)`` for the arm's lowest
+    fraction trigger ``f`` (the one that fires first as the context grows), so every fraction trigger is at or below
+    the first call and the keep stays the arm's share. None when the arm has no fraction trigger (tokens or messages:
+    they fire at the cut or not, whatever the window, and the arm's window is kept) or when the window would fall
+    below `MIN_WINDOW` (the session is shorter than the trigger: the case runs on the arm's window and is INVALID with
+    the reason)."""
+    fractions = [float(t.value) for t in config.trigger if t.unit == "fraction"]
+    if not fractions:
+        return None
+    window = int(first_call_tokens * SESSION_TRIGGER_MARGIN / min(fractions))
+    return window if window >= MIN_WINDOW else None
+
+
+def control_window(config: CompactionConfig, needed_tokens: int) -> int:
+    """The declared window of a session case's full-context control arm: room for the prefix and the probes
+    (``needed_tokens``) twice over, and never below the arm's own window."""
+    return max(config.window, 2 * needed_tokens, MIN_WINDOW)
+
+
 def quarter_keep(trigger: Sequence[ContextSize]) -> ContextSize:
     """The keep of a trigger that names none, the shipped forced presets' rule (and an experiment threshold's
     default): a quarter of the lowest trigger of the first unit it uses (fraction, then tokens, then messages; a count

@@ -79,12 +79,45 @@ def offline_client():  # noqa: ANN201
 def _example_inputs(scenario: Scenario | None, case_id: str, kind: str) -> dict[str, Any]:
     if scenario is None:
         return {"case_id": case_id, "kind": kind}
-    return {"case_id": case_id, "kind": kind, "task": scenario.task, "followups": list(scenario.followups)}
+    inputs = {"case_id": case_id, "kind": kind, "task": scenario.task, "followups": list(scenario.followups)}
+    return {**inputs, **session_example_inputs(scenario)}
+
+
+def session_example_inputs(scenario: Scenario) -> dict[str, Any]:
+    """A session case's example carries its session: where it was imported from and cut, and the recorded prefix the
+    case continues (redacted, as every output is); nothing for any other case."""
+    if scenario.session is None:
+        return {}
+    from dataclasses import asdict
+
+    from harness.redact import redact
+
+    def scrubbed(value: Any) -> Any:  # noqa: ANN401 - a recorded message's field: every string in it redacted
+        if isinstance(value, str):
+            return redact(value)
+        if isinstance(value, list):
+            return [scrubbed(v) for v in value]
+        return {k: scrubbed(v) for k, v in value.items()} if isinstance(value, dict) else value
+
+    session = {**asdict(scenario.session), "compactions": list(scenario.session.compactions)}
+    return {"session": session, "conversation": [scrubbed(m) for m in scenario.conversation]}
+
+
+def session_reference(scenario: Scenario) -> dict[str, Any]:
+    """A session case's reference outputs: its probes (question, right and stale answers, type, stating message)."""
+    keys = ("id", "question", "type", "message", "origin")
+    return {
+        "probes": [
+            {**{k: getattr(p, k) for k in keys}, "expected": list(p.expected), "stale": list(p.stale)} for p in scenario.probes
+        ]
+    }
 
 
 def _reference(scenario: Scenario | None) -> dict[str, Any]:
     if scenario is None:
         return {}
+    if scenario.probes:
+        return session_reference(scenario)
     if scenario.needles:
         return {"answer": scenario.needles[0].answer, "needle_depth": scenario.needle_depth}
     return {"expected_steps": [f"{s.tool} {s.target}".strip() for s in scenario.expected_steps]}
@@ -327,6 +360,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
                 "metrics": row["metrics"],
                 "cell_id": row.get("cell_id"),
                 "events": row["events"],
+                **({"session": row["session"]} if row.get("session") else {}),  # per probe: the arm's and the control's verdicts
             }
 
         def feedback(run, example) -> dict:  # noqa: ANN001

@@ -30,6 +30,7 @@ from harness.report.plots import (
     source_label,
     subplots,
 )
+from harness.report.sessions_report import add_sessions_section
 from harness.report.upstream import add_upstream_section
 from harness.rows import ResultRow, RunMeta, eval_label, read_run_meta
 from harness.runs.results import (
@@ -128,6 +129,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         add_facts_section(
             doc, rows, run_dir, source_label(simulated, served_over_http(meta)), meta.get("cliff_threshold") or CLIFF_THRESHOLD
         )
+        add_sessions_section(doc, rows)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

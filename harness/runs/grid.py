@@ -97,10 +97,14 @@ def spec_eval_cases(spec: ExperimentSpec) -> list[tuple[str, Scenario]]:
     (`harness.suites.execute.eval_case_ids`: shipped or generated) filtered by ``scenarios:`` (kind, case globs, limit
     per eval); empty for a spec without ``evals:``."""
     from harness.suites.execute import eval_case_ids, find_case
+    from harness.suites.registry import SUITES
 
     pairs = []
     for name in spec.evals:
-        cases = [find_case(case_id) for case_id in eval_case_ids(name)]
+        if spec.datasets and SUITES[name].user_cases:  # the session eval over a user's imported sessions
+            cases = select(load_scenarios(list(spec.datasets)), kind=SUITES[name].kind)
+        else:
+            cases = [find_case(case_id) for case_id in eval_case_ids(name)]
         pairs += [(name, s) for s in select(cases, kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit)]
     return pairs
 

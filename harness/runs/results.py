@@ -22,6 +22,7 @@ from harness.scenarios.schema import Scenario
 from harness.scoring.cost import case_cost, cost_metrics
 from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
+from harness.scoring.scorers.session import session_record
 from harness.suites.registry import SUITES
 from harness.trace.schema import EVENT_TYPES, Trace
 
@@ -115,6 +116,8 @@ def result_row(
     }
     if scenario is not None and (scenario.facts or scenario.needles) and (scenario.kind == "probe" or scorers == "retention"):
         row["facts"] = fact_records(trace, scenario)  # per fact: retention through the rounds and its question
+    if scenario is not None and scenario.kind == "session" and scenario.probes:
+        row["session"] = session_record(trace, scenario)  # the window, each compaction, the control, each probe
     return row
 
 

@@ -284,6 +284,14 @@ def _evals(data: dict, where: str) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _takes_user_cases(evals: tuple[str, ...]) -> bool:
+    """Every eval named takes its cases from ``scenarios.datasets`` (`EvalSuite.user_cases`: the session eval, whose
+    cases are the sessions a user imported)."""
+    from harness.suites.registry import SUITES
+
+    return all(SUITES[name].user_cases for name in evals)
+
+
 def load_spec(path: str | Path) -> ExperimentSpec:
     """An experiment spec (YAML: datasets/experiments/), checked key by key. Raises ConfigError naming the file and the
     key for anything it cannot run."""
@@ -332,9 +340,12 @@ def load_spec(path: str | Path) -> ExperimentSpec:
 
     spec = SpecFile.model_validate(data)
     scenarios = spec.scenarios or ScenarioFilter.model_validate({})
-    if evals and scenarios.datasets:
+    if evals and scenarios.datasets and not _takes_user_cases(evals):
         raise _fail(
-            where, "scenarios.datasets", "an eval runs its own cases (the registry's): filter them with cases, kind or limit"
+            where,
+            "scenarios.datasets",
+            "an eval runs its own cases (the registry's): filter them with cases, kind or limit (only the session eval "
+            "reads datasets: a user's imported sessions)",
         )
     if spec.name:  # the experiment's directory under --out: a name, never a path out of it
         from harness._paths import check_dir_name

@@ -33,7 +33,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from harness.scenarios.conversation import SHIPPED_RECORDING, recorded_probe_row
+from harness.scenarios.conversation import SHIPPED_RECORDING, load_conversation, recorded_probe_row
 from harness.scenarios.haystack import CODEWORDS as _CODEWORDS
 from harness.scenarios.haystack import COMPANIES as _COMPANIES
 from harness.scenarios.haystack import PLACES as _PLACES
@@ -44,6 +44,7 @@ from harness.scenarios.haystack import ledger as _ledger
 from harness.scenarios.haystack import prose_line as _prose_line
 from harness.scenarios.probes import probe_rows
 from harness.scenarios.schema import DATASETS_DIR, DEFAULT_FILES, MECHANISM_FILES
+from harness.scenarios.session_case import SESSION_RECORDING, session_messages, session_row
 from harness.task_format import (
     FINDING_PREFIX,
     LONG_IDS_REQUEST,
@@ -405,8 +406,10 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
     grid = niah_grid(list(NIAH_LENGTHS), list(NIAH_DEPTHS), seed)
     probes = probe_rows(seed)
     recorded = [recorded_probe_row(SHIPPED_RECORDING, DATASETS_DIR, seed)]  # the recording is data: read from datasets/
+    recording = load_conversation(DATASETS_DIR / SHIPPED_RECORDING)
+    session = session_messages(recording, {d["id"]: d["text"] for d in recorded[0]["documents"]})
     needle_file, goal_file, chain_file, probe_file, recorded_file = DEFAULT_FILES
-    (truncation_file,) = MECHANISM_FILES
+    truncation_file, sessions_file = MECHANISM_FILES
     files = (
         (needle_file, needles),
         (goal_file, goals),
@@ -414,10 +417,13 @@ def generate(out_dir: str | Path, seed: int = SHIPPED_SEED) -> dict[str, int]:
         (probe_file, probes),
         (recorded_file, recorded),
         (truncation_file, reports),
+        (sessions_file, [session_row(session)]),
+        (SESSION_RECORDING, session),  # the session case's conversation file
         ("niah/grid.jsonl", grid),
     )
     (out / "mechanisms").mkdir(exist_ok=True)
     (out / "niah").mkdir(exist_ok=True)
+    (out / "conversations").mkdir(exist_ok=True)
     for name, rows in files:
         with (out / name).open("w", encoding="utf-8") as fh:
             for row in rows:

@@ -74,7 +74,7 @@ MECHANISMS_DIR = DATASETS_DIR / "mechanisms"
 # datasets/, so a file a user writes there (a needle grid from `harness generate needle`) joins a run only when
 # it is named with --datasets.
 DEFAULT_FILES = ("needle.jsonl", "goal.jsonl", "chain.jsonl", "probes.jsonl", "recorded.jsonl")
-MECHANISM_FILES = ("mechanisms/truncation.jsonl",)
+MECHANISM_FILES = ("mechanisms/truncation.jsonl", "mechanisms/sessions.jsonl")
 
 
 def validate_row(row: Any, path: str, line: int | None) -> None:  # noqa: ANN401 - a raw JSON value
@@ -250,7 +250,7 @@ def scenario_row(scenario: Scenario) -> dict[str, Any]:
         "kind": scenario.kind,
         "description": scenario.description,
         "task": scenario.task,
-        "followups": list(scenario.followups),
+        "followups": [] if scenario.probes else list(scenario.followups),  # a session asks its probes: none written
         "files": [{"path": p, "content": c} for p, c in scenario.files],
         "documents": [{"id": d, "text": t} for d, t in scenario.documents],
         "needles": [{"key": n.key, "answer": n.answer, "doc": n.doc, "depth": n.depth, "turn": n.turn} for n in scenario.needles],

@@ -32,6 +32,7 @@ from harness.compaction.variants import make_config
 from harness.rows import ResultRow
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select
 from harness.scoring.scorers import VALIDITY, Score, score_case, scores_by_key
+from harness.suites import replay
 from harness.suites.registry import SUITES, EvalSuite
 from harness.trace.schema import Trace
 
@@ -163,7 +164,7 @@ def prepared(
     reason = da.binary_offload_missing() if config.offload_binary else None
     if reason:  # a feature the installed deepagents lacks: listed as not run with the reason, never a FAIL
         raise NotRun(f"eval {name}: {reason}")
-    reason = offline_skip_reason(scenario, models)
+    reason = offline_skip_reason(replay.session_turns(scenario, models), models)
     if reason:
         raise NotRun(f"{scenario.id}: {reason}")
     return suite, config, models, kwargs
@@ -187,12 +188,49 @@ def run_eval_case(
     (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when
     the eval does not apply to the strategy or the offline models cannot run the case."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
+    turned, config, session = _session(scenario, config, models)  # a session case: its turns and window
+    control = None
+    if session is not None and suite is not None and suite.control:  # the control answers first (step 3 of replay's)
+        control = replay.run_control(turned, session["first_call_tokens"], **_control_settings(settings, run_id, trial))
     with quiet_deepagents() if fault is not None else contextlib.nullcontext():
         # a live model runs on the event loop under the per-case budget (`run_case_for`), offline in this thread
         trace = run_case_for(
-            scenario, config, models, budget_s=settings.budget_s, run_id=run_id, trial=trial, seed=settings.seed, **kwargs
+            turned, config, models, budget_s=settings.budget_s, run_id=run_id, trial=trial, seed=settings.seed, **kwargs
         )
-    return _result(suite, scenario, config, trace)
+    return _result(suite, scenario, config, _recorded(trace, session, control))
+
+
+def _session(
+    scenario: Scenario, config: CompactionConfig, models: ModelChoice
+) -> tuple[Scenario, CompactionConfig, dict[str, Any] | None]:
+    """A session case's turns and window (`harness.suites.replay`); any other case as it is, with no record."""
+    if not replay.is_session(scenario):
+        return scenario, config, None
+    scenario = replay.session_turns(scenario, models)
+    config, session = replay.session_config(config, scenario)
+    return scenario, config, session
+
+
+def _control_settings(settings: Settings, run_id: str, trial: int) -> dict[str, Any]:
+    """What a session's control runs with: the session's configuration and models, before any eval or fault changes
+    them (a seeded fault never reaches the control), its seed and budget, the run and trial."""
+    return {
+        "config": settings.config,
+        "models": settings.models,
+        "seed": settings.seed,
+        "budget_s": settings.budget_s,
+        "run_id": run_id,
+        "trial": trial,
+    }
+
+
+def _recorded(trace: Trace, session: dict[str, Any] | None, control: dict[str, Any] | None) -> Trace:
+    """The trace with how a session case's window was chosen and what its control answered (data, scored later)."""
+    if session is not None:
+        trace.final["session"] = session
+    if control is not None:
+        trace.final["control"] = control
+    return trace
 
 
 async def arun_eval_case(
@@ -206,8 +244,12 @@ async def arun_eval_case(
 ) -> CaseResult:
     """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
+    turned, config, session = _session(scenario, config, models)
+    control = None
+    if session is not None and suite is not None and suite.control:
+        control = await replay.arun_control(turned, session["first_call_tokens"], **_control_settings(settings, run_id, trial))
     trace = await arun_case(
-        scenario,
+        turned,
         config,
         models,
         run_id=run_id,
@@ -216,7 +258,7 @@ async def arun_eval_case(
         budget_s=settings.budget_s,
         **kwargs,
     )
-    return _result(suite, scenario, config, trace)
+    return _result(suite, scenario, config, _recorded(trace, session, control))
 
 
 _SCENARIOS: list[Scenario] | None = None

@@ -47,6 +47,8 @@ PROBE_CHECKS = (
     "probe_artifact_exact",
     "no_stale_answer",
 )
+SESSION_CHECKS = ("session_probes_correct", "session_no_stale")
+"""The session eval's checks (`harness.scoring.scorers.session`), over the probes its control answered right."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,8 @@ class EvalSuite:
     # installed deepagents fails for any model (a known upstream failure: reported as such, never a pass or a FAIL)
     version: int = 1  # bump when the eval's cases, checks or scoring change meaning: rows record it, the gate compares
     # only rows of the same version (a baseline of version 1 against results of version 2 is refused, not compared)
+    control: bool = False  # each case first runs its full-context control (harness.suites.replay): a session's gold
+    user_cases: bool = False  # a spec's scenarios.datasets (a user's imported sessions) are its cases, not only shipped ones
 
     def __post_init__(self) -> None:
         # The goal-drift checks are shared like run_completed: an eval that asserts the shared checks asserts them
@@ -201,6 +205,20 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 # a measure here (a prompt may lose a kind by design); the gate holds it per arm against the baseline
                 gated_measures=("no_survival_cliff",),
                 version=2,  # issue 31: the shared goal-drift checks asserted, a clarification is no finished turn
+            ),
+            EvalSuite(
+                "session",
+                "a recorded session replayed from its cut: compaction fires at the first call, each probe the full-context "
+                "control answers right must be answered right (retained, recovered or lost, per fact type)",
+                required=(*COMMON, "compacted_at_cut", "session_probes_valid", *SESSION_CHECKS),
+                validity=("compacted_at_cut", "session_probes_valid"),
+                when_present=("session_no_stale",),
+                kind="session",
+                matrix_cases=("session-billing-runbook",),
+                faults={"history-unreadable": "session_probes_correct", "stale-answer": "session_no_stale"},
+                gated=SESSION_CHECKS,
+                control=True,
+                user_cases=True,
             ),
             EvalSuite(
                 "retention",

@@ -215,7 +215,7 @@ OTHER_DIRS = [
         "the harness's own tests, a folder per package of harness/ (bedrock/: the modules at its top; project/: the repository); -m slow and -m live mark the tiers (tests/README.md)",
     ),
     ("datasets/", "scenarios, variants/, experiments/, baselines/, mechanisms/, niah/, model prices and limits"),
-    ("notebooks/", "token_curves.ipynb, compare_variants.ipynb (executed by the tests)"),
+    ("notebooks/", "token_curves.ipynb, compare_variants.ipynb, session_replay.ipynb (executed by the tests)"),
     ("docs/", "the guide, a page per topic (README links each); design.md: how the harness is put together, and why"),
     ("reports/", "generated runs and experiments (git-ignored)"),
 ]

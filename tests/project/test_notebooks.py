@@ -76,5 +76,9 @@ def test_notebook_runs_in_a_kernel_and_every_chart_cell_shows_one_image(path, of
     elif path.name == "compare_variants.ipynb":
         pk = next(c for c in code if c.source.strip() == "harness.pass_at_k(cells)")
         assert "minimal" in pk.outputs[0]["data"]["text/plain"]
+    elif path.name == "session_replay.ipynb":  # the shipped session under three arms, each behind the same control
+        table = next(c for c in code if c.source.strip().endswith("replay_table(rows)"))
+        shown = table.outputs[0]["data"]["text/plain"]
+        assert "session-billing-runbook" in shown and "observation-masking" in shown and "5/5" in shown
     else:
         raise AssertionError(f"add checks for {path.name}")

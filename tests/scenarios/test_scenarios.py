@@ -6,6 +6,7 @@ import pytest
 from harness.errors import DatasetError
 from harness.scenarios.generate import generate
 from harness.scenarios.schema import DATASETS_DIR, DEFAULT_FILES, MECHANISM_FILES, MECHANISMS_DIR, load_scenarios, select
+from harness.scenarios.session_case import SESSION_RECORDING
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def test_shipped_datasets_load_through_hf_datasets_and_have_enough_cases(scenari
 
 def test_shipped_datasets_are_exactly_what_the_generator_writes(tmp_path):
     generate(tmp_path)
-    for name in (*DEFAULT_FILES, *MECHANISM_FILES, "niah/grid.jsonl"):
+    for name in (*DEFAULT_FILES, *MECHANISM_FILES, SESSION_RECORDING, "niah/grid.jsonl"):
         assert (tmp_path / name).read_bytes() == (DATASETS_DIR / name).read_bytes(), (
             f"datasets/{name} is out of date: run harness generate"
         )

@@ -32,6 +32,7 @@ SCENARIO_FILES = [
     "probes.jsonl",
     "recorded.jsonl",
     "mechanisms/truncation.jsonl",
+    "mechanisms/sessions.jsonl",
     "niah/grid.jsonl",
 ]
 

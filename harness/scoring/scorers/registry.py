@@ -16,6 +16,7 @@ from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores,
 from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
 from harness.scoring.scorers.probes import probe_scores
+from harness.scoring.scorers.session import session_scores
 from harness.scoring.scorers.shared import (
     run_completed,
     structure_ok,
@@ -49,6 +50,7 @@ scorer("chain")(needle_scores)
 scorer("goal")(goal_eval_scores)
 scorer("truncation")(truncation_scores)
 scorer("probe")(probe_scores)
+scorer("session")(session_scores)
 scorer(scorer_set="eviction")(eviction_scores)
 scorer(scorer_set="overflow")(overflow_scores)
 scorer(scorer_set="subagent")(subagent_scores)
@@ -124,6 +126,7 @@ NEEDS_COMPACTION = (
     "goal_continued_after_summary",
     "questions_out_of_view",
     "facts_left_view",
+    "compacted_at_cut",
 )
 """Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
 control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
