@@ -1,32 +1,21 @@
 """``harness bench --only replay``: the shared real session replayed offline under the six built-in strategies that run
 without a provider, as the session eval (each arm behind the full-context control), and the time it took.
 
-The session is ../shared/sessions/ beside the repository (mini-swe-agent, 130 messages; never copied into it): its
-messages up to the cut, ``extra`` fields dropped. The offline reference agent answers only facts stated as "the <key>
-is <value>", which a real SWE session does not state; so one such sentence is added to the task message (message 1,
-"the task id is ASTROPY-12907") and asked as the probe. The figure is the wall time of the whole replay (the control
-once, then each arm; one process), with each arm's outcome and the compactions it made.
+The session is ../shared/sessions/ beside the repository (mini-swe-agent, 130 messages; never copied into it), imported
+as a user would (`harness import mini-swe-agent FILE --cut 100`: its probes generated from the messages before the
+cut). The figure is the wall time of the whole replay (the control once, then each arm; one process), with each arm's
+outcome, the compactions it made and its probes' verdicts by type.
 """
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 SHARED_SESSION = Path(__file__).resolve().parents[2] / ".." / "shared" / "sessions" / "mini-swe-agent-astropy-12907.traj.json"
-CUT = 120  # messages before the cut: the session's end, short of its last steps and the exit record
-ADDED = "For the record, the task id is ASTROPY-12907."
-PROBE = {
-    "id": "task-id",
-    "question": "Question: What is the task id? Reply with the value only.",
-    "expected": ["ASTROPY-12907"],
-    "type": "value",
-    "message": 1,
-    "origin": "user",
-}
+CUT = "100"  # messages before the cut: the session has no recorded compaction; 100 of its 129 leaves 29 after it
 
 
 def replay_strategies() -> list[str]:
@@ -36,46 +25,12 @@ def replay_strategies() -> list[str]:
     return [name for name in BUILTIN if name not in PROVIDER_NATIVE and name != "custom"]
 
 
-def shared_session_case(folder: Path, path: Path = SHARED_SESSION, cut: int = CUT) -> Path:
-    """The shared session as a session dataset in ``folder`` (its conversation file and row); the row's path."""
-    from langchain_core.messages.utils import count_tokens_approximately
+def shared_session_case(folder: Path, path: Path = SHARED_SESSION, cut: str = CUT) -> Path:
+    """The shared session imported as a session case in ``folder`` (`harness import mini-swe-agent`, cut at ``cut``,
+    its probes generated from the messages before the cut); the dataset's path."""
+    from harness.sessions.importer import import_session
 
-    from harness.scenarios.conversation import to_messages
-
-    data = json.loads(path.read_text(encoding="utf-8"))
-    messages = []
-    for m in data["messages"]:
-        if m.get("role") not in ("system", "user", "assistant", "tool"):
-            continue  # mini-swe-agent's exit record is not a message
-        kept = {k: v for k, v in m.items() if k != "extra"}
-        if kept.get("role") == "assistant" and kept.get("content") is None:
-            kept["content"] = ""
-        messages.append(kept)
-    total = len(messages)
-    prefix = messages[:cut]
-    prefix[1] = {**prefix[1], "content": f"{prefix[1]['content']}\n\n{ADDED}"}
-    while prefix[-1].get("role") == "assistant" and prefix[-1].get("tool_calls"):
-        prefix.pop()  # a cut never leaves a tool call unanswered
-    (folder / "astropy-12907.jsonl").write_text("".join(json.dumps(m) + "\n" for m in prefix), encoding="utf-8")
-    row = {
-        "id": "session-astropy-12907",
-        "kind": "session",
-        "description": "mini-swe-agent solving astropy__astropy-12907 (DeepSeek), replayed from its cut",
-        "task": "Carry on with the task where you left off.",
-        "conversation": "astropy-12907.jsonl",
-        "session": {
-            "format": "mini-swe-agent",
-            "source": path.name,
-            "messages": total,
-            "tokens": count_tokens_approximately(to_messages(messages)),
-            "cut": len(prefix),
-            "cut_by": "index",
-        },
-        "probes": [PROBE],
-    }
-    dataset = folder / "sessions.jsonl"
-    dataset.write_text(json.dumps(row) + "\n", encoding="utf-8")
-    return dataset
+    return import_session("mini-swe-agent", str(path), folder, case_id="session-astropy-12907", cut=cut).row_file
 
 
 def replay_bench(path: Path = SHARED_SESSION) -> dict[str, Any]:
@@ -84,6 +39,7 @@ def replay_bench(path: Path = SHARED_SESSION) -> dict[str, Any]:
         return {"skipped": f"the shared session is absent ({path.name} beside the repository, ../shared/sessions/)"}
     from harness.scenarios.schema import load_scenarios
     from harness.scoring.scorers import outcome
+    from harness.scoring.scorers.session import probe_records
     from harness.suites.execute import Settings, run_eval_case
     from harness.suites.replay import forget_controls
 
@@ -107,6 +63,10 @@ def replay_bench(path: Path = SHARED_SESSION) -> dict[str, Any]:
                     "compactions": [f"{e['type']} {e['tokens_before']}->{e['tokens_after']}" for e in trace.compactions()],
                     "control_answer": (trace.final.get("control") or {}).get("answers"),
                     "answers": trace.final.get("answers"),
+                    "probes": [
+                        {"type": r["type"], "control": r["control"]["verdict"], "bucket": r["bucket"], "counts": r["valid"]}
+                        for r in probe_records(trace, case)
+                    ],
                     "wall_s": round(time.perf_counter() - began, 2),
                 }
             )

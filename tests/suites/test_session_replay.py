@@ -222,3 +222,24 @@ def test_arms_in_flight_together_on_one_event_loop_wait_for_one_control_run(case
     assert ran == [CONTROL]
     assert results[0].trace.final["control"] == results[1].trace.final["control"] == results[2].trace.final["control"]
     assert results[0].scores["session_probes_correct"].value
+
+
+def test_a_path_or_artifact_probe_is_read_as_a_path_in_any_of_its_forms():
+    from harness.scenarios.schema import SessionProbe
+
+    probe = SessionProbe(
+        "artifact-1",
+        "Question: Which file did you write the text `x = 1` into? Reply with its path only.",
+        ("astropy/modeling/separable.py", "/testbed/astropy/modeling/separable.py"),
+        "artifact",
+        74,
+    )
+    assert read_probe("astropy/modeling/separable.py", probe)[0] == "right"  # read as a value, this was lost
+    assert read_probe("I wrote it into ./astropy/modeling/separable.py.", probe)[0] == "right"
+    assert read_probe("astropy/modeling/core.py or astropy/modeling/separable.py", probe)[0] == "lost"  # a hedge
+    assert read_probe("I don't know.", probe)[0] == "lost"
+    stale = SessionProbe(
+        "path-1", "Question: Where is the file `setup.py`?", ("/testbed/setup.py",), "path", 87, ("/old/setup.py",)
+    )
+    assert read_probe("/testbed/setup.py", stale)[0] == "right"
+    assert read_probe("/old/setup.py", stale)[0] == "stale"

@@ -2,7 +2,8 @@
 
 A probe (`harness.scenarios.model.SessionProbe`) is asked as one turn after the cut (found by its question's text,
 so a run that asked the task first and one that asked the probes alone are read alike). Its answer is read by the one
-reader (`harness.answers.judge_value`, against each expected answer, the stale ones as earlier values): ``right``,
+reader (`harness.answers.judge_value`, against each expected answer, the stale ones as earlier values; a path or
+artifact probe by `harness.answers.judge_path`): ``right``,
 ``stale`` or ``lost`` (neither: "I don't know", another value, nothing). Where the answer was when it was asked, at
 the question's first agent call: ``retained`` (in the summary at the head of the request, or still in view),
 ``recovered`` (a page of a history file read in that turn returned it), or nowhere the agent was sent.
@@ -27,6 +28,9 @@ from harness.task_format import parse_question
 from harness.trace.schema import Trace
 
 VERDICTS = ("right", "stale", "lost")
+PATH_TYPES = ("artifact", "path")
+"""Probe types whose answer is a file: read as paths (`harness.answers.judge_path`: ``a/b``, ``./a/b`` and ``/a/b``
+alike), every other type as a value."""
 BUCKETS = ("retained", "recovered", "right_unsourced", "stale", "lost")
 """Where a valid probe ended: answered right from the summary or a kept message (``retained``), right through a
 history page read for it (``recovered``), right with the answer nowhere the agent was sent (``right_unsourced``: a
@@ -38,6 +42,14 @@ def read_probe(reply: str | None, probe: SessionProbe) -> tuple[str, str | None,
     expected answers (however written), ``stale`` when to one of its stale answers, else ``lost``."""
     if not reply:
         return "lost", None, "no answer"
+    if probe.type in PATH_TYPES:
+        path = answers.judge_path(reply, probe.expected)
+        stale = answers.judge_path(reply, probe.stale) if probe.stale and not path.correct else None
+        if path.correct:
+            return "right", _value(path.answered), path.how
+        if stale is not None and stale.correct:
+            return "stale", _value(stale.answered), stale.how
+        return "lost", _value(path.answered), path.how
     key = parse_question(probe.question) or probe.question
     verdicts = [answers.judge_value(reply, key, e, probe.stale, [x for x in probe.expected if x != e]) for e in probe.expected]
     right = next((v for v in verdicts if v.correct), None)
