@@ -16,6 +16,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.outputs import ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from harness.agent.assembly import AgentSpec, assembly_kwargs
 from harness.agent.build import build_agent
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
@@ -39,11 +40,13 @@ class _ProbeModel(BaseChatModel):
         raise _Probed(count_tokens_approximately(system, tools=kwargs.get("tools") or None))
 
 
-def fixed_overhead_tokens(config: CompactionConfig, scenarios: Sequence[Scenario] = ()) -> int:
-    """Approximate tokens of system prompt + tool schemas in the agent's first request (largest tool set)."""
+def fixed_overhead_tokens(config: CompactionConfig, scenarios: Sequence[Scenario] = (), agent: AgentSpec | None = None) -> int:
+    """Approximate tokens of system prompt + tool schemas in the agent's first request (largest tool set), on the
+    user's assembly when ``agent`` names one (its tools, system prompt, memory and skills count too)."""
     documents = next((s.documents_dict() for s in scenarios if s.documents), {})
     model = _ProbeModel(profile={"max_input_tokens": config.window})
-    built = build_agent(config, model, tools=tools_for(documents))
+    assembly = assembly_kwargs(agent) if agent is not None else None
+    built = build_agent(config, model, tools=tools_for(documents), assembly=assembly)
     try:
         built.graph.invoke({"messages": [("user", "probe")]}, {"configurable": {"thread_id": "probe"}})
     except _Probed as probe:

@@ -18,6 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from harness import _deepagents_adapter as da
+from harness.agent.assembly import AgentSpec, assembly_kwargs
 from harness.agent.build import build_agent
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
@@ -68,6 +69,7 @@ class _Case:
         record: bool,
         backend: object,
         middleware: tuple,
+        agent: AgentSpec | None = None,
     ) -> None:
         self.scenario = scenario
         self.recorder = (
@@ -91,6 +93,7 @@ class _Case:
             middleware=[*todos, *middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
             system_prompt=scenario.agent_system_prompt(),
             backend=backend,
+            assembly=assembly_kwargs(agent) if agent is not None else None,  # the user's own, fresh for each case
         )
         self.graph = self.built.graph
         self.thread = {
@@ -184,13 +187,24 @@ def run_case(
     record: bool = True,
     backend: object = None,
     middleware: tuple = (),
+    agent: AgentSpec | None = None,
 ) -> Trace:
     """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks).
 
-    ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults.
+    ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults; ``agent``: the user's own
+    assembly (`harness.agent.assembly`), its factory called for this case.
     """
     case = _Case(
-        scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=record, backend=backend, middleware=middleware
+        scenario,
+        config,
+        models,
+        run_id=run_id,
+        trial=trial,
+        seed=seed,
+        record=record,
+        backend=backend,
+        middleware=middleware,
+        agent=agent,
     )
     for turn, payload in case.turns():
         try:
@@ -226,12 +240,23 @@ async def arun_case(
     seed: int = 0,
     budget_s: float | None = DEFAULT_CASE_BUDGET_S,
     middleware: tuple = (),
+    backend: object = None,
+    agent: AgentSpec | None = None,
 ) -> Trace:
     """`run_case` with ``ainvoke``, for live models: many cases in flight on one event loop. A case still running
     after ``budget_s`` seconds (every request timed out and retried, Retry-After waits) is cancelled and ends in
     ERROR (``CaseBudgetExceeded``), so nothing waits forever."""
     case = _Case(
-        scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=True, backend=None, middleware=middleware
+        scenario,
+        config,
+        models,
+        run_id=run_id,
+        trial=trial,
+        seed=seed,
+        record=True,
+        backend=backend,
+        middleware=middleware,
+        agent=agent,
     )
 
     async def loop() -> None:

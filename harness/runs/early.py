@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from harness.agent.endpoints import Endpoint, check_endpoints_answer, live_endpoints
 
 if TYPE_CHECKING:
+    from harness.agent.assembly import AgentSpec
     from harness.runs.langsmith_session import LangSmithSession
 
 
@@ -40,12 +41,15 @@ def early_checks(
     options: tuple[str, str] = ("--model", "--summary-model"),
     upload: bool = False,
     progress: Callable[[str], None] | None = None,
+    agent: AgentSpec | None = None,
 ) -> EarlyChecks:
     """Check the plan's live models and ask their servers and LangSmith, once each, before anything is built.
 
     ``summary_specs``: every summarizer the plan uses (a grid's arms may name their own; none: the agent's). Raises
     ConfigError (a malformed spec or an unknown provider, named by ``options``), LiveModelUnavailable (a provider's key
-    is not set) and EndpointUnreachable (nothing answers at a live model's base URL), in that order. Then LangSmith:
+    is not set) and EndpointUnreachable (nothing answers at a live model's base URL), in that order; then, when
+    ``agent`` names the user's own assembly, its factory is imported and called once and what it returns checked
+    (`harness.agent.assembly.assembly_kwargs`: ConfigError, exit 2, before anything is written). Then LangSmith:
     with ``LANGSMITH_TRACING=true`` LangChain's tracing goes through the one bounded client (`bound_tracing`, which
     switches tracing off when LangSmith does not answer); with ``upload`` (the plan's results will be uploaded, e.g.
     `harness experiment run`'s export with LANGSMITH_API_KEY set) LangSmith is asked now, and when it does not answer
@@ -57,6 +61,10 @@ def early_checks(
     for summary_spec in dict.fromkeys(summary_specs) or (None,):
         live += live_endpoints(agent_spec, summary_spec, agent_endpoint, summary_endpoint, options)
     check_endpoints_answer(*live)
+    if agent is not None:  # the user's factory imports deepagents: after every check that needs none
+        from harness.agent.assembly import assembly_kwargs
+
+        assembly_kwargs(agent, options[0].removesuffix("model") + "agent")  # named as the door names it
     say = progress or print
     langsmith = None
     if langsmith_session.tracing_requested():

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, cast
 
 from harness._paths import check_dir_name
 from harness._version import __version__
+from harness.agent.assembly import AgentSpec, agent_name
 from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import CompactionConfig
@@ -209,6 +210,8 @@ class RunSink:
             "fixed_overhead_tokens": overhead,
             "warnings": warnings,
         }
+        if settings.agent is not None:  # the user's own assembly the cases ran on (`harness.agent.assembly`)
+            self.meta["agent"] = agent_name(settings.agent)
         self._started = time.perf_counter()
         self._kept: set[str] = set()
         write_meta(self.run.path, self.meta)
@@ -302,11 +305,13 @@ def run_cases(
     stop_after: int | None = None,
     eval_name: str | None = None,
     endpoints_answered: bool = False,
+    agent: AgentSpec | None = None,
 ) -> RunDir:
     """Run every scenario x trial as eval ``eval_name`` (its preset, scorer set and known upstream failures:
     `harness.suites.execute.run_eval_case`; None: as no eval, under ``config`` with the default scorer set, rows
     ``eval: null``), persisting each case as it finishes; return the run directory. A case the eval does not run
-    (`NotRun`) is listed as skipped with the reason.
+    (`NotRun`) is listed as skipped with the reason. ``agent``: the user's own assembly every case runs on
+    (`harness.agent.assembly`; meta.json names it).
 
     The jobs run in one pool (`harness.runs.pool`): live runs (and any run with ``concurrency`` > 1) on one event loop
     with up to ``concurrency`` cases in flight, each bounded by ``case_budget_s``; with ``processes`` > 1 (live only)
@@ -325,7 +330,9 @@ def run_cases(
     if case_budget_s is not None:
         case_budget(case_budget_s)  # refuses a budget that is not positive
     agent_endpoint = agent_endpoint or Endpoint()
-    settings = RunSettings(agent_model, summary_model, (agent_endpoint, summary_endpoint or agent_endpoint), case_budget_s)
+    settings = RunSettings(
+        agent_model, summary_model, (agent_endpoint, summary_endpoint or agent_endpoint), case_budget_s, agent=agent
+    )
     pool = Pool.choose(live=bool(settings.models(config, seed).endpoints), concurrency=concurrency, processes=processes)
     sink = RunSink(
         scenarios,

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from harness import _deepagents_adapter as da
+from harness.agent.assembly import AgentSpec
 from harness.agent.models import ModelChoice, choose_models
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
 from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY, CompactionConfig
@@ -46,13 +47,14 @@ class NotRun(Exception):
 
 @dataclass(frozen=True)
 class Settings:
-    """What a session fixes for every case: the configuration (variant, overrides, strategy), the models, the seed
-    and the per-case budget."""
+    """What a session fixes for every case: the configuration (variant, overrides, strategy), the models, the seed,
+    the per-case budget and the user's own agent assembly (`harness.agent.assembly`; None: the harness's own agent)."""
 
     config: CompactionConfig
     models: ModelChoice
     seed: int = 0
     case_budget_s: float | None = None
+    agent: AgentSpec | None = None
 
     @property
     def budget_s(self) -> float:
@@ -166,6 +168,8 @@ def prepared(
     reason = offline_skip_reason(scenario, models)
     if reason:
         raise NotRun(f"{scenario.id}: {reason}")
+    if settings.agent is not None:  # the user's own assembly, built for the case by the runner
+        kwargs = {**kwargs, "agent": settings.agent}
     return suite, config, models, kwargs
 
 
