@@ -130,6 +130,28 @@ def test_every_door_that_takes_an_agent_assembly_hands_it_to_the_job(jobs, tmp_p
         assert job == expected, name
 
 
+def test_the_agent_assembly_travels_to_workers_by_its_name(tmp_path):
+    """What a spawned or forked worker gets (`RunSettings.picklable`, pickled) and what a version arm's worker reads
+    (the spec, loaded again) both name the assembly, so each worker imports and calls the same factory."""
+    import pickle
+
+    from harness.runs.grid import run_settings
+    from harness.runs.spec import load_spec
+
+    agent = "tests._assemblies:plain"
+    settings = run_settings(load_spec(_spec(tmp_path, evals=True, agent=agent)))
+    assert settings.agent == agent
+    travelled = pickle.loads(pickle.dumps(settings.picklable()))
+    assert travelled.agent == agent and travelled.for_job(_job()).agent == agent
+
+
+def _job() -> Any:
+    from harness.compaction.variants import make_config
+    from harness.runs.jobs import Job
+
+    return Job("needle", execute.find_case(CASE), make_config("forced-20"))
+
+
 def test_an_arms_own_summarizer_wins_at_every_place_that_chooses_one(tmp_path):
     """A variant that sets its own summarizer, in a spec that names another: the early checks, every cell's models,
     the reuse fingerprint and the live test all take the variant's (one rule: `arm_summary_model`); the single-config
