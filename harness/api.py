@@ -84,6 +84,7 @@ def evaluate(
     keep: str | None = None,
     window: int | str | None = None,
     strategy: str | None = None,
+    agent: str | Callable[[], Mapping[str, Any]] | None = None,
     model: str | None = None,
     summary_model: str | None = None,
     base_url: str | None = None,
@@ -106,7 +107,8 @@ def evaluate(
     ``stop_after_errors`` cases in a row end in the same provider error (default 3; 0: never; `harness.runs.outage`)
     the rest are not run: each is in ``not_run`` with the reason, and ``stopped`` says why. The settings (``variant``
     to ``stop_after_errors``) are `harness.runs.settings.SETTINGS`, the ones `harness run` and `pytest evals/` take
-    (``trigger=["20%"]``, ``model_kwargs={"temperature": 0}``). Returns an `EvalRun`. Raises KeyError for an unknown
+    (``trigger=["20%"]``, ``model_kwargs={"temperature": 0}``); ``agent`` is the user's own assembly, ``"module:function"`` or
+    the function itself (docs/your-agent.md). Returns an `EvalRun`. Raises KeyError for an unknown
     eval (naming the known ones)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
@@ -130,7 +132,7 @@ def evaluate(
     )
     # a live model's spec, key and server (and LangSmith tracing) before the agent stack is imported or a model built
     summaries = [summary_model_for(config.summary_model, summary_model, variant=config.name)]
-    early = early_checks(model, summaries, run_endpoints, progress=progress)
+    early = early_checks(model, summaries, run_endpoints, progress=progress, agent=agent)
     from harness.agent.runner import case_budget as checked_budget
     from harness.runs.executor import EvalSession, ProviderOutage
     from harness.runs.outage import OutageStopped
@@ -140,6 +142,7 @@ def evaluate(
         config=config,
         model=model,
         summary_model=summary_model,
+        agent=agent,
         endpoints=run_endpoints,
         seed=seed,
         case_budget_s=checked_budget(case_budget),

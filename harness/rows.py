@@ -199,6 +199,7 @@ class RunMeta(Provenance):
     finished_at: NotRequired[str]
     wall_time_s: NotRequired[float]
     stopped: NotRequired[dict[str, Any]]  # a run stopped for an outage: reason, not_run ([{case_id, trial}]), rerun hint
+    agent: NotRequired[str]  # the user's own agent assembly the cases ran on, module:function (absent: the harness's own)
     cliff_threshold: NotRequired[float]  # the run report reads it when present; no writer sets it (the default holds)
 
 
@@ -223,6 +224,7 @@ class ExperimentMeta(Provenance):
     seed: NotRequired[int]
     model: NotRequired[str]
     summary_model: NotRequired[str | None]
+    agent: NotRequired[str]  # the spec's agent: the user's own assembly every cell ran on (absent: the harness's own)
     endpoints: NotRequired[dict[str, Any]]
     limits: NotRequired[dict[str, Any]]
     shard: NotRequired[list[int] | None]  # [i, n]; None once merged

@@ -13,12 +13,17 @@ The factory deepagents uses sets ``trim_tokens_to_summarize=None`` and profile-d
 argument truncation; the class defaults differ, so both are passed explicitly.
 
 Other middleware passed here (the recorder) has a new name and lands right after the
-core entries, i.e. inside summarization: it sees each request as the model gets it.
+core entries, i.e. inside summarization: it sees each request as the model gets it, except
+what deepagents' tail adds after every passed middleware (the memory and skills sections of
+the system prompt, when a user's assembly passes ``memory`` or ``skills``).
+
+A user's own assembly (``--agent``: `harness.agent.assembly`) is merged with the harness's
+parts by the one rule `build_agent` states.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,15 +70,29 @@ def build_agent(
     system_prompt: str | None = None,
     checkpointer: Any = None,
     backend: Any = None,
+    assembly: Mapping[str, Any] | None = None,
 ) -> BuiltAgent:
     """The real `create_deep_agent` with ``config``'s strategy in deepagents' summarization slot (and its eviction
     setting), the strategy's own middleware and ``middleware`` (the runner's recorder, a fault's) after it, ``tools``,
-    a state backend and an in-memory checkpointer; ``summarizer``: the summary model (default: ``model``)."""
+    a state backend and an in-memory checkpointer; ``summarizer``: the summary model (default: ``model``).
+
+    ``assembly``: the keyword arguments of the user's own agent (`harness.agent.assembly.assembly_kwargs`, checked),
+    merged by one rule. The harness's model, checkpointer and summarization slot always; the assembly's tools first,
+    then the case's (``fetch_document``); its system prompt first, then the case's, a blank line between; its
+    middleware after the strategy's own and before ``middleware`` (a fault's, the recorder, which stays innermost of
+    them); its backend unless a seeded fault brings one (``backend``: the mechanism a fault breaks); each of its
+    declarative subagents gets the harness's summarization slot too, as deepagents' general-purpose subagent does;
+    everything else it passes (memory, skills, store, permissions, ...) as it is. An assembly middleware named as one
+    of the harness's own under ``config`` is refused (ConfigError): one of the two would be dropped."""
     from deepagents import create_deep_agent
     from deepagents.backends import StateBackend
     from deepagents.middleware import FilesystemMiddleware
     from langgraph.checkpoint.memory import InMemorySaver
 
+    user = dict(assembly or {})
+    user_backend = user.pop("backend", None)
+    if backend is None:
+        backend = user_backend
     if backend is None:
         from harness.agent.media import media_backend
 
@@ -101,12 +120,38 @@ def build_agent(
         from deepagents.middleware.summarization import SummarizationToolMiddleware
 
         extra.append(SummarizationToolMiddleware(stack.summarization, system_prompt=None))  # called when a task says so
+    ours = [*replacements, *stack.inner, *extra]
+    user_middleware = list(user.pop("middleware", None) or [])
+    taken = next((m.name for m in user_middleware if getattr(m, "name", None) in {o.name for o in ours}), None)
+    if taken is not None:
+        raise ConfigError(
+            f"the agent assembly's middleware {taken!r} takes the place of the harness's own under {config.label()} "
+            "(one of the two would be dropped); leave it out"
+        )
+    if user.get("subagents") is not None:
+        from harness.agent.assembly import is_declarative
+
+        user["subagents"] = [
+            {**s, "middleware": [*(s.get("middleware") or []), stack.slot]} if is_declarative(s) else s for s in user["subagents"]
+        ]
     graph = create_deep_agent(
         model=stack.model if stack.model is not None else model,  # a provider-native strategy runs its own
-        tools=list(tools),
-        system_prompt=system_prompt,
-        middleware=[*replacements, *stack.inner, *extra, *middleware],
+        tools=[*(user.pop("tools", None) or []), *tools],
+        system_prompt=_joined_prompt(user.pop("system_prompt", None), system_prompt),
+        middleware=[*ours, *user_middleware, *middleware],
         backend=backend,
         checkpointer=checkpointer if checkpointer is not None else InMemorySaver(),
+        **user,
     )
     return BuiltAgent(graph=graph, summarization=stack.summarization, backend=backend)
+
+
+def _joined_prompt(user: Any, case: str | None) -> Any:
+    """The assembly's system prompt (a str or a SystemMessage), then the case's, a blank line between."""
+    if user is None or not case:
+        return user if user is not None else case
+    if isinstance(user, str):
+        return f"{user}\n\n{case}"
+    from langchain_core.messages import SystemMessage
+
+    return SystemMessage(content_blocks=[*user.content_blocks, {"type": "text", "text": f"\n\n{case}"}])  # its cache markers kept

@@ -16,6 +16,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.outputs import ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
+from harness.agent.assembly import AgentSpec, assembly_kwargs
 from harness.agent.build import build_agent
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
@@ -49,10 +50,11 @@ class _FirstCallModel(_ProbeModel):
         raise _Probed(whole, count_tokens_approximately([m for m in messages if m.type != "system"]))
 
 
-def first_call_tokens(config: CompactionConfig, scenario: Scenario) -> tuple[int, int]:
+def first_call_tokens(config: CompactionConfig, scenario: Scenario, agent: AgentSpec | None = None) -> tuple[int, int]:
     """Approximate tokens of ``scenario``'s first agent request, (whole, its messages alone): system prompt + tool
     schemas (the fixed overhead the pre-flight measures) + its recorded conversation + its first turn, and the
-    conversation and first turn alone; measured on the real agent with nothing compacting (strategy ``none`` on a
+    conversation and first turn alone; measured on the real agent (the user's assembly when ``agent`` names one) with
+    nothing compacting (strategy ``none`` on a
     window that fits), so the counts are the request as built, before any trigger."""
     from dataclasses import replace
 
@@ -63,7 +65,11 @@ def first_call_tokens(config: CompactionConfig, scenario: Scenario) -> tuple[int
     probe_config = replace(config, strategy="none", custom_strategy=None, window=max(config.window, 10_000_000))
     model = _FirstCallModel(profile={"max_input_tokens": probe_config.window})
     built = build_agent(
-        probe_config, model, tools=tools_for(scenario.documents_dict()), system_prompt=scenario.agent_system_prompt()
+        probe_config,
+        model,
+        tools=tools_for(scenario.documents_dict()),
+        system_prompt=scenario.agent_system_prompt(),
+        assembly=assembly_kwargs(agent) if agent is not None else None,
     )
     messages = [*to_messages(scenario.conversation), HumanMessage(scenario.task)]
     try:
@@ -73,11 +79,13 @@ def first_call_tokens(config: CompactionConfig, scenario: Scenario) -> tuple[int
     raise RuntimeError("the probe model was never called")
 
 
-def fixed_overhead_tokens(config: CompactionConfig, scenarios: Sequence[Scenario] = ()) -> int:
-    """Approximate tokens of system prompt + tool schemas in the agent's first request (largest tool set)."""
+def fixed_overhead_tokens(config: CompactionConfig, scenarios: Sequence[Scenario] = (), agent: AgentSpec | None = None) -> int:
+    """Approximate tokens of system prompt + tool schemas in the agent's first request (largest tool set), on the
+    user's assembly when ``agent`` names one (its tools, system prompt, memory and skills count too)."""
     documents = next((s.documents_dict() for s in scenarios if s.documents), {})
     model = _ProbeModel(profile={"max_input_tokens": config.window})
-    built = build_agent(config, model, tools=tools_for(documents))
+    assembly = assembly_kwargs(agent) if agent is not None else None
+    built = build_agent(config, model, tools=tools_for(documents), assembly=assembly)
     try:
         built.graph.invoke({"messages": [("user", "probe")]}, {"configurable": {"thread_id": "probe"}})
     except _Probed as probe:

@@ -18,6 +18,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage
 
 from harness import _deepagents_adapter as da
+from harness.agent.assembly import AgentSpec, assembly_kwargs
 from harness.agent.build import build_agent
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
@@ -70,6 +71,7 @@ class _Case:
         middleware: tuple,
         checkpointer: object = None,
         thread_id: str | None = None,
+        agent: AgentSpec | None = None,
     ) -> None:
         self.scenario = scenario
         self.recorder = (
@@ -94,6 +96,7 @@ class _Case:
             system_prompt=scenario.agent_system_prompt(),
             backend=backend,
             checkpointer=checkpointer,
+            assembly=assembly_kwargs(agent) if agent is not None else None,  # the user's own, fresh for each case
         )
         self.graph = self.built.graph
         self.thread = {
@@ -189,12 +192,14 @@ def run_case(
     middleware: tuple = (),
     checkpointer: object = None,
     thread_id: str | None = None,
+    agent: AgentSpec | None = None,
 ) -> Trace:
     """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks).
 
     ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults. ``checkpointer`` (default: a
     fresh in-memory one) and ``thread_id`` (default: the case id and a random suffix) keep the thread where a caller
-    reads it back (a SQLite checkpoint database the LangGraph session reader imports).
+    reads it back (a SQLite checkpoint database the LangGraph session reader imports). ``agent``: the user's own
+    assembly (`harness.agent.assembly`), its factory called for this case.
     """
     case = _Case(
         scenario,
@@ -208,6 +213,7 @@ def run_case(
         middleware=middleware,
         checkpointer=checkpointer,
         thread_id=thread_id,
+        agent=agent,
     )
     for turn, payload in case.turns():
         try:
@@ -243,12 +249,23 @@ async def arun_case(
     seed: int = 0,
     budget_s: float | None = DEFAULT_CASE_BUDGET_S,
     middleware: tuple = (),
+    backend: object = None,
+    agent: AgentSpec | None = None,
 ) -> Trace:
     """`run_case` with ``ainvoke``, for live models: many cases in flight on one event loop. A case still running
     after ``budget_s`` seconds (every request timed out and retried, Retry-After waits) is cancelled and ends in
     ERROR (``CaseBudgetExceeded``), so nothing waits forever."""
     case = _Case(
-        scenario, config, models, run_id=run_id, trial=trial, seed=seed, record=True, backend=None, middleware=middleware
+        scenario,
+        config,
+        models,
+        run_id=run_id,
+        trial=trial,
+        seed=seed,
+        record=True,
+        backend=backend,
+        middleware=middleware,
+        agent=agent,
     )
 
     async def loop() -> None:

@@ -77,6 +77,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         spec.endpoints(),
         options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
         upload=whole and not args.no_langsmith,
+        agent=spec.agent,
     )
     from harness.langsmith.export import export_experiment
     from harness.report.run_report import write_report
@@ -120,7 +121,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
     table = compare_sets(args.a, args.b, arm_a=args.arm_a, arm_b=args.arm_b)
     print(table.to_markdown(index=False))
     print("\nB - A: paired differences (rates in points; McNemar or sign-flip p; * p < 0.05).")
+    agents = [_agent_of(path) for path in (args.a, args.b)]
+    if any(agents):  # a user's own assembly (`--agent`) on either side: said, since it changes every result
+        a, b = (agent or "the harness's own" for agent in agents)
+        print(f"agent assembly: A {a}; B {b}" + ("" if a == b else " (two different agents: not only the arms differ)"))
     return EXIT_OK
+
+
+def _agent_of(directory: str) -> str | None:
+    """The agent assembly a run or experiment directory's meta.json names (None: the harness's own, or no meta.json)."""
+    import json
+    from pathlib import Path
+
+    meta = Path(directory) / "meta.json"
+    try:
+        agent = json.loads(meta.read_text(encoding="utf-8")).get("agent")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return agent if isinstance(agent, str) else None
 
 
 def cmd_regress(args: argparse.Namespace) -> int:

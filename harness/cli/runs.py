@@ -35,7 +35,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from harness.runs.early import early_checks
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
-    early = early_checks(args.model, [summary_model], (agent_endpoint, summary_endpoint))
+    early = early_checks(args.model, [summary_model], (agent_endpoint, summary_endpoint), agent=args.agent)
     from harness.agent.runner import case_budget
     from harness.runs.run import run_cases
     from harness.scenarios.schema import load_scenarios, select
@@ -81,6 +81,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         stop_after=args.stop_after_errors,
         eval_name=None if args.kind == "all" else args.kind,  # --kind K: the eval of K; none named: as no eval
         endpoints_answered=early.endpoints_answered,  # asked above, before the imports
+        agent=args.agent,  # the user's own assembly, checked above (`harness.agent.assembly`)
     )
     from harness.report.run_report import write_report
     from harness.runs.results import is_error, outcome_line

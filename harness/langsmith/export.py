@@ -158,10 +158,12 @@ def experiment_metadata(
     summary_model: str | None,
     simulated: Any,
     git_commit: str | None,
+    agent: str | None = None,
 ) -> dict[str, Any]:
     """The metadata every LangSmith experiment carries, an export's (one per arm x threshold) and a pytest session's:
     the arm, its compaction settings (``config``: a config's ``to_dict``, which omits the default strategy), the
-    models, whether they were simulated, the harness version and the git commit."""
+    models, whether they were simulated, the harness version and the git commit; ``agent``: the user's own assembly
+    the cases ran on (`harness.agent.assembly`), only when there is one."""
     return {
         "arm": arm,
         "strategy": config.get("strategy", DEFAULT_STRATEGY),
@@ -174,6 +176,7 @@ def experiment_metadata(
         "simulated": simulated,
         "harness_version": __version__,
         "git_commit": git_commit,
+        **({"agent": agent} if agent is not None else {}),
     }
 
 
@@ -376,6 +379,7 @@ def _export(path: Path, client: Any, upload: bool, progress: Callable[[str], Non
                 summary_model=group[0]["summary_model"],
                 simulated=group[0]["simulated"],
                 git_commit=meta.get("git_commit"),
+                agent=meta.get("agent"),
             ),
             "trials": trials,
             "dataset_hash": data_hash,

@@ -262,6 +262,7 @@ def langsmith_experiment_metadata(request: pytest.FixtureRequest) -> dict[str, A
     experiments (`harness.langsmith.export.experiment_metadata`; None off a front)."""
     if request.config.stash.get(FRONT, None) is None:
         return None
+    from harness.agent.assembly import agent_name
     from harness.langsmith.export import experiment_metadata
     from harness.runs.run import git_commit
 
@@ -276,6 +277,7 @@ def langsmith_experiment_metadata(request: pytest.FixtureRequest) -> dict[str, A
         summary_model=models.summarizer_name,
         simulated=models.simulated,
         git_commit=git_commit(),
+        agent=agent_name(session.run_settings.agent) if session.run_settings.agent is not None else None,
     )
 
 

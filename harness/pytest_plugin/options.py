@@ -36,7 +36,7 @@ USER = Front("--compaction-", "reports/compaction-harness", "pytest --compaction
 EVALS_DIR = "--harness-evals-dir"
 """A hidden option the harness's ``evals/conftest.py`` declares: the directory whose tests are the harness's evals."""
 
-SESSION_OPTIONS = ("variant", "trigger", "keep", "window", "strategy", "model", "summary_model", "seed")
+SESSION_OPTIONS = ("variant", "trigger", "keep", "window", "strategy", "agent", "model", "summary_model", "seed")
 """The options `harness.runs.executor.EvalSession.from_options` takes by their Python names."""
 ENDPOINT_OPTIONS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
 """The options `harness.runs.settings.endpoints` takes."""
@@ -133,12 +133,18 @@ def early_checks(config: pytest.Config, front: Front) -> bool:
     from harness.runs.early import early_checks as check
     from harness.runs.settings import endpoints
 
-    named = given(config, front, "variant", "model", "summary_model")
+    named = given(config, front, "variant", "model", "summary_model", "agent")
     variant = named["variant"] or DEFAULT_PRESET
     try:
         summary = summary_model_for(resolve_config(variant)[0].summary_model, named["summary_model"], variant=variant)
         run_endpoints = endpoints(**given(config, front, *ENDPOINT_OPTIONS))
-        check(named["model"], [summary], run_endpoints, options=(front.flag("model"), front.flag("summary_model")))
+        check(
+            named["model"],
+            [summary],
+            run_endpoints,
+            options=(front.flag("model"), front.flag("summary_model")),
+            agent=named["agent"],
+        )
     except LiveModelUnavailable:
         return False
     except EndpointUnreachable as exc:  # a provider problem found before any case: ERROR's exit code, as the CLI's

@@ -124,6 +124,7 @@ def write_experiment_report(path: Path) -> Path:
     setup = [
         f"{spec.get('description') or 'no description'}",
         f"agent model: `{meta['model']}`; summarizer: `{meta.get('summary_model') or 'per arm / agent model'}`",
+        *([f"agent assembly: `{meta['agent']}` (the user's own, every arm)"] if meta.get("agent") else []),
         f"arms: {', '.join(meta.get('arms') or meta['variants'])}; baseline: **{baseline}**",
         f"thresholds: {', '.join(meta['thresholds'])}; trials: {meta['trials']}; seed: {meta['seed']}",
         f"cells: {len(rows)} finished of {meta['planned_cells']} planned",

@@ -84,6 +84,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             [
                 f"config: {meta['config_label']}",
                 f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
+                *([f"agent assembly: `{meta['agent']}` (the user's own)"] if meta.get("agent") else []),
                 *[
                     f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
                     for role, e in endpoints.items()

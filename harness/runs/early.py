@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from harness.agent.endpoints import Endpoint, check_endpoints_answer, live_endpoints
 
 if TYPE_CHECKING:
+    from harness.agent.assembly import AgentSpec
     from harness.langsmith.session import LangSmithSession
 
 
@@ -36,13 +37,16 @@ def early_checks(
     options: tuple[str, str] = ("--model", "--summary-model"),
     upload: bool = False,
     progress: Callable[[str], None] | None = None,
+    agent: AgentSpec | None = None,
 ) -> EarlyChecks:
     """Check the plan's live models and ask their servers and LangSmith, once each, before anything is built.
 
     ``summary_specs``: every summarizer the plan uses (none: the agent's). Raises ConfigError (a malformed spec or an
     unknown provider, named by ``options``: exit 2), LiveModelUnavailable (a key not set: exit 3) and
     EndpointUnreachable (nothing answers at a live model's base URL: exit 4), in that order. Then LangSmith, never an
-    error: with ``LANGSMITH_TRACING=true`` tracing goes through the one bounded client (`bound_tracing`); with
+    error. Between the two, when ``agent`` names the user's own assembly, its factory is imported and called once and
+    what it returns checked (`harness.agent.assembly.assembly_kwargs`: ConfigError, exit 2, before anything is
+    written). LangSmith: with ``LANGSMITH_TRACING=true`` tracing goes through the one bounded client (`bound_tracing`); with
     ``upload`` (the plan's results will be uploaded) it is asked now, and a warning says when the results stay local."""
     from harness.langsmith import session as langsmith_session
 
@@ -51,6 +55,10 @@ def early_checks(
     for summary_spec in dict.fromkeys(summary_specs) or (None,):
         live += live_endpoints(agent_spec, summary_spec, agent_endpoint, summary_endpoint, options)
     check_endpoints_answer(*live)
+    if agent is not None:  # the user's factory imports deepagents: after every check that needs none
+        from harness.agent.assembly import assembly_kwargs
+
+        assembly_kwargs(agent, options[0].removesuffix("model") + "agent")  # named as the door names it
     say = progress or print
     langsmith = None
     if langsmith_session.tracing_requested():

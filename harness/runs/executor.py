@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
+from harness.agent.assembly import AgentSpec
 from harness.agent.models import Endpoint, summary_model_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
@@ -89,17 +90,19 @@ class EvalSession:
         case_budget_s: float | None = None,
         endpoints_answered: bool = False,
         config: CompactionConfig | None = None,
+        agent: AgentSpec | None = None,
         **session: Any,
     ) -> Self:
         """A session from the options `harness run` and `pytest evals/` take (``model=None``: the offline reference
         models). Raises ConfigError for a bad option, LiveModelUnavailable without a key, EndpointUnreachable when a
         base URL does not answer (checked once, before any case; not again when ``endpoints_answered``: the door's early
         checks asked, `harness.runs.early`). ``config``: the config a door already made from ``variant`` to ``strategy``
-        for its early checks, so it is not made twice."""
+        for its early checks, so it is not made twice; ``agent``: the user's own assembly every case runs on
+        (`harness.agent.assembly`)."""
         if config is None:
             config = make_config(variant, trigger=trigger, keep=keep, window=window, strategy=strategy)
         summary = summary_model_for(config.summary_model, summary_model, variant=config.name)
-        run_settings = RunSettings(model, summary, endpoints or (Endpoint(), Endpoint()), case_budget_s)
+        run_settings = RunSettings(model, summary, endpoints or (Endpoint(), Endpoint()), case_budget_s, agent=agent)
         with session.get("around_run", contextlib.nullcontext)():  # the overhead probe runs an agent too
             checked = preflight(
                 [("", config)],
@@ -136,8 +139,11 @@ class EvalSession:
     @property
     def can_run_ahead(self) -> bool:
         """Cases may run ahead in forked workers (`run_ahead`): offline models only (a live model's calls belong under
-        their test, and its rate limits in one process), on a machine with a second core."""
-        return self.models.simulated and not self.models.endpoints and (os.cpu_count() or 1) > 1
+        their test, and its rate limits in one process), on a machine with a second core, and an assembly (``agent``)
+        named as ``module:function`` when there is one (a function given itself may not travel to a worker)."""
+        agent = self.run_settings.agent
+        travels = agent is None or isinstance(agent, str)
+        return travels and self.models.simulated and not self.models.endpoints and (os.cpu_count() or 1) > 1
 
     def run_ahead(self, jobs: list[AheadKey], workers: int | None = None) -> bool:
         """Start ``workers`` forked processes (None: `harness.runs.pool.default_workers`) running ``jobs`` ((eval, case

@@ -193,11 +193,13 @@ def config_sha(
 
 def _result_settings(spec: ExperimentSpec) -> dict[str, Any]:
     agent, summary = spec.endpoints()
-    out = {}
+    out: dict[str, Any] = {}
     for role, endpoint in (("agent", agent), ("summarizer", summary)):
         kept = {k: v for k, v in endpoint.model_kwargs.items() if k not in ("timeout", "max_retries")}
         if kept:
             out[role] = kept
+    if spec.agent is not None:  # the user's own assembly changes every result (absent: the fingerprints stay as they were)
+        out["agent_assembly"] = spec.agent
     return out
 
 
@@ -210,6 +212,7 @@ def run_settings(spec: ExperimentSpec) -> RunSettings:
         spec.case_budget,
         run_id=spec.name,
         options=(f"{spec.path}: model", f"{spec.path}: summary_model"),
+        agent=spec.agent,
     )
 
 
@@ -548,4 +551,6 @@ def _write_meta(
         **provenance(scenarios),
         "updated_at": datetime.now(UTC).isoformat(timespec="seconds"),
     }
+    if spec.agent is not None:  # the user's own assembly every cell ran on (`harness.agent.assembly`)
+        meta["agent"] = spec.agent
     write_meta(path, meta)

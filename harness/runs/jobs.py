@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from harness.agent.assembly import AgentSpec
 from harness.agent.endpoints import arm_summary_model
 from harness.agent.models import Endpoint
 from harness.compaction.config import CompactionConfig
@@ -55,8 +56,9 @@ class Job:
 
 @dataclass(frozen=True)
 class RunSettings:
-    """What every job of a plan shares: the models (by name, with their endpoints), the per-case budget and the run id
-    traces carry. A config's own summarizer wins over ``summary_model`` (a variant file's ``summary_model``)."""
+    """What every job of a plan shares: the models (by name, with their endpoints), the per-case budget, the run id
+    traces carry and the user's own agent assembly (``agent``: `harness.agent.assembly`; None: the harness's own
+    agent). A config's own summarizer wins over ``summary_model`` (a variant file's ``summary_model``)."""
 
     agent_model: str | None = None
     summary_model: str | None = None
@@ -64,6 +66,7 @@ class RunSettings:
     case_budget_s: float | None = None
     run_id: str = ""
     options: tuple[str, str] = ("--model", "--summary-model")  # where the model names came from, for errors
+    agent: AgentSpec | None = None
 
     def summary_for(self, config: CompactionConfig) -> str | None:
         return arm_summary_model(config.summary_model, self.summary_model)
@@ -96,7 +99,7 @@ class RunSettings:
             name = f"faulty-summarizer:{job.fault}"
             models = replace(models, summarizer=FaultySummarizer(fault=job.fault), summarizer_name=name, simulated=True)
             config = replace(config, name=f"{config.name}+fault-{job.fault}")  # not pooled with healthy runs
-        return Settings(config, models, job.seed, self.case_budget_s)
+        return Settings(config, models, job.seed, self.case_budget_s, self.agent)
 
     def picklable(self) -> RunSettings:
         """These settings without the run's shared limiters (they live in one process): what a worker process gets."""
@@ -158,7 +161,7 @@ def preflight(
     named: set[str] = set()
     for where, config in configs:
         checked = settings.models(config, 0)
-        overhead = overhead if overhead is not None else fixed_overhead_tokens(config, scenarios)
+        overhead = overhead if overhead is not None else fixed_overhead_tokens(config, scenarios, agent=settings.agent)
         error = config.overhead_error(overhead)
         if error:
             raise ConfigError(f"{where}{error}")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, cast
 
 from harness._paths import check_dir_name
 from harness._version import __version__
+from harness.agent.assembly import AgentSpec, agent_name
 from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import CompactionConfig
@@ -205,6 +206,8 @@ class RunSink:
             "fixed_overhead_tokens": overhead,
             "warnings": warnings,
         }
+        if settings.agent is not None:  # the user's own assembly the cases ran on (`harness.agent.assembly`)
+            self.meta["agent"] = agent_name(settings.agent)
         self._started = time.perf_counter()
         self._kept: set[str] = set()
         write_meta(self.run.path, self.meta)
@@ -293,13 +296,15 @@ def run_cases(
     stop_after: int | None = None,
     eval_name: str | None = None,
     endpoints_answered: bool = False,
+    agent: AgentSpec | None = None,
 ) -> RunDir:
     """Run every scenario x trial as eval ``eval_name`` (None: as no eval, under ``config`` with the default scorer
     set, rows ``eval: null``) into a new run directory, each case recorded as it finishes; a case the eval does not
     run is listed as skipped with the reason. Cases start largest first (`start_order`) on the pool `Pool.choose`
     picks, and rows are written in that order at any concurrency. ``stop_after`` cases in a row ending in the same
     provider error stop the run (`harness.runs.outage`; None: the default, 0: never): ``stopped`` and meta.json name
-    the cause and the cases not run."""
+    the cause and the cases not run. ``agent``: the user's own assembly every case runs on (`harness.agent.assembly`;
+    meta.json names it)."""
     from harness.runs.jobs import Job, RunSettings, check
     from harness.runs.pool import Pool, execute
     from harness.suites.execute import NotRun
@@ -308,7 +313,9 @@ def run_cases(
     if case_budget_s is not None:
         case_budget(case_budget_s)  # refuses a budget that is not positive
     agent_endpoint = agent_endpoint or Endpoint()
-    settings = RunSettings(agent_model, summary_model, (agent_endpoint, summary_endpoint or agent_endpoint), case_budget_s)
+    settings = RunSettings(
+        agent_model, summary_model, (agent_endpoint, summary_endpoint or agent_endpoint), case_budget_s, agent=agent
+    )
     pool = Pool.choose(live=bool(settings.models(config, seed).endpoints), concurrency=concurrency, processes=processes)
     sink = RunSink(
         scenarios,

@@ -115,6 +115,17 @@ SETTINGS: tuple[Setting, ...] = (
         {"metavar": "NAME", "help": f"compaction strategy: {builtin_said()}"},
     ),
     Setting(
+        "agent",
+        "agent",
+        EVERY,
+        "models",
+        {"metavar": "MODULE:FUNCTION"},
+        "your own deep agent: a function of no arguments returning create_deep_agent's keyword arguments (tools, "
+        "system_prompt, subagents, backend, middleware, memory, skills, ...); every case runs on it with the harness's "
+        "model, compaction strategy, recorder and faults (docs/your-agent.md). Imported from the environment or the "
+        "working directory, in every worker; default: the harness's own agent",
+    ),
+    Setting(
         "model",
         "model",
         EVERY,

@@ -35,6 +35,7 @@ _NON_NEGATIVE = Says("must be a non-negative integer, got {value!r}")
 _NUMBER = Says("must be a positive number, got {value!r}")
 _TEXT = Says("must be a string, got {type}")
 _URL = Says("must be a URL string, got {type}")
+_AGENT = Says("must be MODULE:FUNCTION (a string), got {type}")
 _KWARGS = Says("a mapping of init_chat_model arguments, e.g. {temperature: 0, max_tokens: 2048}")
 
 
@@ -91,6 +92,7 @@ class SpecFile(BaseModel):
     description: Annotated[str | None, _TEXT] = Field(None, description="one line for humans")
     model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["model"])
     summary_model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["summary_model"])
+    agent: Annotated[str | None, _AGENT] = Field(None, description=_SAID["agent"])
     variants: Annotated[list[str], Says("a non-empty list of variant or preset names"), Field(min_length=1)] = Field(
         description="variant files (datasets/variants/) or presets compared"
     )
@@ -144,7 +146,7 @@ class SpecFile(BaseModel):
 _ENDPOINT_KEYS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs")
 
 _AS_WRITTEN = (
-    "description", "model", "summary_model", "window", "trials", "seed", "concurrency", "stop_after_errors",
+    "description", "model", "summary_model", "agent", "window", "trials", "seed", "concurrency", "stop_after_errors",
     "base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "case_budget", "max_rps", "max_tpm",
 )  # fmt: skip
 """Keys an `ExperimentSpec` takes as validated, under the same name (unset: its default)."""
@@ -185,6 +187,7 @@ class ExperimentSpec:
     description: str = ""
     model: str | None = None
     summary_model: str | None = None
+    agent: str | None = None  # the user's own assembly, module:function (`harness.agent.assembly`); None: the harness's
     keep: ContextSize | None = None
     window: int | None = None
     kind: Kind | None = None

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from harness import _deepagents_adapter as da
+from harness.agent.assembly import AgentSpec
 from harness.agent.models import ModelChoice, choose_models
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
 from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY, CompactionConfig
@@ -37,6 +38,7 @@ from harness.suites.registry import SUITES, EvalSuite
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
+    from harness.agent.assembly import AgentSpec
     from harness.suites.faults import SeededFault
 
 
@@ -47,13 +49,14 @@ class NotRun(Exception):
 
 @dataclass(frozen=True)
 class Settings:
-    """What a session fixes for every case: the configuration (variant, overrides, strategy), the models, the seed
-    and the per-case budget."""
+    """What a session fixes for every case: the configuration (variant, overrides, strategy), the models, the seed,
+    the per-case budget and the user's own agent assembly (`harness.agent.assembly`; None: the harness's own agent)."""
 
     config: CompactionConfig
     models: ModelChoice
     seed: int = 0
     case_budget_s: float | None = None
+    agent: AgentSpec | None = None
 
     @property
     def budget_s(self) -> float:
@@ -167,6 +170,8 @@ def prepared(
     reason = offline_skip_reason(replay.session_turns(scenario, models), models)
     if reason:
         raise NotRun(f"{scenario.id}: {reason}")
+    if settings.agent is not None:  # the user's own assembly, built for the case by the runner
+        kwargs = {**kwargs, "agent": settings.agent}
     return suite, config, models, kwargs
 
 
@@ -188,7 +193,7 @@ def run_eval_case(
     (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when
     the eval does not apply to the strategy or the offline models cannot run the case."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
-    turned, config, session = _session(scenario, config, models)  # a session case: its turns and window
+    turned, config, session = _session(scenario, config, models, settings.agent)  # a session case: its turns and window
     control = None
     if session is not None and suite is not None and suite.control:  # the control answers first (step 3 of replay's)
         control = replay.run_control(turned, session["first_call_tokens"], **_control_settings(settings, run_id, trial))
@@ -201,22 +206,24 @@ def run_eval_case(
 
 
 def _session(
-    scenario: Scenario, config: CompactionConfig, models: ModelChoice
+    scenario: Scenario, config: CompactionConfig, models: ModelChoice, agent: AgentSpec | None
 ) -> tuple[Scenario, CompactionConfig, dict[str, Any] | None]:
-    """A session case's turns and window (`harness.suites.replay`); any other case as it is, with no record."""
+    """A session case's turns and window (`harness.suites.replay`; measured on the user's assembly when ``agent``
+    names one); any other case as it is, with no record."""
     if not replay.is_session(scenario):
         return scenario, config, None
     scenario = replay.session_turns(scenario, models)
-    config, session = replay.session_config(config, scenario)
+    config, session = replay.session_config(config, scenario, agent)
     return scenario, config, session
 
 
 def _control_settings(settings: Settings, run_id: str, trial: int) -> dict[str, Any]:
-    """What a session's control runs with: the session's configuration and models, before any eval or fault changes
-    them (a seeded fault never reaches the control), its seed and budget, the run and trial."""
+    """What a session's control runs with: the session's configuration, models and agent assembly, before any eval or
+    fault changes them (a seeded fault never reaches the control), its seed and budget, the run and trial."""
     return {
         "config": settings.config,
         "models": settings.models,
+        "agent": settings.agent,
         "seed": settings.seed,
         "budget_s": settings.budget_s,
         "run_id": run_id,
@@ -244,7 +251,7 @@ async def arun_eval_case(
 ) -> CaseResult:
     """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
-    turned, config, session = _session(scenario, config, models)
+    turned, config, session = _session(scenario, config, models, settings.agent)
     control = None
     if session is not None and suite is not None and suite.control:
         control = await replay.arun_control(turned, session["first_call_tokens"], **_control_settings(settings, run_id, trial))

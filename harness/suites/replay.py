@@ -34,6 +34,7 @@ from harness.errors import ConfigError
 from harness.scenarios.schema import Scenario
 
 if TYPE_CHECKING:
+    from harness.agent.assembly import AgentSpec
     from harness.agent.models import ModelChoice
     from harness.trace.schema import Trace
 
@@ -62,7 +63,9 @@ def session_turns(scenario: Scenario, models: ModelChoice) -> Scenario:
     return replace(scenario, task=questions[0], followups=tuple(questions[1:]))
 
 
-def session_config(config: CompactionConfig, scenario: Scenario) -> tuple[CompactionConfig, dict[str, Any]]:
+def session_config(
+    config: CompactionConfig, scenario: Scenario, agent: AgentSpec | None = None
+) -> tuple[CompactionConfig, dict[str, Any]]:
     """The config a session case runs under (the arm's, on the window `session_window` chooses) and how it was chosen
     (kept in the trace: ``final["session"]``). The window is chosen on the smaller of the first call's two counts (its
     messages alone, as LangChain's middleware counts them; deepagents counts the system prompt and tool schemas too),
@@ -70,7 +73,7 @@ def session_config(config: CompactionConfig, scenario: Scenario) -> tuple[Compac
     comparison gets the same window and keep."""
     from harness.agent.preflight import first_call_tokens
 
-    whole, messages = first_call_tokens(config, scenario)
+    whole, messages = first_call_tokens(config, scenario, agent)
     window = session_window(config, min(whole, messages))
     how: dict[str, Any] = {
         "first_call_tokens": whole,
@@ -98,10 +101,12 @@ def control_config(config: CompactionConfig, first_call: int, turns: int) -> Com
     return replace(config, name=CONTROL, strategy="none", custom_strategy=None, window=control_window(config, needed))
 
 
-def _key(scenario: Scenario, models: ModelChoice, seed: int, run_id: str, trial: int) -> tuple[Any, ...]:
+def _key(scenario: Scenario, models: ModelChoice, seed: int, run_id: str, trial: int, agent: AgentSpec | None) -> tuple[Any, ...]:
     content = json.dumps([list(scenario.conversation), list(scenario.turns)], sort_keys=True, default=str)
     digest = hashlib.sha256(content.encode()).hexdigest()[:16]
-    return (run_id, scenario.id, digest, trial, seed, models.agent_name)
+    from harness.agent.assembly import agent_name
+
+    return (run_id, scenario.id, digest, trial, seed, models.agent_name, agent_name(agent) if agent is not None else None)
 
 
 def control_record(trace: Trace) -> dict[str, Any]:
@@ -135,15 +140,16 @@ def run_control(
     budget_s: float,
     run_id: str,
     trial: int,
+    agent: AgentSpec | None = None,
 ) -> dict[str, Any]:
-    """The control's record for ``scenario`` (already turned, `session_turns`) under the arm's ``config`` and the
-    healthy ``models``, run now or remembered."""
+    """The control's record for ``scenario`` (already turned, `session_turns`) under the arm's ``config``, the
+    healthy ``models`` and the user's ``agent`` assembly (if any), run now or remembered."""
     from harness.agent.runner import run_case_for
 
-    key = _key(scenario, models, seed, run_id, trial)
+    key = _key(scenario, models, seed, run_id, trial, agent)
     if key not in _CONTROLS:
         control = control_config(config, first_call, len(scenario.turns))
-        trace = run_case_for(scenario, control, models, budget_s=budget_s, run_id=run_id, trial=trial, seed=seed)
+        trace = run_case_for(scenario, control, models, budget_s=budget_s, run_id=run_id, trial=trial, seed=seed, agent=agent)
         _CONTROLS[key] = control_record(trace)
     return _CONTROLS[key]
 
@@ -158,11 +164,12 @@ async def arun_control(
     budget_s: float,
     run_id: str,
     trial: int,
+    agent: AgentSpec | None = None,
 ) -> dict[str, Any]:
     """`run_control` on the running event loop: arms of one case in flight together wait for one control run."""
     from harness.agent.runner import arun_case
 
-    key = _key(scenario, models, seed, run_id, trial)
+    key = _key(scenario, models, seed, run_id, trial, agent)
     if key in _CONTROLS:
         return _CONTROLS[key]
     if key in _RUNNING:
@@ -171,7 +178,7 @@ async def arun_control(
     _RUNNING[key] = future
     try:
         control = control_config(config, first_call, len(scenario.turns))
-        trace = await arun_case(scenario, control, models, run_id=run_id, trial=trial, seed=seed, budget_s=budget_s)
+        trace = await arun_case(scenario, control, models, run_id=run_id, trial=trial, seed=seed, budget_s=budget_s, agent=agent)
         _CONTROLS[key] = record = control_record(trace)
         future.set_result(record)
         return record

@@ -32,6 +32,7 @@ def jobs(monkeypatch) -> list[dict[str, Any]]:
                 "seed": settings.seed,
                 "trial": trial,
                 "fault": fault,
+                "agent": settings.agent,
             }
         )
         raise NotRun("recorded by the door parity test")
@@ -41,9 +42,10 @@ def jobs(monkeypatch) -> list[dict[str, Any]]:
     return seen
 
 
-def _spec(tmp_path, evals: bool) -> str:
-    path = tmp_path / f"parity-{evals}.yaml"
+def _spec(tmp_path, evals: bool, agent: str | None = None) -> str:
+    path = tmp_path / f"parity-{evals}-{agent is not None}.yaml"
     lines = ["name: parity", "variants: [forced-20]", "thresholds: [20%]", "model: reference", "seed: 0"]
+    lines += [f"agent: {agent}"] if agent else []
     lines += ["evals: [needle]", f"scenarios: {{cases: [{CASE}]}}"] if evals else [f"scenarios: {{cases: [{CASE}]}}"]
     path.write_text("\n".join(lines) + "\n")
     return str(path)
@@ -90,6 +92,64 @@ def test_every_door_builds_the_same_job_from_the_same_settings(jobs, tmp_path):
             expected["case"] = job["case"]  # its own generated case, run as the needle eval
             assert job["case"].startswith("niah-l24000-d0000")
         assert job == expected, name
+
+
+def test_every_door_that_takes_an_agent_assembly_hands_it_to_the_job(jobs, tmp_path):
+    """``--agent`` (`harness run`, `harness check`), a spec's ``agent:`` (with and without ``evals:``) and
+    `harness.evaluate(agent=...)` give the same job: the same eval, case, configuration, models and seed as without,
+    and the assembly, named as given (a worker imports it again by that name)."""
+    from harness.api import evaluate
+    from harness.cli.main import main
+    from harness.runs.grid import run_experiment
+    from harness.runs.spec import load_spec
+
+    agent = "tests._assemblies:plain"
+    doors: dict[str, dict[str, Any]] = {}
+
+    def door(name: str) -> None:
+        assert len(jobs) == 1, f"{name}: {len(jobs)} jobs reached run_eval_case"
+        doors[name] = jobs.pop()
+
+    main(["run", "--kind", "needle", "--cases", CASE, "--agent", agent, "--out", str(tmp_path / "runs"), "--run-id", "r"])
+    door("harness run --kind needle --agent")
+    check = ["check", "--baseline", str(tmp_path / "b.json"), "--update", "--evals", "needle", "--cases", CASE]
+    main([*check, "--agent", agent, "--out", str(tmp_path / "check")])
+    door("harness check --agent")
+    run_experiment(load_spec(_spec(tmp_path, evals=True, agent=agent)), out_dir=tmp_path / "exp", progress=lambda line: None)
+    door("experiment run, evals: [needle], agent:")
+    run_experiment(load_spec(_spec(tmp_path, evals=False, agent=agent)), out_dir=tmp_path / "adhoc", progress=lambda line: None)
+    door("experiment run, no evals:, agent:")
+    evaluate("needle", cases=[CASE], agent=agent, runs_dir=tmp_path / "eval", workers=0)
+    door("harness.evaluate(agent=...)")
+
+    reference = doors["harness run --kind needle --agent"]
+    assert reference["agent"] == agent and reference["eval"] == "needle" and reference["config"]["name"] == "forced-20"
+    assert reference["models"] == ("reference-agent", "reference-summarizer", True)
+    for name, job in doors.items():
+        expected = dict(reference, eval=None) if name == "experiment run, no evals:, agent:" else reference
+        assert job == expected, name
+
+
+def test_the_agent_assembly_travels_to_workers_by_its_name(tmp_path):
+    """What a spawned or forked worker gets (`RunSettings.picklable`, pickled) and what a version arm's worker reads
+    (the spec, loaded again) both name the assembly, so each worker imports and calls the same factory."""
+    import pickle
+
+    from harness.runs.grid import run_settings
+    from harness.runs.spec import load_spec
+
+    agent = "tests._assemblies:plain"
+    settings = run_settings(load_spec(_spec(tmp_path, evals=True, agent=agent)))
+    assert settings.agent == agent
+    travelled = pickle.loads(pickle.dumps(settings.picklable()))
+    assert travelled.agent == agent and travelled.for_job(_job()).agent == agent
+
+
+def _job() -> Any:
+    from harness.compaction.variants import make_config
+    from harness.runs.jobs import Job
+
+    return Job("needle", execute.find_case(CASE), make_config("forced-20"))
 
 
 def test_an_arms_own_summarizer_wins_at_every_place_that_chooses_one(tmp_path):

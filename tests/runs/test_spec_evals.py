@@ -101,7 +101,7 @@ def test_not_run_cells_are_listed_in_the_directory_and_count_as_done_on_resume(t
         raise NotRun("no blob store here")
 
     monkeypatch.setattr(execute, "run_eval_case", refuse)
-    monkeypatch.setattr(preflight, "fixed_overhead_tokens", lambda config, scenarios: 1000)
+    monkeypatch.setattr(preflight, "fixed_overhead_tokens", lambda config, scenarios, agent=None: 1000)
     lines: list[str] = []
     run = grid.run_experiment(spec, out_dir=tmp_path / "out", progress=lines.append)
     (listed,) = read_not_run(run.path)

@@ -126,7 +126,7 @@ def test_a_broken_row_is_refused_by_the_schema_and_by_the_loader_in_the_projects
 @pytest.mark.parametrize(
     ("line", "said"),
     [
-        ("colour: red", "colour: unknown key; known keys: base_url, baseline"),
+        ("colour: red", "colour: unknown key; known keys: agent, base_url, baseline"),
         ("scenarios: {colour: red}", "scenarios.colour: unknown key; known: cases, datasets, kind, limit"),
         ("scenarios: {kind: haystack}", "scenarios.kind: needle, goal, chain, truncation, probe, session or all, got 'haystack'"),
         ("seed: -1", "seed: must be a non-negative integer, got -1"),

@@ -144,6 +144,23 @@ def test_a_needle_paged_back_in_another_case_is_still_found():
     assert scores["needle_via_eviction_file"].value is True
 
 
+def test_an_eviction_file_whose_every_read_is_refused_is_named_unreadable_through_the_agents_backend():
+    """A backend that routes /large_tool_results/ where read_file cannot read it back (a user's assembly): said so."""
+    build = Build()
+    path = evicted_archive(build)
+    refused = f"Error: {path} is in a write-only archive (no read access)"
+    build.agent(1, tools=[read(path, refused)])
+    build.agent(1, "I do not know the code.")
+    scores = scores_by_key(eviction_scores(build.trace(["Reviewed.", "I do not know the code."]), EVICTION))
+    assert scores["needle_via_eviction_file"] == Score(
+        "needle_via_eviction_file",
+        False,
+        CHECK,
+        f"the evicted result {path} is not readable through the agent's backend: read_file returned {refused!r} "
+        "(1 read(s), every one refused)",
+    )
+
+
 def test_an_eviction_of_another_document_makes_the_case_invalid():
     build = Build()
     call = build.agent(0, tools=[fetch("DOC-1"), fetch("DOC-3")])

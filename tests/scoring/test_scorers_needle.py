@@ -378,3 +378,19 @@ def test_a_reply_naming_the_answer_only_to_negate_it_is_not_correct():
     s = scores(conversation(reply="It is not TANGO-7; I don't know the current code."))
     assert s["needle_correct"].value is False
     assert scores(conversation(reply="The code was changed from KILO-1 to TANGO-7."))["needle_correct"].value is True
+
+
+def test_a_history_file_whose_every_read_is_refused_is_named_unreadable_through_the_agents_backend():
+    """A backend that routes /conversation_history/ where read_file cannot read it back (a user's assembly, `--agent`):
+    the check fails, and says why rather than "none contained the needle"."""
+    refused = f"Error: {HISTORY} is in a write-only archive (no read access)"
+    s = scores(conversation(tools=[read(refused), read(refused, offset=100)], reply="I do not know."))
+    assert s["needle_via_history"] == Score(
+        "needle_via_history",
+        False,
+        CHECK,
+        f"the history file {HISTORY} is not readable through the agent's backend: read_file returned {refused!r} "
+        "(2 read(s), every one refused)",
+    )
+    s = scores(conversation(tools=[read(refused), read("page two")], reply="I do not know."))  # one page came back
+    assert s["needle_via_history"].explanation == "read 2 page(s) of the history file but none contained the needle"

@@ -10,6 +10,7 @@ from harness.scoring.scorers.needle import needle_answered
 from harness.scoring.scorers.shared import (
     _succeeded,
     _target,
+    unreadable,
 )
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Score
 from harness.task_format import COMPLETION_MARKER
@@ -47,7 +48,8 @@ def eviction_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             if found and correct
             else f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
             if found
-            else f"{len(reads)} read_file call(s) on evicted results, none returned the needle",
+            else unreadable(trace, reads, "the evicted result")
+            or f"{len(reads)} read_file call(s) on evicted results, none returned the needle",
         )
     )
     scores.append(

@@ -11,6 +11,7 @@ from harness.scenarios.schema import Needle, Scenario
 from harness.scoring.scorers.shared import (
     _target,
     compacted,
+    unreadable,
 )
 from harness.scoring.scorers.types import CHECK, MEASURE, VALIDITY, Role, Score
 from harness.scoring.scorers.view import history_paths_seen, history_reads, locate, repeated_calls
@@ -109,6 +110,8 @@ def _one_needle_scores(trace: Trace, needle: Needle, scenario: Scenario) -> list
         why = f"read_file on {_target(found[0])} (offset {found[0]['args'].get('offset', 0)}) returned the needle after {len(reads)} page(s)"
     elif found:
         why = f"read_file on {_target(found[0])} returned the needle, but the reply did not carry it"
+    elif (refused := unreadable(trace, reads, "the history file")) is not None:
+        why = refused
     elif reads:
         why = f"read {len(reads)} page(s) of the history file but none contained the needle"
     else:

@@ -74,6 +74,20 @@ def _target(tool_call: dict) -> str:
     return call_target(tool_call)
 
 
+def unreadable(trace: Trace, reads: list[dict], what: str) -> str | None:
+    """Why a recovery through ``reads`` (read_file calls on ``what``: the history file, an evicted result) could not
+    work when every one of them returned an error: the file is not readable through the agent's backend (a backend
+    that routes the path where read_file cannot read it back, or one without the path), with the first error. None
+    when there were no reads or one returned the file."""
+    results = [trace.tool_result(tc.get("id") or "") for tc in reads]
+    if not reads or any(r is None or not r.lstrip().lower().startswith("error") for r in results):
+        return None
+    return (
+        f"{what} {_target(reads[0])} is not readable through the agent's backend: read_file returned "
+        f"{(results[0] or '').strip()[:160]!r} ({len(reads)} read(s), every one refused)"
+    )
+
+
 def structural_issues(trace: Trace) -> list[str]:
     """Problems in any agent request: orphan tool results, unanswered tool calls, a summary
     not at the head, a system prompt that changed during the run."""

@@ -1,11 +1,11 @@
-"""A session case's LangSmith example (`harness.runs.langsmith_export.example_record`): the session and its recorded
+"""A session case's LangSmith example (`harness.langsmith.export.example_record`): the session and its recorded
 prefix as inputs, redacted, and its probes as the reference outputs; one experiment per arm is the export's own rule."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from harness.runs.langsmith_export import example_record
+from harness.langsmith.export import example_record
 from harness.suites.execute import find_case
 from tests._sessions import CASE_ID, PROBES
 
