@@ -12,6 +12,11 @@ class HarnessError(Exception):
     """Base class: a user-facing error the CLI prints without a traceback."""
 
 
+class WorkerFailed(HarnessError):
+    """A worker process (the spawn pool's, a version arm's) died or wrote what is not a result: the run could not finish
+    its cases. Not the user's mistake: exit 4 (`EXIT_ERROR`), as for a provider outage, never 2."""
+
+
 class ConfigError(HarnessError):
     """An invalid compaction setting (threshold, window, variant, prompt)."""
 

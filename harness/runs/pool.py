@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union
 
 from harness.agent.parallel import end_with_parent, without_limiter
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError, WorkerFailed
 from harness.runs.jobs import Job, RunSettings, arun_job, run_job
 from harness.runs.outage import OutageStopped, OutageWatch
 
@@ -264,7 +264,7 @@ def stream(
     """The one worker-process protocol (the spawn pool's, a version arm's): each of ``jobs`` (JSON, with this process's
     pid added) goes to the stdin of its own process of ``python`` + ``worker`` (`harness.runs.worker`), which writes one
     JSON line per finished result; ``result(record)`` gets each here as it comes, so this process stays the only writer.
-    A worker that exits non-zero, or writes a line that is not JSON (killed mid-write), is a HarnessError (with the end
+    A worker that exits non-zero, or writes a line that is not JSON (killed mid-write), is a WorkerFailed (with the end
     of its stderr when ``capture``; else its stderr is this process's) and ends the others, as does an exception from
     ``result`` (the outage stop), which is raised."""
     lines: queue_module.Queue = queue_module.Queue()
@@ -283,7 +283,7 @@ def stream(
         while running:
             kind, payload = lines.get()
             if kind == "broken":
-                raise HarnessError(payload)
+                raise WorkerFailed(payload)
             if kind == "done":
                 running -= 1
             else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from harness.compaction.variants import make_config
-from harness.errors import HarnessError
+from harness.errors import WorkerFailed
 from harness.runs import pool
 from harness.runs.jobs import Job, RunSettings
 from harness.runs.pool import Pool, execute
@@ -43,5 +43,27 @@ def test_jobs_run_in_spawned_workers_come_back_as_run_here_in_plan_order():
 
 def test_a_worker_that_fails_is_an_error_naming_its_exit(monkeypatch):
     monkeypatch.setattr(pool, "WORKER", ("-c", "import sys; sys.stdin.read(); sys.exit(7)"))
-    with pytest.raises(HarnessError, match=r"ended with exit 7 \(its stderr is above\)"):
+    with pytest.raises(WorkerFailed, match=r"ended with exit 7 \(its stderr is above\)"):
         execute(JOBS[:2], RunSettings(), Pool("spawn", 2, 2), lambda j, o: None)
+
+
+def test_a_failed_worker_exits_4_not_2_bad_input(monkeypatch, capsys):
+    """A worker that dies is not the user's mistake: the command exits 4 (ERROR) with the message, no traceback."""
+    from harness.cli import main as cli
+
+    def handler(args):  # noqa: ANN001, ANN202
+        raise WorkerFailed("worker 2 ended with exit 7 (its stderr is above)")
+
+    monkeypatch.setattr(cli, "build_parser", lambda: _Parser(handler))
+    assert cli.main(["run"]) == 4
+    assert "error: worker 2 ended with exit 7" in capsys.readouterr().err
+
+
+class _Parser:
+    def __init__(self, handler) -> None:  # noqa: ANN001
+        self.handler = handler
+
+    def parse_args(self, argv):  # noqa: ANN001, ANN202
+        import argparse
+
+        return argparse.Namespace(command="run", handler=self.handler)

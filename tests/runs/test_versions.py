@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harness._deepagents_adapter import SUPPORTED_DEEPAGENTS
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError, HarnessError, WorkerFailed
 from harness.runs.grid import Cell
 from harness.runs.pool import worker_share
 from harness.runs.spec import load_spec
@@ -240,14 +240,14 @@ def test_an_arms_workers_share_the_grids_concurrency_and_limits_as_the_spawn_poo
 
 
 def test_a_worker_that_fails_is_an_error_with_its_stderr():
-    with pytest.raises(HarnessError, match=r"ended with exit 3:\nnoise"):
+    with pytest.raises(WorkerFailed, match=r"ended with exit 3:\nnoise"):
         run_arm_cells(
             "s.yaml", sys.executable, [(Cell("a", "25%", "boom", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER)
         )
 
 
 def test_a_worker_killed_mid_line_is_an_error_not_a_parent_waiting_forever():
-    with pytest.raises(HarnessError, match=r"not JSON \(cut short\?\)"):
+    with pytest.raises(WorkerFailed, match=r"not JSON \(cut short\?\)"):
         run_arm_cells(
             "s.yaml", sys.executable, [(Cell("a", "25%", "cut", 0), 1)], 1, lambda r, t: None, None, ("-c", FAKE_WORKER)
         )
