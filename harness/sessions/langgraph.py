@@ -54,7 +54,7 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
     return Session(
         format=FORMAT,
         source=_redacted(source),
-        messages=to_openai(messages),
+        messages=to_openai(messages, source, FORMAT),
         compactions=compactions,
         files=_files(values.get("files") or {}),
         todos=tuple(dict(t) for t in values.get("todos") or ()),

@@ -210,7 +210,7 @@ def _session(runs: list[dict[str, Any]], root: str | None, where: str) -> Sessio
     return Session(
         format=FORMAT,
         source=redact(where),
-        messages=to_openai(messages),
+        messages=to_openai(messages, where, FORMAT),
         compactions=tuple(compactions),
         meta={"run": root, "llm_call": chosen.run_id, "llm_calls": len(calls), **_model(runs, chosen.run_id)},
     )

@@ -42,8 +42,15 @@ def revive(obj: Any) -> BaseMessage:  # noqa: ANN401 - a message in any of LangC
     raise ValueError(f"not a chat message: expected a LangChain or OpenAI message object, got {type(obj).__name__}")
 
 
-def to_openai(messages: Sequence[BaseMessage]) -> tuple[dict[str, Any], ...]:
-    """``messages`` as OpenAI chat messages (the format of a case's conversation file), each as LangChain converts it."""
+def to_openai(messages: Sequence[BaseMessage], source: str, fmt: str) -> tuple[dict[str, Any], ...]:
+    """``messages`` as OpenAI chat messages (the format of a case's conversation file): converted by LangChain, then
+    written by `harness.sessions.openai.from_messages` as every reader's are (text content, tool calls, nothing else).
+    The callers have taken deepagents' summary messages out (they are compactions): one left in is an error here."""
     from langchain_core.messages import convert_to_openai_messages
 
-    return tuple(convert_to_openai_messages(list(messages)))
+    from harness.sessions.openai import from_messages
+
+    session = from_messages(list(convert_to_openai_messages(list(messages))), source, fmt)
+    if session.compactions:
+        raise ValueError(f"{source}: a summary message was left among the session's messages")  # a reader's own bug
+    return session.messages

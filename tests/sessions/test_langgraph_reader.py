@@ -62,7 +62,7 @@ def test_a_thread_imports_with_every_message_its_files_its_todos_and_each_summar
     assert [c.at for c in session.compactions] == sorted(c.at for c in session.compactions)
     # the last request before the first summary is the session's first messages, exactly as the model saw them
     before = [c for c in trace.calls if c["role"] == "agent" and c["index"] < summaries[0]["call_index"]][-1]
-    seen = to_openai(messages_from_dict([trace.messages[k] for k in before["message_keys"]]))
+    seen = to_openai(messages_from_dict([trace.messages[k] for k in before["message_keys"]]), "the recorded request", "langgraph")
     assert session.messages[: len(seen)] == seen
     assert session.messages[0]["role"] == "user" and session.messages[0]["content"] == generated_case(CASE).turns[0]
     # no summary message is a message of the session; every agent call answered once

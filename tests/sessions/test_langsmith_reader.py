@@ -66,7 +66,9 @@ def _expected(trace):
     by a summary), and that summary's text."""
     first = next(e for e in trace.events if e["type"] == "summary")
     before = [c for c in trace.calls if c["role"] == "agent" and c["index"] < first["call_index"]][-1]
-    messages = to_openai(messages_from_dict([trace.messages[k] for k in before["message_keys"]]))
+    messages = to_openai(
+        messages_from_dict([trace.messages[k] for k in before["message_keys"]]), "the recorded request", "langsmith"
+    )
     return messages, da.summary_body(messages_from_dict([trace.messages[first["summary_key"]]])[0].text)
 
 
