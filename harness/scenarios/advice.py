@@ -95,7 +95,8 @@ def value_elsewhere(scenario: Scenario) -> list[tuple[str, str]]:
 def uncovered_statements(scenario: Scenario) -> list[tuple[str, str]]:
     """(field, problem) for each typed-fact sentence (`task_format.parse_statements`) in the row's task, follow-ups,
     scripted assistant messages, system prompt or recorded conversation that no fact or needle of the row covers (same
-    type, key and value). Documents are not read: a haystack's distractor sentences are there by design."""
+    type, key and value). Documents are not read: a haystack's distractor sentences are there by design; nor is a
+    session case's conversation: it is a recording (not its author's to reword), asked about by its probes, not facts."""
     from harness.scenarios.conversation import text_of
 
     covered = {(f.type, " ".join(f.key.split()).lower(), f.value.lower()) for f in scenario.facts}
@@ -108,6 +109,7 @@ def uncovered_statements(scenario: Scenario) -> list[tuple[str, str]]:
         *(
             (f"conversation (message {m} of {scenario.conversation_file})", text_of(msg))
             for m, msg in enumerate(scenario.conversation)
+            if scenario.kind != "session"
         ),
     ]
     out = []

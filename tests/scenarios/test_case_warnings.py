@@ -131,6 +131,16 @@ def test_a_recorded_conversation_stating_an_unlisted_fact_is_reported(tmp_path):
     )
 
 
+def test_a_session_cases_recording_is_not_warned_about_the_same_recording_in_a_probe_case_is():
+    """A session case's conversation is what the user recorded, asked about by its probes (a row of that kind has no
+    facts): "list it under 'facts' or reword it" is advice its author cannot take. The shipped session case's recording
+    (billing-runbook) loads without a warning; the probe case over the same migration recording still gets them."""
+    (session,) = load_scenarios([SHIPPED / "mechanisms" / "sessions.jsonl"])
+    assert session.kind == "session" and len(session.conversation) > 5 and session.warnings == ()
+    probe = replace(session, kind="probe", probes=(), session=None)
+    assert any("Constraint: the maximum downtime window is 15-minutes." in p for _, p in uncovered_statements(probe))
+
+
 def test_warnings_are_printed_when_a_run_starts_and_kept_in_its_meta(tmp_path):
     from harness.runs.run import RunSink
 
