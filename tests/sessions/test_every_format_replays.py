@@ -218,12 +218,6 @@ def replayed(imported, tmp_path_factory) -> dict[str, Any]:
     }
 
 
-def _unnamed(message: dict[str, Any]) -> dict[str, Any]:
-    """``message`` without a tool result's ``name``: LangChain's OpenAI conversion (the langgraph and langsmith readers)
-    keeps it, the openai reader drops it (docs/sessions.md, Formats)."""
-    return {k: v for k, v in message.items() if not (k == "name" and message["role"] == "tool")}
-
-
 def _counts(row: dict[str, Any]) -> str:
     """An arm's probes that count, by where each ended; the others counted as invalid."""
     probes = row["session"]["probes"]
@@ -287,11 +281,11 @@ def test_a_session_imported_from_each_format_replays_under_three_arms_with_the_c
     elif fmt == "langgraph":  # the same run's state: the recorded system message is the agent's system prompt there
         assert info.messages == openai.session.messages - 1 and info.cut_by == "compaction", shown
         assert info.compactions == tuple(at - 1 for at in openai.session.compactions) and info.cut == info.compactions[0]
-        assert [_unnamed(m) for m in case.conversation] == list(openai.conversation[1:]), shown
+        assert list(case.conversation) == list(openai.conversation[1:]), shown
     elif fmt == "langsmith":  # the largest LLM call before the first summary: the session ends where it compacted
         assert (info.cut, info.cut_by, info.compactions) == (info.messages, "compaction", (info.messages,)), shown
         assert case.conversation[0] == openai.conversation[0] and info.messages < openai.session.messages, shown
-        assert [_unnamed(m) for m in case.conversation] == list(openai.conversation[: info.cut]), shown
+        assert list(case.conversation) == list(openai.conversation[: info.cut]), shown
     elif fmt == "mini-swe-agent":  # the shared real session, as harness bench imports it
         assert (info.messages, info.cut, info.cut_by) == (129, 100, "index") and info.tokens > 25_000, shown
     # the probes: generated, from before the cut
