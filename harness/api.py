@@ -79,6 +79,7 @@ def evaluate(
     evals: str | Sequence[str],
     *,
     cases: Sequence[str] | None = None,
+    sessions: Sequence[str | Path] = (),
     variant: str = DEFAULT_PRESET,
     trigger: Sequence[str] | None = None,
     keep: str | None = None,
@@ -108,7 +109,8 @@ def evaluate(
     the rest are not run: each is in ``not_run`` with the reason, and ``stopped`` says why. The settings (``variant``
     to ``stop_after_errors``) are `harness.runs.settings.SETTINGS`, the ones `harness run` and `pytest evals/` take
     (``trigger=["20%"]``, ``model_kwargs={"temperature": 0}``); ``agent`` is the user's own assembly, ``"module:function"`` or
-    the function itself (docs/your-agent.md). Returns an `EvalRun`. Raises KeyError for an unknown
+    the function itself (docs/your-agent.md); ``sessions``: session datasets (`harness import` writes them) whose cases the
+    session eval runs instead of its shipped one (docs/sessions.md). Returns an `EvalRun`. Raises KeyError for an unknown
     eval (naming the known ones)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
@@ -149,9 +151,10 @@ def evaluate(
         runs_dir=runs_dir,
         stop_after_errors=stop_after_errors,
         endpoints_answered=early.endpoints_answered,
+        sessions=sessions,
     )
     out = EvalRun(None)
-    plan = [(name, case_id) for name in names for case_id in eval_case_ids(name) if cases is None or case_id in cases]
+    plan = [(name, case_id) for name in names for case_id in eval_case_ids(name, sessions) if cases is None or case_id in cases]
     session.run_ahead([(name, case_id, None) for name, case_id in plan], workers)
     for name, case_id in plan:
         try:

@@ -99,6 +99,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
     config.stash[FRONT] = front
     selected_evals(config, front)
+    sessions = config.getoption(front.flag("sessions")) or ()
+    if sessions:  # the session eval's cases, checked before collection as every other option
+        from harness.suites.execute import session_scenarios
+
+        try:
+            session_scenarios(sessions)
+        except HarnessError as exc:
+            raise pytest.UsageError(f"{front.flag('sessions')}: {exc}") from None
     strategy = config.getoption(front.flag("strategy"))
     try:
         config.stash[STRATEGY] = register(strategy) if strategy and (front is USER or ":" in strategy) else strategy
@@ -135,16 +143,21 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     from harness.suites.execute import eval_case_ids
 
+    sessions = metafunc.config.getoption(front.flag("sessions")) or ()  # loaded and checked by pytest_configure
+
+    def ids(name: str) -> list[str]:
+        return eval_case_ids(name, sessions)
+
     if "harness_eval" in metafunc.fixturenames:
         params = []
         for name in selected_evals(metafunc.config, front):
             marks = [getattr(pytest.mark, name), *_langsmith_marks(front, name)]
-            params += [pytest.param((name, case), id=f"{name}-{case}", marks=marks) for case in eval_case_ids(name)]
+            params += [pytest.param((name, case), id=f"{name}-{case}", marks=marks) for case in ids(name)]
         metafunc.parametrize("harness_eval", params)
     elif "case" in metafunc.fixturenames:
         own = _eval_marker(metafunc.definition)
         if own is not None:
-            metafunc.parametrize("case", eval_case_ids(own), ids=eval_case_ids(own))
+            metafunc.parametrize("case", ids(own), ids=ids(own))
         elif _in_evals_dir(metafunc.config, metafunc.definition.path):
             raise pytest.UsageError(f"{metafunc.definition.nodeid} takes `case` but carries no eval marker")
 
@@ -209,6 +222,7 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
             around_run=_quiet,
             stop_after_errors=pytestconfig.getoption(front.flag("stop_after_errors")),
             endpoints_answered=pytestconfig.stash.get(ASKED, False),
+            sessions=pytestconfig.getoption(front.flag("sessions")) or (),
         )
     except LiveModelUnavailable as exc:
         pytest.skip(str(exc))

@@ -76,6 +76,14 @@ def add_options(parser: pytest.Parser, front: Front, evals_dir: str | None = Non
     )
     # every setting of the pytest door, as `harness run` takes it (`harness.runs.settings.SETTINGS`)
     add_pytest_options(group, prefix=front.prefix, exclude=("strategy",))
+    option(
+        "sessions",
+        nargs="+",
+        metavar="FILE",
+        default=None,
+        help="session datasets (`harness import` writes them: DIR/sessions.jsonl) whose cases the session eval runs "
+        "instead of its shipped one",
+    )
     option("runs_dir", default=front.runs_dir, help=f"where the session's run directory goes (default {front.runs_dir})")
     option(
         "run_ahead",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
@@ -20,7 +20,7 @@ from harness.runs.outage import OutageStopped, OutageWatch
 from harness.runs.outage import stop_after_errors as stop_setting
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers import ERROR, Score
-from harness.suites.execute import CaseResult, find_case, shipped_scenarios
+from harness.suites.execute import CaseResult, find_case, session_scenarios, shipped_scenarios
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:
@@ -55,8 +55,10 @@ class EvalSession:
         on_row: Callable[[Scenario, ResultRow, list[Score], Trace], None] | None = None,
         around_run: Callable[[], contextlib.AbstractContextManager[Any]] = contextlib.nullcontext,
         stop_after_errors: int | None = None,
+        sessions: Sequence[str | Path] = (),
     ) -> None:
         self.config, self.run_settings, self.seed, self.checked = config, run_settings, seed, checked
+        self.sessions = tuple(str(p) for p in sessions)  # session datasets: the session eval's cases (`eval_cases`)
         self.models = run_settings.models(config, seed)
         self.runs_dir, self.command, self.run_id, self.run_id_suffix = runs_dir, command, run_id, run_id_suffix
         self.on_row, self.around_run = on_row, around_run
@@ -123,7 +125,7 @@ class EvalSession:
                 run_id = f"{new_run_id(self.config.name)}-{self.run_id_suffix}"
             with self.around_run():  # the overhead probe runs an agent too
                 self.sink = RunSink(
-                    shipped_scenarios(),
+                    [*session_scenarios(self.sessions), *shipped_scenarios()],  # meta.json hashes every dataset used
                     self.config,
                     self.run_settings,
                     seed=self.seed,
@@ -159,7 +161,7 @@ class EvalSession:
         settings = self._settings()  # before the fork: the run id, and the overhead probe run once
         if not can_fork():
             return False
-        planned = {key: Job(key[0], find_case(key[1]), self.config, 0, self.seed, fault=key[2]) for key in jobs}
+        planned = {key: Job(key[0], find_case(key[1], self.sessions), self.config, 0, self.seed, fault=key[2]) for key in jobs}
         self.ahead = RunAhead(planned, settings, workers)
         return True
 
@@ -171,7 +173,8 @@ class EvalSession:
         if self.watch.message is not None:
             self.not_run_after_stop.append(f"{name}:{case_id}")
             raise OutageStopped(f"not run: the session {self.watch.message}")
-        job = Job(name, case if isinstance(case, Scenario) else find_case(case), self.config, 0, self.seed, fault=fault)
+        scenario = case if isinstance(case, Scenario) else find_case(case, self.sessions)
+        job = Job(name, scenario, self.config, 0, self.seed, fault=fault)
         if self.ahead is not None and not isinstance(case, Scenario) and (taken := self.ahead.take((name, case_id, fault)))[0]:
             return self._record(job, taken[1])
         check(job, self.run_settings)  # NotRun before anything is written: a case not run leaves no run directory

@@ -94,17 +94,13 @@ def cell_config(spec: ExperimentSpec, arm: str, threshold: Threshold) -> Compact
 
 def spec_eval_cases(spec: ExperimentSpec) -> list[tuple[str, Scenario]]:
     """(eval, case) of a spec with ``evals:``, in the spec's eval order: each eval's cases
-    (`harness.suites.execute.eval_case_ids`: shipped or generated) filtered by ``scenarios:`` (kind, case globs, limit
+    (`harness.suites.execute.eval_cases`: shipped, generated, or a user's sessions) filtered by ``scenarios:`` (kind, case globs, limit
     per eval); empty for a spec without ``evals:``."""
-    from harness.suites.execute import eval_case_ids, find_case
-    from harness.suites.registry import SUITES
+    from harness.suites.execute import eval_cases
 
     pairs = []
     for name in spec.evals:
-        if spec.datasets and SUITES[name].user_cases:  # the session eval over a user's imported sessions
-            cases = select(load_scenarios(list(spec.datasets)), kind=SUITES[name].kind)
-        else:
-            cases = [find_case(case_id) for case_id in eval_case_ids(name)]
+        cases = eval_cases(name, spec.datasets)  # the session eval over a user's imported sessions, when named
         pairs += [(name, s) for s in select(cases, kind=spec.kind, ids=list(spec.cases) or None, limit=spec.limit)]
     return pairs
 

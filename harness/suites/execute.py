@@ -20,8 +20,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import _deepagents_adapter as da
@@ -279,15 +280,45 @@ def shipped_scenarios() -> list[Scenario]:
     return _SCENARIOS
 
 
-def find_case(case_id: str) -> Scenario:
-    """A shipped case by id, or a generated one (`harness.scenarios.generate.generated_case`)."""
+_SESSIONS: dict[tuple[str, ...], list[Scenario]] = {}
+
+
+def session_scenarios(sessions: Sequence[str | Path]) -> list[Scenario]:
+    """The cases of the session datasets ``sessions`` (`harness import` writes them), loaded once per process."""
+    key = tuple(str(p) for p in sessions)
+    if key not in _SESSIONS:
+        _SESSIONS[key] = load_scenarios(list(key))
+    return _SESSIONS[key]
+
+
+def find_case(case_id: str, sessions: Sequence[str | Path] = ()) -> Scenario:
+    """A case by id: one of the session datasets ``sessions``, a shipped one, or a generated one
+    (`harness.scenarios.generate.generated_case`)."""
     from harness.scenarios.generate import generated_case
 
+    mine = next((s for s in session_scenarios(sessions) if s.id == case_id), None) if sessions else None
+    if mine is not None:
+        return mine
     found = next((s for s in shipped_scenarios() if s.id == case_id), None)
     return found if found is not None else generated_case(case_id)
 
 
-def eval_case_ids(name: str) -> list[str]:
-    """The cases eval ``name`` runs: every shipped case of its kind, or the ids its entry lists."""
+def eval_cases(name: str, sessions: Sequence[str | Path] = ()) -> list[Scenario]:
+    """The cases eval ``name`` runs: every shipped case of its kind, or the ids its entry lists; for an eval that takes
+    a user's cases (`EvalSuite.user_cases`: the session eval), the cases of its kind in the session datasets
+    ``sessions`` when any are given (every door: `harness run --datasets`, a spec's ``scenarios.datasets``, pytest's
+    ``--sessions``, ``harness.evaluate(sessions=...)``)."""
     suite = SUITES[name]
-    return [c.id for c in select(shipped_scenarios(), kind=suite.kind)] if suite.kind else list(suite.case_ids)
+    if sessions and suite.user_cases:
+        return select(session_scenarios(sessions), kind=suite.kind)
+    if suite.kind:
+        return select(shipped_scenarios(), kind=suite.kind)
+    return [find_case(case_id) for case_id in suite.case_ids]
+
+
+def eval_case_ids(name: str, sessions: Sequence[str | Path] = ()) -> list[str]:
+    """The ids of `eval_cases`."""
+    suite = SUITES[name]
+    if not sessions and not suite.kind:
+        return list(suite.case_ids)  # generated cases by id: not built to be listed
+    return [c.id for c in eval_cases(name, sessions)]
