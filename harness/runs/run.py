@@ -335,6 +335,7 @@ def run_cases(
         f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) "
         + (f"as the {eval_name} eval, " if eval_name else "as no eval, ")
         + (f"under its preset {preset} ({config.strategy})" if preset else f"under {config.label()}")
+        + ("; a session case's window is chosen for its cut (its row says which)" if any(s.session for s in scenarios) else "")
         + (f", {concurrency} in flight" if concurrency > 1 else "")
         + f" -> {sink.path}"
     )

@@ -83,7 +83,9 @@ def test_harness_run_kind_session_replays_a_session_file_as_the_session_eval(tmp
     dataset = _dataset(tmp_path)
     forget_controls()
     code = main(["run", "--kind", "session", "--datasets", str(dataset), "--out", str(tmp_path / "runs")])
-    assert code == 0, capsys.readouterr().err
+    printed = capsys.readouterr()
+    assert code == 0, printed.err
+    assert "a session case's window is chosen for its cut" in printed.out  # not the arm's window the first line names
     (run_dir,) = (tmp_path / "runs").iterdir()
     (row,) = read_rows(run_dir / "results.jsonl")
     assert (row["eval"], row["kind"], row["outcome"]) == ("session", "session", "PASS")
