@@ -46,6 +46,23 @@ def _trace(**kw) -> Trace:
     return Trace(case_id="c", kind="needle", **kw)
 
 
+def test_a_session_turn_the_control_left_unfinished_too_is_not_the_arms_failure():
+    """The continuation of a recorded session: the served reference agent (and a real model may) asks what to do with
+    or without compaction; only a turn the full-context control finished counts against the arm."""
+    asked = "I have lost track of the task. Could you restate what you would like me to do next?"
+    turns = [{"index": 0, "text": "Continue the task."}, {"index": 1, "text": "Question: What is the code?"}]
+    control = {"turns": ["Continue the task.", "Question: What is the code?"], "answers": [asked, "7731"]}
+    excused = _trace(turns=turns, final={"error": None, "answers": [asked, "7731"], "control": control})
+    assert run_completed(excused) == Score(
+        "run_completed", True, CHECK, "all 2 turn(s) finished; 1 the full-context control left unfinished too are not counted"
+    )
+    finished = {**control, "answers": ["Done: the next step is the dry run.", "7731"]}
+    lost = _trace(turns=turns, final={"error": None, "answers": [asked, "7731"], "control": finished})
+    assert not run_completed(lost).value and "first turn 0" in run_completed(lost).explanation
+    no_control = _trace(turns=turns, final={"error": None, "answers": [asked, "7731"]})
+    assert not run_completed(no_control).value
+
+
 def test_a_run_without_an_error_completed_all_its_turns():
     trace = _trace(turns=[{"index": 0}, {"index": 1}, {"index": 2}], final={"error": None})
     assert run_completed(trace) == Score("run_completed", True, CHECK, "all 3 turn(s) finished")

@@ -13,7 +13,8 @@ from harness.trace.schema import Trace
 
 def run_completed(trace: Trace) -> Score:
     """Every turn finished: the run raised nothing (provider error or otherwise) and no turn ended in a request for
-    clarification (`is_clarification_request`): a turn whose answer asks the user what to do did not do it."""
+    clarification (`is_clarification_request`): a turn whose answer asks the user what to do did not do it. A turn a
+    session case's full-context control also left unfinished is not the arm's failure (`unfinished_turns`)."""
     err = trace.error
     if err:
         what = "a provider error" if err.get("provider_error") else "the run raised"
@@ -27,12 +28,28 @@ def run_completed(trace: Trace) -> Score:
             f"{len(asked)} of {len(trace.turns)} turn(s) ended in a request for clarification, not a finished turn; "
             f"first turn {asked[0]}: {(trace.answer(asked[0]) or '')[:160]!r}",
         )
-    return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished")
+    excused = len(control_unfinished(trace))
+    also = f"; {excused} the full-context control left unfinished too are not counted" if excused else ""
+    return Score("run_completed", True, CHECK, f"all {len(trace.turns)} turn(s) finished{also}")
 
 
 def unfinished_turns(trace: Trace) -> list[int]:
-    """The turns whose answer (the agent's last reply of the turn) is a request for clarification."""
-    return [t for t in range(len(trace.turns)) if is_clarification_request(trace.answer(t) or "")]
+    """The turns whose answer (the agent's last reply of the turn) is a request for clarification, but for those a
+    session case's control (``final["control"]``, `harness.suites.replay`: the gold) asked for clarification too."""
+    gold = control_unfinished(trace)
+    return [
+        t
+        for t in range(len(trace.turns))
+        if is_clarification_request(trace.answer(t) or "") and trace.turns[t].get("text") not in gold
+    ]
+
+
+def control_unfinished(trace: Trace) -> set[str]:
+    """The turns (by their text) a session case's full-context control ended in a request for clarification: an agent
+    that cannot carry the recorded session on with the whole of it in view did not lose that to compaction."""
+    control = trace.final.get("control") or {}
+    pairs = zip(control.get("turns") or [], control.get("answers") or [])
+    return {text for text, answer in pairs if is_clarification_request(answer or "")}
 
 
 def compacted(trace: Trace, *, before_turn: int | None = None) -> Score:
