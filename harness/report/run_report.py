@@ -66,6 +66,13 @@ def write_report(path: str | Path, tokens: str | None = None) -> Path:
     return write_run_report(path, tokens)
 
 
+def config_said(meta: RunMeta, rows: list[ResultRow]) -> str:
+    """The run's config as its report and charts name it; with a session case, that its window is chosen per cut."""
+    from harness.suites.replay import WINDOW_SAID
+
+    return meta["config_label"] + (f"; {WINDOW_SAID}" if any(r["kind"] == "session" for r in rows) else "")
+
+
 def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     meta = read_run_meta(run_dir)
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
@@ -82,7 +89,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         endpoints = meta.get("endpoints") or {}
         doc.bullets(
             [
-                f"config: {meta['config_label']}",
+                f"config: {config_said(meta, rows)}",
                 f"agent model: `{meta['agent_model']}`; summarizer: `{meta['summary_model']}`",
                 *([f"agent assembly: `{meta['agent']}` (the user's own)"] if meta.get("agent") else []),
                 *[
@@ -181,7 +188,7 @@ def _token_curves(
     charts: list[tuple[Path, str]] = []
     draws = []
     for k, part in enumerate(parts, 1):
-        title = f"Tokens per agent call: {meta['config_label']}" + (f", part {k} of {len(parts)}" if len(parts) > 1 else "")
+        title = f"Tokens per agent call: {config_said(meta, rows)}" + (f", part {k} of {len(parts)}" if len(parts) > 1 else "")
         name = "token_curves.png" if k == 1 else f"token_curves-{k}.png"
 
         def draw(part: list[str] = part, title: str = title, name: str = name) -> Path:

@@ -35,6 +35,7 @@ from harness.runs.outage import OutageWatch, stop_after_errors
 from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
 from harness.scoring.scorers import ERROR, PASS, Score
+from harness.suites import replay
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
@@ -335,7 +336,7 @@ def run_cases(
         f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) "
         + (f"as the {eval_name} eval, " if eval_name else "as no eval, ")
         + (f"under its preset {preset} ({config.strategy})" if preset else f"under {config.label()}")
-        + ("; a session case's window is chosen for its cut (its row says which)" if any(s.session for s in scenarios) else "")
+        + (f"; {replay.WINDOW_SAID}" if any(s.session for s in scenarios) else "")
         + (f", {concurrency} in flight" if concurrency > 1 else "")
         + f" -> {sink.path}"
     )

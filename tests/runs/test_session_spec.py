@@ -90,7 +90,9 @@ def test_harness_run_kind_session_replays_a_session_file_as_the_session_eval(tmp
     (row,) = read_rows(run_dir / "results.jsonl")
     assert (row["eval"], row["kind"], row["outcome"]) == ("session", "session", "PASS")
     assert [p["valid"] for p in row["session"]["probes"]] == [True] * 5
-    assert "## Recorded sessions replayed" in (run_dir / "report.md").read_text()
+    report = (run_dir / "report.md").read_text()
+    assert "## Recorded sessions replayed" in report
+    assert "config: forced-20" in report and "a session case's window is chosen for its cut" in report
 
 
 def test_the_shared_real_session_replays_under_three_arms_with_the_control_as_gold(tmp_path):
