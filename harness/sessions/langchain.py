@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from harness.errors import DatasetError
+from harness.sessions.lc_messages import revive
 from harness.sessions.model import Session
 from harness.sessions.openai import from_messages
 from harness.sessions.source import messages_field, read_json_or_lines
@@ -20,7 +21,7 @@ from harness.sessions.source import messages_field, read_json_or_lines
 
 def read(source: str, **options: Any) -> Session:  # noqa: ANN401 - no options
     """The session in ``source``; a `DatasetError` names the file and ``messages[i]`` LangChain could not read."""
-    from langchain_core.messages import convert_to_messages, convert_to_openai_messages, messages_from_dict
+    from langchain_core.messages import convert_to_openai_messages
 
     from harness._deepagents_adapter import is_summary_message
 
@@ -31,10 +32,7 @@ def read(source: str, **options: Any) -> Session:  # noqa: ANN401 - no options
         if not isinstance(item, dict):
             raise DatasetError(source, None, f"messages[{i}]", f"a message must be a JSON object, got {type(item).__name__}")
         try:
-            if "data" in item and "type" in item:
-                (msg,) = messages_from_dict([item])
-            else:
-                (msg,) = convert_to_messages([item])
+            msg = revive(item)  # every shape LangChain writes a message in, read by LangChain (`lc_messages.revive`)
             oai = convert_to_openai_messages([msg])
         except (ValueError, KeyError, TypeError, NotImplementedError) as exc:
             raise DatasetError(source, None, f"messages[{i}]", f"LangChain cannot read it: {exc}".splitlines()[0]) from None
