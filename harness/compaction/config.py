@@ -359,6 +359,11 @@ SESSION_TRIGGER_MARGIN = 0.98
 measured with the same counter deepagents compares, and the margin keeps a rounding difference from missing it."""
 
 
+WINDOW_SAID = "a session case's window is chosen for its cut (its row says which)"
+"""What a run's first line (`harness.runs.run`), its report and its chart titles add to the config they name when a session case ran: the
+window they name is the arm's, not the one a session case ran on."""
+
+
 def session_window(config: CompactionConfig, first_call_tokens: int) -> int | None:
     """The declared window of a session case (a recorded session continued from its cut): the window at which the
     arm's trigger fires at the first call after the cut, whose request counts ``first_call_tokens`` as the trigger

@@ -68,7 +68,7 @@ def write_report(path: str | Path, tokens: str | None = None) -> Path:
 
 def config_said(meta: RunMeta, rows: list[ResultRow]) -> str:
     """The run's config as its report and charts name it; with a session case, that its window is chosen per cut."""
-    from harness.suites.replay import WINDOW_SAID
+    from harness.compaction.config import WINDOW_SAID
 
     return meta["config_label"] + (f"; {WINDOW_SAID}" if any(r["kind"] == "session" for r in rows) else "")
 

@@ -28,14 +28,13 @@ from harness._version import __version__
 from harness.agent.assembly import AgentSpec, agent_name
 from harness.agent.models import Endpoint, in_process
 from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
-from harness.compaction.config import CompactionConfig
+from harness.compaction.config import WINDOW_SAID, CompactionConfig
 from harness.errors import ConfigError
 from harness.rows import META_SCHEMA_VERSION, CellRow, Provenance, ResultRow, RunMeta, write_meta
 from harness.runs.outage import OutageWatch, stop_after_errors
 from harness.runs.results import SCENARIOS_FILE, append_jsonl, append_row, result_row, row_events, row_outcome
 from harness.scenarios.schema import Scenario, scenario_row
 from harness.scoring.scorers import ERROR, PASS, Score
-from harness.suites import replay
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
@@ -336,7 +335,7 @@ def run_cases(
         f"run {sink.run.run_id}: {len(scenarios)} case(s) x {trials} trial(s) "
         + (f"as the {eval_name} eval, " if eval_name else "as no eval, ")
         + (f"under its preset {preset} ({config.strategy})" if preset else f"under {config.label()}")
-        + (f"; {replay.WINDOW_SAID}" if any(s.session for s in scenarios) else "")
+        + (f"; {WINDOW_SAID}" if any(s.session for s in scenarios) else "")
         + (f", {concurrency} in flight" if concurrency > 1 else "")
         + f" -> {sink.path}"
     )

@@ -43,9 +43,6 @@ CONTROL = "control"
 PROBE_ROOM_TOKENS = 500
 """Room the control's window keeps per turn after the cut (a question and its answer), beyond the first call."""
 
-WINDOW_SAID = "a session case's window is chosen for its cut (its row says which)"
-"""What a run's first line, its report and its chart titles add to the config they name when a session case ran: the
-window they name is the arm's, not the one a session case ran on."""
 _CONTROLS: dict[tuple[Any, ...], dict[str, Any]] = {}
 _RUNNING: dict[tuple[Any, ...], asyncio.Future] = {}
 
