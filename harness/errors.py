@@ -45,6 +45,11 @@ class LiveModelUnavailable(HarnessError):
     """A live provider model was requested but cannot be used here (no key, no package)."""
 
 
+class ProviderFailed(HarnessError):
+    """A live model failed outside any case (the judge proposing a session's probes at import): the CLI exits 4 (an
+    ERROR, not bad input) and nothing was written."""
+
+
 class EndpointUnreachable(HarnessError):
     """Nothing answers at a live model's base URL: found before the run, so no case spends its retries on it.
     The CLI exits 4 (an ERROR, not bad input)."""

@@ -93,6 +93,11 @@ RUBRICS: dict[str, Rubric] = {
         ),
     )
 }
+PROPOSAL_TAG = "<task>propose-probes</task>"
+"""Heads the request that asks a judge model to propose a session's probes (`harness.sessions.propose.PROMPT`): the
+stand-in judge (`harness.reference.judge`) knows that request by it and proposes nothing (it grades, it does not read
+sessions), so `harness import --propose-probes` against `harness serve` runs end to end and says so."""
+
 RUBRIC_OF_PROBE = {"recall": "current_value", "continuation": "continuation", "decision": "decision", "artifact": "artifacts"}
 
 _BLOCKS = re.compile(

@@ -48,6 +48,27 @@ def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
     return task_problem(models.agent, scenario.task) or offline_statement_problem(scenario)
 
 
+def continuation_limit(steps: int) -> Any:
+    """LangChain's `ModelCallLimitMiddleware` on a session's continuation turn only (`Scenario.continuation_steps`):
+    after ``steps`` model calls in that turn it ends with LangChain's limit message ("Model call limits exceeded: run
+    limit ..."), and the probes after it are not limited (the runner sets ``active`` per turn)."""
+    from langchain.agents.middleware import ModelCallLimitMiddleware
+    from langchain.agents.middleware.types import hook_config
+
+    class ContinuationLimit(ModelCallLimitMiddleware):
+        active = True
+
+        @hook_config(can_jump_to=["end"])
+        def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+            return super().before_model(state, runtime) if self.active else None
+
+        @hook_config(can_jump_to=["end"])
+        async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+            return await super().abefore_model(state, runtime) if self.active else None
+
+    return ContinuationLimit(run_limit=steps, exit_behavior="end")
+
+
 def _todo_middleware() -> Any:
     from langchain.agents.middleware import TodoListMiddleware
 
@@ -87,12 +108,21 @@ class _Case:
         # deepagents 0.7.32 has no write_todos tool by default (only some model profiles add it): a task that asks for
         # its plan in the todo list gets LangChain's TodoListMiddleware, as a caller of create_deep_agent adds it.
         todos = [_todo_middleware()] if wants_todos(scenario.task) else []
+        steps = scenario.continuation_steps()
+        self.limit = continuation_limit(steps) if steps else None  # outermost: ends the turn before any other hook
         self.built = build_agent(
             config,
             models.agent,
             summarizer=models.summarizer,
             tools=tools_for(scenario.documents_dict()),
-            middleware=[*todos, *middleware, *stable, *retry, *([self.recorder.middleware] if self.recorder else [])],
+            middleware=[
+                *([self.limit] if self.limit else []),
+                *todos,
+                *middleware,
+                *stable,
+                *retry,
+                *([self.recorder.middleware] if self.recorder else []),
+            ],
             system_prompt=scenario.agent_system_prompt(),
             backend=backend,
             checkpointer=checkpointer,
@@ -125,9 +155,14 @@ class _Case:
         for turn, text in enumerate(self.scenario.turns):
             if self.error is not None:
                 return
+            if self.limit is not None:
+                self.limit.active = turn == 0
             if self.recorder:
                 self.recorder.turn = turn
-                self.trace.turns.append({"index": turn, "text": text, "first_call": len(self.recorder.calls)})
+                record = {"index": turn, "text": text, "first_call": len(self.recorder.calls)}
+                if self.limit is not None and turn == 0:
+                    record["model_call_limit"] = self.limit.run_limit
+                self.trace.turns.append(record)
             # A scripted assistant turn (a fact the case has "the agent" state) comes just before its user turn.
             said = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
             if turn == 0 and self.scenario.conversation:  # the recorded conversation the case starts from

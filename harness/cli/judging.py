@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK, finite_float
 
@@ -111,21 +112,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     cal.add_argument("run_dir", help="a run or experiment directory (results.jsonl or cells.jsonl with probe cases)")
     cal.add_argument("--datasets", nargs="+", metavar="FILE", help="scenario files the run used (default: the shipped ones)")
-    cal.add_argument(
-        "--judge-model",
-        default="reference",
-        help="reference (default: the in-process keyword stand-in) or provider:name, e.g. openai:gpt-5.2; "
-        "openai:reference-judge with --judge-base-url reaches the stand-in through harness serve",
-    )
-    cal.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible endpoint")
-    cal.add_argument(
-        "--judge-model-kwargs",
-        action="append",
-        metavar="KEY=VALUE",
-        help="init_chat_model argument for the judge, repeatable: temperature=0, timeout=60 (default 120 s), "
-        "max_retries=3 (default 6)",
-    )
-    cal.add_argument("--judge-max-rps", type=finite_float, metavar="N", help="at most N judge requests per second")
+    add_judge_options(cal, default="reference")
     cal.add_argument(
         "--min-kappa",
         type=finite_float,
@@ -146,3 +133,39 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     readers.add_argument("--show", action="store_true", help="print every answer the readers disagree with the label on")
     readers.add_argument("--fail-on-false-pass", action="store_true", help="exit 1 when any wrong answer is read as right")
     readers.set_defaults(handler=cmd_readers)
+
+
+def add_judge_options(parser: argparse.ArgumentParser, *, default: str | None) -> None:
+    """The judge model's options (``--judge-model``, its endpoint, kwargs and rate), one wording for every command that
+    asks a judge (`harness judge calibrate`, `harness import --propose-probes`); read them with `judge_from`."""
+    parser.add_argument(
+        "--judge-model",
+        default=default,
+        help=("reference (default: the in-process keyword stand-in) or " if default == "reference" else "")
+        + "provider:name, e.g. openai:gpt-5.2; openai:reference-judge with --judge-base-url reaches the stand-in through "
+        "harness serve",
+    )
+    parser.add_argument("--judge-base-url", metavar="URL", help="the judge's OpenAI-compatible endpoint")
+    parser.add_argument(
+        "--judge-model-kwargs",
+        action="append",
+        metavar="KEY=VALUE",
+        help="init_chat_model argument for the judge, repeatable: temperature=0, timeout=60 (default 120 s), "
+        "max_retries=3 (default 6)",
+    )
+    parser.add_argument("--judge-max-rps", type=finite_float, metavar="N", help="at most N judge requests per second")
+
+
+def judge_from(args: argparse.Namespace) -> Any:
+    """The `harness.scoring.judge.JudgeChoice` the options of `add_judge_options` name; a stopped server at
+    ``--judge-base-url`` is exit 4 now, not after every retry."""
+    from harness.scoring.judge import choose_judge
+
+    choice = choose_judge(
+        args.judge_model, base_url=args.judge_base_url, model_kwargs=args.judge_model_kwargs, max_rps=args.judge_max_rps
+    )
+    if args.judge_base_url:
+        from harness.agent.endpoints import Endpoint, check_endpoints_answer
+
+        check_endpoints_answer(Endpoint(args.judge_base_url))
+    return choice

@@ -66,14 +66,18 @@ def main(argv: list[str] | None = None) -> int:
         from harness.langsmith.session import bound_tracing
 
         bound_tracing()  # LANGSMITH_TRACING=true: one preflight, then every upload bounded; never a wait at exit
-    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable, WorkerFailed
+    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable, ProviderFailed, WorkerFailed
 
     try:
         return args.handler(args)
     except LiveModelUnavailable as exc:
         print(f"skipped: {exc}", file=sys.stderr)
         return EXIT_SKIPPED
-    except (EndpointUnreachable, WorkerFailed) as exc:  # a provider or a worker process failed: ERROR's code, not bad input
+    except (
+        EndpointUnreachable,
+        ProviderFailed,
+        WorkerFailed,
+    ) as exc:  # a provider or a worker process failed: ERROR's code, not bad input
         print(f"error: {redact(str(exc))}", file=sys.stderr)
         return EXIT_ERROR
     except HarnessError as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from harness.cli.options import EXIT_OK
 
@@ -15,7 +16,18 @@ def cmd_import(args: argparse.Namespace) -> int:
     from harness.sessions.importer import import_session
 
     options = {k: getattr(args, k) for k in ("thread", "project", "filter") if getattr(args, k) is not None}
-    done = import_session(args.format, args.source, args.out, case_id=args.id, cut=args.cut, probes=args.probes, options=options)
+    judge = _proposing_judge(args)
+    done = import_session(
+        args.format,
+        args.source,
+        args.out,
+        case_id=args.id,
+        cut=args.cut,
+        probes=args.probes,
+        options=options,
+        steps=args.steps,
+        propose=judge.model if judge is not None else None,
+    )
     session, size, cut = done.session, done.size, done.cut
     at = ", ".join(str(c.at) for c in session.compactions) or "none"
     print(
@@ -30,9 +42,37 @@ def cmd_import(args: argparse.Namespace) -> int:
     before = sum(size.per_message[: cut.at])
     print(f"{cut.note}; {before:,} tokens before the cut (the replay's window is chosen at run time)")
     origin = f"from {args.probes}" if args.probes else "generated from the messages before the cut"
-    print(f"probes: {len(done.probes)} {origin}")
+    print(f"probes: {len(done.probes) - done.proposed} {origin}")
+    if judge is not None:
+        print(f"probes proposed by {judge.name}: {done.proposed} (origin: model), {len(done.left_out)} left out")
+        for why in done.left_out:
+            print(f"  left out: {why}")
+    steps = f"a live agent continues for at most {args.steps} model call(s), then" if args.steps else "the agent is asked"
+    print(f"after the cut {steps} the probes (--steps)")
     print(f"wrote {done.conversation_file} ({cut.at} messages) and case {done.case_id!r} in {done.row_file}")
     return EXIT_OK
+
+
+def _proposing_judge(args: argparse.Namespace) -> Any:
+    """The judge of ``--propose-probes`` (a live model: the in-process stand-in proposes nothing), or None; judge
+    options without ``--propose-probes`` are refused (exit 2), as they would do nothing."""
+    from harness.errors import ConfigError
+
+    given = [o for o in ("judge_model", "judge_base_url", "judge_model_kwargs", "judge_max_rps") if getattr(args, o)]
+    if not args.propose_probes:
+        if given:
+            raise ConfigError(f"--{given[0].replace('_', '-')} is for --propose-probes (a judge model proposes probes)")
+        return None
+    from harness.agent.models import in_process
+
+    if args.judge_model is None or in_process(args.judge_model, "judge"):
+        raise ConfigError(
+            "--propose-probes: give a live --judge-model provider:name (the in-process reference judge proposes no "
+            "probes; through harness serve: --judge-model openai:reference-judge --judge-base-url URL)"
+        )
+    from harness.cli.judging import judge_from
+
+    return judge_from(args)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -47,8 +87,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     """This group's subcommands: import, export."""
+    from harness.cli.judging import add_judge_options
     from harness.sessions import FORMATS
     from harness.sessions.cut import DEFAULT_SHARE, FIRST_COMPACTION
+    from harness.sessions.model import DEFAULT_STEPS
 
     imp = sub.add_parser(
         "import",
@@ -80,6 +122,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="the questions to ask after the cut (JSONL or YAML: question, expected, type, message, stale); "
         "default: generated from the messages before the cut",
     )
+    imp.add_argument(
+        "--steps",
+        type=int,
+        default=DEFAULT_STEPS,
+        metavar="N",
+        help="a live agent continues the session by itself for at most N model calls after the cut, then the probes are "
+        f"asked (default {DEFAULT_STEPS}; 0: the probes alone; the offline reference agent is always asked the probes alone)",
+    )
+    imp.add_argument(
+        "--propose-probes",
+        action="store_true",
+        help="live: a judge model (--judge-model provider:name) reads the messages before the cut and proposes up to 10 "
+        "more probes, marked model-written (origin: model); each is checked like a user's, and one left out says why",
+    )
+    add_judge_options(imp, default=None)
     imp.set_defaults(handler=cmd_import)
 
     exp = sub.add_parser(

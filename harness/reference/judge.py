@@ -14,7 +14,8 @@ tokens are counted the same in process and over HTTP.
 It answers in the shape it is asked for: with tools bound (LangChain's default ``with_structured_output`` binds
 the schema as a tool, openevals' path for a chat model) a tool call to the first tool whose arguments are
 ``reasoning`` and ``score``; without tools (OpenAI's ``response_format`` json_schema, ChatOpenAI's default) the same
-object as JSON text.
+object as JSON text. Asked to propose a session's probes (a request headed by `harness.judge_prompt.PROPOSAL_TAG`), it
+proposes none: ``[]``.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from harness.judge_prompt import JudgePrompt, parse_judge_prompt
+from harness.judge_prompt import PROPOSAL_TAG, JudgePrompt, parse_judge_prompt
 from harness.reference.names import JUDGE_NAME
 from harness.reference.provider_tokens import simulated_usage
 
@@ -87,14 +88,16 @@ class ReferenceJudgeModel(BaseChatModel):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
-        verdict = judge_messages(messages)
         tools = kwargs.get("tools")
-        if tools:
+        if any(PROPOSAL_TAG in m.text for m in messages):  # asked to propose a session's probes: it proposes none
+            message = AIMessage(content="[]")
+        elif tools:
+            verdict = judge_messages(messages)
             call_id = "call_" + hashlib.sha256(json.dumps(verdict, sort_keys=True).encode()).hexdigest()[:16]
             name = tools[0]["function"]["name"]
             message = AIMessage(content="", tool_calls=[{"name": name, "args": verdict, "id": call_id, "type": "tool_call"}])
         else:
-            message = AIMessage(content=json.dumps(verdict))
+            message = AIMessage(content=json.dumps(judge_messages(messages)))
         message.response_metadata["model_name"] = self.model_name
         message.usage_metadata = simulated_usage(messages, tools, message)  # what harness serve reports for it
         return ChatResult(generations=[ChatGeneration(message=message)])

@@ -127,6 +127,14 @@ class SessionInfo:
     compactions: Annotated[
         tuple[Int, ...], _described("where the session recorded a compaction: the number of messages before each")
     ] = ()
+    steps: Annotated[
+        Int | None,
+        Field(ge=0),
+        _described(
+            "an agent that follows the task (a live model): the model calls it makes of its own after the cut before the "
+            "probes are asked (its continuation turn ends after this many); 0: the probes alone; omitted: until it answers"
+        ),
+    ] = None
 
 
 @with_config(_CONFIG)
@@ -237,6 +245,14 @@ class Scenario:
     @property
     def turns(self) -> tuple[str, ...]:
         return (self.task, *self.followups)
+
+    def continuation_steps(self) -> int | None:
+        """The model calls the first turn may take: a session's ``steps`` when that turn is its continuation (its task,
+        not a probe's question: `harness.suites.replay.session_turns` asks the probes alone of an agent that cannot
+        follow the task), None when unlimited."""
+        if self.session is None or not self.session.steps or self.task in {p.question for p in self.probes}:
+            return None
+        return self.session.steps
 
     @property
     def size_chars(self) -> int:

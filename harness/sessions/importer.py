@@ -16,15 +16,18 @@ import re
 import shutil
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness.errors import ConfigError, DatasetError
+from harness.errors import ConfigError, DatasetError, ProviderFailed
 from harness.scenarios.model import ID_PATTERN, SessionProbe
 from harness.sessions import read_session
 from harness.sessions.check import SessionSize, check_session
 from harness.sessions.cut import Cut, choose_cut
-from harness.sessions.model import CONTINUE_TASK, Compaction, Session
+from harness.sessions.model import CONTINUE_TASK, DEFAULT_STEPS, Compaction, Session
 from harness.sessions.probes import generated_probes, read_probes
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 SESSIONS_FILE = "sessions.jsonl"
 
@@ -40,6 +43,8 @@ class Imported:
     size: SessionSize
     cut: Cut
     probes: tuple[SessionProbe, ...]
+    proposed: int = 0  # of ``probes``, those the judge model proposed (`harness.sessions.propose`)
+    left_out: tuple[str, ...] = ()  # the judge's proposals left out, each with why
 
 
 def import_session(
@@ -51,16 +56,21 @@ def import_session(
     cut: str | None = None,
     probes: str | None = None,
     options: dict[str, Any] | None = None,
+    steps: int = DEFAULT_STEPS,
+    propose: BaseChatModel | None = None,
 ) -> Imported:
     """Read ``source`` as ``fmt`` (``options``: the reader's own, e.g. a thread id), cut it (``cut``:
     `harness.sessions.cut.choose_cut`), take its probes from the file ``probes`` (else the generator) and write the case
-    into ``out_dir``; every problem is raised before a write."""
+    into ``out_dir`` (``steps``: the model calls a live agent continues for after the cut; ``propose``: a judge model
+    whose proposed probes, `harness.sessions.propose`, are added after them); every problem is raised before a write."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out_dir}: is a file, not a directory")
     case_id = case_id or default_id(source)
     if not re.match(ID_PATTERN, case_id):
         raise ConfigError(f"--id {case_id!r}: use lowercase letters, digits, '-', '_' or '.' (starting with a letter or digit)")
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+        raise ConfigError(f"--steps {steps!r}: a number of model calls, 0 or more (0: the probes alone)")
     rows_path, conversation_path = out / SESSIONS_FILE, out / f"{case_id}.jsonl"
     earlier = _earlier_rows(rows_path)
     if any(row.get("id") == case_id for row in earlier):
@@ -70,10 +80,32 @@ def import_session(
     session = redacted(read_session(fmt, source, **(options or {})))
     size = check_session(session)
     chosen = choose_cut(session, size, cut)
-    found = read_probes(probes, chosen.at) if probes else generated_probes(session.messages[: chosen.at])
-    row = session_row(case_id, session, size, chosen, found)
+    unfound: ConfigError | None = None
+    try:
+        found = read_probes(probes, chosen.at) if probes else generated_probes(session.messages[: chosen.at])
+    except ConfigError as exc:
+        if probes or propose is None:
+            raise
+        found, unfound = [], exc  # none generated: the judge's may be all there is
+    proposed: list[SessionProbe] = []
+    left_out: list[str] = []
+    if propose is not None:
+        from harness.sessions.propose import propose_probes
+
+        try:
+            proposed, left_out = propose_probes(session.messages[: chosen.at], propose)
+        except Exception as exc:  # noqa: BLE001 - the provider's error, said (redacted by the CLI) and exit 4
+            raise ProviderFailed(
+                f"--propose-probes: the judge model failed ({type(exc).__name__}: {(str(exc) or '?').splitlines()[0][:200]}); "
+                "nothing was written"
+            ) from None
+    if unfound is not None and not proposed:
+        raise ConfigError(f"{unfound}; the judge model proposed none either ({len(left_out)} left out)")
+    row = session_row(case_id, session, size, chosen, [*found, *proposed], steps)
     _write_validated(out, row, session.messages[: chosen.at], rows_path, conversation_path)
-    return Imported(case_id, rows_path, conversation_path, session, size, chosen, tuple(found))
+    return Imported(
+        case_id, rows_path, conversation_path, session, size, chosen, (*found, *proposed), len(proposed), tuple(left_out)
+    )
 
 
 def default_id(source: str) -> str:
@@ -84,7 +116,9 @@ def default_id(source: str) -> str:
     return re.sub(r"[^a-z0-9_.\-]+", "-", name).strip("-._") or "session"
 
 
-def session_row(case_id: str, session: Session, size: SessionSize, cut: Cut, probes: list[SessionProbe]) -> dict[str, Any]:
+def session_row(
+    case_id: str, session: Session, size: SessionSize, cut: Cut, probes: list[SessionProbe], steps: int = DEFAULT_STEPS
+) -> dict[str, Any]:
     """The ``session`` case's row (`harness.scenarios.model.ScenarioRow`)."""
     info = {
         "format": session.format,
@@ -94,6 +128,7 @@ def session_row(case_id: str, session: Session, size: SessionSize, cut: Cut, pro
         "cut": cut.at,
         "cut_by": cut.by,
         "compactions": [c.at for c in session.compactions],
+        "steps": steps,
     }
     if not info["compactions"]:
         del info["compactions"]

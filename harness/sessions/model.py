@@ -41,6 +41,9 @@ class Session:
 CONTINUE_TASK = "Continue the task from where the conversation above left off."
 """The task of every imported session case (`harness import`): the user turn after the recorded prefix, before the
 probes are asked (a session case's ``task``; one constant, so every imported case continues the same way)."""
+DEFAULT_STEPS = 10
+"""`harness import --steps`'s default: the model calls an agent that follows the task makes of its own after the cut
+(`harness.scenarios.model.SessionInfo.steps`), enough to see it carry on, few enough that a replay's cost is bounded."""
 
 
 DEEPAGENTS_SUMMARY = "deepagents-summary"

@@ -19,6 +19,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import TypeAdapter, ValidationError
 
+from harness.judge_prompt import PROPOSAL_TAG
 from harness.scenarios.conversation import text_of
 from harness.scenarios.model import SESSION_PROBE_TYPES, SessionProbe
 from harness.session_format import arguments, call_text
@@ -26,7 +27,8 @@ from harness.session_format import arguments, call_text
 MAX_PROPOSED = 10
 _PROBE = TypeAdapter(SessionProbe)  # checks a proposed probe as a row's probe is checked
 MESSAGE_CHARS = 2_000  # of each message's text in the prompt; a longer one is cut and says so
-PROMPT = f"""You read a recorded session of an AI agent: its messages, numbered [i]. List the critical facts a summary
+PROMPT = f"""{PROPOSAL_TAG}
+You read a recorded session of an AI agent: its messages, numbered [i]. List the critical facts a summary
 of it must keep for the agent to carry on: files created or edited and their paths, commands run and their outcome,
 errors met, the user's constraints, decisions and what they overrode, values stated. Prefer facts stated once and
 early. For each fact write a question that names what it asks about but not its answer.

@@ -4,9 +4,11 @@ after the cut, and the full-context control arm whose answers gate every probe.
 A ``session`` case (`harness.scenarios.model.SessionInfo`) is a recorded session cut before its first compaction:
 its conversation file is the prefix, its probes the questions. Run as any eval or none, it gets:
 
-1. its turns (`session_turns`): the row's task, then the probes' questions; an agent that follows only the task
-   grammar (the offline reference agent) cannot carry a recorded session on by itself, so it is asked the probes
-   alone, the first probe being the first turn after the cut;
+1. its turns (`session_turns`): the row's task (the agent continues the session by itself, for at most the row's
+   ``session.steps`` model calls: the runner ends that turn with LangChain's `ModelCallLimitMiddleware`), then the
+   probes' questions; an agent that follows only the task grammar (the offline reference agent) cannot carry a
+   recorded session on by itself, so it is asked the probes alone, the first probe being the first turn after the
+   cut, as is any agent where ``steps`` is 0;
 2. its window (`session_config`): the first request is measured on the real agent (`first_call_tokens`: whole, as
    deepagents counts it, and its messages alone, as LangChain's middleware counts them) and the window set by
    `harness.compaction.config.session_window` on the smaller count, so the arm's trigger fires at that first call
@@ -53,12 +55,15 @@ def is_session(scenario: Scenario) -> bool:
 
 def session_turns(scenario: Scenario, models: ModelChoice) -> Scenario:
     """``scenario`` with the turns its agent is asked after the cut: its task and then its probes; for an agent that
-    cannot follow the task (`harness.agent.models.task_problem`: the offline reference agent and prose), the probes
-    alone. Any other case as it is."""
+    cannot follow the task (`harness.agent.models.task_problem`: the offline reference agent and prose), or a session
+    whose ``steps`` is 0, the probes alone. Any other case as it is."""
     from harness.agent.models import task_problem
 
-    if not is_session(scenario) or task_problem(models.agent, scenario.task) is None:
+    if not is_session(scenario):
         return scenario
+    steps = scenario.session.steps if scenario.session is not None else None
+    if steps != 0 and task_problem(models.agent, scenario.task) is None:
+        return scenario  # its continuation (at most ``steps`` model calls: `Scenario.continuation_steps`), then the probes
     questions = [p.question for p in scenario.probes]
     return replace(scenario, task=questions[0], followups=tuple(questions[1:]))
 
