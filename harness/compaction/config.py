@@ -465,6 +465,12 @@ PRESETS: dict[str, CompactionConfig] = {
         compact_tool=True,
         offload_binary=True,
     ),
+    # deepagents' own defaults for a model with a profile, for comparison.
+    "deepagents-85": CompactionConfig(
+        name="deepagents-85",
+        trigger=(DEEPAGENTS_TRIGGER,),
+        keep=DEEPAGENTS_KEEP,
+    ),
     # A subagent and its parent (issue 34, the parent eval): the parent summarizes at its 19th message, the call right
     # after its 8 own fetches and one delegated task (1 + 2 x 9 messages), keeping 1 message, so the cut falls on the
     # task's result and deepagents' safe cutoff must move it back to the task call; or at half the window, which is
@@ -473,12 +479,6 @@ PRESETS: dict[str, CompactionConfig] = {
         name="parent",
         trigger=(ContextSize("messages", 19), ContextSize("fraction", 0.5)),
         keep=ContextSize("messages", 1),
-    ),
-    # deepagents' own defaults for a model with a profile, for comparison.
-    "deepagents-85": CompactionConfig(
-        name="deepagents-85",
-        trigger=(DEEPAGENTS_TRIGGER,),
-        keep=DEEPAGENTS_KEEP,
     ),
 }
 DEFAULT_PRESET = "forced-20"

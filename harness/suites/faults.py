@@ -281,17 +281,6 @@ SEEDED_FAULTS = {
             "subagent-result-lost", "the subagent's report never reaches the parent", middleware=lambda: (LoseSubagentResult(),)
         ),
         SeededFault(
-            "task-report-cut",
-            "the parent's compaction cuts after a task's report: its model never sees it",
-            middleware=lambda: (CutsTaskReport(),),
-        ),
-        SeededFault(
-            "subagent-parent-window",
-            "a subagent declared with a smaller window is given its parent's: its summarization and input budget "
-            "resolve against the parent's window (deepagents#802's shape)",
-            subagent_declares_parent_window=True,
-        ),
-        SeededFault(
             "todos-not-updated",
             "the agent writes its todo list once and never updates it (a plan that lives only in an old write_todos call)",
             agent_options={"writes_todos_once": True},
@@ -342,6 +331,18 @@ SEEDED_FAULTS = {
             "stale-answer",
             "the agent answers with the first value it finds stated, not the latest",
             agent_options={"takes_first_statement": True},
+        ),
+        # A subagent and its parent (issue 34): the parent eval catches these.
+        SeededFault(
+            "task-report-cut",
+            "the parent's compaction cuts after a task's report: its model never sees it",
+            middleware=lambda: (CutsTaskReport(),),
+        ),
+        SeededFault(
+            "subagent-parent-window",
+            "a subagent declared with a smaller window is given its parent's: its summarization and input budget "
+            "resolve against the parent's window (deepagents#802's shape)",
+            subagent_declares_parent_window=True,
         ),
     )
 }
