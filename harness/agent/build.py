@@ -71,6 +71,8 @@ def build_agent(
     checkpointer: Any = None,
     backend: Any = None,
     assembly: Mapping[str, Any] | None = None,
+    subagent_models: Mapping[str, BaseChatModel] | None = None,
+    subagent_middleware: Sequence[Any] = (),
 ) -> BuiltAgent:
     """The real `create_deep_agent` with ``config``'s strategy in deepagents' summarization slot (and its eviction
     setting), the strategy's own middleware and ``middleware`` (the runner's recorder, a fault's) after it, ``tools``,
@@ -83,7 +85,13 @@ def build_agent(
     them); its backend unless a seeded fault brings one (``backend``: the mechanism a fault breaks); each of its
     declarative subagents gets the harness's summarization slot too, as deepagents' general-purpose subagent does;
     everything else it passes (memory, skills, store, permissions, ...) as it is. An assembly middleware named as one
-    of the harness's own under ``config`` is refused (ConfigError): one of the two would be dropped."""
+    of the harness's own under ``config`` is refused (ConfigError): one of the two would be dropped.
+
+    ``subagent_models``: the harness's own declarative subagents, name -> model (an eval's: `harness.suites.execute`),
+    each with deepagents' general-purpose prompt and the parent's tools, and the strategy's slot built for its own
+    model, so a fraction resolves against that model's window as deepagents' own default does (the parent's slot
+    would resolve it against the parent's: deepagents#802's shape); ``subagent_middleware`` (the recorder's subagent
+    probe) after the slot in each, so it sees each request as that model gets it."""
     from deepagents import create_deep_agent
     from deepagents.backends import StateBackend
     from deepagents.middleware import FilesystemMiddleware
@@ -134,6 +142,12 @@ def build_agent(
         user["subagents"] = [
             {**s, "middleware": [*(s.get("middleware") or []), stack.slot]} if is_declarative(s) else s for s in user["subagents"]
         ]
+    if subagent_models:
+        own = _own_subagents(config, subagent_models, subagent_middleware, backend=backend, summarizer=summarizer)
+        clash = {s["name"] for s in own} & {s.get("name") for s in user.get("subagents") or () if isinstance(s, Mapping)}
+        if clash:
+            raise ConfigError(f"the agent assembly declares the subagent {sorted(clash)[0]!r}, which this eval declares itself")
+        user["subagents"] = [*(user.get("subagents") or []), *own]
     graph = create_deep_agent(
         model=stack.model if stack.model is not None else model,  # a provider-native strategy runs its own
         tools=[*(user.pop("tools", None) or []), *tools],
@@ -144,6 +158,30 @@ def build_agent(
         **user,
     )
     return BuiltAgent(graph=graph, summarization=stack.summarization, backend=backend)
+
+
+def _own_subagents(
+    config: CompactionConfig,
+    models: Mapping[str, BaseChatModel],
+    middleware: Sequence[Any],
+    *,
+    backend: Any,
+    summarizer: BaseChatModel | None,
+) -> list[dict[str, Any]]:
+    """The harness's declarative subagents: deepagents' general-purpose spec under each name, on its model, with the
+    strategy's slot built for that model's declared window (its profile's max_input_tokens, else the config's)."""
+    from dataclasses import replace
+
+    from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
+
+    specs = []
+    for name, model in models.items():
+        profile = model.profile if isinstance(model.profile, dict) else {}
+        window = profile.get("max_input_tokens")
+        sub_config = replace(config, window=window) if isinstance(window, int) and window != config.window else config
+        slot = build_strategy(sub_config, model, backend=backend, summarizer=summarizer).slot
+        specs.append({**GENERAL_PURPOSE_SUBAGENT, "name": name, "model": model, "middleware": [slot, *middleware]})
+    return specs
 
 
 def _joined_prompt(user: Any, case: str | None) -> Any:

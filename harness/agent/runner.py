@@ -11,7 +11,7 @@ import asyncio
 import time
 import traceback
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -93,6 +93,7 @@ class _Case:
         checkpointer: object = None,
         thread_id: str | None = None,
         agent: AgentSpec | None = None,
+        subagent_models: Mapping[str, Any] | None = None,
     ) -> None:
         self.scenario = scenario
         self.recorder = (
@@ -127,6 +128,8 @@ class _Case:
             backend=backend,
             checkpointer=checkpointer,
             assembly=assembly_kwargs(agent) if agent is not None else None,  # the user's own, fresh for each case
+            subagent_models=subagent_models,
+            subagent_middleware=[self.recorder.subagent_middleware] if self.recorder and subagent_models else [],
         )
         self.graph = self.built.graph
         self.thread = {
@@ -210,6 +213,8 @@ class _Case:
         if recorder:
             trace.calls, trace.events, trace.messages = recorder.calls, recorder.events, recorder.messages
             trace.final["recorder_time_s"] = round(recorder.own_time_s, 4)
+            if recorder.subagent_requests:  # the harness's own subagents' requests (an eval's: the parent eval)
+                trace.final["subagent_requests"] = recorder.subagent_requests
             trace.simulated = trace.simulated or recorder.served_simulated
         return trace
 
@@ -228,13 +233,15 @@ def run_case(
     checkpointer: object = None,
     thread_id: str | None = None,
     agent: AgentSpec | None = None,
+    subagent_models: Mapping[str, Any] | None = None,
 ) -> Trace:
     """Run every user turn of ``scenario``; ``record=False`` runs without the recorder (benchmarks).
 
     ``backend`` and ``middleware`` (placed outside the recorder) are for injected faults. ``checkpointer`` (default: a
     fresh in-memory one) and ``thread_id`` (default: the case id and a random suffix) keep the thread where a caller
     reads it back (a SQLite checkpoint database the LangGraph session reader imports). ``agent``: the user's own
-    assembly (`harness.agent.assembly`), its factory called for this case.
+    assembly (`harness.agent.assembly`), its factory called for this case. ``subagent_models``: an eval's own
+    subagents, name -> model (`harness.agent.build.build_agent`).
     """
     case = _Case(
         scenario,
@@ -249,6 +256,7 @@ def run_case(
         checkpointer=checkpointer,
         thread_id=thread_id,
         agent=agent,
+        subagent_models=subagent_models,
     )
     for turn, payload in case.turns():
         try:
@@ -286,6 +294,7 @@ async def arun_case(
     middleware: tuple = (),
     backend: object = None,
     agent: AgentSpec | None = None,
+    subagent_models: Mapping[str, Any] | None = None,
 ) -> Trace:
     """`run_case` with ``ainvoke``, for live models: many cases in flight on one event loop. A case still running
     after ``budget_s`` seconds (every request timed out and retried, Retry-After waits) is cancelled and ends in
@@ -301,6 +310,7 @@ async def arun_case(
         backend=backend,
         middleware=middleware,
         agent=agent,
+        subagent_models=subagent_models,
     )
 
     async def loop() -> None:

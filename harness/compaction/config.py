@@ -36,6 +36,10 @@ default deep-agent tool schemas (about 2,700 approximate tokens)."""
 MIN_WINDOW = 1000
 """The smallest declared window a config accepts (tokens): below it the fixed per-call overhead alone fills it."""
 
+SUBAGENT_WINDOW = 16_000
+"""The window the parent eval's own subagent declares (its parent's: the ``parent`` preset's 64,000): the subagent's
+requests are held to it (`harness.scoring.scorers.parent`)."""
+
 DEEPAGENTS_EVICTION_TOKENS = 20_000
 DEEPAGENTS_HUMAN_EVICTION_TOKENS = 50_000  # FilesystemMiddleware's human_message_token_limit_before_evict (0.7.32)
 """deepagents' default `tool_token_limit_before_evict` for FilesystemMiddleware."""
@@ -466,6 +470,15 @@ PRESETS: dict[str, CompactionConfig] = {
         name="deepagents-85",
         trigger=(DEEPAGENTS_TRIGGER,),
         keep=DEEPAGENTS_KEEP,
+    ),
+    # A subagent and its parent (issue 34, the parent eval): the parent summarizes at its 19th message, the call right
+    # after its 8 own fetches and one delegated task (1 + 2 x 9 messages), keeping 1 message, so the cut falls on the
+    # task's result and deepagents' safe cutoff must move it back to the task call; or at half the window, which is
+    # how a subagent declared with a smaller window (`SUBAGENT_WINDOW`, the parent eval's) compacts inside it.
+    "parent": CompactionConfig(
+        name="parent",
+        trigger=(ContextSize("messages", 19), ContextSize("fraction", 0.5)),
+        keep=ContextSize("messages", 1),
     ),
 }
 DEFAULT_PRESET = "forced-20"

@@ -21,6 +21,7 @@ from harness.analysis.compare import is_priced
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.apart import Apart, draw_apart
 from harness.report.facts_report import add_facts_section, judge_section
+from harness.report.parent_report import add_parent_section
 from harness.report.plots import (
     line_style,
     plot_needle_grid,
@@ -120,6 +121,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             _pass_rates(doc, rows)
             _problem_cases(doc, rows)
             add_upstream_section(doc, rows)
+            add_parent_section(doc, rows)
         judge_section(doc, run_dir)
         if rows:
             doc.heading("Cases")

@@ -98,7 +98,23 @@ def eval_setup(
             kwargs["backend"] = fault.backend()
         if fault.middleware:
             kwargs["middleware"] = fault.middleware()
+    if suite.subagent_window is not None:
+        kwargs["subagent_models"] = {"general-purpose": _subagent_model(suite.subagent_window, config, models, fault)}
     return config, models, kwargs
+
+
+def _subagent_model(window: int, config: CompactionConfig, models: ModelChoice, fault: SeededFault | None) -> Any:
+    """The model of an eval's own subagent (`EvalSuite.subagent_window`): the model under test declaring ``window``;
+    offline the reference agent, refusing a request above it as a provider would (the agent's seeded-fault options
+    too). The subagent-parent-window fault declares the parent's window instead, while the limit stays."""
+    from harness.agent.models import in_process_model, is_simulated
+    from harness.compaction.strategies.base import with_window
+
+    declared = config.window if fault is not None and fault.subagent_declares_parent_window else window
+    if "agent" not in models.endpoints and is_simulated(models.agent):  # the in-process reference agent
+        options = dict(fault.agent_options or {}) if fault is not None else {}
+        return in_process_model("reference:agent", "agent", window=declared, hard_input_limit=window, **options)
+    return with_window(models.agent, declared)
 
 
 @dataclass

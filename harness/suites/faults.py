@@ -151,6 +151,38 @@ class LoseSubagentResult(AgentMiddleware):
         return blank
 
 
+class CutsTaskReport(AgentMiddleware):
+    """A compaction whose cut falls after a task's report: on the first request headed by a summary, the delegating
+    call and its report that follow the summary are removed too, so the parent's model never sees the report."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cut = False
+
+    @property
+    def name(self) -> str:
+        return "HarnessCutsTaskReportFault"
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        from harness import _deepagents_adapter as da
+
+        msgs = list(request.messages)
+        if self.cut or not msgs or not (da.is_summary_message(msgs[0]) or da.reads_as_summary(msgs[0])):
+            return handler(request)
+        ids = {tc["id"] for m in msgs if m.type == "ai" for tc in getattr(m, "tool_calls", []) if tc["name"] == "task"}
+        if not ids:
+            return handler(request)
+        self.cut = True
+        calls = {tc["id"] for m in msgs if m.type == "ai" and ids & {t["id"] for t in m.tool_calls} for tc in m.tool_calls}
+        kept = [
+            m
+            for m in msgs
+            if not (m.type == "ai" and calls & {t["id"] for t in getattr(m, "tool_calls", [])})
+            and not (m.type == "tool" and m.tool_call_id in calls)
+        ]
+        return handler(request.override(messages=kept))
+
+
 class ClaimsEverythingDone(ReferenceSummarizerModel):
     """A summarizer that records every step as done: the agent then stops early."""
 
@@ -201,6 +233,7 @@ class SeededFault:
     backend: Callable[[], Any] | None = None
     middleware: Callable[[], tuple] | None = None
     agent_options: dict[str, Any] | None = None  # the reference agent with these options (on top of the eval's)
+    subagent_declares_parent_window: bool = False  # an eval's own subagent declares the parent's window, not its own
 
 
 SEEDED_FAULTS = {
@@ -298,6 +331,18 @@ SEEDED_FAULTS = {
             "stale-answer",
             "the agent answers with the first value it finds stated, not the latest",
             agent_options={"takes_first_statement": True},
+        ),
+        # A subagent and its parent (issue 34): the parent eval catches these.
+        SeededFault(
+            "task-report-cut",
+            "the parent's compaction cuts after a task's report: its model never sees it",
+            middleware=lambda: (CutsTaskReport(),),
+        ),
+        SeededFault(
+            "subagent-parent-window",
+            "a subagent declared with a smaller window is given its parent's: its summarization and input budget "
+            "resolve against the parent's window (deepagents#802's shape)",
+            subagent_declares_parent_window=True,
         ),
     )
 }

@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from harness.compaction.config import SUBAGENT_WINDOW
+
 ALL_STRATEGIES = "all"
 """``strategies`` value for an eval that applies to every compaction strategy."""
 
@@ -32,6 +34,13 @@ SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization",
 DEEPAGENTS_6503 = "https://github.com/langchain-ai/deepagents/issues/6503"
 """deepagents#6503: the compact_conversation tool skips the inline-media offload automatic summarization does (open,
 present in 0.7.32)."""
+
+DEEPAGENTS_802 = "https://github.com/langchain-ai/deepagents/issues/802"
+"""deepagents#802: a subagent's summarization computed from the main agent's model, not its own (open; 0.7.32 builds
+a declarative subagent's default from its own model, and checks every request against its model's window)."""
+SUBAGENT_SUMMARIZING = ("deepagents-summarization", "langchain-summarization", "hybrid")
+"""The strategies whose middleware in deepagents' summarization slot compacts inside a subagent too (the harness gives
+a subagent the slot only, as deepagents gives its general-purpose subagent)."""
 
 SESSION = None
 """``preset`` value for an eval that runs under the session's own config (``--variant``, ``--trigger``...)."""
@@ -81,6 +90,8 @@ class EvalSuite:
     # only rows of the same version (a baseline of version 1 against results of version 2 is refused, not compared)
     control: bool = False  # each case first runs its full-context control (harness.suites.replay): a session's gold
     user_cases: bool = False  # a spec's scenarios.datasets (a user's imported sessions) are its cases, not only shipped ones
+    subagent_window: int | None = None  # the eval declares deepagents' general-purpose subagent itself, on the model under
+    # test with this smaller window (offline the simulated provider refuses its requests above it: harness.suites.execute)
 
     def __post_init__(self) -> None:
         # The goal-drift checks are shared like run_completed: an eval that asserts the shared checks asserts them
@@ -471,6 +482,39 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 preset="forced-20",
                 strategies=DEEPAGENTS,
                 generated=False,  # evals/test_reasoning.py: served arms scored from the server's verdicts
+            ),
+            EvalSuite(
+                "parent",
+                "a subagent and its parent: the parent compacts on the call its task's report arrives, the report reaches "
+                "its model paired with its call; a subagent with a smaller window never sends a request above it",
+                required=(
+                    "run_completed",
+                    "structure_ok",
+                    "parent_compacted_at_task",
+                    "subagent_outgrew_window",
+                    "task_result_kept",
+                    "subagent_window_respected",
+                    *GOAL_KEPT,
+                ),
+                validity=("parent_compacted_at_task", "subagent_outgrew_window"),
+                case_ids=("parent-8x8",),
+                matrix_cases=("parent-8x8",),
+                preset="parent",
+                keep_preset_window=True,
+                scorers="parent",
+                strategies=SUBAGENT_SUMMARIZING,
+                subagent_window=SUBAGENT_WINDOW,
+                faults={
+                    "task-report-cut": "task_result_kept",
+                    "subagent-parent-window": "subagent_window_respected",
+                    **DROPPED,
+                },
+                gated=("task_result_kept", "subagent_window_respected"),
+                # No known_upstream: 0.7.32 passes both checks under all three strategies. deepagents#802 (a subagent's
+                # summarization computed from its parent's model) is still open, but 0.7.32 builds a declarative
+                # subagent's default from its own model, and a subagent given its parent's deepagents slot is still
+                # held to its own window by the input budget (95 % of request.model's window); LangChain's middleware
+                # has no such budget (docs/evals.md, "A subagent and its parent").
             ),
         )
     }

@@ -31,6 +31,7 @@ from harness import _deepagents_adapter as da
 from harness.compaction.config import DEFAULT_STRATEGY
 from harness.redact import redact
 from harness.trace.schema import SIMULATED_FINGERPRINT
+from harness.trace.subagents import SubagentProbe
 
 
 class Recorder:
@@ -67,6 +68,8 @@ class Recorder:
         self.own_time_s = 0.0  # time spent in the recorder's own hooks (reported by harness bench)
         self.middleware = RecorderMiddleware(self)
         self.callback = SummarizerCallback(self)
+        self.subagent_requests: list[dict[str, Any]] = []  # an eval's own subagents' requests (`trace.subagents`)
+        self.subagent_middleware = SubagentProbe(self)
 
     # -- message table ----------------------------------------------------------
     def _entry(self, msg: BaseMessage) -> tuple[str, int]:

@@ -15,6 +15,7 @@ from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
+from harness.scoring.scorers.parent import parent_scores
 from harness.scoring.scorers.probes import probe_scores
 from harness.scoring.scorers.session import session_scores
 from harness.scoring.scorers.shared import (
@@ -61,6 +62,7 @@ scorer(scorer_set="pasted")(pasted_scores)
 scorer(scorer_set="todos")(todo_scores)
 scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
+scorer(scorer_set="parent")(parent_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
