@@ -47,6 +47,8 @@ PROBE_CHECKS = (
     "probe_artifact_exact",
     "no_stale_answer",
 )
+REDO_CASE = "redo-docs-06-cut-04"
+"""The redo eval's case (`harness.scenarios.redo`): six documents to fetch and note, four done before the cut."""
 SESSION_CHECKS = ("session_probes_correct", "session_no_stale")
 """The session eval's checks (`harness.scoring.scorers.session`), over the probes its control answered right."""
 
@@ -471,6 +473,19 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 preset="forced-20",
                 strategies=DEEPAGENTS,
                 generated=False,  # evals/test_reasoning.py: served arms scored from the server's verdicts
+            ),
+            EvalSuite(
+                "redo",
+                "work redone after a compaction (repeated calls, rounds to new progress) and the next actions against a "
+                "full-context fork of the same state (intent kept)",
+                required=(*COMMON, "compacted_at_cut", "intent_comparable", "no_work_redone", "intent_kept"),
+                validity=("compacted_at_cut", "intent_comparable"),
+                case_ids=(REDO_CASE,),
+                matrix_cases=(REDO_CASE,),
+                scorers="redo",
+                faults={"done-listed-pending": "no_work_redone", **DROPPED},
+                gated=("no_work_redone", "intent_kept"),
+                control=True,
             ),
         )
     }
