@@ -139,6 +139,21 @@ def test_each_compaction_counts_the_calls_until_the_next_one():
     assert [r["call"] for r in records] == [p for p, _ in compaction_points(trace)]
 
 
+def test_a_loop_that_repeats_one_call_after_each_of_many_compactions_fails_though_each_is_within_the_allowance():
+    # what a window that moves on at every call looks like: one repeat per compaction, never new progress
+    conv = Conversation("sliding-window")
+    conv.user("Review the archive.")
+    conv.agent(tools=[_fetch("DOC-001")])
+    for n in range(3):
+        conv.summarize(f"Window {n}.")
+        conv.agent(tools=[_fetch("DOC-001")])
+    scores = _scores(conv.trace(kind="goal"))
+    assert scores["redo_repeats_max"].value == 1 == REDO_ALLOWANCE
+    assert scores["redo_no_progress"].value == 3
+    assert scores["no_work_redone"].value is False
+    assert "3 of 3 compaction(s) followed by no new progress" in scores["no_work_redone"].explanation
+
+
 def test_a_run_without_compaction_redoes_nothing_and_measures_nothing():
     conv = Conversation()
     conv.user("Review the archive.")

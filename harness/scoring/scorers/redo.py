@@ -13,7 +13,9 @@ task is no progress); none when no call before the next compaction or the end di
 
 ``no_work_redone`` allows `REDO_ALLOWANCE` repeat per compaction: the step in flight at the cut, whose record a
 summary may lose (the reference summarizer drops a progress line at a seeded rate, as a real summary may), is done
-again once by an agent that cannot see it done. Finished work listed as pending is redone step after step.
+again once by an agent that cannot see it done. Finished work listed as pending is redone step after step. It also
+fails a compaction followed by no new progress before the next one or the end of the run: a strategy that compacts at
+every call (a sliding window moving on) would otherwise spread a loop of repeats one per compaction.
 
 **Intent kept** (Slipstream, arXiv 2605.08580). A case carried on from a recorded prefix (`harness.suites.replay`)
 runs twice from the same state, the prefix: the arm compacts at its first call, the full-context control (strategy
@@ -147,8 +149,9 @@ def _said(record: dict[str, Any]) -> str:
 
 
 def redo_scores(trace: Trace) -> list[Score]:
-    """``no_work_redone`` (check) and the measures: repeats in all and at the worst compaction, the most rounds to
-    progress, and the compactions followed by no progress."""
+    """``no_work_redone`` (check: at most `REDO_ALLOWANCE` repeats after each compaction, and new progress after each)
+    and the measures: repeats in all and at the worst compaction, the most rounds to progress, and the compactions
+    followed by no progress."""
     records = redo_records(trace)
     if not records:
         said = "no compaction: nothing could be redone"
@@ -159,14 +162,21 @@ def redo_scores(trace: Trace) -> list[Score]:
         ]
     worst = max(records, key=lambda r: r["repeats"])
     rounds = [r["rounds"] for r in records if r["rounds"] is not None]
+    stalled = [r for r in records if r["rounds"] is None]
     per = "; ".join(_said(r) for r in records)
-    held = worst["repeats"] <= REDO_ALLOWANCE
-    verdict = (
-        f"every compaction within the allowance of {REDO_ALLOWANCE} repeat"
-        if held
-        else f"{worst['repeats']} calls made before the {worst['type']} at call {worst['call']} were made again "
-        f"(allowance {REDO_ALLOWANCE})"
-    )
+    held = worst["repeats"] <= REDO_ALLOWANCE and not stalled
+    if worst["repeats"] > REDO_ALLOWANCE:
+        verdict = (
+            f"{worst['repeats']} calls made before the {worst['type']} at call {worst['call']} were made again "
+            f"(allowance {REDO_ALLOWANCE})"
+        )
+    elif stalled:
+        verdict = (
+            f"{len(stalled)} of {len(records)} compaction(s) followed by no new progress (the first: the "
+            f"{stalled[0]['type']} at call {stalled[0]['call']})"
+        )
+    else:
+        verdict = f"every compaction within the allowance of {REDO_ALLOWANCE} repeat and followed by new progress"
     return [
         Score("no_work_redone", held, CHECK, f"{verdict}: {per}"),
         Score("redo_repeats", sum(r["repeats"] for r in records), MEASURE, f"repeated calls after {len(records)} compaction(s)"),
