@@ -37,7 +37,10 @@ answered in `harness.reference.recall`.
 - A task: it needs the numbered step list, in a user message or quoted by the summary.
   Without it, it asks for clarification (goal drift). With it, it does the step after
   the highest one it has evidence of (a successful call it can see, or a "Step N done"
-  line in the summary), and replies TASK COMPLETE after the last.
+  line in the summary), and replies TASK COMPLETE after the last. A step the summary
+  lists as pending ("Step N pending") that no successful call in view shows done is
+  taken at the summary's word: not done, and the lowest such step comes next (so a
+  summary that lists finished work as pending has it done again, opencode#50816).
 - A report built section by section in one file: each further section either rewrites
   the whole file (write_file) or is appended after the file's last line (edit_file), so
   it needs the file's current text. It takes that from its own writes and edits of the
@@ -80,6 +83,7 @@ CLARIFICATION = (
     "Could you restate what you would like me to do next?"
 )
 _SUMMARY_STEP_DONE = re.compile(r"Step (\d+) done")
+_SUMMARY_STEP_PENDING = re.compile(r"Step (\d+) pending")
 
 
 NEEDS_LIVE_MODEL = (
@@ -126,8 +130,10 @@ def decide(
     if known:  # the todo list in view carries progress: an item marked completed is a step done
         number = {todo_content(s): s.number for s in steps}
         done |= {number[t["content"]] for t in known if t.get("status") == "completed" and t.get("content") in number}
+    pending = _listed_pending(view, steps, files)
+    done -= pending
     # a plan starting at step k means 1..k-1 are done; steps done before it (another request's) count for nothing here
-    following = max(max(done, default=0), first - 1) + 1
+    following = min(pending) if pending else max(max(done, default=0), first - 1) + 1
     if tracked:
         want = _todos_for(steps, done, following)
         first_action = not view.calls and view.summary is None
@@ -164,7 +170,16 @@ def _is_report_step(step: Step) -> bool:
     return step.mode in ("section", "add", "append")
 
 
-def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, FileState]) -> set[int]:
+def _listed_pending(view: View, steps: list[Step], files: dict[str, FileState]) -> set[int]:
+    """The steps the summary lists as pending ("Step N pending") that no successful call in view shows done."""
+    if not view.summary:
+        return set()
+    first, last = steps[0].number, steps[-1].number
+    listed = {int(n) for n in _SUMMARY_STEP_PENDING.findall(view.summary) if first <= int(n) <= last}
+    return listed - _completed_step_numbers(view, steps, files, summary=False) if listed else set()
+
+
+def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, FileState], *, summary: bool = True) -> set[int]:
     # Report sections share one path: each is done when the file's known text has its heading.
     by_call: dict[tuple[str | None, str], int] = {
         (s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s)
@@ -178,7 +193,7 @@ def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, File
         state = files[step.target]
         if state.content is not None and section_heading(step.source) in state.content.splitlines():
             done.add(step.number)
-    if view.summary:
+    if summary and view.summary:
         last = steps[-1].number
         done.update(int(n) for n in _SUMMARY_STEP_DONE.findall(view.summary) if 1 <= int(n) <= last)
     return done

@@ -53,6 +53,7 @@ from harness.report.plots import (
     source_label,
     subplots,
 )
+from harness.report.redo_report import add_redo_section
 from harness.report.sessions_report import add_sessions_section
 from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
@@ -228,6 +229,7 @@ def write_experiment_report(path: Path) -> Path:
     )
     add_sessions_section(doc, in_spec_order)
     add_parent_section(doc, in_spec_order)
+    add_redo_section(doc, in_spec_order)
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

@@ -31,6 +31,7 @@ from harness.report.plots import (
     source_label,
     subplots,
 )
+from harness.report.redo_report import add_redo_section
 from harness.report.sessions_report import add_sessions_section
 from harness.report.upstream import add_upstream_section
 from harness.rows import ResultRow, RunMeta, eval_label, read_run_meta
@@ -140,6 +141,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             doc, rows, run_dir, source_label(simulated, served_over_http(meta)), meta.get("cliff_threshold") or CLIFF_THRESHOLD
         )
         add_sessions_section(doc, rows)
+        add_redo_section(doc, rows)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

@@ -210,7 +210,7 @@ def run_eval_case(
     (``name`` None: as no eval, under the session's configuration, scored with the default set). Raises NotRun when
     the eval does not apply to the strategy or the offline models cannot run the case."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
-    turned, config, session = _session(scenario, config, models, settings.agent)  # a session case: its turns and window
+    turned, config, session = _session(scenario, config, models, settings.agent, suite)  # a session case: turns, window
     control = None
     if session is not None and suite is not None and suite.control:  # the control answers first (step 3 of replay's)
         control = replay.run_control(turned, session["first_call_tokens"], **_control_settings(settings, run_id, trial))
@@ -219,15 +219,16 @@ def run_eval_case(
         trace = run_case_for(
             turned, config, models, budget_s=settings.budget_s, run_id=run_id, trial=trial, seed=settings.seed, **kwargs
         )
-    return _result(suite, scenario, config, _recorded(trace, session, control))
+    return _result(suite, scenario, config, _recorded(trace, session, control, turned))
 
 
 def _session(
-    scenario: Scenario, config: CompactionConfig, models: ModelChoice, agent: AgentSpec | None
+    scenario: Scenario, config: CompactionConfig, models: ModelChoice, agent: AgentSpec | None, suite: EvalSuite | None
 ) -> tuple[Scenario, CompactionConfig, dict[str, Any] | None]:
-    """A session case's turns and window (`harness.suites.replay`; measured on the user's assembly when ``agent``
-    names one); any other case as it is, with no record."""
-    if not replay.is_session(scenario):
+    """A case replayed from its cut (`harness.suites.replay.replayed`: a session case, or a recorded prefix an eval with
+    a control carries on): its turns and window (measured on the user's assembly when ``agent`` names one); any other
+    case as it is, with no record."""
+    if not replay.replayed(scenario, suite is not None and suite.control):
         return scenario, config, None
     scenario = replay.session_turns(scenario, models)
     config, session = replay.session_config(config, scenario, agent)
@@ -248,10 +249,12 @@ def _control_settings(settings: Settings, run_id: str, trial: int) -> dict[str, 
     }
 
 
-def _recorded(trace: Trace, session: dict[str, Any] | None, control: dict[str, Any] | None) -> Trace:
-    """The trace with how a session case's window was chosen and what its control answered (data, scored later)."""
+def _recorded(trace: Trace, session: dict[str, Any] | None, control: dict[str, Any] | None, scenario: Scenario) -> Trace:
+    """The trace with how a replayed case's window was chosen, the calls of its recorded prefix and what its control
+    answered and did (data, scored later)."""
     if session is not None:
         trace.final["session"] = session
+        trace.final["prefix_calls"] = replay.prefix_calls(scenario)
     if control is not None:
         trace.final["control"] = control
     return trace
@@ -268,7 +271,7 @@ async def arun_eval_case(
 ) -> CaseResult:
     """`run_eval_case` on the running event loop (live runs with many cases in flight): the same setup and scoring."""
     suite, config, models, kwargs = prepared(name, scenario, settings, fault)
-    turned, config, session = _session(scenario, config, models, settings.agent)
+    turned, config, session = _session(scenario, config, models, settings.agent, suite)
     control = None
     if session is not None and suite is not None and suite.control:
         control = await replay.arun_control(turned, session["first_call_tokens"], **_control_settings(settings, run_id, trial))
@@ -282,7 +285,7 @@ async def arun_eval_case(
         budget_s=settings.budget_s,
         **kwargs,
     )
-    return _result(suite, scenario, config, _recorded(trace, session, control))
+    return _result(suite, scenario, config, _recorded(trace, session, control, turned))
 
 
 _SCENARIOS: list[Scenario] | None = None

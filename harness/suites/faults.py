@@ -8,6 +8,7 @@ backoff, then the run fails; the offloaded history has already been written by t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -195,6 +196,26 @@ class ClaimsEverythingDone(ReferenceSummarizerModel):
         return result
 
 
+class ListsDoneAsPending(ReferenceSummarizerModel):
+    """A summarizer that lists finished work as pending (opencode#50816): each "Step N done" line of its first summary
+    reads "Step N pending", the rest (and every later summary) as the reference summarizer writes it. The agent reads
+    only the summary it is given."""
+
+    model_name: str = "lists-pending-summarizer"
+    _calls: int = PrivateAttr(default=0)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any):  # noqa: ANN001
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        self._calls += 1
+        if self._calls == 1:
+            msg = result.generations[0].message
+            msg.content = _STEP_DONE.sub(r"Step \1 pending", msg.text)
+        return result
+
+
+_STEP_DONE = re.compile(r"Step (\d+) done")
+
+
 class DropsDecisions(ReferenceSummarizerModel):
     """A summarizer whose summaries never write a decision or a constraint, whatever sections the prompt has."""
 
@@ -343,6 +364,12 @@ SEEDED_FAULTS = {
             "a subagent declared with a smaller window is given its parent's: its summarization and input budget "
             "resolve against the parent's window (deepagents#802's shape)",
             subagent_declares_parent_window=True,
+        ),
+        # Work redone after compaction (issue 34): the redo eval catches it.
+        SeededFault(
+            "done-listed-pending",
+            "the first summary lists every finished step as pending",
+            summarizer=lambda: ListsDoneAsPending(),
         ),
     )
 }

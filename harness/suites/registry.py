@@ -56,6 +56,8 @@ PROBE_CHECKS = (
     "probe_artifact_exact",
     "no_stale_answer",
 )
+REDO_CASE = "redo-docs-06-cut-04"
+"""The redo eval's case (`harness.scenarios.redo`): six documents to fetch and note, four done before the cut."""
 SESSION_CHECKS = ("session_probes_correct", "session_no_stale")
 """The session eval's checks (`harness.scoring.scorers.session`), over the probes its control answered right."""
 
@@ -515,6 +517,19 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 # subagent's default from its own model, and a subagent given its parent's deepagents slot is still
                 # held to its own window by the input budget (95 % of request.model's window); LangChain's middleware
                 # has no such budget (docs/evals.md, "A subagent and its parent").
+            ),
+            EvalSuite(
+                "redo",
+                "work redone after a compaction (repeated calls, rounds to new progress) and the next actions against a "
+                "full-context fork of the same state (intent kept)",
+                required=(*COMMON, "compacted_at_cut", "intent_comparable", "no_work_redone", "intent_kept"),
+                validity=("compacted_at_cut", "intent_comparable"),
+                case_ids=(REDO_CASE,),
+                matrix_cases=(REDO_CASE,),
+                scorers="redo",
+                faults={"done-listed-pending": "no_work_redone", **DROPPED},
+                gated=("no_work_redone", "intent_kept"),
+                control=True,
             ),
         )
     }

@@ -53,6 +53,22 @@ def is_session(scenario: Scenario) -> bool:
     return scenario.kind == "session" and bool(scenario.probes)
 
 
+def replayed(scenario: Scenario, control: bool) -> bool:
+    """Whether ``scenario`` runs from its cut (its turns, its window and, with ``control``, its control): a session
+    case, or a case carried on from a recorded prefix (``conversation``) run by an eval that forks it behind its
+    control (`EvalSuite.control`: the redo eval)."""
+    return is_session(scenario) or (control and bool(scenario.conversation))
+
+
+def prefix_calls(scenario: Scenario) -> list[dict[str, Any]]:
+    """The tool calls of the recorded prefix a case runs from (`harness.scoring.scorers.redo.calls_of`), kept in the
+    trace (``final["prefix_calls"]``) so a call repeated after the cut is told from a new one from the trace alone."""
+    from harness.scenarios.conversation import to_messages
+    from harness.scoring.scorers.redo import calls_of
+
+    return calls_of(to_messages(scenario.conversation))
+
+
 def session_turns(scenario: Scenario, models: ModelChoice) -> Scenario:
     """``scenario`` with the turns its agent is asked after the cut: its task and then its probes; for an agent that
     cannot follow the task (`harness.agent.models.task_problem`: the offline reference agent and prose), or a session
@@ -116,8 +132,10 @@ def _key(scenario: Scenario, models: ModelChoice, seed: int, run_id: str, trial:
 
 def control_record(trace: Trace) -> dict[str, Any]:
     """What an arm's trace keeps of its control's run: the turns asked and the answers (read by the session scorers),
-    its error, and its size and cost (the report's control columns)."""
+    its first actions (read by the redo eval's intent check), its error, and its size and cost (the report's control
+    columns)."""
     from harness.scoring.cost import case_cost
+    from harness.scoring.scorers.redo import CONTROL_ACTIONS, actions
 
     agent = trace.agent_calls()
     total = case_cost(trace)["total"]
@@ -126,6 +144,7 @@ def control_record(trace: Trace) -> dict[str, Any]:
         "agent_model": trace.agent_model,
         "turns": [t["text"] for t in trace.turns],
         "answers": list(trace.final.get("answers") or []),
+        "actions": actions(trace, trace.agent_calls())[:CONTROL_ACTIONS],
         "error": trace.error,
         "calls": len(agent),
         "peak_context": max((c["approx_tokens"] for c in agent), default=0),

@@ -326,9 +326,7 @@ def test_compacted_at_cut_says_what_it_could_not_read():
 
 def test_the_reasons_a_probe_does_not_count_are_said_in_full():
     kept = _records(_trace(answers=["pg-16", "8443"], kept="billing is on pg-16"))["db"]
-    assert kept["why"] == (
-        "its answer was still in view when it was asked (a kept message states it): compaction was not tested"
-    )
+    assert kept["why"] == ("its answer was still in view when it was asked (a kept message states it): compaction was not tested")
     long = "x" * 200
     control = {"turns": [DB.question, PORT.question], "answers": ["pg-16", long], "error": None}
     assert _records(_trace(answers=["pg-16", "8443"], control=control))["port"]["why"] == (

@@ -17,6 +17,7 @@ from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
 from harness.scoring.scorers.parent import parent_scores
 from harness.scoring.scorers.probes import probe_scores
+from harness.scoring.scorers.redo import redo_eval_scores
 from harness.scoring.scorers.session import session_scores
 from harness.scoring.scorers.shared import (
     run_completed,
@@ -63,6 +64,7 @@ scorer(scorer_set="todos")(todo_scores)
 scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
 scorer(scorer_set="parent")(parent_scores)
+scorer(scorer_set="redo")(redo_eval_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
