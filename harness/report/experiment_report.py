@@ -53,6 +53,8 @@ from harness.report.plots import (
     subplots,
 )
 from harness.report.sessions_report import add_sessions_section
+from harness.report.survives_report import EVAL as SURVIVES
+from harness.report.survives_report import add_survives_section
 from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
 from harness.rows import CellRow, ExperimentMeta
@@ -226,6 +228,8 @@ def write_experiment_report(path: Path) -> Path:
         spec.get("cliff_threshold") or CLIFF_THRESHOLD,
     )
     add_sessions_section(doc, in_spec_order)
+    survives = [r for r in in_spec_order if r.get("eval") == SURVIVES]  # its traces only: the audit reads them
+    add_survives_section(doc, survives, [load_trace(path / r["trace"]) for r in survives])
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

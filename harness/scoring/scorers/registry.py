@@ -23,6 +23,7 @@ from harness.scoring.scorers.shared import (
     summaries_ok,
 )
 from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
+from harness.scoring.scorers.survives import survives_scores
 from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -61,6 +62,8 @@ scorer(scorer_set="pasted")(pasted_scores)
 scorer(scorer_set="todos")(todo_scores)
 scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
+scorer(scorer_set="survives")(todo_scores)  # the plan's checks (todos_planned, todos_reach_model) beside the audit
+scorer(scorer_set="survives")(survives_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
