@@ -33,10 +33,10 @@ class MemoryInMessages(MemoryMiddleware):
             return None
         return {**update, "messages": [SystemMessage(self._format_agent_memory(update["memory_contents"]))]}
 
-    def before_agent(self, state, runtime, config):  # noqa: ANN001, ANN201
+    def before_agent(self, state, runtime, config):  # type: ignore[override]  # noqa: ANN001, ANN201 - MemoryMiddleware's own signature
         return self._as_message(super().before_agent(state, runtime, config))
 
-    async def abefore_agent(self, state, runtime, config):  # noqa: ANN001, ANN201
+    async def abefore_agent(self, state, runtime, config):  # type: ignore[override]  # noqa: ANN001, ANN201
         return self._as_message(await super().abefore_agent(state, runtime, config))
 
     def modify_request(self, request):  # noqa: ANN001, ANN201

@@ -503,7 +503,8 @@ class SummarizerCallback(BaseCallbackHandler):
     def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
         metadata = metadata or {}
         if metadata.get("lc_source") != da.SUMMARY_SOURCE:
-            if "tools:" not in str(metadata.get("checkpoint_ns", "")):  # not a subagent's call (run by the task tool)
+            awaited = self.recorder._awaiting is not None  # an agent call was just recorded: this is its model's start
+            if awaited and "tools:" not in str(metadata.get("checkpoint_ns", "")):  # not a subagent's (the task tool's)
                 t0 = time.perf_counter()
                 self.recorder.sent_system(messages[0] if messages else [])
                 self.recorder.own_time_s += time.perf_counter() - t0

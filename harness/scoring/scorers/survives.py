@@ -125,7 +125,7 @@ def items_in_view(trace: Trace, call: dict[str, Any]) -> dict[str, list[str]]:
     reads = [(p, t) for p, t in _reads(trace, call) if not p.startswith((da.HISTORY_PREFIX, da.LARGE_RESULTS_PREFIX))]
     todos = _todos(trace, call)
     return {
-        "system prompt": [trace.system_text(call)] if trace.system_text(call) else [],
+        "system prompt": [own] if (own := trace.system_text(call)) else [],
         "memory": da.memory_sections(everything),
         "skills list": da.skill_entries(everything),
         "skill body": [t for p, t in reads if p.endswith(SKILL_FILE_NAME)],
