@@ -1,10 +1,10 @@
 """The survives eval's case data and agent assembly (issue 34, eval 7): what comes back after a compaction.
 
-``survives-ledgers-NN`` (`harness.scenarios.generate.survives_scenario`) is the ledger audit with its plan kept in the todo list (`todos_scenario`), run on an assembly
-with an AGENTS.md memory file and one skill (`assembly`, the eval's ``agent``): both are seeded in the agent's files,
-deepagents' memory middleware loads ``/memories/AGENTS.md`` into the system prompt and its skills middleware lists
-``/skills/ledger-audit/``; the task's first step reads the skill's SKILL.md, the others read each ledger and write a
-note on it. So when a summary fires, the agent had in view its system prompt, the memory text, the skills list, the
+``survives-ledgers-NN`` (`harness.scenarios.generate.survives_scenario`) is the ledger audit with its plan kept in
+the todo list, run on an assembly with an AGENTS.md memory file and one skill (`assembly`, the eval's ``agent``): both
+are seeded in the agent's files, deepagents' memory middleware loads ``/memories/AGENTS.md`` into the system prompt and
+its skills middleware lists ``/skills/ledger-audit/``; the task's first step reads the skill's SKILL.md, the others
+read each ledger and write a note on it. So when a summary fires, the agent had in view its system prompt, the memory text, the skills list, the
 skill's body, the todo list and the files it read: the items the audit follows across the compaction.
 """
 
