@@ -546,3 +546,31 @@ def thread_summary(values: Mapping[str, Any]) -> ThreadSummary | None:
     at = event.get("created_at_index")
     path = event.get("file_path")
     return ThreadSummary(at if isinstance(at, int) else None, event["cutoff_index"], summary_body(text), path)
+
+
+# -- what the memory and skills middleware add to the system prompt on every call ------------------------------------------
+_SKILL_LINE = re.compile(r"^- \*\*[^*\n]+\*\*: .+$", re.MULTILINE)  # SkillsMiddleware._format_skills_list's entry line
+
+
+def memory_sections(text: str) -> list[str]:
+    """The memory text MemoryMiddleware put in ``text`` (``<agent_memory>`` blocks of its MEMORY_SYSTEM_PROMPT, each
+    "<path>\\n\\n<file text>"), blank ones and its "(No memory loaded)" aside."""
+    from deepagents.middleware.memory import MEMORY_SYSTEM_PROMPT
+
+    head, _, tail = MEMORY_SYSTEM_PROMPT.partition("{agent_memory}")
+    opening, closing = head.strip().rsplit("\n", 1)[-1], tail.strip().split("\n", 1)[0]
+    found = re.findall(
+        f"^{re.escape(opening)}$(.*?)^{re.escape(closing)}$", text, re.DOTALL | re.MULTILINE
+    )  # tags on lines of their own
+    return [s.strip() for s in found if s.strip() and s.strip() != "(No memory loaded)"]
+
+
+def skill_entries(text: str) -> list[str]:
+    """The skills SkillsMiddleware lists in ``text``: the "- **name**: description" lines of its skills list (between
+    the lines its SKILLS_SYSTEM_PROMPT puts before and after ``{skills_list}``)."""
+    from deepagents.middleware.skills import SKILLS_SYSTEM_PROMPT
+
+    head, _, tail = SKILLS_SYSTEM_PROMPT.partition("{skills_list}")
+    opening, closing = head.strip().rsplit("\n", 1)[-1], tail.strip().split("\n", 1)[0]
+    lists = re.findall(re.escape(opening) + r"(.*?)" + re.escape(closing), text, re.DOTALL)
+    return [line.strip() for block in lists for line in _SKILL_LINE.findall(block)]

@@ -15,7 +15,8 @@ argument truncation; the class defaults differ, so both are passed explicitly.
 Other middleware passed here (the recorder) has a new name and lands right after the
 core entries, i.e. inside summarization: it sees each request as the model gets it, except
 what deepagents' tail adds after every passed middleware (the memory and skills sections of
-the system prompt, when a user's assembly passes ``memory`` or ``skills``).
+the system prompt, when a user's assembly passes ``memory`` or ``skills``); the recorder's
+callback reads the system prompt as sent (``sent_system_key``).
 
 A user's own assembly (``--agent``: `harness.agent.assembly`) is merged with the harness's
 parts by the one rule `build_agent` states.

@@ -55,6 +55,8 @@ from harness.report.plots import (
 )
 from harness.report.redo_report import add_redo_section
 from harness.report.sessions_report import add_sessions_section
+from harness.report.survives_report import EVAL as SURVIVES
+from harness.report.survives_report import add_survives_section
 from harness.report.upstream import add_upstream_section
 from harness.report.versions_report import add_versions_section
 from harness.rows import CellRow, ExperimentMeta
@@ -230,6 +232,8 @@ def write_experiment_report(path: Path) -> Path:
     add_sessions_section(doc, in_spec_order)
     add_parent_section(doc, in_spec_order)
     add_redo_section(doc, in_spec_order)
+    survives = [r for r in in_spec_order if r.get("eval") == SURVIVES]  # its traces only: the audit reads them
+    add_survives_section(doc, survives, [load_trace(path / r["trace"]) for r in survives])
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

@@ -33,6 +33,7 @@ from harness.report.plots import (
 )
 from harness.report.redo_report import add_redo_section
 from harness.report.sessions_report import add_sessions_section
+from harness.report.survives_report import add_survives_section
 from harness.report.upstream import add_upstream_section
 from harness.rows import ResultRow, RunMeta, eval_label, read_run_meta
 from harness.runs.results import (
@@ -142,6 +143,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         )
         add_sessions_section(doc, rows)
         add_redo_section(doc, rows)
+        add_survives_section(doc, rows, traces)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

@@ -187,7 +187,11 @@ def prepared(
     reason = offline_skip_reason(replay.session_turns(scenario, models), models)
     if reason:
         raise NotRun(f"{scenario.id}: {reason}")
-    if settings.agent is not None:  # the user's own assembly, built for the case by the runner
+    if suite is not None and suite.agent is not None:  # the eval's own assembly (its items are what it audits)
+        if settings.agent is not None:
+            raise NotRun(f"eval {name} runs on its own agent assembly ({suite.agent}), not --agent {settings.agent}")
+        kwargs = {**kwargs, "agent": suite.agent}
+    elif settings.agent is not None:  # the user's own assembly, built for the case by the runner
         kwargs = {**kwargs, "agent": settings.agent}
     return suite, config, models, kwargs
 

@@ -237,6 +237,13 @@ class ForgetsArtifacts(ReferenceSummarizerModel):
     forget_artifacts: bool = True
 
 
+def _memory_in_messages() -> tuple:
+    """deepagents' memory middleware made to put the memory in the conversation, once (`harness.suites.memory_fault`)."""
+    from harness.suites.memory_fault import MemoryInMessages
+
+    return (MemoryInMessages(),)
+
+
 def _forgetful_media_backend() -> Any:
     from harness.agent.media import ForgetfulBlobStore, media_backend
 
@@ -347,6 +354,13 @@ SEEDED_FAULTS = {
             "blobs are deleted once loaded, and the agent never reads a file again after the missing-blob notice",
             backend=lambda: _forgetful_media_backend(),
             agent_options={"ignores_missing_blobs": True},
+        ),
+        # What comes back after a compaction (issue 34): the survives eval catches it.
+        SeededFault(
+            "memory-in-messages",
+            "the AGENTS.md memory goes into the conversation once instead of the system prompt on every call, so a "
+            "summary takes it away",
+            middleware=_memory_in_messages,
         ),
         SeededFault(
             "stale-answer",

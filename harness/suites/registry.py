@@ -32,6 +32,8 @@ DEEPAGENTS = ("deepagents-summarization",)
 SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization", "hybrid", "none")
 
 DEEPAGENTS_6503 = "https://github.com/langchain-ai/deepagents/issues/6503"
+DEEPAGENTS_4161 = "https://github.com/langchain-ai/deepagents/issues/4161"
+"""deepagents#4161: the todo list in state is not re-injected after a summary (closed; 0.7.32 re-injects nothing)."""
 """deepagents#6503: the compact_conversation tool skips the inline-media offload automatic summarization does (open,
 present in 0.7.32)."""
 
@@ -94,6 +96,7 @@ class EvalSuite:
     user_cases: bool = False  # a spec's scenarios.datasets (a user's imported sessions) are its cases, not only shipped ones
     subagent_window: int | None = None  # the eval declares deepagents' general-purpose subagent itself, on the model under
     # test with this smaller window (offline the simulated provider refuses its requests above it: harness.suites.execute)
+    agent: str | None = None  # the agent assembly (MODULE:FUNCTION) its cases run on; a session's own --agent is not run
 
     def __post_init__(self) -> None:
         # The goal-drift checks are shared like run_completed: an eval that asserts the shared checks asserts them
@@ -530,6 +533,30 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 faults={"done-listed-pending": "no_work_redone", **DROPPED},
                 gated=("no_work_redone", "intent_kept"),
                 control=True,
+            ),
+            EvalSuite(
+                "survives",
+                "what is in view on the first call after each compaction against the last call before it: memory, skills, "
+                "todos, files read (kept, re-injected, summarized or lost)",
+                required=(
+                    "run_completed",
+                    "structure_ok",
+                    "compacted",
+                    "survives_audited",
+                    "todos_planned",
+                    "memory_after_compaction",
+                    "skills_after_compaction",
+                    "todos_reach_model",
+                    *GOAL_KEPT,
+                ),
+                validity=("compacted", "survives_audited", "todos_planned"),
+                case_ids=("survives-ledgers-08",),
+                matrix_cases=("survives-ledgers-08",),
+                scorers="survives",
+                strategies=("deepagents-summarization", "summary-reinject"),
+                faults={"memory-in-messages": "memory_after_compaction", "todos-not-updated": "todos_reach_model"},
+                gated=("memory_after_compaction", "skills_after_compaction", "todos_reach_model"),
+                agent="harness.scenarios.survives:assembly",
             ),
         )
     }

@@ -64,6 +64,7 @@ class Recorder:
         self._evicted: set[str] = set()
         self._truncated: set[str] = set()
         self._pending: dict[Any, tuple[dict[str, Any], float]] = {}  # summarizer run id -> (call, start time)
+        self._awaiting: tuple[dict[str, Any], BaseMessage | None] | None = None  # agent call, its system prompt here
         self.served_simulated = False  # an answer came from `harness serve` (the reference models over HTTP)
         self.own_time_s = 0.0  # time spent in the recorder's own hooks (reported by harness bench)
         self.middleware = RecorderMiddleware(self)
@@ -183,6 +184,7 @@ class Recorder:
             system_sha=self._system_sha(request.system_message),
             system_key=self._system_key(request.system_message),
         )
+        self._awaiting = (call, request.system_message)  # the callback reads the system prompt the model is sent
         state = request.state
         head_key = entries[0][0] if summary_head else None
         new_summary = head_key is not None and head_key not in self._summaries_seen
@@ -273,6 +275,18 @@ class Recorder:
                 dropped={"args": sum(sum(by_id.values()) for _, by_id in clipped), "tool_call_ids": call_ids},
             )
         return call
+
+    def sent_system(self, batch: list[BaseMessage]) -> None:
+        """The system prompt the model was sent at the agent call just recorded, kept as ``sent_system_key`` when it
+        differs from the one the recorder saw: deepagents' tail (the memory and skills middleware, after every passed
+        middleware) appends its sections after the recorder."""
+        awaiting, self._awaiting = self._awaiting, None
+        sent = batch[0] if batch and batch[0].type == "system" else None
+        if awaiting is None or sent is None or sent is awaiting[1]:
+            return
+        if awaiting[1] is not None and sent.content == awaiting[1].content:
+            return
+        awaiting[0]["sent_system_key"] = self._entry(sent)[0]
 
     def _last_agent_call(self, exclude: dict[str, Any]) -> dict[str, Any] | None:
         for call in reversed(self.calls):
@@ -474,7 +488,8 @@ class RecorderMiddleware(AgentMiddleware):
 
 
 class SummarizerCallback(BaseCallbackHandler):
-    """Logs the summarizer's model calls (run metadata lc_source == "summarization")."""
+    """Logs the summarizer's model calls (run metadata lc_source == "summarization"), and the system prompt an agent
+    call was sent (`Recorder.sent_system`)."""
 
     run_inline = True
     raise_error = False
@@ -491,6 +506,11 @@ class SummarizerCallback(BaseCallbackHandler):
     def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
         metadata = metadata or {}
         if metadata.get("lc_source") != da.SUMMARY_SOURCE:
+            awaited = self.recorder._awaiting is not None  # an agent call was just recorded: this is its model's start
+            if awaited and "tools:" not in str(metadata.get("checkpoint_ns", "")):  # not a subagent's (the task tool's)
+                t0 = time.perf_counter()
+                self.recorder.sent_system(messages[0] if messages else [])
+                self.recorder.own_time_s += time.perf_counter() - t0
             return
         t0 = time.perf_counter()
         rec = self.recorder

@@ -159,6 +159,12 @@ class Trace:
         key = call.get("system_key")
         return self.message_text(key) if key else None
 
+    def sent_system_text(self, call: dict[str, Any]) -> str | None:
+        """The system prompt as the model received it at ``call``: with what deepagents' tail appended after the
+        recorder (memory, skills) when it changed it (``sent_system_key``), else `system_text`."""
+        key = call.get("sent_system_key") or call.get("system_key")
+        return self.message_text(key) if key else None
+
     def request_text(self, call: dict[str, Any]) -> str:
         return "\n".join(_text(self.messages[k]) for k in call["message_keys"])
 

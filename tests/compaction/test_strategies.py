@@ -48,6 +48,7 @@ def needle_runs():
 EXPECTED_SLOT = {
     "deepagents-summarization": DeepAgentsSummarization,
     "hybrid": DeepAgentsSummarization,
+    "summary-reinject": DeepAgentsSummarization,
     "langchain-summarization": LangChainSummarization,
 }
 
@@ -97,6 +98,7 @@ def test_each_strategy_is_scored_by_its_own_recovery_check(needle_runs):
     """Where the fact comes back from: the history file (deepagents), the tool called again (masking), either
     (hybrid); nowhere under a sliding window or LangChain's summary, whose needle eval asks only for the answer."""
     assert needle_runs["deepagents-summarization"][1]["needle_via_history"].value
+    assert needle_runs["summary-reinject"][1]["needle_via_history"].value  # the needle came by fetch_document: not re-read
     masked = needle_runs["observation-masking"][1]
     assert masked["needle_via_recall"].value and not masked["needle_via_history"].value
     assert needle_runs["hybrid"][1]["needle_via_history_or_recall"].value
@@ -151,6 +153,7 @@ def test_only_the_strategys_own_recovery_check_can_fail_a_case(needle_runs):
     checks = {name: i.recovery_check for name, i in INFO.items() if i.recovery_check}
     assert checks == {
         "deepagents-summarization": "needle_via_history",
+        "summary-reinject": "needle_via_history",  # deepagents' summary, and the history file it offloads
         "observation-masking": "needle_via_recall",
         "hybrid": "needle_via_history_or_recall",
         "anthropic-context-editing": "needle_via_recall",  # the provider's clearing: the tool is called again

@@ -20,6 +20,7 @@ from harness.compaction.strategies import registry
 from harness.compaction.strategies.custom import CustomStrategyMiddleware
 from harness.compaction.strategies.none import VacatedSummarizationSlot
 from harness.compaction.strategies.sliding_window import SlidingWindowMiddleware
+from harness.compaction.strategies.summary_reinject import ReinjectAfterSummary
 from harness.reference import ReferenceAgentModel, ReferenceSummarizerModel
 from tests._strategies import keep_task_and_last_six
 
@@ -73,6 +74,7 @@ def test_the_registry_lists_every_strategy_in_its_order_with_its_description():
         "sliding-window",
         "hybrid",
         "none",
+        "summary-reinject",
         "anthropic-compaction",
         "anthropic-context-editing",
         "openai-compaction",
@@ -90,6 +92,7 @@ def test_the_registry_lists_every_strategy_in_its_order_with_its_description():
         ("sliding-window", VacatedSummarizationSlot, [SlidingWindowMiddleware], False),
         ("hybrid", DeepAgentsSummarization, [ContextEditingMiddleware], True),
         ("none", VacatedSummarizationSlot, [], False),
+        ("summary-reinject", DeepAgentsSummarization, [ReinjectAfterSummary], True),
         ("custom", VacatedSummarizationSlot, [CustomStrategyMiddleware], False),
     ],
 )

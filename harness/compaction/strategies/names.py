@@ -28,6 +28,7 @@ BUILTIN: dict[str, str] = {  # name -> module, in the order docs/strategies.md's
     "sliding-window": "harness.compaction.strategies.sliding_window",
     "hybrid": "harness.compaction.strategies.hybrid",
     "none": "harness.compaction.strategies.none",
+    "summary-reinject": "harness.compaction.strategies.summary_reinject",
     "anthropic-compaction": "harness.compaction.strategies.anthropic_compaction",
     "anthropic-context-editing": "harness.compaction.strategies.anthropic_context_editing",
     "openai-compaction": "harness.compaction.strategies.openai_compaction",

@@ -25,6 +25,7 @@ from harness.scoring.scorers.shared import (
     summaries_ok,
 )
 from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
+from harness.scoring.scorers.survives import survives_scores
 from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -65,6 +66,8 @@ scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
 scorer(scorer_set="parent")(parent_scores)
 scorer(scorer_set="redo")(redo_eval_scores)
+scorer(scorer_set="survives")(todo_scores)  # the plan's checks (todos_planned, todos_reach_model) beside the audit
+scorer(scorer_set="survives")(survives_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
