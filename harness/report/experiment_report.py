@@ -43,6 +43,8 @@ from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.cost_report import add_cost_section, success_vs_cost
 from harness.report.evals_report import add_evals_section
 from harness.report.facts_report import add_facts_section, judge_section
+from harness.report.loops_report import add_loops_section
+from harness.report.notsummary_report import add_notsummary_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
     overlay_curves,
@@ -226,6 +228,8 @@ def write_experiment_report(path: Path) -> Path:
         spec.get("cliff_threshold") or CLIFF_THRESHOLD,
     )
     add_sessions_section(doc, in_spec_order)
+    add_notsummary_section(doc, in_spec_order)
+    add_loops_section(doc, in_spec_order)
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

@@ -12,6 +12,7 @@ from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
+from harness.scoring.scorers.loops import loop_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
@@ -23,6 +24,7 @@ from harness.scoring.scorers.shared import (
     summaries_ok,
 )
 from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
+from harness.scoring.scorers.summary_shape import summary_shape_scores
 from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
 
@@ -61,6 +63,8 @@ scorer(scorer_set="pasted")(pasted_scores)
 scorer(scorer_set="todos")(todo_scores)
 scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
+scorer(scorer_set="notsummary")(summary_shape_scores)
+scorer(scorer_set="loops")(loop_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
