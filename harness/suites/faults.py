@@ -365,5 +365,12 @@ SEEDED_FAULTS = {
             f"the summary keeps the last {KEEP_ABOVE_TRIGGER} messages, more than the trigger: the request stays above it",
             config={"keep": ContextSize("messages", KEEP_ABOVE_TRIGGER)},
         ),
+        SeededFault(
+            "loop-without-progress",
+            "every call compacts (keep-above-trigger) and after each summary the agent makes its last call again, three "
+            "in a row: compactions with no new tool call between them",
+            agent_options={"repeats_after_summary": True},
+            config={"keep": ContextSize("messages", KEEP_ABOVE_TRIGGER)},
+        ),
     )
 }
