@@ -43,6 +43,9 @@ EVENT_KEY = "_summarization_event"
 SESSION_KEY = "_summarization_session_id"
 SUMMARY_SOURCE = "summarization"
 SUMMARIZATION_MIDDLEWARE_NAME = "SummarizationMiddleware"
+CANNED_SUMMARIES = ("Previous conversation was too long to summarize.", "No previous conversation history.")
+"""The sentences LangChain's ``_create_summary`` (which deepagents calls) returns instead of asking the summarizer:
+trimming (``trim_tokens_to_summarize``) left nothing to summarize, or there was nothing to summarize (langchain 1.5.2)."""
 
 _HISTORY_PATH = re.compile(r"has been saved to (\S+) should you need to refer back")
 _SUMMARY_BODY = re.compile(r"<summary>\n?(.*?)\n?</summary>", re.DOTALL)

@@ -81,7 +81,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="MODE[:COUNT][@SCOPE]",
         help="inject a fault: MODE one of 429, 500, 503, stall, context, malformed, empty, auth, null-compaction, "
-        "compaction-midstream (the last two on requests that compact natively); COUNT requests "
+        "compaction-midstream (these two on requests that compact natively), summary-continues, summary-tool-call, "
+        "summary-reasoning-only, summary-canned, summary-authority (a 200 that is not a summary: give them @summary); COUNT requests "
         "(default 1, * for all); SCOPE agent, summary or judge (default all). Repeatable",
     )
     srv.add_argument("--seed", type=int, default=0, help="reference summarizer seed when a request sends none (default 0)")

@@ -58,6 +58,7 @@ class ReferenceAgentModel(BaseChatModel):
     takes_first_statement: bool = False  # seeded fault (stale-answer): answers with the first value stated, not the latest
     writes_todos_once: bool = False  # seeded fault (todos-not-updated): writes the todo list once and never updates it
     ignores_missing_blobs: bool = False  # seeded fault (missing-blob-ignored): never re-reads a file whose blob is gone
+    repeats_after_summary: bool = False  # seeded fault (loop-without-progress): after a summary, makes its last call again
 
     @property
     def _llm_type(self) -> str:
@@ -71,6 +72,7 @@ class ReferenceAgentModel(BaseChatModel):
             "takes_first_statement": self.takes_first_statement,
             "writes_todos_once": self.writes_todos_once,
             "ignores_missing_blobs": self.ignores_missing_blobs,
+            "repeats_after_summary": self.repeats_after_summary,
         }
 
     def bind_tools(self, tools, **kwargs):  # noqa: ANN001 - LangChain's signature
@@ -111,6 +113,7 @@ class ReferenceAgentModel(BaseChatModel):
             takes_first_statement=self.takes_first_statement,
             writes_todos_once=self.writes_todos_once,
             ignores_missing_blobs=self.ignores_missing_blobs,
+            repeats_after_summary=self.repeats_after_summary,
         )
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -106,12 +106,17 @@ def decide(
     takes_first_statement: bool = False,
     writes_todos_once: bool = False,
     ignores_missing_blobs: bool = False,
+    repeats_after_summary: bool = False,
 ) -> Action:
     """The agent's next action: a tool call or a reply, from ``messages`` alone (a pure function of them).
     Seeded faults: ``writes_todos_once`` (todos-not-updated): the todo list is written as the first action and never
     updated; ``ignores_missing_blobs`` (missing-blob-ignored): an agent that never re-reads a file whose binary content
-    deepagents reports as no longer available."""
+    deepagents reports as no longer available; ``repeats_after_summary`` (loop-without-progress): `_repeat_last_call`."""
     view = View.of(messages)
+    if repeats_after_summary and view.summary is not None and view.calls:
+        again = _repeat_last_call(view)
+        if again is not None:
+            return again
     request = view.latest_request() or ""
     session = parse_session_question(request)
     if session is not None:
@@ -142,6 +147,23 @@ def decide(
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
     return _step_action(steps[following - first], view, files)
+
+
+REPEATS = 3
+"""The ``repeats_after_summary`` fault: the agent makes its last call again until this many in a row are in view."""
+
+
+def _repeat_last_call(view: View) -> ToolAction | None:
+    """Seeded fault ``repeats_after_summary`` (loop-without-progress): headed by a summary, the agent makes its latest
+    call again (same tool, same arguments, as agents that re-read after a compaction do: CooperBench#54) until `REPEATS`
+    identical calls end the view; then it goes on with its task."""
+    last = view.calls[-1][0]
+    same = 0
+    for call, _ in reversed(view.calls):
+        if (call.get("name"), call.get("args")) != (last.get("name"), last.get("args")):
+            break
+        same += 1
+    return ToolAction(str(last.get("name")), dict(last.get("args") or {})) if same < REPEATS else None
 
 
 def todo_list(view: View) -> list[dict] | None:

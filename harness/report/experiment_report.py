@@ -43,6 +43,8 @@ from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.cost_report import add_cost_section, success_vs_cost
 from harness.report.evals_report import add_evals_section
 from harness.report.facts_report import add_facts_section, judge_section
+from harness.report.loops_report import add_loops_section
+from harness.report.notsummary_report import add_notsummary_section
 from harness.report.parent_report import add_parent_section
 from harness.report.plots import (
     PAGE_WIDTH_IN,
@@ -234,6 +236,8 @@ def write_experiment_report(path: Path) -> Path:
     add_redo_section(doc, in_spec_order)
     survives = [r for r in in_spec_order if r.get("eval") == SURVIVES]  # its traces only: the audit reads them
     add_survives_section(doc, survives, [load_trace(path / r["trace"]) for r in survives])
+    add_notsummary_section(doc, in_spec_order)
+    add_loops_section(doc, in_spec_order)
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

@@ -4,7 +4,9 @@ Each curve is the approximate size of the agent's request (system prompt, tool s
 and messages) at every agent call. A summarization shows as a drop drawn from
 tokens_before (the size the request would have had) to tokens_after (what was sent),
 marked with a triangle; the other compaction events get their own markers; the dashed
-line is the summarization trigger, a dotted gold one the argument-truncation trigger where it differs.
+line is the summarization trigger, a dotted gold one the argument-truncation trigger where it differs. A summary
+that left the request no smaller gets a hollow red triangle at its size after, and each compaction of a loop a black
+star (the loops eval's readings, `harness.trace.loops`).
 
 Figures are made without pyplot (`Chart`, a matplotlib Figure with an Agg canvas): no global state, no GUI
 backend, so headless runs need no DISPLAY and writing a report leaves no figure open. In IPython a returned
@@ -55,14 +57,16 @@ MARKERS = {
     "overflow-recovery": ("X", "black"),
 }
 TRIGGER_COLOR, CLIP_TRIGGER_COLOR = MARKERS["summary"][1], MARKERS["truncate-args"][1]
-TRIGGER, CLIP_TRIGGER, NEW_TURN, PROVIDER = (
+TRIGGER, CLIP_TRIGGER, NEW_TURN, PROVIDER, NOT_SHRINKING, LOOP = (
     "summarization trigger",
     "argument-truncation trigger",
     "new user turn",
     "provider-reported input tokens",
+    "summary that did not shrink the request",
+    "compaction loop (in a row, no progress)",
 )
 CURVE = "token-curve"  # the gid of a curve's line (tests and callers find the curves among the other lines)
-KEYS_OF_THE_CHART = (TRIGGER, CLIP_TRIGGER, NEW_TURN, PROVIDER)  # legend entries that are not curves
+KEYS_OF_THE_CHART = (TRIGGER, CLIP_TRIGGER, NEW_TURN, PROVIDER, NOT_SHRINKING, LOOP)  # legend entries that are not curves
 # Lines: cool colours; past six, evenly spaced on viridis up to its green (never its yellow).
 LINE_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#17becf", "#7f7f7f", "#393b79")
 LINE_CMAP, LINE_CMAP_END = "viridis", 0.78
@@ -181,6 +185,7 @@ def draw_curve(
         ax.scatter(
             hits["agent_step"], y, marker=marker, s=34, color=mcolor, edgecolors="black", linewidths=0.5, zorder=3, label=kind
         )
+    _mark_loops(ax, agent)
     if show_turns:
         for step in agent.groupby("turn")["agent_step"].min().iloc[1:]:
             ax.axvline(step - 0.5, color="grey", lw=0.8, ls=":", label=NEW_TURN)
@@ -205,6 +210,21 @@ def draw_curve(
         ax.axhline(float(clip.iloc[0]), color=CLIP_TRIGGER_COLOR, lw=0.9, ls=":", alpha=0.9, label=CLIP_TRIGGER)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     return True
+
+
+def _mark_loops(ax, agent: pd.DataFrame) -> None:  # noqa: ANN001
+    """A hollow red triangle on a summary whose request was no smaller after it, a black star on each compaction of a
+    loop (the loops eval's readings, `harness.trace.loops`)."""
+    known = agent.dropna(subset=["tokens_before", "tokens_after"])
+    grew = known[known["tokens_after"] >= known["tokens_before"]]
+    if not grew.empty:
+        ax.scatter(
+            grew["agent_step"], grew["tokens_after"], marker="^", s=70, facecolors="none", edgecolors=TRIGGER_COLOR,
+            linewidths=1.4, zorder=4, label=NOT_SHRINKING,
+        )  # fmt: skip
+    looped = agent[agent["loop"].fillna(False).astype(bool)] if "loop" in agent else agent.iloc[0:0]
+    if not looped.empty:
+        ax.scatter(looped["agent_step"], looped["approx_tokens"], marker="*", s=90, color="black", zorder=4, label=LOOP)
 
 
 def overlay_curves(

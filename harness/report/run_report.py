@@ -21,6 +21,8 @@ from harness.analysis.compare import is_priced
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.apart import Apart, draw_apart
 from harness.report.facts_report import add_facts_section, judge_section
+from harness.report.loops_report import add_loops_section
+from harness.report.notsummary_report import add_notsummary_section
 from harness.report.parent_report import add_parent_section
 from harness.report.plots import (
     line_style,
@@ -144,6 +146,8 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         add_sessions_section(doc, rows)
         add_redo_section(doc, rows)
         add_survives_section(doc, rows, traces)
+        add_notsummary_section(doc, rows)
+        add_loops_section(doc, rows)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

@@ -42,6 +42,10 @@ def _arm(row: Mapping[str, Any]) -> str:
     return f"{row.get('arm')} @ {threshold}" if threshold is not None else str(row.get("arm"))
 
 
+def _size(value: Any) -> str:  # noqa: ANN401 - a compaction's tokens: a count, or unknown (None)
+    return "unknown" if value is None else str(value)
+
+
 def _usd(value: Any) -> str:  # noqa: ANN401 - a row's figure: a number or unknown
     return "unknown" if value is None else f"${value:.4f}"
 
@@ -54,7 +58,8 @@ def replay_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         record = row["session"]
         control = record.get("control") or {}
         probes = record.get("probes") or []
-        compactions = ", ".join(f"{c['type']} {c['before']}->{c['after']}" for c in record.get("compactions") or []) or "none"
+        compactions = ", ".join(f"{c['type']} {_size(c['before'])}->{_size(c['after'])}" for c in record.get("compactions") or [])
+        compactions = compactions or "none"
         out.append(
             {
                 "session": row.get("case_id"),

@@ -130,6 +130,7 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
     tokens removed per summary, summary length and cost."""
     by_key = {s.key: s.value for s in scores}
     events = trace.events_of("summary")
+    sized = [e for e in events if e["tokens_before"] is not None and e["tokens_after"] is not None]
     agent, summ = trace.agent_calls(), trace.summarizer_calls()
     replies = [
         (c.get("response") or {}).get("text") or "" for c in agent if c.get("response") and not c["response"].get("tool_calls")
@@ -155,9 +156,9 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str) -> dict[str, Any]
         "cache_write_tokens": _cache_write_tokens(agent + summ) or None,
         "summarizer_tokens_provider": _tokens(summ, "input_tokens") or None,
         "peak_context": max((c["approx_tokens"] for c in agent), default=0),
-        "tokens_removed_per_event": round(sum(e["tokens_before"] - e["tokens_after"] for e in events) / len(events), 1)
-        if events
-        else None,
+        "tokens_removed_per_event": round(sum(e["tokens_before"] - e["tokens_after"] for e in sized) / len(sized), 1)
+        if sized
+        else None,  # over the events whose sizes are known (not a rewrite before the first request)
         "summary_length": round(sum(len(s) for s in summaries) / len(summaries), 1) if summaries else None,
         "cost_usd": cost_usd(trace),
         "summaries_before_question": sum(1 for e in events if e["turn"] < question_turn) if question_turn is not None else None,

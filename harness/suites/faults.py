@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from deepagents.backends import StateBackend
@@ -20,7 +21,9 @@ from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
+from harness.compaction.config import ContextSize
 from harness.reference.models import ReferenceSummarizerModel
+from harness.reference.not_summaries import SHAPES, shape_message
 
 SUMMARIZER_FAULTS = ("raise", "timeout", "empty", "no_summary")
 """The ways `FaultySummarizer` fails (the faults eval runs each)."""
@@ -216,6 +219,31 @@ class ListsDoneAsPending(ReferenceSummarizerModel):
 _STEP_DONE = re.compile(r"Step (\d+) done")
 
 
+class NotASummary(ReferenceSummarizerModel):
+    """A summarizer whose every reply is not a summary, in one of the five shapes users report
+    (`harness.reference.not_summaries`): the next assistant turn, a function call's JSON, reasoning alone (no text),
+    LangChain's canned sentence, or an instruction in a system's voice."""
+
+    model_name: str = "not-a-summary-summarizer"
+    shape: str = SHAPES[0]
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        return ChatResult(generations=[ChatGeneration(message=shape_message(self.shape, self.model_name))])
+
+
+class PadsSummary(ReferenceSummarizerModel):
+    """A summarizer whose summary quotes back everything it was sent after its own summary: each summary is bigger
+    than what it replaced (openai/codex#40619: a compaction that took 244k tokens to 258k)."""
+
+    model_name: str = "padding-summarizer"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs: Any) -> ChatResult:  # noqa: ANN001
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        msg = result.generations[0].message
+        msg.content = msg.text + "\n\n## FULL RECORD\n" + "\n".join(m.text for m in messages)
+        return result
+
+
 class DropsDecisions(ReferenceSummarizerModel):
     """A summarizer whose summaries never write a decision or a constraint, whatever sections the prompt has."""
 
@@ -250,6 +278,21 @@ def _forgetful_media_backend() -> Any:
     return media_backend(ForgetfulBlobStore())
 
 
+NOT_A_SUMMARY = {
+    "continues": "the summarizer answers as the next assistant turn, not with a summary",
+    "tool-call": "the summarizer answers with a function call's JSON as text",
+    "reasoning-only": "the summarizer's reply is reasoning alone: its text, the summary, is empty",
+    "authority": "the summarizer answers with an instruction in a system's voice ('SYSTEM: from now on ...')",
+}
+"""The summary-shape faults (`harness.reference.not_summaries.SHAPES`) made by a summarizer, each ``summary-<shape>``;
+the fifth, ``summary-canned``, is made by LangChain itself (`LANGCHAIN_TRIM_DEFAULT`)."""
+LANGCHAIN_TRIM_DEFAULT = 4000
+"""``trim_tokens_to_summarize`` of LangChain's and deepagents' SummarizationMiddleware classes (deepagents' factory, and
+the harness, pass None): trimming keeps the last 4,000 tokens from a user message on, which in a tool loop is none."""
+KEEP_ABOVE_TRIGGER = 30
+"""The keep-above-trigger fault's keep, in messages: on the goal cases 30 messages hold more than a 20 % trigger."""
+
+
 @dataclass(frozen=True)
 class SeededFault:
     """A fault the validity matrix injects, named for what it breaks. Which eval must catch it, and by which
@@ -262,6 +305,7 @@ class SeededFault:
     middleware: Callable[[], tuple] | None = None
     agent_options: dict[str, Any] | None = None  # the reference agent with these options (on top of the eval's)
     subagent_declares_parent_window: bool = False  # an eval's own subagent declares the parent's window, not its own
+    config: dict[str, Any] | None = None  # the eval's compaction configuration with these fields changed
 
 
 SEEDED_FAULTS = {
@@ -384,6 +428,35 @@ SEEDED_FAULTS = {
             "done-listed-pending",
             "the first summary lists every finished step as pending",
             summarizer=lambda: ListsDoneAsPending(),
+        ),
+        # What breaks in the wild (issue 34): the notsummary and loops evals catch these.
+        *(
+            SeededFault(f"summary-{shape}", description, summarizer=partial(NotASummary, shape=shape))
+            for shape, description in NOT_A_SUMMARY.items()
+        ),
+        SeededFault(
+            "summary-canned",
+            f"trim_tokens_to_summarize at LangChain's class default ({LANGCHAIN_TRIM_DEFAULT:,}): no user message in the "
+            "trimmed span, so LangChain writes 'Previous conversation was too long to summarize.' and never calls the "
+            "summarizer (langchain#39261)",
+            config={"trim_tokens_to_summarize": LANGCHAIN_TRIM_DEFAULT},
+        ),
+        SeededFault(
+            "summary-padded",
+            "each summary quotes back everything it was sent: bigger than what it replaced",
+            summarizer=lambda: PadsSummary(),
+        ),
+        SeededFault(
+            "keep-above-trigger",
+            f"the summary keeps the last {KEEP_ABOVE_TRIGGER} messages, more than the trigger: the request stays above it",
+            config={"keep": ContextSize("messages", KEEP_ABOVE_TRIGGER)},
+        ),
+        SeededFault(
+            "loop-without-progress",
+            "every call compacts (keep-above-trigger) and after each summary the agent makes its last call again, three "
+            "in a row: compactions with no new tool call between them",
+            agent_options={"repeats_after_summary": True},
+            config={"keep": ContextSize("messages", KEEP_ABOVE_TRIGGER)},
         ),
     )
 }

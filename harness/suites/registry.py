@@ -30,6 +30,7 @@ ALL_STRATEGIES = "all"
 
 DEEPAGENTS = ("deepagents-summarization",)
 SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization", "hybrid", "none")
+SUMMARIZING = SUMMARIZING_OR_CONTROL[:-1]
 
 DEEPAGENTS_6503 = "https://github.com/langchain-ai/deepagents/issues/6503"
 DEEPAGENTS_4161 = "https://github.com/langchain-ai/deepagents/issues/4161"
@@ -557,6 +558,39 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 faults={"memory-in-messages": "memory_after_compaction", "todos-not-updated": "todos_reach_model"},
                 gated=("memory_after_compaction", "skills_after_compaction", "todos_reach_model"),
                 agent="harness.scenarios.survives:assembly",
+            ),
+            EvalSuite(
+                "notsummary",
+                "every summary is a summary: not empty (reasoning only), LangChain's canned sentence, a tool call's "
+                "text, an instruction with authority or the next turn (opencode#42363, open-webui#29308, claude-code#90218)",
+                required=(*COMMON, "summarized", "summary_is_summary"),
+                validity=("summarized",),
+                case_ids=("goal-ledgers-12",),
+                matrix_cases=("goal-ledgers-12",),
+                scorers="notsummary",
+                strategies=SUMMARIZING,
+                # one seeded fault per shape (harness.reference.not_summaries.SHAPES), each caught by the one check
+                faults={
+                    f"summary-{shape}": "summary_is_summary"
+                    for shape in ("continues", "tool-call", "reasoning-only", "canned", "authority")
+                },
+                gated=("summary_is_summary",),
+            ),
+            EvalSuite(
+                "loops",
+                "each compaction shrinks the request below the trigger, and none repeats without progress "
+                "(codex#40619, claude-code#24179)",
+                required=(*COMMON, "compacted", "compaction_shrinks", "no_compaction_loop"),
+                validity=("compacted",),
+                case_ids=("goal-ledgers-12",),
+                matrix_cases=("goal-ledgers-12",),
+                scorers="loops",  # every strategy: a mask or a trim must shrink the request too
+                faults={
+                    "summary-padded": "compaction_shrinks",
+                    "keep-above-trigger": "compaction_shrinks",
+                    "loop-without-progress": "no_compaction_loop",
+                },
+                gated=("compaction_shrinks", "no_compaction_loop"),
             ),
         )
     }

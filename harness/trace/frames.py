@@ -7,6 +7,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from harness.compaction.config import ContextSize
+from harness.trace.loops import loop_calls
 from harness.trace.schema import Trace
 
 CALL_COLUMNS = [
@@ -28,6 +29,7 @@ CALL_COLUMNS = [
     "tokens_after",
     "trigger_tokens",
     "truncation_trigger_tokens",
+    "loop",
 ]
 
 
@@ -42,7 +44,8 @@ def trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
 
 def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
     """Long frame: one row per call. ``agent_step`` numbers the agent calls (the x axis of a token curve);
-    ``event`` names the compression events recorded at that call, joined with '+'."""
+    ``event`` names the compression events recorded at that call, joined with '+'; ``loop``: the call's compaction is
+    one of a loop (`harness.trace.loops.loop_calls`)."""
     rows = []
     for tr in traces:
         by_call: dict[int, list[dict]] = {}
@@ -51,6 +54,7 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
         trigger = trigger_tokens(tr)
         clip_trigger = (tr.config.get("arg_truncation") or {}).get("trigger")
         clip_trigger = trigger_tokens(tr, [clip_trigger]) if clip_trigger else None
+        looped = loop_calls(tr)
         step = 0
         for call in tr.calls:
             evs = by_call.get(call["index"], [])
@@ -78,6 +82,7 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
                     "tokens_after": summ["tokens_after"] if summ else None,
                     "trigger_tokens": trigger,
                     "truncation_trigger_tokens": clip_trigger,
+                    "loop": call["index"] in looped,
                 }
             )
     return pd.DataFrame(rows, columns=CALL_COLUMNS)

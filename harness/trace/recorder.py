@@ -199,12 +199,17 @@ class Recorder:
         if new_summary:
             previous = self._last_agent_call(exclude=call)
             overflow = bool(previous and (previous.get("error") or {}).get("context_overflow"))
-            if rewritten:
+            before_count: int | None
+            if rewritten and previous is None:
+                # LangChain's middleware rewrote the state before the first request (a replayed session's cut): what
+                # it summarized was never sent, so its size is unknown here, never the kept messages' alone.
+                before_tokens = before_count = None
+            elif rewritten and previous is not None:
                 # LangChain's middleware rewrote the state: "before" is the previous request plus what came since.
-                known = set(previous["message_keys"]) if previous else set()
+                known = set(previous["message_keys"])
                 added = [(k, n) for k, n in entries[1:] if k not in known]
-                before_tokens = (previous["approx_tokens"] if previous else overhead) + sum(n for _, n in added)
-                before_count = (len(known) if previous else 0) + len(added)
+                before_tokens = previous["approx_tokens"] + sum(n for _, n in added)
+                before_count = len(known) + len(added)
             else:
                 before_count = len(before or [])
             self.event(
@@ -217,7 +222,7 @@ class Recorder:
                 history_path=da.history_path(msgs[0].text),
                 summary_key=entries[0][0],
                 cause="overflow" if overflow else "threshold",
-                dropped={"messages": max(0, before_count - (len(msgs) - 1))},
+                dropped={} if before_count is None else {"messages": max(0, before_count - (len(msgs) - 1))},
             )
             if overflow:
                 self.event("overflow-recovery", call, failed_call_index=previous["index"] if previous else None)

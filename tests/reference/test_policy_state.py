@@ -113,3 +113,19 @@ def test_a_saved_messages_uuid4_name_changes_neither_the_call_id_nor_the_compara
 
     assert comparable(trace(SAVED)) == comparable(trace(other))
     assert comparable(trace(SAVED)) != comparable(trace("/notes/a.md"))
+
+
+# -- the loop-without-progress fault ----------------------------------------------------------
+def test_an_agent_that_repeats_after_a_summary_makes_its_last_call_again_three_in_a_row_then_goes_on():
+    from harness.reference.policy import REPEATS
+
+    plain = render_task("Audit the ledgers.", STEPS)
+    read_a = ("read_file", {"file_path": "/l/a.md"}, "ledger a")
+    head = [summary_message("## SESSION INTENT\n" + plain)]
+    once = [*head, *call(*read_a, "r1")]
+    assert decide(once, repeats_after_summary=True) == ToolAction("read_file", {"file_path": "/l/a.md"})
+    assert decide(once) == ToolAction("read_file", {"file_path": "/l/b.md"})  # healthy: the next step
+    repeated = [*head, *[m for k in range(REPEATS) for m in call(*read_a, f"r{k}")]]
+    assert decide(repeated, repeats_after_summary=True) == decide(repeated)  # three in a row: it goes on
+    unsummarized = [HumanMessage(plain), *call(*read_a, "r1")]
+    assert decide(unsummarized, repeats_after_summary=True) == ToolAction("read_file", {"file_path": "/l/b.md"})

@@ -8,7 +8,8 @@ from anthropic.types.beta import BetaMessage
 from openai.types.responses import Response
 
 from harness.errors import ConfigError
-from harness.reference.serve import APIS, MODES, Fault, ServerState
+from harness.reference.not_summaries import REASONING, REASONING_ONLY, SHAPES, shape_text
+from harness.reference.serve import APIS, MODES, SUMMARY_MODES, Fault, ServerState
 
 API = {api.name: api for api in APIS.values()}
 
@@ -57,8 +58,17 @@ def test_every_fault_takes_the_one_path_on_every_api_in_its_own_shapes(name, mod
     api = API[name]
     body = {"model": "reference-agent", "messages": [{"role": "user", "content": "word " * 40}], "input": "word " * 40}
     reply = api.injected(Fault(mode, retry_after=2.5), body, "Bearer sk-leaked")
-    status = {"429": 429, "500": 500, "503": 503, "context": 400, "malformed": 200, "empty": 200, "auth": 401}[mode]
-    assert reply.status == status
+    status = {"429": 429, "500": 500, "503": 503, "context": 400, "malformed": 200, "empty": 200, "auth": 401}
+    assert reply.status == {**status, **dict.fromkeys(SUMMARY_MODES, 200)}[mode]
+    if mode in SUMMARY_MODES:  # a model's answer, in the API's shape, carrying the shape's text and nothing else
+        text = shape_text(mode.removeprefix("summary-"))
+        if name == "compact":  # the summary is the compaction item's (encrypted) content
+            assert [i["type"] for i in reply.body["output"]] == ["compaction"]
+        elif text:
+            assert text in _strings(reply.body)
+        else:  # reasoning alone: the reasoning, and no text (what each client reads of it: the test below)
+            assert REASONING in _strings(reply.body)
+        return
     if mode == "malformed":
         assert isinstance(reply.body, bytes) and not reply.body.endswith(b"}")
         return
@@ -72,6 +82,15 @@ def test_every_fault_takes_the_one_path_on_every_api_in_its_own_shapes(name, mod
         assert "tokens" in error["message"] and str(api.request_tokens(body)) in error["message"]
     if mode == "auth":
         assert "sk-leaked" in error["message"]
+
+
+def _strings(value) -> set:  # noqa: ANN001
+    """Every string in a JSON value (keys and values)."""
+    if isinstance(value, dict):
+        return set(value) | {s for v in value.values() for s in _strings(v)}
+    if isinstance(value, list):
+        return {s for v in value for s in _strings(v)}
+    return {value} if isinstance(value, str) else set()
 
 
 def test_the_handler_dispatches_through_the_contract_alone():
@@ -88,3 +107,23 @@ def test_the_handler_dispatches_through_the_contract_alone():
         "/responses": "responses",
         "/responses/compact": "compact",
     }
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_summary_fault_reads_through_each_langchain_client_as_the_shapes_text(shape):
+    """What LangChain's ``_create_summary`` keeps of the served answer (``.text``) is the shape's text: empty for a
+    reasoning-only answer on every API, as a real provider's reasoning-only reply reads."""
+    from langchain_anthropic import ChatAnthropic
+    from langchain_openai import ChatOpenAI
+    from langchain_openai.chat_models.base import _construct_lc_result_from_responses_api
+
+    body = {"model": "reference-summarizer", "messages": [{"role": "user", "content": "Summarize."}], "input": "Summarize."}
+    fault = Fault(f"summary-{shape}", scope="summary")
+    chat = ChatOpenAI(model="reference-summarizer", api_key="x")._create_chat_result(API["chat"].injected(fault, body, "").body)
+    claude = ChatAnthropic(model="reference-summarizer", api_key="x")._format_output(
+        BetaMessage.model_validate(API["messages"].injected(fault, body, "").body)
+    )
+    responses = _construct_lc_result_from_responses_api(Response.model_validate(API["responses"].injected(fault, body, "").body))
+    for result in (chat, claude, responses):
+        assert result.generations[0].message.text.strip() == shape_text(shape)
+    assert (shape_text(shape) == "") is (shape == REASONING_ONLY)

@@ -189,3 +189,26 @@ def test_past_the_panels_of_one_chart_the_curves_continue_in_numbered_files_the_
     assert not (run_dir / "token_curves-3.png").exists()
     assert "continues over `token_curves.png`, `token_curves-2.png`" in report
     assert "(token_curves.png)" in report and "(token_curves-2.png)" in report
+
+
+def test_a_summary_that_grew_the_request_and_a_loop_are_marked_on_the_curve():
+    """The loops eval's readings (`harness.trace.loops`) drawn where they happened: a hollow red triangle on a summary
+    whose request was no smaller after it, a black star on each compaction of a loop; neither on a healthy curve."""
+    from tests._traces import Conversation
+
+    def run(first: str, repeat: bool):  # a first summary, then two more, each followed by the same read (repeat) or a new one
+        conv = Conversation()
+        conv.user("Audit the ledgers.")
+        conv.agent(tools=[("read_file", {"file_path": "/l0.md"}, "ledger " * 300)])
+        for k, summary in enumerate([first, "Summary 2.", "Summary 3."]):
+            conv.summarize(summary)
+            conv.agent(tools=[("read_file", {"file_path": "/l0.md" if repeat else f"/l{k + 1}.md"}, "ledger " * 300)])
+        conv.answer("TASK COMPLETE")
+        return conv.trace(kind="goal")
+
+    def labels(trace) -> set[str]:  # noqa: ANN001
+        fig = plot_token_curves(calls_frame([trace]), simulated=True)
+        return {label for ax in fig.axes for label in ax.get_legend_handles_labels()[1]}
+
+    assert {plots.NOT_SHRINKING, plots.LOOP} <= labels(run("padding " * 3000, repeat=True))
+    assert not {plots.NOT_SHRINKING, plots.LOOP} & labels(run("Ledger 0 was read.", repeat=False))

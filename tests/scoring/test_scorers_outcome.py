@@ -147,6 +147,8 @@ def test_the_shipped_scorer_sets():
         "todos",
         "parity",
         "blobs",
+        "notsummary",
+        "loops",
     )
 
 

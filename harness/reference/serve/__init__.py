@@ -23,6 +23,10 @@ prompt cache (`harness.reference.prompt_cache`). It injects faults on request, i
                           compaction item (OpenAI); fires only on a request that compacts
     compaction-midstream  a native compaction that fails mid-stream: an ``error`` event after the compaction block
                           (item) starts, or a 500 when the request is not streamed
+    summary-continues, summary-tool-call, summary-reasoning-only, summary-canned, summary-authority
+                          a 200 answering with text that is not a summary (`harness.reference.not_summaries`): the
+                          next turn, a function call's JSON, reasoning alone (no text), LangChain's canned sentence,
+                          an instruction in a system's voice; with ``@summary`` it answers deepagents' summary request
 
 Faults are given at start (``--fault MODE[:COUNT][@agent|@summary|@judge]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
@@ -50,6 +54,7 @@ __all__, __getattr__ = lazy_exports(
         "Fault": "faults",
         "MODES": "faults",
         "COMPACTION_MODES": "faults",
+        "SUMMARY_MODES": "faults",
         "ServerState": "state",
         "ResponseStore": "state",
         "ServedAPI": "api",

@@ -13,8 +13,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
+from harness.reference.not_summaries import REASONING, REASONING_ONLY, shape_text
 from harness.reference.prompt_cache import CacheUse
-from harness.reference.serve.faults import Fault
+from harness.reference.serve.faults import SUMMARY_MODES, Fault
 from harness.reference.serve.state import ServerState
 from harness.reference.serve.wire import Outcome, Reply, RequestError, openai_error, scope_of
 
@@ -47,6 +48,11 @@ class ServedAPI(ABC):
     @abstractmethod
     def empty(self, body: dict[str, Any]) -> dict[str, Any]:
         """A 200 with nothing in it, in the API's shape (the ``empty`` fault)."""
+
+    @abstractmethod
+    def said(self, body: dict[str, Any], text: str, reasoning: str | None) -> dict[str, Any]:
+        """A 200 answering ``body`` with ``text`` (none when empty) and ``reasoning`` (a reasoning block or item, when
+        given) and nothing else, in the API's shape: the summary-scope faults' answer."""
 
     @abstractmethod
     def count_tokens(self, body: dict[str, Any]) -> int:
@@ -104,6 +110,10 @@ class ServedAPI(ABC):
             return Reply(200, b'{"id": "chatcmpl-broken", "choices": [{"message": ')
         if mode == "empty":
             return Reply(200, self.empty(body))
+        if mode in SUMMARY_MODES:  # answered as a model answers, streamed when asked
+            shape = mode.removeprefix("summary-")
+            said = self.said(body, shape_text(shape), REASONING if shape == REASONING_ONLY else None)
+            return self.reply(Outcome(said), bool(body.get("stream")))
         if mode == "auth":
             message = f"Incorrect API key provided: {credentials}. {OPENAI_KEY_HINT}"
             return Reply(401, self.error(401, message, "invalid_api_key"))

@@ -15,13 +15,13 @@ from typing import Any
 
 from langchain_core.messages import convert_to_messages
 
-from harness.reference.names import AGENT_NAME
+from harness.reference.names import AGENT_NAME, SUMMARIZER_NAME
 from harness.reference.prompt_cache import CacheUse
-from harness.reference.provider_tokens import provider_tokens, simulated_usage
+from harness.reference.provider_tokens import provider_tokens, simulated_usage, text_tokens
 from harness.reference.reasoning import reasoning_text
 from harness.reference.serve.api import CompactionFault, ServedAPI
 from harness.reference.serve.state import ServerState
-from harness.reference.serve.wire import Outcome, reference_reply, scope_of
+from harness.reference.serve.wire import Outcome, reference_reply, scope_of, stable_id
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
 
@@ -82,6 +82,21 @@ class ChatCompletions(ServedAPI):
             "model": AGENT_NAME,
             "choices": [],
             "usage": usage(CacheUse(0, 0, 0), 0),
+        }
+
+    def said(self, body: dict[str, Any], text: str, reasoning: str | None) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": text or None}
+        if reasoning is not None:  # DeepSeek-style, as a reasoning request is answered
+            message["reasoning_content"] = reasoning
+        output = int(text_tokens(text)) + (int(text_tokens(reasoning)) if reasoning else 0)
+        return {
+            "id": stable_id("chatcmpl-", body.get("messages"), message),
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": str(body.get("model") or SUMMARIZER_NAME),
+            "system_fingerprint": SIMULATED_FINGERPRINT,
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}],
+            "usage": usage(CacheUse(0, 0, self.request_tokens(body)), output),
         }
 
     def count_tokens(self, body: dict[str, Any]) -> int:

@@ -7,9 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.reference.not_summaries import SHAPES
 
 COMPACTION_MODES = ("null-compaction", "compaction-midstream")  # fire only when a native compaction does
-MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth", *COMPACTION_MODES)
+SUMMARY_MODES = tuple(f"summary-{shape}" for shape in SHAPES)
+"""A 200 whose answer is not a summary, in one of the shapes of `harness.reference.not_summaries` (given with
+``@summary``, it answers deepagents' summary request; the seeded faults of the same names do it offline)."""
+MODES = ("429", "500", "503", "stall", "context", "malformed", "empty", "auth", *COMPACTION_MODES, *SUMMARY_MODES)
 SCOPES = ("any", "agent", "summary", "judge")
 
 

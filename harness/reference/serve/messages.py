@@ -530,6 +530,12 @@ class AnthropicMessages(ServedAPI):
     def context_message(self, size: int) -> str:
         return f"prompt is too long: {size} tokens > {max(1, size // 2)} maximum"
 
+    def said(self, body: dict[str, Any], text: str, reasoning: str | None) -> dict[str, Any]:
+        content = [thinking_block(body, [], reasoning)] if reasoning is not None else []
+        content += [{"type": "text", "text": text}] if text else []
+        output = int(text_tokens(text)) + (int(text_tokens(reasoning)) if reasoning else 0)
+        return _message(body, content, "end_turn", usage(CacheUse(0, 0, self.request_tokens(body)), output), [], [])
+
     def empty(self, body: dict[str, Any]) -> dict[str, Any]:
         return {
             "id": "msg_empty",

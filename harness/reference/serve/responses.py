@@ -377,6 +377,33 @@ class OpenAIResponses(ServedAPI):
             "tools": [],
         }
 
+    def said(self, body: dict[str, Any], text: str, reasoning: str | None) -> dict[str, Any]:
+        output: list[dict[str, Any]] = []
+        if reasoning is not None:
+            output.append(
+                {"type": "reasoning", "id": stable_id("rs_", reasoning), "summary": [{"type": "summary_text", "text": reasoning}]}
+            )
+        if text:
+            output.append(
+                {
+                    "type": "message",
+                    "id": stable_id("msg_", text),
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            )
+        reasoning_tokens = int(text_tokens(reasoning)) if reasoning else 0
+        return {
+            **self.empty(body),
+            "id": stable_id("resp_", body.get("model"), body.get("input"), output),
+            "output": output,
+            "metadata": {"system_fingerprint": SIMULATED_FINGERPRINT},
+            "usage": usage(
+                CacheUse(0, 0, self.request_tokens(body)), int(text_tokens(text)) + reasoning_tokens, reasoning_tokens
+            ),
+        }
+
     def count_tokens(self, body: dict[str, Any]) -> int:
         return provider_tokens(to_messages(input_items(body, ResponseStore())))
 
@@ -393,3 +420,14 @@ class ResponsesCompact(OpenAIResponses):
 
     def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
         return Outcome(compact(body, state.seed, state.responses))
+
+    def said(self, body: dict[str, Any], text: str, reasoning: str | None) -> dict[str, Any]:
+        """The compaction whose summary is ``text`` (reasoning has no place in a compaction item)."""
+        items = input_items(body, ResponseStore())
+        return {
+            "id": stable_id(COMPACTION_ID_PREFIX, body.get("model"), items, text),
+            "object": "response.compaction",
+            "created_at": int(time.time()),
+            "output": [compaction_item(text, items)],
+            "usage": usage(CacheUse(0, 0, self.request_tokens(body)), int(text_tokens(text))),
+        }

@@ -12,6 +12,7 @@ from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
+from harness.scoring.scorers.loops import loop_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
 from harness.scoring.scorers.media import blob_scores, parity_scores
 from harness.scoring.scorers.needle import chain_length_reached, needle_scores
@@ -25,6 +26,7 @@ from harness.scoring.scorers.shared import (
     summaries_ok,
 )
 from harness.scoring.scorers.state import history_scores, long_id_scores, pasted_scores, todo_scores
+from harness.scoring.scorers.summary_shape import summary_shape_scores
 from harness.scoring.scorers.survives import survives_scores
 from harness.scoring.scorers.types import CHECK, ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, MEASURE, PASS, VALIDITY, Score
 from harness.trace.schema import Trace
@@ -68,6 +70,8 @@ scorer(scorer_set="parent")(parent_scores)
 scorer(scorer_set="redo")(redo_eval_scores)
 scorer(scorer_set="survives")(todo_scores)  # the plan's checks (todos_planned, todos_reach_model) beside the audit
 scorer(scorer_set="survives")(survives_scores)
+scorer(scorer_set="notsummary")(summary_shape_scores)
+scorer(scorer_set="loops")(loop_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
