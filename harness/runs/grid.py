@@ -443,8 +443,9 @@ def _run_version_arms(
     for arm, cells in by_arm.items():
         if watch.stopped:
             break
-        version = spec.version_of(arm)
-        assert version is not None
+        named = spec.version_of(arm)
+        assert named is not None
+        version = named.resolved(lock_pins(lock))  # an arm without pins: the lock's versions of what a row records
         env = ensure_env(version, lock)
         where = "this environment" if env.path is None else str(env.path)
         made = f"created in {env.seconds:.1f}s" if env.created else "reused"
@@ -513,6 +514,7 @@ def _write_meta(
     planned: int,
     skipped: list[dict[str, Any]] | None = None,
 ) -> None:
+    locked = lock_pins(read_lock()) if spec.versions else {}  # what an arm without pins (the lock as it is) runs
     meta: ExperimentMeta = {
         "schema_version": META_SCHEMA_VERSION,
         "experiment": spec.name,
@@ -521,7 +523,7 @@ def _write_meta(
         "baseline": spec.baseline,
         "arms": list(spec.arms()),  # the compared configurations (variants, or variant@strategy)
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
-        "versions": {arm: dict(v.pins) for arm in spec.arms() if (v := spec.version_of(arm))},
+        "versions": {arm: dict(v.resolved(locked).pins) for arm in spec.arms() if (v := spec.version_of(arm))},
         "not_applicable": not_applicable(spec, scenarios),
         "evals": list(spec.evals),  # empty: cases as no eval (a spec without evals:)
         "thresholds": [t.label for t in spec.thresholds],
