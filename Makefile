@@ -12,7 +12,7 @@ PYTEST = $(BIN)/python -m pytest
 # at the end do not leave a core idle). `make test XDIST=` runs in one process.
 XDIST ?= -n 3 --dist worksteal
 
-.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
+.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions lock-upgrade
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
 # where pip took about 85 s (docs/performance.md, "CI time"). Bytecode is compiled at install (uv's --compile-bytecode for
@@ -116,6 +116,11 @@ bench: install
 # environment costs seconds and disk); the measured table is in docs/experiments.md, "Version against version, measured".
 versions: install
 	$(BIN)/harness experiment run datasets/experiments/versions.yaml --no-langsmith $(ARGS)
+
+# The lock against the pins it replaced (datasets/experiments/lock-upgrade.yaml: the old pins as one arm, pinned together;
+# the needle, goal and state evals, offline): what moving the lock changed. Measured in docs/versions.md.
+lock-upgrade: install
+	$(BIN)/harness experiment run datasets/experiments/lock-upgrade.yaml --no-langsmith $(ARGS)
 
 # The README's image (docs/img/token_curves_example.png): token_curves.png of a real offline run (simulated), four
 # cases under forced-25, two trials each, as `harness run` draws it.
