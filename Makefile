@@ -117,10 +117,12 @@ bench: install
 versions: install
 	$(BIN)/harness experiment run datasets/experiments/versions.yaml --no-langsmith $(ARGS)
 
-# The lock against the pins it replaced (datasets/experiments/lock-upgrade.yaml: the old pins as one arm, pinned together;
-# the needle, goal and state evals, offline): what moving the lock changed. Measured in docs/versions.md.
+# The lock against the pins it replaced (the old pins as one arm, pinned together), offline: lock-upgrade.yaml (the
+# needle, goal and state evals, in-process reference models) then lock-upgrade-native.yaml (the provider-native
+# compactions, through the provider SDKs to a loopback harness serve). What moving the lock changed: docs/versions.md.
 lock-upgrade: install
 	$(BIN)/harness experiment run datasets/experiments/lock-upgrade.yaml --no-langsmith $(ARGS)
+	$(BIN)/harness experiment run datasets/experiments/lock-upgrade-native.yaml --no-langsmith $(ARGS)
 
 # The README's image (docs/img/token_curves_example.png): token_curves.png of a real offline run (simulated), four
 # cases under forced-25, two trials each, as `harness run` draws it.
