@@ -80,7 +80,8 @@ def add_versions_section(doc: Document, meta: ExperimentMeta, rows: Sequence[Cel
     baseline = meta["baseline"]
     doc.heading("Versions")
     doc.text(
-        "Each arm ran in its own environment (requirements.lock with the arm's pins; `harness/runs/versions.py`). "
+        "Each arm ran in its own environment (requirements.lock, or the arm's own lock file, with the arm's pins; "
+        "`harness/runs/versions.py`). "
         "The versions below are what each arm's rows recorded from the environment that ran them."
     )
     doc.table(recorded_versions(rows, arms))

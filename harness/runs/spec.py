@@ -88,6 +88,7 @@ class PinSet(BaseModel):
 
     name: str = Field(description="the arm's name in rows and reports")
     pins: dict[str, str] | None = Field(None, description="package -> version, pinned together (none: the lock as it is)")
+    lock: str | None = Field(None, description="a lock file (relative to the spec) made into the arm's environment")
 
 
 class SpecFile(BaseModel):

@@ -7,6 +7,8 @@
       - name: lock                         # no pins: the lock as it is (checked on every package a row records)
       - name: lock-2026-11-26
         pins: {langchain: "1.4.7", langchain-core: "1.7.2", anthropic: "2.12.0"}
+      - name: newest
+        lock: newest.lock                  # another lock file (beside the spec) in place of requirements.lock
 
 Each version arm runs in its own environment (`ensure_env`: requirements.lock with the arm's pins as uv overrides and
 the harness from this checkout, cached by a hash of them; this interpreter's when it has the pins), its cells in
@@ -55,6 +57,7 @@ class VersionArm:
 
     pins: tuple[tuple[str, str], ...]
     name: str | None = None
+    lock: str | None = None  # another lock file the arm's environment is made from (a path); None: requirements.lock
 
     @property
     def label(self) -> str:
@@ -63,11 +66,13 @@ class VersionArm:
         return self.name or ",".join(f"{name}=={version}" for name, version in self.pins)
 
     def resolved(self, lock: Mapping[str, str]) -> VersionArm:
-        """The arm as it runs: an arm without pins pins the lock's version of every package a row records (so its
+        """The arm as it runs, ``lock`` the pins of the lock it is made from (`arm_lock`): an arm without pins, or with
+        a lock of its own, pins that lock's version of every package a row records, its own pins over them (so its
         environment is checked as any arm's is); any other arm as it is."""
-        if self.pins:
+        if self.pins and self.lock is None:
             return self
-        return VersionArm(tuple((name, lock[name]) for name in sorted(RECORDED) if name in lock), self.name)
+        locked = {name: lock[name] for name in sorted(RECORDED) if name in lock}
+        return VersionArm(tuple({**locked, **dict(self.pins)}.items()), self.name, self.lock)
 
     def override_text(self) -> str:
         """The uv overrides file: one ``name==version`` a line."""
@@ -109,15 +114,16 @@ def parse_versions(value: Any, where: str) -> tuple[VersionArm, ...]:
 
 
 def parse_pin_sets(value: list[dict[str, Any]], where: str) -> tuple[VersionArm, ...]:
-    """``versions:`` as a list of named pin sets, ``{name: NAME, pins: {package: version, ...}}`` each: one arm each,
-    labelled by its name, pinning its packages together (no pins: the lock as it is). A problem is a ConfigError
-    naming ``where``, the arm (``versions[i]`` and its name) and the field."""
+    """``versions:`` as a list of named pin sets, ``{name: NAME, pins: {package: version, ...}, lock: FILE}`` each: one
+    arm each, labelled by its name, pinning its packages together (no pins: the lock as it is), its environment made
+    from ``lock`` (a lock file, relative to the spec's directory) when given, else requirements.lock. A problem is a
+    ConfigError naming ``where``, the arm (``versions[i]`` and its name) and the field."""
     arms: list[VersionArm] = []
     for i, item in enumerate(value):
         at = f"{where}: versions[{i}]"
-        unknown = sorted(set(item) - {"name", "pins"})
+        unknown = sorted(set(item) - {"name", "pins", "lock"})
         if unknown:
-            raise ConfigError(f"{at}: {unknown[0]!r} is not a key of a pin set (name, pins)")
+            raise ConfigError(f"{at}: {unknown[0]!r} is not a key of a pin set (name, pins, lock)")
         name = item.get("name")
         if not isinstance(name, str) or not _ARM_NAME.match(name):
             raise ConfigError(
@@ -135,12 +141,20 @@ def parse_pin_sets(value: list[dict[str, Any]], where: str) -> tuple[VersionArm,
             if normalize(package) in seen:
                 raise ConfigError(f"{at}: pins: names {normalize(package)!r} twice ({seen[normalize(package)]}, {package})")
             seen[normalize(package)] = package
-        arms.append(VersionArm(tuple((normalize(p), v) for p, v in pins.items()), name))
+        lock = item.get("lock")
+        if lock is not None:
+            if not isinstance(lock, str) or not lock:
+                raise ConfigError(f"{at}: lock: a lock file's path (relative to the spec), got {lock!r}")
+            path = Path(where).parent / lock
+            if not path.is_file():
+                raise ConfigError(f"{at}: lock: no such file {path}")
+            lock = str(path.resolve())
+        arms.append(VersionArm(tuple((normalize(p), v) for p, v in pins.items()), name, lock))
     for i, arm in enumerate(arms):
         for j, other in enumerate(arms[:i]):
             if arm.name == other.name:
                 raise ConfigError(f"{where}: versions[{i}]: name: {arm.name!r} names versions[{j}] too")
-            if sorted(arm.pins) == sorted(other.pins):
+            if sorted(arm.pins) == sorted(other.pins) and arm.lock == other.lock:
                 raise ConfigError(
                     f"{where}: versions[{i}] ({arm.name}): pins: the same as versions[{j}] ({other.name}): one arm twice"
                 )
@@ -185,8 +199,15 @@ def read_lock(lock: Path = LOCK) -> str:
 
 
 def installs(arm: VersionArm, pins: dict[str, str]) -> dict[str, str]:
-    """What the arm's environment pins: the lock's pins with the arm's overriding."""
-    return {**pins, **dict(arm.pins)}
+    """What the arm's environment pins: the lock's pins (``pins``; an arm with a lock of its own: that lock's) with the
+    arm's overriding."""
+    own = lock_pins(read_lock(Path(arm.lock))) if arm.lock else pins
+    return {**own, **dict(arm.pins)}
+
+
+def arm_lock(arm: VersionArm, default: str) -> str:
+    """The text of the lock ``arm``'s environment is made from: its own lock file, else ``default`` (requirements.lock)."""
+    return read_lock(Path(arm.lock)) if arm.lock else default
 
 
 def check_supported(arms: Sequence[VersionArm], pins: dict[str, str], where: str) -> None:

@@ -16,7 +16,7 @@ from harness.errors import ConfigError
 from harness.runs import grid
 from harness.runs.results import read_not_run
 from harness.runs.spec import load_spec
-from harness.runs.versions import VersionArm, lock_pins, normalize, parse_versions, read_lock
+from harness.runs.versions import VersionArm, arm_lock, check_supported, installs, lock_pins, normalize, parse_versions, read_lock
 from harness.suites import execute
 from harness.suites.execute import NotRun
 
@@ -77,7 +77,12 @@ def test_the_provider_sdks_and_langgraph_prebuilt_are_recorded_so_an_arm_may_pin
         ("[0.7.6]", r"v.yaml: versions: a mapping of package -> list of versions .*, or a list of named pin sets"),
         ("[{name: a}, 1.5]", r"v.yaml: versions: a mapping of package .* or a list of named pin sets"),
         ("[]", r"v.yaml: versions: a mapping of package"),
-        ('[{name: old, pin: {langchain: "1.4.7"}}]', r"v.yaml: versions\[0\]: 'pin' is not a key of a pin set \(name, pins\)"),
+        (
+            '[{name: old, pin: {langchain: "1.4.7"}}]',
+            r"v.yaml: versions\[0\]: 'pin' is not a key of a pin set \(name, pins, lock\)",
+        ),
+        ("[{name: lock}, {name: newest, lock: nope.lock}]", r"v.yaml: versions\[1\] \(newest\): lock: no such file .*nope.lock"),
+        ("[{name: lock}, {name: newest, lock: 3}]", r"v.yaml: versions\[1\] \(newest\): lock: a lock file's path"),
         ('[{pins: {langchain: "1.4.7"}}]', r"v.yaml: versions\[0\]: name: None is not an arm name"),
         ("[{name: lock}, {name: old+new}]", r"v.yaml: versions\[1\]: name: 'old\+new' is not an arm name"),
         ("[{name: lock}, {name: 7}]", r"v.yaml: versions\[1\]: name: 7 is not an arm name"),
@@ -137,3 +142,27 @@ def test_cells_not_run_records_and_meta_name_the_arm_and_the_lock_arm_records_th
     assert meta["versions"]["this-deepagents"] == {"deepagents": installed}
     assert meta["versions"]["lock"] == {n: locked[n] for n in sorted({normalize(p) for p in RECORDED_PACKAGES}) if n in locked}
     assert meta["versions"]["lock"]["langchain"] == locked["langchain"]
+
+
+def test_an_arm_with_a_lock_of_its_own_is_made_from_it_and_checked_against_it(tmp_path):
+    (tmp_path / "newest.lock").write_text("deepagents==0.7.33\nlangsmith==0.15.1\nnumpy==2.5.0\n")
+    spec = load_spec(
+        _spec(
+            tmp_path,
+            '[{name: lock}, {name: newest, lock: newest.lock}, {name: mixed, lock: newest.lock, pins: {langsmith: "0.15.0"}}]',
+        )
+    )
+    newest = spec.version_of("newest")
+    assert newest is not None and newest.lock == str((tmp_path / "newest.lock").resolve())  # beside the spec
+    assert arm_lock(newest, "the default lock") == (tmp_path / "newest.lock").read_text()
+    assert arm_lock(VersionArm((), "lock"), "the default lock") == "the default lock"
+    own = lock_pins(arm_lock(newest, ""))
+    assert dict(newest.resolved(own).pins) == {"deepagents": "0.7.33", "langsmith": "0.15.1"}  # what a row records
+    mixed = spec.version_of("mixed")
+    assert mixed is not None and dict(mixed.resolved(own).pins) == {"deepagents": "0.7.33", "langsmith": "0.15.0"}
+    assert installs(newest, {"deepagents": "0.7.32"})["deepagents"] == "0.7.33"  # its own lock, not requirements.lock
+    (tmp_path / "old.lock").write_text("deepagents==0.6.12\n")
+    old = load_spec(_spec(tmp_path, "[{name: lock}, {name: old, lock: old.lock}]")).version_of("old")
+    assert old is not None
+    with pytest.raises(ConfigError, match=r"arm old installs deepagents 0.6.12, outside the range"):
+        check_supported([old], {"deepagents": "0.7.32"}, "s.yaml")
