@@ -20,6 +20,8 @@ from harness.runs.versions import VersionArm, arm_lock, check_supported, install
 from harness.suites import execute
 from harness.suites.execute import NotRun
 
+pytestmark = pytest.mark.slow  # a grid run through the executor (cells not run) and the CLI: about 3 s on 2 cores
+
 OLD_PINS = '{langchain: "1.4.7", langchain-core: "1.7.2", Anthropic: "2.12.0", langgraph_prebuilt: "1.1.2"}'
 
 
