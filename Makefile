@@ -12,7 +12,7 @@ PYTEST = $(BIN)/python -m pytest
 # at the end do not leave a core idle). `make test XDIST=` runs in one process.
 XDIST ?= -n 3 --dist worksteal
 
-.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions
+.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions lock-upgrade newest-releases
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
 # where pip took about 85 s (docs/performance.md, "CI time"). Bytecode is compiled at install (uv's --compile-bytecode for
@@ -116,6 +116,20 @@ bench: install
 # environment costs seconds and disk); the measured table is in docs/experiments.md, "Version against version, measured".
 versions: install
 	$(BIN)/harness experiment run datasets/experiments/versions.yaml --no-langsmith $(ARGS)
+
+# The lock against the pins it replaced (the old pins as one arm, pinned together), offline: lock-upgrade.yaml (the
+# needle, goal and state evals, in-process reference models) then lock-upgrade-native.yaml (the provider-native
+# compactions, through the provider SDKs to a loopback harness serve). What moving the lock changed: docs/versions.md.
+lock-upgrade: install
+	$(BIN)/harness experiment run datasets/experiments/lock-upgrade.yaml --no-langsmith $(ARGS)
+	$(BIN)/harness experiment run datasets/experiments/lock-upgrade-native.yaml --no-langsmith $(ARGS)
+
+# What the next `make lock` would move, and whether it changes an outcome (the nightly workflow's newest-releases job):
+# pyproject.toml compiled with its exact pins lifted and every package upgraded into reports/newest/newest.lock (needs
+# the package index), the smoke spec run offline on the lock and on that lock, the lock diff and the outcome diff in
+# reports/newest/report.md; exit 1 when an outcome moved. The locks themselves are not touched.
+newest-releases: install
+	$(BIN)/python tools/newest_releases.py --out reports/newest $(ARGS)
 
 # The README's image (docs/img/token_curves_example.png): token_curves.png of a real offline run (simulated), four
 # cases under forced-25, two trials each, as `harness run` draws it.

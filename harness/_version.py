@@ -13,8 +13,13 @@ RECORDED_PACKAGES = (
     "langchain-openai",
     "langchain-anthropic",
     "langsmith",
+    "langgraph-prebuilt",
+    "anthropic",
+    "openai",
 )
-"""The packages whose versions decide what a compaction does: a row records each (`package_versions`)."""
+"""The packages whose versions decide what a compaction does: a row records each (`package_versions`). The provider
+SDKs are among them: the client that sends the request decides what a provider receives (a versions arm that pins
+them is checked against them)."""
 
 
 def package_versions(packages: tuple[str, ...] = RECORDED_PACKAGES) -> dict[str, str | None]:

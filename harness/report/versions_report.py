@@ -37,17 +37,32 @@ def recorded_versions(rows: Sequence[CellRow], arms: list[str]) -> pd.DataFrame:
     return pd.DataFrame(records)
 
 
-def changed_cells(rows: Sequence[CellRow], baseline: str) -> pd.DataFrame:
-    """Paired cells whose outcome, agent calls, summaries or peak context differ from the baseline arm's: one line per
-    (arm, eval, case, threshold, trial), 'baseline -> arm' in each compared column that differs."""
-    base = {_pair(r): _signature(r) for r in rows if r["arm"] == baseline}
+def version_baselines(arms: Sequence[str], baseline: str) -> dict[str, str]:
+    """Each arm's own baseline: with variants or strategies crossed with versions (``<inner>+<versions>``), the same
+    inner arm at the baseline's versions, so a row is compared across versions only, never across strategies; else
+    (or when that arm is not in the grid) the baseline."""
+    inner, plus, versions = baseline.partition("+")
+    out = {}
+    for arm in arms:
+        mine = f"{arm.partition('+')[0]}+{versions}"
+        out[arm] = mine if plus and "+" in arm and mine in arms else baseline
+    return out
+
+
+def changed_cells(rows: Sequence[CellRow], baseline: str, baselines: dict[str, str] | None = None) -> pd.DataFrame:
+    """Paired cells whose outcome, agent calls, summaries or peak context differ from their baseline arm's (``baselines``:
+    each arm's, `version_baselines`; default ``baseline`` for every arm): one line per (arm, eval, case, threshold,
+    trial), 'baseline -> arm' in each compared column that differs."""
+    theirs = baselines or {}
+    signatures = {(r["arm"], *_pair(r)): _signature(r) for r in rows}
     records = []
     for row in rows:
-        key = _pair(row)
-        if row["arm"] == baseline or key not in base:
+        key, against = _pair(row), theirs.get(str(row["arm"]), baseline)
+        base = signatures.get((against, *key))
+        if row["arm"] == against or base is None:
             continue
         mine = _signature(row)
-        diff = {c: f"{base[key][c]} -> {mine[c]}" for c in COMPARED if mine[c] != base[key][c]}
+        diff = {c: f"{base[c]} -> {mine[c]}" for c in COMPARED if mine[c] != base[c]}
         if diff:
             records.append({"arm": row["arm"], "eval": key[0], "case": key[1], "threshold": key[2], "trial": key[3], **diff})
     return pd.DataFrame(records, columns=["arm", "eval", "case", "threshold", "trial", *COMPARED]).fillna("")
@@ -65,17 +80,25 @@ def add_versions_section(doc: Document, meta: ExperimentMeta, rows: Sequence[Cel
     baseline = meta["baseline"]
     doc.heading("Versions")
     doc.text(
-        "Each arm ran in its own environment (requirements.lock with the arm's pins; `harness/runs/versions.py`). "
+        "Each arm ran in its own environment (requirements.lock, or the arm's own lock file, with the arm's pins; "
+        "`harness/runs/versions.py`). "
         "The versions below are what each arm's rows recorded from the environment that ran them."
     )
     doc.table(recorded_versions(rows, arms))
-    changed = changed_cells(rows, baseline)
+    baselines = version_baselines(arms, baseline)
+    changed = changed_cells(rows, baseline, baselines)
+    against = sorted(set(baselines.values()))
+    named = (
+        f"the baseline **{baseline}**"
+        if against == [baseline]
+        else "the same arm at the baseline's versions (" + ", ".join(f"**{a}**" for a in against) + ")"
+    )
     doc.heading("What changed between versions", level=3)
     if changed.empty:
         doc.text(
-            f"No paired cell (same eval, case, threshold and trial) differs from the baseline **{baseline}** in outcome, "
-            "agent calls, summaries or peak context."
+            f"No paired cell (same eval, case, threshold and trial) differs from {named} in outcome, agent calls, "
+            "summaries or peak context."
         )
     else:
-        doc.text(f"Paired cells that differ from the baseline **{baseline}** ('baseline -> arm'); blank: the same.")
+        doc.text(f"Paired cells that differ from {named} ('baseline -> arm'); blank: the same.")
         doc.table(changed)

@@ -46,6 +46,7 @@ from harness.runs.run import check_plan_size, make_output_dir, progress_line, pr
 from harness.runs.spec import ExperimentSpec, Threshold
 from harness.runs.versions import (
     VersionArm,
+    arm_lock,
     check_row_versions,
     check_supported,
     ensure_env,
@@ -443,9 +444,11 @@ def _run_version_arms(
     for arm, cells in by_arm.items():
         if watch.stopped:
             break
-        version = spec.version_of(arm)
-        assert version is not None
-        env = ensure_env(version, lock)
+        named = spec.version_of(arm)
+        assert named is not None
+        text = arm_lock(named, lock)  # requirements.lock, or the arm's own lock file
+        version = named.resolved(lock_pins(text))  # an arm without pins: the lock's versions of what a row records
+        env = ensure_env(version, text)
         where = "this environment" if env.path is None else str(env.path)
         made = f"created in {env.seconds:.1f}s" if env.created else "reused"
         progress(f"arm {arm}: {len(cells)} cell(s) in {where} ({made})")
@@ -513,6 +516,7 @@ def _write_meta(
     planned: int,
     skipped: list[dict[str, Any]] | None = None,
 ) -> None:
+    default = read_lock() if spec.versions else ""  # what an arm without pins (the lock as it is) runs
     meta: ExperimentMeta = {
         "schema_version": META_SCHEMA_VERSION,
         "experiment": spec.name,
@@ -521,7 +525,9 @@ def _write_meta(
         "baseline": spec.baseline,
         "arms": list(spec.arms()),  # the compared configurations (variants, or variant@strategy)
         "strategies": {arm: strategy for arm, (_, strategy) in spec.arms().items() if strategy},
-        "versions": {arm: dict(v.pins) for arm in spec.arms() if (v := spec.version_of(arm))},
+        "versions": {
+            arm: dict(v.resolved(lock_pins(arm_lock(v, default))).pins) for arm in spec.arms() if (v := spec.version_of(arm))
+        },
         "not_applicable": not_applicable(spec, scenarios),
         "evals": list(spec.evals),  # empty: cases as no eval (a spec without evals:)
         "thresholds": [t.label for t in spec.thresholds],

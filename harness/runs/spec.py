@@ -5,7 +5,7 @@ generated from it by tools/schemas.py; docs/experiments.md shows a spec). `load_
 the readers of sizes, versions, evals, variants and strategies (each words its problems, naming the file and the
 key), then builds the `ExperimentSpec` the grid runs. With a ``strategies`` axis each (variant, strategy) pair is an
 arm, labelled by the strategy when there is one variant and ``variant@strategy`` otherwise; a ``versions`` axis
-multiplies the arms again (``deepagents==0.7.6``, or ``<arm>+<versions>`` with several).
+multiplies the arms again (``deepagents==0.7.6``, or a pin set's name, or ``<arm>+<versions>`` with several).
 """
 
 from __future__ import annotations
@@ -81,6 +81,16 @@ class ScenarioFilter(BaseModel):
     )
 
 
+class PinSet(BaseModel):
+    """One arm of a ``versions`` list: a name and the packages it pins together (`harness.runs.versions.parse_pin_sets`)."""
+
+    model_config = _INPUT
+
+    name: str = Field(description="the arm's name in rows and reports")
+    pins: dict[str, str] | None = Field(None, description="package -> version, pinned together (none: the lock as it is)")
+    lock: str | None = Field(None, description="a lock file (relative to the spec) made into the arm's environment")
+
+
 class SpecFile(BaseModel):
     """An experiment spec: one YAML file describing a comparison grid (``harness experiment run SPEC``)."""
 
@@ -121,8 +131,10 @@ class SpecFile(BaseModel):
     max_rps: LiveLimit = Field(None, description=_SAID["max_rps"])
     max_tpm: LiveLimit = Field(None, description=_SAID["max_tpm"])
     stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["stop_after_errors"])
-    versions: dict[str, list[str]] | None = Field(
-        None, description="grid axis: package -> versions, each arm in its own environment"
+    versions: dict[str, list[str]] | list[PinSet] | None = Field(
+        None,
+        description="grid axis, each arm in its own environment: package -> versions (every combination), or a list of "
+        "named pin sets",
     )
 
     @model_validator(mode="before")

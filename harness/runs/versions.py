@@ -3,6 +3,13 @@
     versions:
       deepagents: ["0.7.6", "0.7.32"]      # arms deepagents==0.7.6 and deepagents==0.7.32 (several packages: every combination)
 
+    versions:                              # or named pin sets: each arm pins its packages together
+      - name: lock                         # no pins: the lock as it is (checked on every package a row records)
+      - name: lock-2026-11-26
+        pins: {langchain: "1.4.7", langchain-core: "1.7.2", anthropic: "2.12.0"}
+      - name: newest
+        lock: newest.lock                  # another lock file (beside the spec) in place of requirements.lock
+
 Each version arm runs in its own environment (`ensure_env`: requirements.lock with the arm's pins as uv overrides and
 the harness from this checkout, cached by a hash of them; this interpreter's when it has the pins), its cells in
 worker processes of that environment's Python (`run_arm_cells`); the parent stays the only writer and checks that
@@ -35,6 +42,7 @@ ENVS_ENV_VAR = "COMPACTION_HARNESS_ENVS"
 READY = ".ready"  # written last: a directory without it is a creation that did not finish, made again
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _VERSION = re.compile(r"^[0-9][0-9A-Za-z.+!-]*$")
+_ARM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # no '+' '@' '|' '=' ',': the characters arm labels and cell ids join on
 
 
 def normalize(name: str) -> str:
@@ -44,14 +52,27 @@ def normalize(name: str) -> str:
 
 @dataclass(frozen=True)
 class VersionArm:
-    """One arm of a versions axis: the packages it pins, each to one version."""
+    """One arm of a versions axis: the packages it pins, each to one version, and its name when the spec named it (a
+    named arm without pins is the lock as it is, `resolved` against it)."""
 
     pins: tuple[tuple[str, str], ...]
+    name: str | None = None
+    lock: str | None = None  # another lock file the arm's environment is made from (a path); None: requirements.lock
 
     @property
     def label(self) -> str:
-        """``deepagents==0.7.6`` (several pins joined by commas): the arm's name in rows and reports."""
-        return ",".join(f"{name}=={version}" for name, version in self.pins)
+        """The arm's name in rows and reports: the name the spec gave it, else ``deepagents==0.7.6`` (several pins
+        joined by commas)."""
+        return self.name or ",".join(f"{name}=={version}" for name, version in self.pins)
+
+    def resolved(self, lock: Mapping[str, str]) -> VersionArm:
+        """The arm as it runs, ``lock`` the pins of the lock it is made from (`arm_lock`): an arm without pins, or with
+        a lock of its own, pins that lock's version of every package a row records, its own pins over them (so its
+        environment is checked as any arm's is); any other arm as it is."""
+        if self.pins and self.lock is None:
+            return self
+        locked = {name: lock[name] for name in sorted(RECORDED) if name in lock}
+        return VersionArm(tuple({**locked, **dict(self.pins)}.items()), self.name, self.lock)
 
     def override_text(self) -> str:
         """The uv overrides file: one ``name==version`` a line."""
@@ -61,34 +82,103 @@ class VersionArm:
 RECORDED = frozenset(normalize(p) for p in RECORDED_PACKAGES)  # what a row records (`check_row_versions` reads it)
 
 
+_FORMS = (
+    'a mapping of package -> list of versions (every combination), e.g. {deepagents: ["0.7.6", "0.7.32"]}, or a list '
+    'of named pin sets, e.g. [{name: lock}, {name: old, pins: {langchain: "1.4.7", langchain-core: "1.7.2"}}]'
+)
+
+
 def parse_versions(value: Any, where: str) -> tuple[VersionArm, ...]:
-    """The ``versions:`` mapping of a spec (package -> list of version strings) as arms, every combination, in the
-    order written. Raises ConfigError naming ``where`` for anything else."""
+    """The ``versions:`` of a spec as arms, in the order written: a mapping (package -> list of version strings), every
+    combination; or a list of named pin sets (`parse_pin_sets`). Raises ConfigError naming ``where`` for anything
+    else."""
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return parse_pin_sets(value, where)
     if not isinstance(value, dict) or not value:
-        raise ConfigError(
-            f'{where}: versions: a mapping of package -> list of versions, e.g. {{deepagents: ["0.7.6", "0.7.32"]}}'
-        )
+        raise ConfigError(f"{where}: versions: {_FORMS}")
     axes = []
     for name, versions in value.items():
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise ConfigError(f"{where}: versions: {name!r} is not a package name")
+        _check_package(name, f"{where}: versions")
         if not isinstance(versions, list) or not versions:
             raise ConfigError(f"{where}: versions.{name}: a non-empty list of versions")
         for v in versions:
-            if not isinstance(v, str) or not _VERSION.match(v):
-                raise ConfigError(f"{where}: versions.{name}: {v!r} is not a version string (quote it: '1.5', not 1.5)")
+            _check_version(v, f"{where}: versions.{name}")
         if len(set(versions)) != len(versions):
             raise ConfigError(f"{where}: versions.{name}: names a version twice")
         axes.append([(normalize(name), v) for v in versions])
     if len({n for n, _ in (axis[0] for axis in axes)}) != len(axes):
         raise ConfigError(f"{where}: versions: names a package twice")
-    unrecorded = [n for n, _ in (axis[0] for axis in axes) if n not in RECORDED]
-    if unrecorded:
-        raise ConfigError(
-            f"{where}: versions: {unrecorded[0]!r} is not a package the rows record, so no row could show it ran the "
-            f"pinned version; an axis takes one of {', '.join(RECORDED_PACKAGES)}"
-        )
+    for name, _ in (axis[0] for axis in axes):
+        _check_recorded(name, f"{where}: versions")
     return tuple(VersionArm(tuple(combo)) for combo in itertools.product(*axes))
+
+
+def parse_pin_sets(value: list[dict[str, Any]], where: str) -> tuple[VersionArm, ...]:
+    """``versions:`` as a list of named pin sets, ``{name: NAME, pins: {package: version, ...}, lock: FILE}`` each: one
+    arm each, labelled by its name, pinning its packages together (no pins: the lock as it is), its environment made
+    from ``lock`` (a lock file, relative to the spec's directory) when given, else requirements.lock. A problem is a
+    ConfigError naming ``where``, the arm (``versions[i]`` and its name) and the field."""
+    arms: list[VersionArm] = []
+    for i, item in enumerate(value):
+        at = f"{where}: versions[{i}]"
+        unknown = sorted(set(item) - {"name", "pins", "lock"})
+        if unknown:
+            raise ConfigError(f"{at}: {unknown[0]!r} is not a key of a pin set (name, pins, lock)")
+        name = item.get("name")
+        if not isinstance(name, str) or not _ARM_NAME.match(name):
+            raise ConfigError(
+                f"{at}: name: {name!r} is not an arm name (letters, digits, '.', '_' and '-', e.g. lock-2026-11-26)"
+            )
+        at = f"{at} ({name})"
+        pins = item.get("pins") or {}
+        if not isinstance(pins, dict):
+            raise ConfigError(f'{at}: pins: a mapping of package -> version, e.g. {{langchain: "1.4.7"}}')
+        seen: dict[str, str] = {}
+        for package, version in pins.items():
+            _check_package(package, f"{at}: pins")
+            _check_recorded(package, f"{at}: pins")
+            _check_version(version, f"{at}: pins.{package}")
+            if normalize(package) in seen:
+                raise ConfigError(f"{at}: pins: names {normalize(package)!r} twice ({seen[normalize(package)]}, {package})")
+            seen[normalize(package)] = package
+        lock = item.get("lock")
+        if lock is not None:
+            if not isinstance(lock, str) or not lock:
+                raise ConfigError(f"{at}: lock: a lock file's path (relative to the spec), got {lock!r}")
+            path = Path(where).parent / lock
+            if not path.is_file():
+                raise ConfigError(f"{at}: lock: no such file {path}")
+            lock = str(path.resolve())
+        arms.append(VersionArm(tuple((normalize(p), v) for p, v in pins.items()), name, lock))
+    for i, arm in enumerate(arms):
+        for j, other in enumerate(arms[:i]):
+            if arm.name == other.name:
+                raise ConfigError(f"{where}: versions[{i}]: name: {arm.name!r} names versions[{j}] too")
+            if sorted(arm.pins) == sorted(other.pins) and arm.lock == other.lock:
+                raise ConfigError(
+                    f"{where}: versions[{i}] ({arm.name}): pins: the same as versions[{j}] ({other.name}): one arm twice"
+                )
+    return tuple(arms)
+
+
+def _check_package(name: Any, at: str) -> None:  # noqa: ANN401 - as the spec has it
+    """A package name, or a ConfigError at ``at``."""
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(f"{at}: {name!r} is not a package name")
+
+
+def _check_recorded(name: str, at: str) -> None:
+    """A package the rows record (`RECORDED_PACKAGES`), or a ConfigError at ``at``."""
+    if normalize(name) not in RECORDED:
+        raise ConfigError(
+            f"{at}: {normalize(name)!r} is not a package the rows record, so no row could show it ran the pinned "
+            f"version; a package is one of {', '.join(RECORDED_PACKAGES)}"
+        )
+
+
+def _check_version(version: Any, at: str) -> None:  # noqa: ANN401 - as the spec has it
+    if not isinstance(version, str) or not _VERSION.match(version):
+        raise ConfigError(f"{at}: {version!r} is not a version string (quote it: '1.5', not 1.5)")
 
 
 def lock_pins(text: str) -> dict[str, str]:
@@ -109,8 +199,15 @@ def read_lock(lock: Path = LOCK) -> str:
 
 
 def installs(arm: VersionArm, pins: dict[str, str]) -> dict[str, str]:
-    """What the arm's environment pins: the lock's pins with the arm's overriding."""
-    return {**pins, **dict(arm.pins)}
+    """What the arm's environment pins: the lock's pins (``pins``; an arm with a lock of its own: that lock's) with the
+    arm's overriding."""
+    own = lock_pins(read_lock(Path(arm.lock))) if arm.lock else pins
+    return {**own, **dict(arm.pins)}
+
+
+def arm_lock(arm: VersionArm, default: str) -> str:
+    """The text of the lock ``arm``'s environment is made from: its own lock file, else ``default`` (requirements.lock)."""
+    return read_lock(Path(arm.lock)) if arm.lock else default
 
 
 def check_supported(arms: Sequence[VersionArm], pins: dict[str, str], where: str) -> None:

@@ -3,8 +3,8 @@ compaction the provider reports as failed is a FAIL of `summaries_ok` (a finding
 summary is), a provider that never compacts leaves the case INVALID, and a fault that fires once is retried or
 compacted past (PASS). Each runs the real deep agent with a native strategy against this process's loopback
 `harness serve` (`harness.reference.local.local_server`) with the fault injected there; the trigger the provider
-refuses (exit 2) and the streamed-block trap (langchain#36976) are in tests/compaction/test_native_strategies.py and
-tests/reference/test_serve_apis.py."""
+refuses (exit 2) and the streamed-block trap (langchain#36976, fixed in langchain-anthropic 1.7.10) are in
+tests/compaction/test_native_strategies.py and tests/reference/test_serve_apis.py."""
 
 from __future__ import annotations
 

@@ -89,15 +89,32 @@ def test_chat_anthropic_compacts_and_the_next_request_drops_what_the_summary_rep
     assert second.usage_metadata["input_tokens"] < 1_000  # the big turn before the compaction block was dropped
 
 
-def test_a_streamed_compaction_block_sent_back_is_rejected_langchain_36976(srv):
+def test_a_streamed_compaction_block_sent_back_is_accepted_since_langchain_anthropic_1_7_10_langchain_36976(srv):
+    """langchain#36976: langchain-anthropic kept the stream's ``index`` on a streamed compaction block and sent it back,
+    which the API refuses (a 400 on the request after every streamed compaction, up to 1.7.7). 1.7.10 drops ``index``
+    from a compaction block it sends, as it did for ``advisor_tool_result``: the next request is accepted. The server
+    still refuses the field, so the pass is the client's fix, not a looser server."""
     model = claude(srv, context_management=compact_edit(), betas=["compact-2026-01-12"], streaming=True).bind_tools(
         ANTHROPIC_TOOLS
     )
     first = model.invoke(BIG_TURNS)
     block = next(b for b in first.content if b["type"] == "compaction")
-    assert "index" in block  # langchain-anthropic keeps the stream's index on the block...
+    assert "index" in block  # langchain-anthropic still keeps the stream's index on the block it returns...
+    second = model.invoke([*BIG_TURNS, first, ToolMessage("written", tool_call_id=first.tool_calls[0]["id"])])
+    assert "TASK COMPLETE" in second.text  # ...and no longer sends it: step 3, from the summary and the result after it
+    client = anthropic.Anthropic(base_url=srv.url[: -len("/v1")], api_key="sk-test", max_retries=0)
     with pytest.raises(anthropic.BadRequestError, match="compaction.index: Extra inputs are not permitted"):
-        model.invoke([*BIG_TURNS, first, ToolMessage("x", tool_call_id=first.tool_calls[0]["id"])])  # ...and sends it back
+        client.beta.messages.create(  # the block as 1.7.7 sent it: with its index
+            model="reference-agent",
+            max_tokens=512,
+            messages=[
+                {"role": "user", "content": TASK},
+                {"role": "assistant", "content": [block]},
+                {"role": "user", "content": "go on"},
+            ],
+            context_management=compact_edit(),
+            betas=["compact-2026-01-12"],
+        )
 
 
 def test_compaction_faults_on_the_messages_path(srv):

@@ -69,7 +69,7 @@ def test_several_inner_arms_and_packages_multiply(tmp_path):
         ('{deepagents: ["0.7.6", "0.7.6"]}', r"versions.deepagents: names a version twice"),
         ('{deepagents: ["0.7.6"], Deep_Agents: ["0.7.6"], deep-agents: ["0.7.6"]}', r"versions: names a package twice"),
         ('{"bad name": ["1"]}', r"'bad name' is not a package name"),
-        ('{anthropic: ["2.12.0"]}', r"'anthropic' is not a package the rows record.*one of deepagents, langchain"),
+        ('{numpy: ["2.4.6"]}', r"'numpy' is not a package the rows record.*one of deepagents, langchain"),
     ],
 )
 def test_a_bad_versions_axis_is_refused_naming_the_file_and_key(tmp_path, versions, match):

@@ -17,8 +17,9 @@ in Anthropic's fields, the prompt cache simulated (``prompt_cache``). The semant
   placeholder (and their inputs with ``clear_tool_inputs``), unless fewer than ``clear_at_least`` tokens would go.
 - ``clear_thinking_20251015``: thinking blocks of all but the ``keep`` latest assistant turns (1 by default) go.
   Both report ``context_management.applied_edits``.
-- A block sent back with a field the API does not know is a 400 naming it, as Anthropic answers: LangChain's
-  streamed compaction block keeps its ``index`` (langchain#36976), so the request after a streamed compaction fails.
+- A block sent back with a field the API does not know is a 400 naming it, as Anthropic answers: langchain-anthropic
+  up to 1.7.7 sent a streamed compaction block back with its ``index`` (langchain#36976), so the request after a
+  streamed compaction failed; 1.7.10 (the lock) drops it and the request is accepted.
 """
 
 from __future__ import annotations
