@@ -49,7 +49,7 @@ def add_cache_section(doc: Document, rows: Sequence[ResultRow], traces: Sequence
     doc.heading("Prompt cache across compactions")
     doc.text(
         CAUSE + " Figures simulated from the recorded requests (approximate tokens; Anthropic's policy: a breakpoint on "
-        "the last message of each agent call); 'next call rereads': the next agent call that did not compact read the "
+        "the last message of each agent call); 'next call rereads': the next agent call read the "
         "compacted head (tools, system prompt, summary) from the cache, in the provider's figures where it reported "
         "them. USD at the agent model's cache-write price."
     )

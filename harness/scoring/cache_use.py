@@ -167,8 +167,9 @@ def _usd(tokens: int, rate: float | None) -> float | None:
 
 def compaction_damage(trace: Trace, calls: list[CallCache] | None = None) -> list[dict[str, Any]]:
     """Per compaction at an agent call, in order: its type and call, the prefix of the call before that it no longer
-    shares, the tokens it wrote to the cache again, their dollars, and whether the next agent call that did not compact
-    read the new prefix again (`rereads`, None when no such call followed)."""
+    shares, the tokens it wrote to the cache again, their dollars, and whether the next agent call read the new prefix
+    again (`rereads`, None when no agent call followed: a compaction that itself follows one is judged too, as its
+    rewrite wasted the first one's)."""
     calls = cache_calls(trace) if calls is None else calls
     agent = [c for c in calls if c.role == "agent"]
     rate, _ = write_price(trace)
@@ -177,7 +178,7 @@ def compaction_damage(trace: Trace, calls: list[CallCache] | None = None) -> lis
         if call.compaction is None:
             continue
         before = agent[k - 1] if k else None
-        after = next((c for c in agent[k + 1 :] if c.compaction is None), None)
+        after = agent[k + 1] if k + 1 < len(agent) else None
         out.append(
             {
                 "call_index": call.index,
@@ -203,7 +204,7 @@ cache: below it, the prefix the compaction wrote was not served again. Slack for
 
 
 def rereads(call: CallCache, after: CallCache) -> bool:
-    """Whether ``after`` (the next agent call that did not compact) shares the compacted ``call``'s head and reads at
+    """Whether ``after`` (the next agent call) shares the compacted ``call``'s head and reads at
     least `REREAD_FRACTION` of it from the cache (shares of the request, so served and approximate counts compare)."""
     if after.tokens == 0 or _shared(call.units, after.units) < call.head:
         return False

@@ -121,3 +121,16 @@ def test_the_cache_scorer_set_scores_the_eval_keys_and_the_control_arm_measures_
     trace.config["strategy"] = "none"
     by = scores_by_key(score_case(trace, _scenario(), "cache"))
     assert by["cache_reread_after_compaction"].role == MEASURE and by["cache_compaction_followed"].role == MEASURE
+
+
+def test_a_compaction_the_next_call_compacts_again_is_not_read_again():
+    conv = run(summarize=False, after=0)
+    conv.summarize("Ledgers L-1 and L-2 fetched.")
+    conv.agent(tools=[("fetch_document", {"doc_id": "L-3"}, BIG)])
+    conv.summarize("Ledgers L-1 to L-3 fetched.")  # the next request is headed by another summary: the first's write wasted
+    conv.agent(tools=[("fetch_document", {"doc_id": "L-4"}, BIG)])
+    conv.agent(tools=[("fetch_document", {"doc_id": "L-5"}, BIG)])
+    trace = conv.trace(kind="goal")
+    first, second = compaction_damage(trace)
+    assert first["rereads"] is False and second["rereads"] is True
+    assert scores_by_key(cache_scores(trace, _scenario()))["cache_reread_after_compaction"].value is False

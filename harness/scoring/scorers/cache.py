@@ -3,9 +3,10 @@ again, and what the run's compactions cost the cache (`harness.scoring.cache_use
 
 A compaction rewrites the head of the request, so the call it happens on writes the cache anew: that much is what a
 compaction costs (shown per compaction in the reports). What must not happen is a request that never settles: the next
-call that does not itself compact should share the compacted call's head (tools, system prompt and the summary) and
-read it from the cache. A prefix that changes on every call (a timestamp or a counter in the system prompt:
-anomalyco/opencode#43249, macanderson/stella#3690) is read never, and every call pays to write it again.
+call should share the compacted call's head (tools, system prompt and the summary) and read it from the cache. A
+compaction on every call (one more tool result masked each call) never settles either, and fails so. A prefix that
+changes on every call (a timestamp or a counter in the system prompt: anomalyco/opencode#43249,
+macanderson/stella#3690) is read never, and every call pays to write it again.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ STELLA_3690 = "https://github.com/macanderson/stella/issues/3690"
 
 
 def cache_scores(trace: Trace, scenario: Scenario) -> list[Score]:
-    """``cache_compaction_followed`` (validity: a compaction followed by an agent call that did not compact),
+    """``cache_compaction_followed`` (validity: a compaction followed by an agent call),
     ``cache_reread_after_compaction`` (check: every such call read the compacted head from the cache again) and the
     run's cache measures (writes never read again, tokens rewritten at compactions, their dollars)."""
     # local: cache_use reads prices through scoring.metrics, which imports this package
@@ -48,9 +49,9 @@ def cache_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             "cache_compaction_followed",
             len(followed),
             VALIDITY,
-            f"{len(followed)} of {len(damage)} compaction(s) were followed by an agent call that did not compact"
+            f"{len(followed)} of {len(damage)} compaction(s) were followed by an agent call"
             if followed
-            else f"{len(damage)} compaction(s), none followed by an agent call that did not compact: nothing to read again "
+            else f"{len(damage)} compaction(s), none followed by an agent call: nothing to read again "
             "(the case is invalid, not passed)",
         ),
         Score("cache_reread_after_compaction", bool(followed) and not missed, CHECK, verdict if followed else "nothing followed"),
