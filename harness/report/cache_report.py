@@ -29,6 +29,7 @@ from harness.trace.schema import Trace
 
 EVAL = "cache"
 CHART = "cache_use.png"
+CALLS_FILE = "cache_calls.csv"  # every call's figures, beside the report
 MAX_PANELS = 12
 CAUSE = (
     "A compaction rewrites the head of the request, so the call it happens on writes the prompt cache anew and what "
@@ -53,9 +54,31 @@ def add_cache_section(doc: Document, rows: Sequence[ResultRow], traces: Sequence
         "compacted head (tools, system prompt, summary) from the cache, in the provider's figures where it reported "
         "them. USD at the agent model's cache-write price."
     )
-    runs, events = [], []
+    runs, events, per_call = [], [], []
     for row, trace in picked:
         calls = cache_calls(trace)
+        per_call += [
+            {
+                "case": row["case_id"],
+                "arm": row.get("arm"),
+                "trial": row["trial"],
+                "call": c.index,
+                "role": c.role,
+                "turn": c.turn,
+                "compaction": c.compaction or "",
+                "tokens": c.tokens,
+                "shared_with_previous": c.shared,
+                "read_simulated": c.read,
+                "written_simulated": c.write,
+                "never_read_again": c.unread,
+                "read_served": c.served_read,
+                "written_served": c.served_write,
+                "input_served": c.served_input,
+                "read_share": round(c.read_share, 4),
+                "read_share_from": c.source,
+            }
+            for c in calls
+        ]
         damage = compaction_damage(trace, calls)
         m = row["metrics"]
         agent = [c for c in calls if c.role == "agent"]
@@ -95,6 +118,11 @@ def add_cache_section(doc: Document, rows: Sequence[ResultRow], traces: Sequence
                 }
             )
     doc.table(pd.DataFrame(runs))
+    pd.DataFrame(per_call).to_csv(run_dir / CALLS_FILE, index=False)
+    doc.text(
+        f"Every call's figures (the prefix it shares with the previous call of its role, simulated and served reads and "
+        f"writes, the writes never read again): `{CALLS_FILE}` beside this report."
+    )
     if events:
         doc.text(
             "Each compaction (call: the index in the trace of the agent call it happened on; tokens approximate, simulated):"

@@ -4,6 +4,8 @@ ran as the cache eval (no agent runs: a hand-built trace)."""
 
 from __future__ import annotations
 
+import pandas as pd
+
 from harness.report._document import Document
 from harness.report.cache_report import add_cache_damage, add_cache_section, damage_table
 from harness.runs.results import result_row
@@ -60,3 +62,6 @@ def test_the_run_report_section_shows_each_compaction_for_the_cache_eval_rows_on
     assert runs.iloc[0]["outcome"] == "FAIL" and runs.iloc[0]["compactions"] == 1
     assert list(events["next call rereads"]) == ["**no**"]
     assert (tmp_path / "cache_use.png").exists()
+    calls = pd.read_csv(tmp_path / "cache_calls.csv")
+    assert len(calls) == len(trace.calls) and set(calls["read_share_from"]) == {"simulated"}
+    assert (calls[calls["role"] == "agent"]["shared_with_previous"] == 0).all()  # the stamped prompt: nothing shared
