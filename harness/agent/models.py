@@ -133,6 +133,10 @@ def _live(spec: str, window: int, option: str, endpoint: Endpoint) -> BaseChatMo
     except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError: a bad model kwarg
         raise ConfigError(f"{option} {spec!r}: {str(exc).splitlines()[0]}") from None
     model.profile = {**(model.profile or {}), "max_input_tokens": window}
+    if endpoint.base_url:  # a served endpoint keys its prompt cache by the running case (`harness.agent.cache_scope`)
+        from harness.agent.cache_scope import attach
+
+        attach(model)
     return model
 
 

@@ -20,6 +20,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from harness import _deepagents_adapter as da
 from harness.agent.assembly import AgentSpec, assembly_kwargs
 from harness.agent.build import build_agent
+from harness.agent.cache_scope import CACHE_SCOPE, cache_scope
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
 from harness.agent.tools import tools_for
@@ -132,6 +133,7 @@ class _Case:
             subagent_middleware=[self.recorder.subagent_middleware] if self.recorder and subagent_models else [],
         )
         self.graph = self.built.graph
+        self.scope = uuid.uuid4().hex  # this case run's served prompt cache (a header value: no case id in it)
         self.thread = {
             "configurable": {"thread_id": thread_id or f"{scenario.id}-{uuid.uuid4().hex[:8]}"},
             "recursion_limit": recursion_limit(scenario),
@@ -258,11 +260,12 @@ def run_case(
         agent=agent,
         subagent_models=subagent_models,
     )
-    for turn, payload in case.turns():
-        try:
-            case.answered(case.graph.invoke(payload, case.thread))
-        except Exception as exc:  # noqa: BLE001 - every failure becomes part of the trace
-            case.failed(turn, exc)
+    with cache_scope(case.scope):  # a served prompt cache keyed by this case run (`harness.agent.cache_scope`)
+        for turn, payload in case.turns():
+            try:
+                case.answered(case.graph.invoke(payload, case.thread))
+            except Exception as exc:  # noqa: BLE001 - every failure becomes part of the trace
+                case.failed(turn, exc)
     return case.finish()
 
 
@@ -316,6 +319,7 @@ async def arun_case(
     async def loop() -> None:
         if budget_s is not None:  # this task's own context: a Retry-After wait must fit what is left of it
             CASE_DEADLINE.set(time.monotonic() + budget_s)
+        CACHE_SCOPE.set(case.scope)  # this task's own context too: a served prompt cache keyed by this case run
         for turn, payload in case.turns():
             try:
                 case.answered(await case.graph.ainvoke(payload, case.thread))

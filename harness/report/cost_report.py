@@ -19,6 +19,7 @@ import pandas as pd
 
 from harness.analysis.cost_table import role_table, simulated_prices, strategy_cost_table
 from harness.report._document import Document
+from harness.report.cache_report import add_cache_damage
 from harness.report.plots import save, subplots
 from harness.rows import ResultRow
 from harness.scoring.cost import KINDS
@@ -105,6 +106,7 @@ def add_cost_section(
     judge = _judge_line(path)
     if judge:
         doc.text(judge)
+    add_cache_damage(doc, rows, arms)
     _chart(doc, path, comparison, arms, source, chart)
 
 

@@ -19,6 +19,7 @@ from harness.compaction.config import DEFAULT_STRATEGY
 from harness.errors import HarnessError
 from harness.rows import ROW_SCHEMA_VERSION, CellRow, ExperimentMeta, ResultRow, read_experiment_meta, validate
 from harness.scenarios.schema import Scenario
+from harness.scoring.cache_use import cache_metrics
 from harness.scoring.cost import case_cost, cost_metrics
 from harness.scoring.metrics import case_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
@@ -97,7 +98,7 @@ def result_row(
         "known_upstream": {s.key: declared[s.key] for s in scores if s.key in declared and s.role in GATING},
         "answers": trace.final.get("answers", []),
         "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
-        "metrics": {**case_metrics(trace, scores, trace.kind), **cost_metrics(cost)},
+        "metrics": {**case_metrics(trace, scores, trace.kind), **cost_metrics(cost), **cache_metrics(trace)},
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
         "tokens": {

@@ -15,7 +15,10 @@ from typing import Any
 
 from harness._paths import DATASETS_DIR
 from harness._yaml import load_yaml
-from harness.scoring.scorers import Score, is_clarification_request
+
+# the modules, not the package: the package imports the cache scorers, which read prices from here
+from harness.scoring.scorers.shared import is_clarification_request
+from harness.scoring.scorers.types import Score
 from harness.trace.schema import Trace
 
 PRICES_FILE = DATASETS_DIR / "model_prices.yaml"

@@ -187,6 +187,33 @@ class CutsTaskReport(AgentMiddleware):
         return handler(request.override(messages=kept))
 
 
+class StampsSystemPrompt(AgentMiddleware):
+    """A middleware that writes a value changing on every call into the system prompt (a request counter here; a
+    timestamp in the wild: anomalyco/opencode#43249, macanderson/stella#3690), so no two requests share a prefix and
+    the prompt cache is written on every call and read on none."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    @property
+    def name(self) -> str:
+        return "HarnessStampsSystemPromptFault"
+
+    def _stamped(self, request):  # noqa: ANN001, ANN202
+        from langchain_core.messages import SystemMessage
+
+        self.calls += 1
+        text = request.system_message.text if request.system_message is not None else ""
+        return request.override(system_message=SystemMessage(f"{text}\n\nRequest {self.calls} of this session."))
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        return handler(self._stamped(request))
+
+    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - the same, for ainvoke (live runs)
+        return await handler(self._stamped(request))
+
+
 class ClaimsEverythingDone(ReferenceSummarizerModel):
     """A summarizer that records every step as done: the agent then stops early."""
 
@@ -457,6 +484,12 @@ SEEDED_FAULTS = {
             "in a row: compactions with no new tool call between them",
             agent_options={"repeats_after_summary": True},
             config={"keep": ContextSize("messages", KEEP_ABOVE_TRIGGER)},
+        ),
+        # The prompt cache a compaction destroys (issue 34): the cache eval catches this.
+        SeededFault(
+            "volatile-system-prompt",
+            "a middleware stamps the system prompt with a per-call counter, so no request's prefix is read from the cache",
+            middleware=lambda: (StampsSystemPrompt(),),
         ),
     )
 }

@@ -592,6 +592,25 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 },
                 gated=("compaction_shrinks", "no_compaction_loop"),
             ),
+            EvalSuite(
+                "cache",
+                "after each compaction the next call reads the compacted prefix from the prompt cache again; cache damage "
+                "per compaction",
+                required=(
+                    "run_completed",
+                    "structure_ok",
+                    "compacted",
+                    "cache_compaction_followed",
+                    "cache_reread_after_compaction",
+                ),
+                validity=("compacted", "cache_compaction_followed"),
+                case_ids=("goal-ledgers-12",),
+                matrix_cases=("goal-ledgers-12",),
+                scorers="cache",
+                # a per-call value in the system prompt (anomalyco/opencode#43249, macanderson/stella#3690)
+                faults={"volatile-system-prompt": "cache_reread_after_compaction"},
+                gated=("cache_reread_after_compaction",),
+            ),
         )
     }
 )

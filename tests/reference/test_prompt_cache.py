@@ -39,3 +39,16 @@ def test_conversations_do_not_share_entries_and_a_clear_forgets():
     assert cache.use("a", UNITS).read > 0
     cache.clear()
     assert cache.use("a", UNITS).read == 0
+
+
+def test_a_scoped_view_shares_no_entry_with_another_scope_or_with_unscoped_requests():
+    cache = PromptCache()
+    first = cache.scoped("run-a").use("k", UNITS)
+    assert first.write > 0 and first.stored and first.hit is None
+    again = cache.scoped("run-a").use("k", UNITS)
+    assert again.read > 0 and again.hit in first.stored  # the scope's own entry, read back
+    assert cache.scoped("run-b").use("k", UNITS) == first  # another scope starts empty: the same figures as the first
+    assert cache.use("k", UNITS) == first  # so do unscoped requests
+    assert cache.scoped(None) is cache
+    cache.clear()  # /admin/reset forgets every scope's entries
+    assert cache.scoped("run-a").use("k", UNITS) == first

@@ -120,3 +120,17 @@ def test_the_served_strategies_spec_reports_the_whole_cost_of_every_arm(tmp_path
         line = [c.strip() for c in next(x for x in cost.splitlines() if x.startswith(f"| {arm} ")).split("|")]
         row = dict(zip(header, line, strict=True))
         assert row["counted by"] == "provider" and float(row["USD per task"]) > 0, row  # every call reported usage
+    # the cause per compaction: what each arm's compactions cost the cache (none compacts nothing, so has nothing per one)
+    damage = cost[cost.index("Cache damage per compaction") :]
+    header = [c.strip() for c in next(x for x in damage.splitlines() if "rewritten per compaction" in x).split("|")]
+    rows = {
+        r["arm"]: r
+        for r in (
+            dict(zip(header, [c.strip() for c in x.split("|")], strict=True))
+            for x in damage.splitlines()
+            if x.startswith("| ") and "rewritten per compaction" not in x
+        )
+    }
+    assert set(rows) == set(spec["strategies"])
+    assert rows["none"]["compactions per task"] == "0" and rows["none"]["rewritten per compaction"] == "n/a"
+    assert float(rows["deepagents-summarization"]["rewritten per compaction"].replace(",", "")) > 0

@@ -147,8 +147,12 @@ def test_the_shipped_scorer_sets():
         "todos",
         "parity",
         "blobs",
+        "parent",
+        "redo",
+        "survives",
         "notsummary",
         "loops",
+        "cache",
     )
 
 

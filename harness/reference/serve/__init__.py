@@ -10,7 +10,8 @@ names the model ``reference-judge``, the stand-in judge (`harness.reference.judg
 (`messages`: streaming, tool use, cache usage fields, native compaction and context
 editing) and OpenAI's ``POST /v1/responses`` and ``POST /v1/responses/compact``
 (`responses`: compaction items, ``previous_response_id``), each with a simulated
-prompt cache (`harness.reference.prompt_cache`). It injects faults on request, in each API's error shape:
+prompt cache (`harness.reference.prompt_cache`), scoped per run by the ``X-Harness-Cache-Scope`` header the harness's
+live client sends per case run (`harness.agent.cache_scope`; without it the entries are shared). It injects faults on request, in each API's error shape:
 
     429       rate limited, with a Retry-After header
     500, 503  server errors

@@ -36,9 +36,12 @@ class ServedAPI(ABC):
         return scope_of(body.get("model"), body.get("tools"))
 
     @abstractmethod
-    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
+    def answer(
+        self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault, cache_scope: str | None = None
+    ) -> Outcome:
         """The API's answer to ``body`` (RequestError for a body the API refuses), with the compaction fault that
-        fired while making it."""
+        fired while making it. ``cache_scope``: the request's prompt-cache scope (`harness.agent.cache_scope`), None
+        when it sent none (the shared entries)."""
 
     @abstractmethod
     def usage(self, used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:

@@ -68,8 +68,10 @@ class ChatCompletions(ServedAPI):
     path = "/chat/completions"
     context_param = "messages"
 
-    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
-        return Outcome(answer(body, state.seed, state.usage))
+    def answer(
+        self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault, cache_scope: str | None = None
+    ) -> Outcome:
+        return Outcome(answer(body, state.seed, state.usage))  # nothing cached here: the scope changes nothing
 
     def usage(self, used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
         return usage(used, output)

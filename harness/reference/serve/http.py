@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from harness.agent.cache_scope import CACHE_SCOPE_HEADER, MAX_SCOPE_CHARS
 from harness.errors import ConfigError
 from harness.reference.names import AGENT_NAME, JUDGE_NAME, SUMMARIZER_NAME
 from harness.reference.serve.api import ServedAPI
@@ -134,11 +135,21 @@ class _Handler(BaseHTTPRequestHandler):
             with state.lock:
                 state.in_flight -= 1
 
+    def _cache_scope(self) -> str | None:
+        """The request's prompt-cache scope (the ``X-Harness-Cache-Scope`` header, `harness.agent.cache_scope`), or None
+        when it sent none; RequestError for an empty or over-long one."""
+        value = self.headers.get(CACHE_SCOPE_HEADER)
+        if value is None:
+            return None
+        if not value.strip() or len(value) > MAX_SCOPE_CHARS:
+            raise RequestError(f"{CACHE_SCOPE_HEADER}: a non-empty scope of at most {MAX_SCOPE_CHARS} characters is required")
+        return value
+
     def _answer(self, api: ServedAPI, body: dict[str, Any], scope: str) -> None:
-        """The API's answer, streamed when asked; a refused request is the API's 400."""
+        """The API's answer, streamed when asked; a refused request (or cache scope) is the API's 400."""
         state = self.state
         try:
-            outcome = api.answer(body, state, lambda: state.compaction_fault(scope))
+            outcome = api.answer(body, state, lambda: state.compaction_fault(scope), self._cache_scope())
         except RequestError as exc:
             state.record(api.name, body, exc.status, str(exc))
             self._send(exc.status, api.error(exc.status, str(exc)))

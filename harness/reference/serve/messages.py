@@ -514,8 +514,10 @@ class AnthropicMessages(ServedAPI):
     path = "/messages"
     streams = True
 
-    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
-        return answer(body, state.seed, state.cache, compaction_fault, state.tool_use_rule)
+    def answer(
+        self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault, cache_scope: str | None = None
+    ) -> Outcome:
+        return answer(body, state.seed, state.cache.scoped(cache_scope), compaction_fault, state.tool_use_rule)
 
     def usage(self, used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
         return usage(used, output)

@@ -355,8 +355,10 @@ class OpenAIResponses(ServedAPI):
     path = "/responses"
     streams = True
 
-    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
-        return answer(body, state.seed, state.cache, state.responses, compaction_fault)
+    def answer(
+        self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault, cache_scope: str | None = None
+    ) -> Outcome:
+        return answer(body, state.seed, state.cache.scoped(cache_scope), state.responses, compaction_fault)
 
     def usage(self, used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
         return usage(used, output, reasoning)
@@ -418,7 +420,9 @@ class ResponsesCompact(OpenAIResponses):
     def scope(self, body: dict[str, Any]) -> str:
         return "summary"
 
-    def answer(self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault) -> Outcome:
+    def answer(
+        self, body: dict[str, Any], state: ServerState, compaction_fault: CompactionFault, cache_scope: str | None = None
+    ) -> Outcome:
         return Outcome(compact(body, state.seed, state.responses))
 
     def said(self, body: dict[str, Any], text: str, reasoning: str | None) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.cache import cache_scores
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
 from harness.scoring.scorers.loops import loop_scores
@@ -72,6 +73,7 @@ scorer(scorer_set="survives")(todo_scores)  # the plan's checks (todos_planned, 
 scorer(scorer_set="survives")(survives_scores)
 scorer(scorer_set="notsummary")(summary_shape_scores)
 scorer(scorer_set="loops")(loop_scores)
+scorer(scorer_set="cache")(cache_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
@@ -138,6 +140,8 @@ NEEDS_COMPACTION = (
     "questions_out_of_view",
     "facts_left_view",
     "compacted_at_cut",
+    "cache_compaction_followed",
+    "cache_reread_after_compaction",
 )
 """Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
 control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
