@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from harness import _deepagents_adapter as da
 from harness.agent.assembly import AgentSpec, assembly_kwargs
@@ -134,6 +134,8 @@ class _Case:
                 from harness.scenarios.conversation import to_messages
 
                 said = [*to_messages(self.scenario.conversation), *said]
+            if turn == 0 and self.scenario.system_in_state and self.scenario.system_prompt:  # its prompt as message 0
+                said = [SystemMessage(self.scenario.system_prompt), *said]
             payload: dict = {"messages": [*said, HumanMessage(text)]}
             if turn == 0 and self.scenario.files:
                 payload["files"] = da.seed_files(self.scenario.files_dict())

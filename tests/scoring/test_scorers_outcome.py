@@ -147,6 +147,7 @@ def test_the_shipped_scorer_sets():
         "todos",
         "parity",
         "blobs",
+        "boundary",
     )
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.boundary import boundary_scores
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
@@ -61,6 +62,7 @@ scorer(scorer_set="pasted")(pasted_scores)
 scorer(scorer_set="todos")(todo_scores)
 scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
+scorer(scorer_set="boundary")(boundary_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
@@ -127,6 +129,9 @@ NEEDS_COMPACTION = (
     "questions_out_of_view",
     "facts_left_view",
     "compacted_at_cut",
+    "cut_at_parallel_calls",
+    "cut_made",
+    "system_prompt_kept",
 )
 """Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
 control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself
