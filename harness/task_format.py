@@ -65,8 +65,8 @@ class Step:
 
     def render(self) -> str:
         if self.tool == "fetch_document" and self.mode == "parallel":
-            *first, last = self.targets
-            return f"{self.number}. Fetch documents {', '.join(first)} and {last} with fetch_document, all in one turn."
+            *head, tail = self.targets
+            return f"{self.number}. Fetch documents {', '.join(head)} and {tail} with fetch_document, all in one turn."
         if self.tool == "fetch_document":
             return f"{self.number}. Fetch document {self.target} with fetch_document."
         if self.tool == "read_file":

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from harness import _deepagents_adapter as da
 from harness.agent.assembly import AgentSpec, assembly_kwargs
@@ -129,7 +129,7 @@ class _Case:
                 self.recorder.turn = turn
                 self.trace.turns.append({"index": turn, "text": text, "first_call": len(self.recorder.calls)})
             # A scripted assistant turn (a fact the case has "the agent" state) comes just before its user turn.
-            said = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
+            said: list[BaseMessage] = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
             if turn == 0 and self.scenario.conversation:  # the recorded conversation the case starts from
                 from harness.scenarios.conversation import to_messages
 

@@ -31,7 +31,7 @@ def check_chat(messages: list[Any]) -> None:
         if not isinstance(msg, dict):
             continue
         if msg.get("role") == "assistant":
-            pairs.call([c.get("id") for c in msg.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")], i)
+            pairs.call([str(c["id"]) for c in msg.get("tool_calls") or [] if isinstance(c, dict) and c.get("id")], i)
         elif msg.get("role") == "tool" and pairs.answer(str(msg.get("tool_call_id")), i) is not None:
             raise RequestError(CHAT_ORPHAN, param=f"messages.[{i}].role")
 
@@ -40,7 +40,8 @@ def check_messages(messages: list[dict[str, Any]]) -> None:
     """An Anthropic ``messages`` list (checked for shape first): RequestError at the first orphan ``tool_result``."""
     pairs = ToolPairs()
     for i, msg in enumerate(messages):
-        blocks = msg.get("content") if isinstance(msg.get("content"), list) else []
+        content = msg.get("content")
+        blocks = content if isinstance(content, list) else []
         for j, block in enumerate(blocks):
             if not isinstance(block, dict):
                 continue
