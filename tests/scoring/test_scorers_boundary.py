@@ -148,3 +148,26 @@ def test_only_the_keys_of_what_the_case_has_are_scored() -> None:
     plain = Scenario(id="x", kind="goal", description="", task=render_task("Review.", [Step(1, "reply")]))
     keys = set(scores_by_key(boundary_scores(_parallel_trace(walked_back=True), plain)))
     assert keys == {"compacted", "no_orphan_tool_results"}
+
+
+def test_the_released_cutoff_leaves_an_orphan_when_the_results_at_the_cut_answer_two_messages_langchain_38352() -> None:
+    """What langchain#38352 is, on the installed langchain (deepagents 0.7.32 calls the same helper): the cut lands on a
+    run of results answering two assistant messages, the set intersection stops at the nearer one, and the farther
+    one's result is kept without its call. One reply's parallel calls never make such a run (the boundary cases)."""
+    from langchain.agents.middleware.summarization import SummarizationMiddleware
+
+    from harness.tool_pairs import Orphan, orphans
+
+    messages = [
+        HumanMessage(PARALLEL_TASK),
+        AIMessage("", tool_calls=[_fetch("a", "DOC-001")]),
+        AIMessage("", tool_calls=[_fetch("b", "DOC-002")]),
+        ToolMessage("DOC-001 text", tool_call_id="a"),
+        ToolMessage("DOC-002 text", tool_call_id="b"),
+    ]
+    cut = SummarizationMiddleware._find_safe_cutoff_point(messages, 4)
+    kept = messages[cut:]
+    shape = [([c["id"] for c in getattr(m, "tool_calls", [])], getattr(m, "tool_call_id", None)) for m in kept]
+    assert cut == 2 and orphans(shape) == [Orphan(1, "a")]
+    one_reply = [messages[0], AIMessage("", tool_calls=[_fetch("a", "DOC-001"), _fetch("b", "DOC-002")]), *messages[3:]]
+    assert SummarizationMiddleware._find_safe_cutoff_point(one_reply, 3) == 1  # back to the message that made both
