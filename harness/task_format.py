@@ -19,6 +19,10 @@ edit_file ("append"):
 A section is headed ``## <document id>``, records the document's "Finding:" lines and
 opening lines, and ends with ``End of section <document id>.``
 
+Several documents fetched at once, as parallel tool calls in one assistant message (``mode`` "parallel"):
+
+    5. Fetch documents DOC-005, DOC-006 and DOC-007 with fetch_document, all in one turn.
+
 A follow-up question reads ``Question: What is the <key>? Reply with the value only.``
 
 A live model reads this as English; the offline reference agent parses it with the
@@ -54,7 +58,15 @@ class Step:
         if self.tool == "edit_file" and not self.mode:
             object.__setattr__(self, "mode", "append")
 
+    @property
+    def targets(self) -> tuple[str, ...]:
+        """What the step acts on: its one target, or each document of a parallel fetch (``mode`` "parallel")."""
+        return tuple(self.target.split(",")) if self.mode == "parallel" else (self.target,)
+
     def render(self) -> str:
+        if self.tool == "fetch_document" and self.mode == "parallel":
+            *head, tail = self.targets
+            return f"{self.number}. Fetch documents {', '.join(head)} and {tail} with fetch_document, all in one turn."
         if self.tool == "fetch_document":
             return f"{self.number}. Fetch document {self.target} with fetch_document."
         if self.tool == "read_file":
@@ -79,6 +91,10 @@ class Step:
 
 _STEP_PATTERNS = [
     (re.compile(r"^(\d+)\. Fetch document (\S+) with fetch_document\.$"), "fetch_document"),
+    (
+        re.compile(r"^(\d+)\. Fetch documents ([^\s,]+(?:, [^\s,]+)*) and ([^\s,]+) with fetch_document, all in one turn\.$"),
+        "fetch_document:parallel",
+    ),
     (re.compile(r"^(\d+)\. Read (\S+) with read_file\.$"), "read_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a one-line note on (\S+)\.$"), "write_file"),
     (re.compile(r"^(\d+)\. Write (\S+) with write_file: a section on (\S+)\.$"), "write_file:section"),
@@ -137,6 +153,8 @@ def _step(form: str, groups: tuple[str, ...]) -> Step:
         return Step(number, tool, f"{args[0]}..{args[1]}")
     if tool in ("reply", "compact_conversation"):
         return Step(number, tool)
+    if mode == "parallel":  # "Fetch documents A, B and C ...": one step, several calls in one assistant message
+        return Step(number, tool, ",".join([*args[0].split(", "), args[1]]), mode=mode)
     if mode in ("add", "append"):  # "Add / Append a section on <source> to <target>"
         return Step(number, tool, args[1], args[0], mode)
     if tool == "write_file":

@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from harness import _deepagents_adapter as da
 from harness.agent.assembly import AgentSpec, assembly_kwargs
@@ -169,11 +169,13 @@ class _Case:
                     record["model_call_limit"] = self.limit.run_limit
                 self.trace.turns.append(record)
             # A scripted assistant turn (a fact the case has "the agent" state) comes just before its user turn.
-            said = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
+            said: list[BaseMessage] = [AIMessage(a) for t, a in self.scenario.assistant if t == turn]
             if turn == 0 and self.scenario.conversation:  # the recorded conversation the case starts from
                 from harness.scenarios.conversation import to_messages
 
                 said = [*to_messages(self.scenario.conversation), *said]
+            if turn == 0 and self.scenario.system_in_state and self.scenario.system_prompt:  # its prompt as message 0
+                said = [SystemMessage(self.scenario.system_prompt), *said]
             payload: dict = {"messages": [*said, HumanMessage(text)]}
             if turn == 0 and self.scenario.files:
                 payload["files"] = da.seed_files(self.scenario.files_dict())

@@ -61,7 +61,7 @@ from langchain_core.messages import BaseMessage
 from harness import _deepagents_adapter as da
 from harness.reference.recall import answer_probe
 from harness.reference.session_recall import answer_session
-from harness.reference.view import HISTORY_PAGE_LINES, Action, ReplyAction, ToolAction, View, is_error
+from harness.reference.view import HISTORY_PAGE_LINES, Action, ParallelCalls, ReplyAction, ToolAction, View, is_error
 from harness.session_format import parse_session_question
 from harness.task_format import (
     COMPLETION_MARKER,
@@ -203,14 +203,18 @@ def _listed_pending(view: View, steps: list[Step], files: dict[str, FileState]) 
 
 def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, FileState], *, summary: bool = True) -> set[int]:
     # Report sections share one path: each is done when the file's known text has its heading.
+    # A parallel step is done when every one of its documents is.
     by_call: dict[tuple[str | None, str], int] = {
-        (s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s)
+        (s.tool, s.target): s.number for s in steps if s.tool != "reply" and not _is_report_step(s) and s.mode != "parallel"
     }
     done = set()
+    seen = set()
     for call in view.successful_calls():
         target = call_target(call)
+        seen.add((call.get("name"), target))
         if (call.get("name"), target) in by_call:
             done.add(by_call[(call.get("name"), target)])
+    done |= {s.number for s in steps if s.mode == "parallel" and all((s.tool, t) in seen for t in s.targets)}
     for step in filter(_is_report_step, steps):
         state = files[step.target]
         if state.content is not None and section_heading(step.source) in state.content.splitlines():
@@ -222,6 +226,9 @@ def _completed_step_numbers(view: View, steps: list[Step], files: dict[str, File
 
 
 def _step_action(step: Step, view: View, files: dict[str, FileState]) -> Action:
+    if step.mode == "parallel":  # the documents of the step not fetched yet, all in one message
+        fetched = {call_target(c) for c in view.successful_calls() if c.get("name") == "fetch_document"}
+        return ParallelCalls(tuple(ToolAction("fetch_document", {"doc_id": t}) for t in step.targets if t not in fetched))
     if step.tool == "fetch_document":
         return ToolAction("fetch_document", {"doc_id": step.target})
     if step.tool == "read_file":

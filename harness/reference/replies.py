@@ -12,17 +12,19 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from harness.reference import policy, summarizer
 from harness.reference.names import AGENT_NAME, SUMMARIZER_NAME
-from harness.reference.view import ToolAction, call_id
+from harness.reference.view import ParallelCalls, ToolAction, call_id
 
 
 def agent_reply(messages: list[BaseMessage], *, model_name: str = AGENT_NAME, **faults: bool) -> AIMessage:
-    """The reference agent's next move on ``messages``: one tool call, or a text reply; ``faults`` are the seeded
-    faults `policy.decide` takes (``trust_clipped_args``, ``takes_first_statement``, ...)."""
+    """The reference agent's next move on ``messages``: one tool call, several in one message (a parallel step), or a
+    text reply; ``faults`` are the seeded faults `policy.decide` takes (``trust_clipped_args``, ``takes_first_statement``,
+    ...)."""
     action = policy.decide(messages, **faults)
-    if isinstance(action, ToolAction):
+    if isinstance(action, (ToolAction, ParallelCalls)):
+        calls = action.calls if isinstance(action, ParallelCalls) else (action,)
         message = AIMessage(
             content="",
-            tool_calls=[{"name": action.name, "args": action.args, "id": call_id(messages, action), "type": "tool_call"}],
+            tool_calls=[{"name": c.name, "args": c.args, "id": call_id(messages, c), "type": "tool_call"} for c in calls],
         )
     else:
         message = AIMessage(content=action.text)

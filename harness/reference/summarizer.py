@@ -293,7 +293,7 @@ def _record(ext: Extract, name: str, args: str, result: str, plan) -> None:
         line = f"- read_file {path} lines {header.first_line}-{header.last_line} of {header.total_lines}"
     else:
         first = next((ln.strip() for ln in result.splitlines() if ln.strip() and not ln.startswith("@@")), "")
-        number = next((s.number for s in plan if s.tool == name and s.target == path), None)
+        number = next((s.number for s in plan if s.tool == name and path in s.targets), None)
         label = f"Step {number} done" if number and not failed else ("failed" if failed else "done")
         line = f"- {label}: {name} {path}" + (f' (begins "{first[:80]}")' if first and name != "write_file" else "")
     ext.progress.append(line)

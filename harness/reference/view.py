@@ -23,11 +23,18 @@ class ToolAction:
 
 
 @dataclass(frozen=True)
+class ParallelCalls:
+    """Several tool calls in one assistant message (a parallel fetch step)."""
+
+    calls: tuple[ToolAction, ...]
+
+
+@dataclass(frozen=True)
 class ReplyAction:
     text: str
 
 
-Action = ToolAction | ReplyAction
+Action = ToolAction | ParallelCalls | ReplyAction
 
 
 @dataclass

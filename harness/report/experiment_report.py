@@ -40,6 +40,7 @@ from harness.analysis.compare import (
     valid_only,
 )
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.boundary_report import add_boundary_section
 from harness.report.cost_report import add_cost_section, success_vs_cost
 from harness.report.evals_report import add_evals_section
 from harness.report.facts_report import add_facts_section, judge_section
@@ -238,6 +239,7 @@ def write_experiment_report(path: Path) -> Path:
     add_survives_section(doc, survives, [load_trace(path / r["trace"]) for r in survives])
     add_notsummary_section(doc, in_spec_order)
     add_loops_section(doc, in_spec_order)
+    add_boundary_section(doc, in_spec_order)
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

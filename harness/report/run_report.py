@@ -20,6 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from harness.analysis.compare import is_priced
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.apart import Apart, draw_apart
+from harness.report.boundary_report import add_boundary_section
 from harness.report.cache_report import add_cache_section
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.loops_report import add_loops_section
@@ -150,6 +151,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         add_notsummary_section(doc, rows)
         add_loops_section(doc, rows)
         add_cache_section(doc, rows, traces, run_dir)
+        add_boundary_section(doc, rows)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

@@ -43,6 +43,8 @@ def check_row(row: dict[str, Any], path: str, line: int | None) -> None:
         # SKIPPED, since the reference agent follows only the step grammar (harness.agent.runner.offline_skip_reason).
     if row["kind"] == "truncation" and not row.get("expected_files"):
         fail("expected_files", "a truncation scenario needs the file it builds and what that file must contain")
+    if row.get("system_in_state") and not row.get("system_prompt"):
+        fail("system_in_state", "there is no system_prompt to send as the first message")
     conversation = _conversation(row, path, fail)
     _check_facts(row, n_turns, fail, conversation)
     _check_session(row, fail, conversation)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from harness.errors import DatasetError
+from harness.tool_pairs import ToolPairs
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -29,8 +30,7 @@ def load_conversation(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise DatasetError(str(path), None, None, "no such conversation file")
     messages: list[dict[str, Any]] = []
-    answered: set[str] = set()
-    open_calls: set[str] = set()
+    pairs = ToolPairs()
     with path.open(encoding="utf-8") as fh:
         for line_no, raw in enumerate(fh, start=1):
             if not raw.strip():
@@ -39,18 +39,19 @@ def load_conversation(path: Path) -> list[dict[str, Any]]:
                 msg = json.loads(raw)
             except json.JSONDecodeError as exc:
                 raise DatasetError(str(path), line_no, None, f"invalid JSON ({exc.msg}), column {exc.colno}") from None
-            check_message(msg, str(path), line_no, open_calls, answered)
+            check_message(msg, str(path), line_no, pairs)
             messages.append(msg)
     if not messages:
         raise DatasetError(str(path), None, None, "conversation file has no messages")
-    if open_calls - answered:
-        raise DatasetError(str(path), None, "tool_calls", f"tool call {sorted(open_calls - answered)[0]!r} is never answered")
+    if pairs.unanswered():
+        raise DatasetError(str(path), None, "tool_calls", f"tool call {pairs.unanswered()[0]!r} is never answered")
     return messages
 
 
-def check_message(msg: Any, path: str, line: int, open_calls: set[str], answered: set[str]) -> None:
-    """One recorded message checked (role, content, tool calls, a tool result answering an earlier call in
-    ``open_calls``); ``answered`` gains the call it answers. A tool result may be empty (a command with no output)."""
+def check_message(msg: Any, path: str, line: int, pairs: ToolPairs) -> None:
+    """One recorded message checked (role, content, tool calls, a tool result answering a call made earlier: the one
+    pairing rule, `harness.tool_pairs`); ``pairs`` gains its calls and the call it answers. A tool result may be
+    empty (a command with no output)."""
 
     def fail(field: str | None, problem: str) -> NoReturn:
         raise DatasetError(path, line, field, problem)
@@ -79,14 +80,13 @@ def check_message(msg: Any, path: str, line: int, open_calls: set[str], answered
                 json.loads(fn["arguments"])
             except json.JSONDecodeError:
                 fail(f"tool_calls[{i}].function.arguments", "is not valid JSON")
-            open_calls.add(call["id"])
+            pairs.call([call["id"]], line)
         if not calls and not text_of(msg).strip():
             fail("content", "an assistant message needs text or tool calls")
     if role == "tool":
         call_id = msg.get("tool_call_id")
-        if call_id not in open_calls:
+        if not isinstance(call_id, str) or pairs.answer(call_id, line) is not None:
             fail("tool_call_id", f"{call_id!r} answers no earlier tool call")
-        answered.add(call_id)
 
 
 def text_of(msg: dict[str, Any]) -> str:

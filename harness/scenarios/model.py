@@ -234,6 +234,7 @@ class Scenario:
     questions: tuple[Question, ...] = ()
     assistant: tuple[tuple[int, str], ...] = ()  # (turn, text): a scripted assistant message before user turn ``turn``
     system_prompt: str | None = None  # added to the agent's system prompt
+    system_in_state: bool = False  # the system_prompt goes to the message state instead, as its message 0
     conversation: tuple[dict[str, Any], ...] = ()  # recorded OpenAI-format messages placed before the task
     conversation_file: str | None = None  # as the row names it
     session: SessionInfo | None = None  # a session case: where it was imported from and cut
@@ -271,7 +272,8 @@ class Scenario:
         """What the case adds to the agent's system prompt: the recorded conversation's system text, then its own."""
         from harness.scenarios.conversation import system_text
 
-        parts = [p for p in (system_text(self.conversation), self.system_prompt or "") if p]
+        own = "" if self.system_in_state else self.system_prompt or ""
+        parts = [p for p in (system_text(self.conversation), own) if p]
         return "\n\n".join(parts) or None
 
     def fact(self, fact_id: str) -> Fact:
@@ -358,6 +360,13 @@ class ScenarioRow(BaseModel):
         NonBlank,
         _described("added to the agent's system prompt (never summarized: a fact stated there is the control)"),
     ] = Field(default=None)  # type: ignore[assignment]  # absent: None; written: a string, never null
+    system_in_state: Annotated[
+        bool,
+        _described(
+            "send `system_prompt` as a system message at the head of the message state (message 0) instead of in the "
+            "agent's system prompt: an agent made with no system prompt and its own as its first message (deer-flow#5454)"
+        ),
+    ] = False
     conversation: Annotated[
         NonBlank,
         _described(

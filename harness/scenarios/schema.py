@@ -222,6 +222,7 @@ def _scenario(row: dict[str, Any], source: str) -> Scenario:
         questions=tuple(Question(int(q["turn"]), tuple(q["facts"]), q["probe"]) for q in row.get("questions") or ()),
         assistant=tuple((int(a["turn"]), a["text"]) for a in row.get("assistant") or ()),
         system_prompt=row.get("system_prompt") or None,
+        system_in_state=bool(row.get("system_in_state")),
         conversation=tuple(_recorded(row.get("conversation"), source)),
         conversation_file=row.get("conversation") or None,
         session=SessionInfo(**{**row["session"], "compactions": tuple(row["session"].get("compactions") or ())})
@@ -267,6 +268,7 @@ def scenario_row(scenario: Scenario) -> dict[str, Any]:
         ),
         **({"assistant": [{"turn": t, "text": x} for t, x in scenario.assistant]} if scenario.assistant else {}),
         **({"system_prompt": scenario.system_prompt} if scenario.system_prompt else {}),
+        **({"system_in_state": True} if scenario.system_in_state else {}),
         **({"conversation": scenario.conversation_file} if scenario.conversation_file else {}),
         **({"session": _session_row(scenario.session)} if scenario.session else {}),
         **({"probes": [_probe_row(p) for p in scenario.probes]} if scenario.probes else {}),

@@ -35,11 +35,12 @@ def check_session(session: Session) -> SessionSize:
 
     if not session.messages:
         raise DatasetError(session.source, None, "messages", "the session has no messages")
-    open_calls: set[str] = set()
-    answered: set[str] = set()
+    from harness.tool_pairs import ToolPairs
+
+    pairs = ToolPairs()
     for i, msg in enumerate(session.messages):
         try:
-            check_message(msg, session.source, i, open_calls, answered)
+            check_message(msg, session.source, i, pairs)
         except DatasetError as exc:
             field = f"messages[{i}]" + (f".{exc.field}" if exc.field else "")
             raise DatasetError(session.source, None, field, exc.problem) from None
@@ -52,7 +53,7 @@ def check_session(session: Session) -> SessionSize:
             raise DatasetError(
                 session.source, None, f"messages[{i}].content", f"{n:,} tokens, more than any window ({MAX_MESSAGE_TOKENS:,})"
             )
-    unanswered = tuple(sorted(open_calls - answered))
+    unanswered = tuple(pairs.unanswered())
     return SessionSize(len(session.messages), sum(per_message), per_message, unanswered)
 
 

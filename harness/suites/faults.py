@@ -119,6 +119,30 @@ class DropToolResult(AgentMiddleware):
         return handler(request.override(messages=msgs))
 
 
+class DropToolCall(AgentMiddleware):
+    """Corrupts requests: removes the last assistant message that made tool calls, leaving their results behind with no
+    call before them (a cut that summarized a call away and kept its result: langchain#38352)."""
+
+    @property
+    def name(self) -> str:
+        return "HarnessDropToolCallFault"
+
+    @staticmethod
+    def _without_last_call(request):  # noqa: ANN001, ANN205
+        msgs = list(request.messages)
+        for i in range(len(msgs) - 1, -1, -1):
+            if msgs[i].type == "ai" and getattr(msgs[i], "tool_calls", None):
+                del msgs[i]
+                break
+        return request.override(messages=msgs)
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        return handler(self._without_last_call(request))
+
+    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - a live (served) run calls the model on a loop
+        return await handler(self._without_last_call(request))
+
+
 class UnrecognizedOverflow(AgentMiddleware):
     """A provider whose overflow error deepagents does not recognize (no known marker in the text)."""
 
@@ -490,6 +514,12 @@ SEEDED_FAULTS = {
             "volatile-system-prompt",
             "a middleware stamps the system prompt with a per-call counter, so no request's prefix is read from the cache",
             middleware=lambda: (StampsSystemPrompt(),),
+        ),
+        # Message structure across the cut (issue 34): the boundary eval catches it.
+        SeededFault(
+            "tool-call-dropped",
+            "compaction drops the assistant message that made a tool call and keeps its result (an orphan result)",
+            middleware=lambda: (DropToolCall(),),
         ),
     )
 }

@@ -31,6 +31,9 @@ ALL_STRATEGIES = "all"
 DEEPAGENTS = ("deepagents-summarization",)
 SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization", "hybrid", "none")
 SUMMARIZING = SUMMARIZING_OR_CONTROL[:-1]
+CUTTING = (*SUMMARIZING_OR_CONTROL, "sliding-window")
+"""The strategies whose cut the harness makes with LangChain's code (a summary, a trimmed window), and the control;
+masking leaves every message in place, and a provider's native compaction cuts on the server (not this cut)."""
 
 DEEPAGENTS_6503 = "https://github.com/langchain-ai/deepagents/issues/6503"
 DEEPAGENTS_4161 = "https://github.com/langchain-ai/deepagents/issues/4161"
@@ -44,6 +47,11 @@ a declarative subagent's default from its own model, and checks every request ag
 SUBAGENT_SUMMARIZING = ("deepagents-summarization", "langchain-summarization", "hybrid")
 """The strategies whose middleware in deepagents' summarization slot compacts inside a subagent too (the harness gives
 a subagent the slot only, as deepagents gives its general-purpose subagent)."""
+LANGCHAIN_38352 = "https://github.com/langchain-ai/langchain/issues/38352"
+"""langchain#38352: `_find_safe_cutoff_point` keeps a tool result whose call it summarized away (open in 1.5.2)."""
+DEER_FLOW_5454 = "https://github.com/bytedance/deer-flow/pull/5454"
+"""deer-flow#5454: a system prompt held as message 0 of the state is summarized away with the messages before the cut
+(LangChain's `_partition_messages` slices by index; deepagents 0.7.32 and langchain 1.5.2 both)."""
 
 SESSION = None
 """``preset`` value for an eval that runs under the session's own config (``--variant``, ``--trigger``...)."""
@@ -610,6 +618,30 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 # a per-call value in the system prompt (anomalyco/opencode#43249, macanderson/stella#3690)
                 faults={"volatile-system-prompt": "cache_reread_after_compaction"},
                 gated=("cache_reread_after_compaction",),
+            ),
+            EvalSuite(
+                "boundary",
+                "message structure across the cut: no tool result without its call (langchain#38352), a system prompt "
+                "held in the message state kept (deer-flow#5454)",
+                required=(
+                    *COMMON,
+                    "compacted",
+                    "cut_at_parallel_calls",
+                    "system_prompt_in_state",
+                    "cut_made",
+                    "no_orphan_tool_results",
+                    "system_prompt_kept",
+                ),
+                validity=("compacted", "cut_at_parallel_calls", "system_prompt_in_state", "cut_made"),
+                when_present=("cut_at_parallel_calls", "system_prompt_in_state", "cut_made", "system_prompt_kept"),
+                case_ids=("boundary-parallel", "boundary-system"),  # harness.scenarios.boundary
+                matrix_cases=("boundary-parallel",),
+                scorers="boundary",
+                strategies=CUTTING,
+                faults={"tool-call-dropped": "no_orphan_tool_results"},
+                gated=("no_orphan_tool_results", "system_prompt_kept"),
+                # LangChain's cut slices the state by index: a system message at its head goes into the summary
+                known_upstream={"system_prompt_kept": DEER_FLOW_5454},
             ),
         )
     }

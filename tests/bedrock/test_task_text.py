@@ -64,3 +64,11 @@ def test_every_statement_of_a_fact_is_found_in_order_and_the_first_is_find_fact(
     assert find_facts("gate code", text) == ["11-AB", "22-CD", "33-EF"]
     assert find_fact("gate code", text) == "11-AB"
     assert find_facts("gate code", "no such fact") == [] and find_fact("gate code", "nothing") is None
+
+
+def test_a_parallel_fetch_step_round_trips_and_names_each_document():
+    steps = [Step(1, "fetch_document", "DOC-001,DOC-002,DOC-003", mode="parallel"), Step(2, "reply")]
+    text = render_task("Intro.", steps)
+    assert "1. Fetch documents DOC-001, DOC-002 and DOC-003 with fetch_document, all in one turn." in text
+    assert parse_steps(text) == steps and steps[0].targets == ("DOC-001", "DOC-002", "DOC-003")
+    assert Step(1, "fetch_document", "DOC-001").targets == ("DOC-001",)

@@ -153,6 +153,7 @@ def test_the_shipped_scorer_sets():
         "notsummary",
         "loops",
         "cache",
+        "boundary",
     )
 
 

@@ -20,6 +20,7 @@ from harness.reference.prompt_cache import CacheUse
 from harness.reference.provider_tokens import provider_tokens, simulated_usage, text_tokens
 from harness.reference.reasoning import reasoning_text
 from harness.reference.serve.api import CompactionFault, ServedAPI
+from harness.reference.serve.pairing import check_chat
 from harness.reference.serve.state import ServerState
 from harness.reference.serve.wire import Outcome, reference_reply, scope_of, stable_id
 from harness.trace.schema import SIMULATED_FINGERPRINT
@@ -31,7 +32,9 @@ def usage(used: CacheUse, output: int) -> dict[str, Any]:
 
 
 def answer(body: dict[str, Any], seed: int, with_usage: bool = True) -> dict[str, Any]:
-    """The chat.completion for an OpenAI-format request, from the reference models (a pure function of the request)."""
+    """The chat.completion for an OpenAI-format request, from the reference models (a pure function of the request);
+    RequestError for a tool message no call came before (`pairing`)."""
+    check_chat(body.get("messages") or [])
     messages = convert_to_messages(body.get("messages") or [])
     tools = body.get("tools") or None
     scope = scope_of(body.get("model"), body.get("tools"))

@@ -152,7 +152,7 @@ class _Handler(BaseHTTPRequestHandler):
             outcome = api.answer(body, state, lambda: state.compaction_fault(scope), self._cache_scope())
         except RequestError as exc:
             state.record(api.name, body, exc.status, str(exc))
-            self._send(exc.status, api.error(exc.status, str(exc)))
+            self._send(exc.status, api.error(exc.status, str(exc), param=exc.param))
             return
         state.record(api.name, body, 200)
         made = sum(

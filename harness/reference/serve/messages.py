@@ -43,6 +43,7 @@ from harness.reference.reasoning import (
     thinking_enabled,
 )
 from harness.reference.serve.api import CompactionFault, ServedAPI
+from harness.reference.serve.pairing import check_messages
 from harness.reference.serve.state import ServerState
 from harness.reference.serve.wire import (
     Outcome,
@@ -154,6 +155,7 @@ def parse_request(body: dict[str, Any]) -> Conversation:
         if isinstance(msg.get("content"), list):
             for j, block in enumerate(msg["content"]):
                 _check_block(block, f"messages.{i}.content.{j}")
+    check_messages(raw)
     cut = latest_compaction(raw)
     kept = [dict(m) for m in raw]
     if cut is not None:

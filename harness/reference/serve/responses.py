@@ -32,6 +32,7 @@ from harness.reference.prompt_cache import CacheUse, PromptCache
 from harness.reference.provider_tokens import output_tokens, provider_tokens, text_tokens
 from harness.reference.reasoning import reasoning_text
 from harness.reference.serve.api import CompactionFault, ServedAPI
+from harness.reference.serve.pairing import check_responses
 from harness.reference.serve.state import COMPACTION_ID_PREFIX, ResponseStore, ServerState
 from harness.reference.serve.wire import (
     Outcome,
@@ -186,6 +187,7 @@ def answer(
     check_body(body)
     threshold = compact_threshold(body)
     items = input_items(body, store)
+    check_responses(items)
     messages = to_messages(items)
     system: list[BaseMessage] = [SystemMessage(content=body["instructions"])] if body.get("instructions") else []
     tools = chat_tools(body.get("tools") or [])

@@ -23,11 +23,13 @@ from harness.reference.replies import agent_reply, summary_reply
 
 
 class RequestError(Exception):
-    """A request the API refuses (a 400 unless ``status`` says otherwise), with the message the client sees."""
+    """A request the API refuses (a 400 unless ``status`` says otherwise), with the message the client sees and the
+    field it names (``param``, where the API's error body has one)."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, param: str | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.param = param
 
 
 def require(value: Any, types: type | tuple[type, ...], where: str, expected: str) -> None:

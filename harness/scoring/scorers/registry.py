@@ -10,6 +10,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.boundary import boundary_scores
 from harness.scoring.scorers.cache import cache_scores
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
@@ -74,6 +75,7 @@ scorer(scorer_set="survives")(survives_scores)
 scorer(scorer_set="notsummary")(summary_shape_scores)
 scorer(scorer_set="loops")(loop_scores)
 scorer(scorer_set="cache")(cache_scores)
+scorer(scorer_set="boundary")(boundary_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
@@ -142,6 +144,9 @@ NEEDS_COMPACTION = (
     "compacted_at_cut",
     "cache_compaction_followed",
     "cache_reread_after_compaction",
+    "cut_at_parallel_calls",
+    "cut_made",
+    "system_prompt_kept",
 )
 """Scores that ask whether compaction happened or how the agent went on after it. Under the ``none`` strategy (the
 control arm) nothing is compacted by design, so they are measures there: the arm's PASS / FAIL is the task itself

@@ -8,6 +8,7 @@ import re
 from harness import _deepagents_adapter as da
 from harness.scoring.scorers.types import CHECK, VALIDITY, Score
 from harness.task_format import COMPLETION_MARKER, call_target
+from harness.tool_pairs import Orphan, ToolPairs
 from harness.trace.schema import Trace
 
 
@@ -105,27 +106,35 @@ def unreadable(trace: Trace, reads: list[dict], what: str) -> str | None:
     )
 
 
+def request_pairs(trace: Trace, call: dict) -> tuple[list[Orphan], list[str]]:
+    """The tool pairing of one agent request (`harness.tool_pairs`, the one rule): its orphan results (position in
+    the request, call id) and the calls it makes that no result answers."""
+    pairs = ToolPairs()
+    found = []
+    for pos, key in enumerate(call["message_keys"]):
+        data = trace.messages[key]
+        body = data.get("data", {})
+        if data.get("type") == "ai":
+            pairs.call([tc.get("id") for tc in body.get("tool_calls") or [] if tc.get("id")], pos)
+        elif data.get("type") == "tool":
+            orphan = pairs.answer(str(body.get("tool_call_id")), pos)
+            if orphan is not None:
+                found.append(orphan)
+    return found, pairs.unanswered()
+
+
 def structural_issues(trace: Trace) -> list[str]:
     """Problems in any agent request: orphan tool results, unanswered tool calls, a summary
     not at the head, a system prompt that changed during the run."""
     issues = []
     first_system = None
     for call in trace.agent_calls():
-        msgs = [trace.messages[k] for k in call["message_keys"]]
-        called: set[str] = set()
-        answered: set[str] = set()
-        for pos, data in enumerate(msgs):
-            body = data.get("data", {})
-            if data.get("type") == "ai":
-                called.update(tc.get("id") for tc in body.get("tool_calls") or [] if tc.get("id"))
-            elif data.get("type") == "tool":
-                tc_id = body.get("tool_call_id")
-                if tc_id not in called:
-                    issues.append(f"call {call['index']}: tool result {tc_id} has no tool call before it")
-                answered.add(tc_id)
-            if pos > 0 and da.is_summary_dict(data):
+        orphans, unanswered = request_pairs(trace, call)
+        issues += [f"call {call['index']}: tool result {o.call_id} has no tool call before it" for o in orphans]
+        for pos, key in enumerate(call["message_keys"]):
+            if pos > 0 and da.is_summary_dict(trace.messages[key]):
                 issues.append(f"call {call['index']}: a summary at position {pos}, not at the head")
-        for tc_id in sorted(called - answered):
+        for tc_id in unanswered:
             issues.append(f"call {call['index']}: tool call {tc_id} has no result")
         sha = call.get("system_sha")
         if first_system is None:

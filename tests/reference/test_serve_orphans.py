@@ -1,0 +1,81 @@
+"""`harness serve` refuses a request holding a tool result whose call is not before it, as each provider does (the
+request a cut leaves after summarizing a call away: langchain#38352): in each API's words and error shape, through
+the real SDK clients, which raise the provider's BadRequestError; a well-paired request with parallel calls is
+answered. The readings themselves: tests/reference/test_serve_pairing.py."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import anthropic
+import openai
+import pytest
+from langchain_anthropic import ChatAnthropic
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langchain_openai import ChatOpenAI
+
+from harness.reference.serve import serving
+from harness.reference.serve.pairing import CHAT_ORPHAN
+from tests._wire import TASK
+
+pytestmark = [pytest.mark.live, pytest.mark.slow]
+FAST = {"max_retries": 0, "timeout": 10}
+
+
+def _fetch(call_id: str, doc: str) -> dict:
+    return {"name": "fetch_document", "args": {"doc_id": doc}, "id": call_id, "type": "tool_call"}
+
+
+PAIRED = [
+    HumanMessage(TASK),
+    AIMessage("", tool_calls=[_fetch("call_a", "DOC-001"), _fetch("call_b", "DOC-002")]),
+    ToolMessage("DOC-001 text", tool_call_id="call_a"),
+    ToolMessage("DOC-002 text", tool_call_id="call_b"),
+]
+ORPHANED = [
+    HumanMessage("Here is a summary of the conversation to date: ..."),
+    ToolMessage("DOC-002 text", tool_call_id="call_b"),
+]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(max_seconds=600) as srv:
+        yield srv
+
+
+def test_the_sdks_get_the_providers_400_for_an_orphan_and_an_answer_for_parallel_pairs(server) -> None:
+    chat = ChatOpenAI(model="reference-agent", base_url=server.url, api_key="sk-test", **FAST)
+    responses = ChatOpenAI(model="reference-agent", base_url=server.url, api_key="sk-test", use_responses_api=True, **FAST)
+    claude = ChatAnthropic(model="reference-agent", base_url=server.url[: -len("/v1")], api_key="sk-test", **FAST)
+    tools = [{"type": "function", "function": {"name": "fetch_document", "parameters": {"type": "object", "properties": {}}}}]
+    for model in (chat, responses, claude):
+        assert isinstance(model.bind_tools(tools).invoke(PAIRED), AIMessage)
+    with pytest.raises(openai.BadRequestError, match="must be a response to a preceeding message with 'tool_calls'"):
+        chat.bind_tools(tools).invoke(ORPHANED)
+    with pytest.raises(openai.BadRequestError, match="No tool call found for function call output with call_id call_b"):
+        responses.bind_tools(tools).invoke(ORPHANED)
+    with pytest.raises(anthropic.BadRequestError, match="corresponding `tool_use` block in the previous message"):
+        claude.bind_tools(tools).invoke(ORPHANED)
+
+
+def test_the_chat_error_body_names_the_message(server) -> None:
+    body = {
+        "model": "reference-agent",
+        "messages": [{"role": "user", "content": TASK}, {"role": "tool", "tool_call_id": "call_b", "content": "x"}],
+        "tools": [{"type": "function", "function": {"name": "fetch_document", "parameters": {}}}],
+    }
+    request = urllib.request.Request(
+        server.url + "/chat/completions", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(request, timeout=10)
+    assert err.value.code == 400
+    assert json.loads(err.value.read())["error"] == {
+        "message": CHAT_ORPHAN,
+        "type": "invalid_request_error",
+        "param": "messages.[1].role",
+        "code": None,
+    }
