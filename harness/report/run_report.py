@@ -20,6 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from harness.analysis.compare import is_priced
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.apart import Apart, draw_apart
+from harness.report.estimate_report import add_estimate_section
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.plots import (
     line_style,
@@ -138,6 +139,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
             doc, rows, run_dir, source_label(simulated, served_over_http(meta)), meta.get("cliff_threshold") or CLIFF_THRESHOLD
         )
         add_sessions_section(doc, rows)
+        add_estimate_section(doc, rows)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

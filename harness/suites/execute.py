@@ -83,6 +83,8 @@ def eval_setup(
         config = replace(make_config(suite.preset), strategy=config.strategy, custom_strategy=config.custom_strategy)
         if not suite.keep_preset_window:
             config = replace(config, window=settings.config.window)
+    if fault is not None and fault.config is not None:
+        config = fault.config(config)
     options = dict(fault.agent_options or {}) if fault is not None else {}
     if suite.hard_limit is not None or options:
         agent = in_process_model("reference:agent", "agent", window=config.window, hard_input_limit=suite.hard_limit, **options)

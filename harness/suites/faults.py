@@ -9,7 +9,7 @@ backoff, then the run fails; the offloaded history has already been written by t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from deepagents.backends import StateBackend
@@ -201,6 +201,7 @@ class SeededFault:
     backend: Callable[[], Any] | None = None
     middleware: Callable[[], tuple] | None = None
     agent_options: dict[str, Any] | None = None  # the reference agent with these options (on top of the eval's)
+    config: Callable[[Any], Any] | None = None  # the eval's CompactionConfig changed (a miscounting trigger)
 
 
 SEEDED_FAULTS = {
@@ -298,6 +299,13 @@ SEEDED_FAULTS = {
             "stale-answer",
             "the agent answers with the first value it finds stated, not the latest",
             agent_options={"takes_first_statement": True},
+        ),
+        # Token estimates (issue 34): the estimate eval catches it.
+        SeededFault(
+            "token-count-thirded",
+            "the summarization trigger counts 12 characters a token (LangChain's counter assumes 4): it fires late or "
+            "never on any content",
+            config=lambda c: replace(c, chars_per_token=12.0),
         ),
     )
 }

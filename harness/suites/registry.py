@@ -32,6 +32,9 @@ SUMMARIZING_OR_CONTROL = ("deepagents-summarization", "langchain-summarization",
 DEEPAGENTS_6503 = "https://github.com/langchain-ai/deepagents/issues/6503"
 """deepagents#6503: the compact_conversation tool skips the inline-media offload automatic summarization does (open,
 present in 0.7.32)."""
+LANGCHAIN_39754 = "https://github.com/langchain-ai/langchain/issues/39754"
+"""langchain#39754: ``count_tokens_approximately`` assumes four characters a token; Chinese and HTML run 1.4 to 2.1, so
+a trigger set by it fires late (present in langchain-core 1.8.3, which deepagents 0.7.32 counts with)."""
 
 SESSION = None
 """``preset`` value for an eval that runs under the session's own config (``--variant``, ``--trigger``...)."""
@@ -471,6 +474,24 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 preset="forced-20",
                 strategies=DEEPAGENTS,
                 generated=False,  # evals/test_reasoning.py: served arms scored from the server's verdicts
+            ),
+            EvalSuite(
+                "estimate",
+                "compaction fires at its declared share of the window by an exact count (o200k_base) on content the "
+                "approximate counter misjudges: Chinese, Japanese, HTML, JSON, base64, long ids (langchain#39754)",
+                required=("run_completed", "structure_ok", "trigger_reached", "trigger_share_ok", "undercount_trigger_share_ok"),
+                validity=("trigger_reached",),
+                when_present=("trigger_share_ok", "undercount_trigger_share_ok"),
+                case_ids=tuple(f"estimate-{t}" for t in ("prose", "zh", "ja", "html", "json", "base64", "ids")),
+                matrix_cases=("estimate-prose",),
+                preset="estimate",
+                keep_preset_window=True,
+                scorers="estimate",
+                strategies=("deepagents-summarization", "langchain-summarization"),
+                faults={"token-count-thirded": "trigger_share_ok"},
+                gated=("trigger_share_ok",),
+                # the approximate counter under-counts the content, so the trigger fires late for any model
+                known_upstream={"undercount_trigger_share_ok": LANGCHAIN_39754},
             ),
         )
     }

@@ -1,7 +1,8 @@
 """``POST /v1/chat/completions``: OpenAI's chat completions over the reference models.
 
 A request with tools is answered by the reference agent, one without by the reference summarizer, one naming
-``reference-judge`` by the stand-in judge; usage comes from the calibrated provider tokenizer (left out under
+``reference-judge`` by the stand-in judge; usage is the exact count in the model's encoding
+(`harness.trace.exact_tokens.openai_api_encoding`: o200k_base for the reference models; left out under
 ``--no-usage``, as some servers do), and a request with ``reasoning_effort`` gets the agent's reasoning as
 DeepSeek-style APIs return it (``reasoning_content``). Nothing is cached, nothing streams.
 """
@@ -22,6 +23,7 @@ from harness.reference.reasoning import reasoning_text
 from harness.reference.serve.api import CompactionFault, ServedAPI
 from harness.reference.serve.state import ServerState
 from harness.reference.serve.wire import Outcome, reference_reply, scope_of
+from harness.trace.exact_tokens import openai_api_encoding
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
 
@@ -44,7 +46,7 @@ def answer(body: dict[str, Any], seed: int, with_usage: bool = True) -> dict[str
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
             for c in reply.tool_calls
         ]
-    counted = simulated_usage(messages, tools, reply)
+    counted = simulated_usage(messages, tools, reply, openai_api_encoding(body.get("model")))
     out = {
         "id": "chatcmpl-" + hashlib.sha256(json.dumps(message, sort_keys=True).encode()).hexdigest()[:24],
         "object": "chat.completion",
@@ -85,4 +87,5 @@ class ChatCompletions(ServedAPI):
         }
 
     def count_tokens(self, body: dict[str, Any]) -> int:
-        return provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
+        messages = convert_to_messages(body.get("messages") or [])
+        return provider_tokens(messages, body.get("tools"), openai_api_encoding(body.get("model")))

@@ -10,6 +10,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
+from harness.scoring.scorers.estimate import estimate_scores
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
 from harness.scoring.scorers.mechanisms import eviction_scores, overflow_scores, subagent_scores, truncation_scores
@@ -61,6 +62,7 @@ scorer(scorer_set="pasted")(pasted_scores)
 scorer(scorer_set="todos")(todo_scores)
 scorer(scorer_set="parity")(parity_scores)
 scorer(scorer_set="blobs")(blob_scores)
+scorer(scorer_set="estimate")(estimate_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
