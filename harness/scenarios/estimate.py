@@ -50,8 +50,9 @@ _JA_END = ("しました。", "します。", "です。", "でした。", "を�
 
 
 def _chinese(rng: random.Random, chars: int) -> str:
-    lines, line = [], ""
-    while sum(map(len, lines)) + len(line) < chars:
+    lines: list[str] = []
+    line = ""
+    while sum(len(x) for x in lines) + len(line) < chars:
         clause = "".join(rng.choice(_ZH) + rng.choice(_ZH_GLUE) for _ in range(rng.randint(2, 4))) + rng.choice(_ZH)
         line += clause + rng.choice("，，。")
         if len(line) > 60:
@@ -61,7 +62,7 @@ def _chinese(rng: random.Random, chars: int) -> str:
 
 
 def _japanese(rng: random.Random, chars: int) -> str:
-    lines = []
+    lines: list[str] = []
     while sum(len(x) + 1 for x in lines) < chars:
         parts = [rng.choice(_JA) + rng.choice(_JA_GLUE) for _ in range(rng.randint(3, 6))]
         lines.append("、".join(parts) + rng.choice(_JA) + rng.choice(_JA_END))
@@ -72,8 +73,8 @@ def _html(rng: random.Random, chars: int) -> str:
     out = ['<table class="ledger">', "<tr><th>date</th><th>reference</th><th>carrier</th><th>amount</th><th>status</th></tr>"]
     while sum(len(x) + 1 for x in out) < chars:
         out.append(
-            f'<tr><td>2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}</td><td>INV-{rng.randint(10000, 99999)}</td>'
-            f"<td>{rng.choice(COMPANIES)}</td><td class=\"num\">{rng.randint(100, 99999):,}.{rng.randint(0, 99):02d}</td>"
+            f"<tr><td>2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}</td><td>INV-{rng.randint(10000, 99999)}</td>"
+            f'<td>{rng.choice(COMPANIES)}</td><td class="num">{rng.randint(100, 99999):,}.{rng.randint(0, 99):02d}</td>'
             f"<td>{rng.choice(WORDS)}</td></tr>"
         )
     out.append("</table>")
@@ -81,7 +82,7 @@ def _html(rng: random.Random, chars: int) -> str:
 
 
 def _json(rng: random.Random, chars: int) -> str:
-    records = []
+    records: list[dict[str, object]] = []
     while len(json.dumps(records, indent=2)) < chars:
         records.append(
             {
@@ -102,7 +103,7 @@ def _base64(rng: random.Random, chars: int) -> str:
 
 
 def _ids(rng: random.Random, chars: int) -> str:
-    lines = []
+    lines: list[str] = []
     while sum(len(x) + 1 for x in lines) < chars:
         trace = uuid.UUID(int=rng.getrandbits(128), version=4)
         digest = hashlib.sha256(rng.randbytes(16)).hexdigest()

@@ -87,7 +87,9 @@ def _rust_tokenizers() -> Any:  # noqa: ANN401 - bpe_openai's compiled module
 
         return _bindings
     loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", str(found[0]))
-    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(loader.name, loader.path, loader=loader))
+    where = importlib.util.spec_from_file_location(loader.name, loader.path, loader=loader)
+    assert where is not None  # a file that exists, with its loader given
+    module = importlib.util.module_from_spec(where)
     loader.exec_module(module)
     return module
 

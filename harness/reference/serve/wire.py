@@ -19,8 +19,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from harness.reference.judge import ReferenceJudgeModel
 from harness.reference.names import AGENT_NAME, JUDGE_NAME, SUMMARIZER_NAME
 from harness.reference.provider_tokens import counted_text, provider_tokens
-from harness.trace import exact_tokens
 from harness.reference.replies import agent_reply, summary_reply
+from harness.trace import exact_tokens
 
 
 class RequestError(Exception):

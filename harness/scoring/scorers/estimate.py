@@ -96,7 +96,10 @@ def state_before(trace: Trace, call: dict[str, Any]) -> tuple[dict[str, Any], li
     previous = earlier[-1]
     messages = trace.request(previous)
     response = previous.get("response") or {}
-    calls = [{"name": t["name"], "args": t["args"], "id": t.get("id") or "", "type": "tool_call"} for t in response.get("tool_calls", [])]
+    calls = [
+        {"name": t["name"], "args": t["args"], "id": t.get("id") or "", "type": "tool_call"}
+        for t in response.get("tool_calls", [])
+    ]
     if response:
         messages = [*messages, AIMessage(content=response.get("text") or "", tool_calls=calls)]
     for tc in calls:
@@ -168,7 +171,11 @@ def estimate_scores(trace: Trace, scenario: Scenario) -> list[Score]:
         c, n, src = over[0]
         verdict = (
             f"call {c['index']} sent {n:,} tokens ({src}), {n / window:.0%} of the window, before "
-            + (f"the first compaction fired at {fired_share:.0%} (declared {said})" if fired_share is not None else f"any compaction (declared {said})")
+            + (
+                f"the first compaction fired at {fired_share:.0%} (declared {said})"
+                if fired_share is not None
+                else f"any compaction (declared {said})"
+            )
             + f"; {len(over)} request(s) over the window in all"
         )
     ratio = round(approx / exact, 3) if exact else None
