@@ -490,7 +490,7 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 strategies=("deepagents-summarization", "langchain-summarization"),
                 faults={"token-count-thirded": "trigger_share_ok"},
                 gated=("trigger_share_ok",),
-                # the approximate counter under-counts the content, so the trigger fires late for any model
+                # the approximate count alone decided (no usage reported) on content it under-counts: late for any model
                 known_upstream={"undercount_trigger_share_ok": LANGCHAIN_39754},
             ),
         )

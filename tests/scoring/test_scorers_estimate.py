@@ -92,8 +92,16 @@ def test_a_model_with_no_exact_encoding_is_counted_by_the_simulated_tokenizer_an
     assert "simulated" in scores["estimate_exact_tokens"].explanation
 
 
-def test_the_key_names_the_undercount_only_below_one():
+def test_the_key_names_the_undercount_only_below_one_and_where_no_usage_was_reported():
     assert check_key(0.99) == UNDERCOUNT_KEY and check_key(1.0) == check_key(None) == "trigger_share_ok"
+    assert check_key(0.5, usage=True) == "trigger_share_ok"
+
+
+def test_with_provider_usage_a_late_trigger_on_chinese_is_a_plain_failure_not_the_declared_upstream_one():
+    # LangChain also triggers on the reported total: where usage was reported the estimate did not decide alone
+    scores = _scores(_audit(CHINESE, 8, summarize_at=7, input_tokens=WINDOW + 1, output_tokens=5, total_tokens=WINDOW + 6))
+    assert UNDERCOUNT_KEY not in scores and scores["trigger_share_ok"].value is False
+    assert "provider usage was reported" in scores["trigger_share_ok"].explanation
 
 
 def test_the_chinese_text_here_is_dense_by_the_exact_count():

@@ -14,8 +14,8 @@ Scores:
 - ``trigger_reached`` (validity): the trigger was put to the test: compaction fired, or the conversation reached the
   declared trigger by the exact count. Not ``compacted`` alone: a trigger that never fires while the true size passes
   the window is the failure this eval looks for, not a case that tested nothing.
-- ``trigger_share_ok`` (check; ``undercount_trigger_share_ok`` where the approximate counter under-counts the
-  content, approximate / exact below 1: the declared upstream failure, langchain#39754): the first compaction fired within `TOLERANCE` of the declared share of the window by
+- ``trigger_share_ok`` (check; ``undercount_trigger_share_ok`` where the approximate count alone decided on content
+  it under-counts: the declared upstream failure, langchain#39754; `check_key`): the first compaction fired within `TOLERANCE` of the declared share of the window by
   the exact count, or no request over the window (by the exact count) reached the model before it (or at all, when
   nothing compacted). It fails where the estimate let a request pass the real window.
 - ``estimate_ratio``, ``trigger_share_exact``, ``estimate_exact_tokens``, ``estimate_approx_tokens`` (measures):
@@ -111,19 +111,24 @@ def state_before(trace: Trace, call: dict[str, Any]) -> tuple[dict[str, Any], li
     return previous, messages
 
 
-def check_key(ratio: float | None) -> str:
-    """The check's key: ``undercount_trigger_share_ok`` where the approximate counter under-counts the content
-    (approximate / exact below 1: the upstream failure, langchain#39754), ``trigger_share_ok`` elsewhere (a late
-    trigger there is not the estimate's doing)."""
-    return UNDERCOUNT_KEY if ratio is not None and ratio < 1 else "trigger_share_ok"
+def check_key(ratio: float | None, usage: bool = False) -> str:
+    """The check's key: ``undercount_trigger_share_ok`` where the approximate count alone decided (no provider usage
+    reported before the first compaction) on content it under-counts (approximate / exact below 1): the declared
+    upstream failure, langchain#39754, which the released code fails on such content for any model reporting no
+    usage. ``trigger_share_ok`` elsewhere: on content it does not under-count a late trigger is not the estimate's
+    doing, and with usage LangChain also triggers on the previous reply's reported total, so the outcome there is the
+    released code's with that rescue (measured through `harness serve`: Chinese, HTML, JSON and base64 pass, Japanese
+    and long ids still send a request over the window first)."""
+    return UNDERCOUNT_KEY if ratio is not None and ratio < 1 and not usage else "trigger_share_ok"
 
 
-def _undercount_said(ratio: float | None) -> str:
+def _undercount_said(ratio: float | None, usage: bool) -> str:
     if ratio is None:
         return ""
+    rescue = "; provider usage was reported, which LangChain's trigger also reads" if usage else ""
     if ratio < 1:
-        return f" (the approximate counter under-counts this content: approximate / exact {ratio:.2f}; langchain#39754)"
-    return f" (the approximate counter does not under-count this content: approximate / exact {ratio:.2f})"
+        return f" (the approximate counter under-counts this content: approximate / exact {ratio:.2f}; langchain#39754{rescue})"
+    return f" (the approximate counter does not under-count this content: approximate / exact {ratio:.2f}{rescue})"
 
 
 def declared_share(trace: Trace) -> float | None:
@@ -142,6 +147,7 @@ def estimate_scores(trace: Trace, scenario: Scenario) -> list[Score]:
     first = next((e for e in trace.compactions() if e.get("cause", "threshold") == "threshold"), None)
     at_first = first["call_index"] if first else None
     sent = [(c, *counter.sent(c)) for c in trace.agent_calls()]
+    usage = any(src == "provider usage" for c, _, src in sent if at_first is None or c["index"] < at_first)
     over = [(c, n, src) for c, n, src in sent if n > window and (at_first is None or c["index"] < at_first)]
     # the conversation measured: the one deepagents compacted, or (nothing compacted) the largest request sent
     measured = state_before(trace, trace.call(at_first)) if at_first is not None else None
@@ -190,7 +196,7 @@ def estimate_scores(trace: Trace, scenario: Scenario) -> list[Score]:
             + f" the declared trigger ({said})"
             + ("" if reached else ": the trigger was never put to the test, the case is invalid"),
         ),
-        Score(check_key(ratio), bool(within or not over), CHECK, verdict + _undercount_said(ratio)),
+        Score(check_key(ratio, usage), bool(within or not over), CHECK, verdict + _undercount_said(ratio, usage)),
         Score("estimate_ratio", ratio, MEASURE, f"approximate {approx:,} / exact {exact:,} tokens {where} ({counter.label})"),
         Score(
             "trigger_share_exact",
