@@ -7,7 +7,7 @@ settings (its variant and overrides, its strategy, its models, its seed) means:
 1. the configuration: ``e``'s preset when it names one (on the session's window unless it keeps the preset's own),
    with the session's strategy; otherwise the session's configuration;
 2. the models: the session's, with the simulated provider limit ``e`` asks for (overflow), and a seeded fault's
-   agent options, summarizer, backend or middleware when one is injected;
+   agent options, summarizer, backend, middleware or configuration when one is injected;
 3. the run (`harness.agent.runner.run_case`, or `arun_case` on an event loop: one implementation, two callers);
 4. the scores of ``e``'s scorer set, and what ``e`` asserts of them (`EvalSuite.required_of`).
 
@@ -83,8 +83,8 @@ def eval_setup(
         config = replace(make_config(suite.preset), strategy=config.strategy, custom_strategy=config.custom_strategy)
         if not suite.keep_preset_window:
             config = replace(config, window=settings.config.window)
-    if fault is not None and fault.config is not None:
-        config = fault.config(config)
+    if fault is not None and fault.config:  # a fault in the configuration itself (keep-above-trigger)
+        config = replace(config, **fault.config)
     options = dict(fault.agent_options or {}) if fault is not None else {}
     if suite.hard_limit is not None or options:
         agent = in_process_model("reference:agent", "agent", window=config.window, hard_input_limit=suite.hard_limit, **options)

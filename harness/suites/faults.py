@@ -9,7 +9,7 @@ backoff, then the run fails; the offloaded history has already been written by t
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from deepagents.backends import StateBackend
@@ -201,7 +201,8 @@ class SeededFault:
     backend: Callable[[], Any] | None = None
     middleware: Callable[[], tuple] | None = None
     agent_options: dict[str, Any] | None = None  # the reference agent with these options (on top of the eval's)
-    config: Callable[[Any], Any] | None = None  # the eval's CompactionConfig changed (a miscounting trigger)
+    subagent_declares_parent_window: bool = False  # an eval's own subagent declares the parent's window, not its own
+    config: dict[str, Any] | None = None  # the eval's compaction configuration with these fields changed
 
 
 SEEDED_FAULTS = {
@@ -305,7 +306,7 @@ SEEDED_FAULTS = {
             "token-count-thirded",
             "the summarization trigger counts 12 characters a token (LangChain's counter assumes 4): it fires late or "
             "never on any content",
-            config=lambda c: replace(c, chars_per_token=12.0),
+            config={"chars_per_token": 12.0},
         ),
     )
 }
