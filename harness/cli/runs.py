@@ -145,10 +145,17 @@ def cmd_tokens(args: argparse.Namespace) -> int:
     path = Path(args.run_dir)
     if not (path / "results.jsonl").exists():
         raise HarnessError(f"{path}: not a run directory (no results.jsonl)")
-    result = skew(load_trace(path / r["trace"]) for r in read_rows(path / "results.jsonl"))
+    rows = read_rows(path / "results.jsonl")
+    result = skew(load_trace(path / r["trace"]) for r in rows)
     print(f"exact counts from: {result['source']}")
     print(result["types"].to_markdown(index=False))
     print(f"{len(result['late'])} call(s) passed the window before the trigger fired; report: {write_skew(result, path)}")
+    from harness.analysis.trigger_share import estimate_table
+
+    shares = estimate_table(rows)
+    if not shares.empty:
+        print("where compaction fired (estimate eval; exact tokens of the conversation at the first compaction):")
+        print(shares.to_markdown(index=False))
     return EXIT_OK
 
 
@@ -232,9 +239,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "tokens",
         help="approximate vs exact token counts per call for a run directory (worst ratio per content type)",
         description="Compare deepagents' approximate token count (what its trigger reads) with an exact one for every "
-        "call of a run: the provider's reported usage for live runs, else a cached tiktoken encoding, else a "
-        "calibrated simulated tokenizer (always named). Prints the worst ratio per content type and the calls whose "
-        "true size passed the window before the trigger fired.",
+        "call of a run: the provider's reported usage for live runs, else the model's exact encoding offline "
+        "(o200k_base or cl100k_base through bpe-openai; o200k_base for the reference agent), else a calibrated "
+        "simulated tokenizer (Anthropic, Gemini; always named). Prints the worst ratio per content type, the calls "
+        "whose true size passed the window before the trigger fired and, for estimate-eval rows, where compaction "
+        "really fired per content type.",
     )
     tok.add_argument("run_dir")
     tok.set_defaults(handler=cmd_tokens)

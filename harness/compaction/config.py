@@ -184,6 +184,8 @@ class CompactionConfig:
     custom_strategy: str | None = None  # custom: module:function(messages, token_count) -> messages
     offload_binary: bool = False  # deepagents' offload_binary_content: binary read_file results go to /blobs/ (media evals)
     compact_tool: bool = False  # deepagents' compact_conversation tool (SummarizationToolMiddleware) in the stack
+    chars_per_token: float | None = None  # the summarization trigger's count at this many characters a token (None:
+    # LangChain's own, 4, or 3.3 for an Anthropic model); the estimate eval's seeded fault sets a wrong one
 
     def __post_init__(self) -> None:
         if self.strategy != DEFAULT_STRATEGY:
@@ -208,6 +210,8 @@ class CompactionConfig:
             raise ConfigError(f"config {self.name!r}: eviction_tokens must be positive, got {self.eviction_tokens!r}")
         if self.human_eviction_tokens <= 0:
             raise ConfigError(f"config {self.name!r}: human_eviction_tokens must be positive, got {self.human_eviction_tokens!r}")
+        if self.chars_per_token is not None and not 0 < self.chars_per_token < float("inf"):
+            raise ConfigError(f"config {self.name!r}: chars_per_token must be a positive number, got {self.chars_per_token!r}")
         if self.trim_tokens_to_summarize is not None and self.trim_tokens_to_summarize <= 0:
             raise ConfigError(f"config {self.name!r}: trim_tokens_to_summarize must be positive or None")
         keep_tokens = self.keep.tokens(self.window)
@@ -236,6 +240,16 @@ class CompactionConfig:
             return self.trigger[0].as_tuple()
         clauses: list[LangChainContextSize | TriggerClause] = [t.as_tuple() for t in self.trigger]
         return clauses
+
+    def token_counter(self) -> Any:  # noqa: ANN401 - LangChain's TokenCounter
+        """The count the summarization trigger compares, per `chars_per_token` (None: the middleware's own default)."""
+        if self.chars_per_token is None:
+            return None
+        from functools import partial
+
+        from langchain_core.messages.utils import count_tokens_approximately
+
+        return partial(count_tokens_approximately, chars_per_token=self.chars_per_token, use_usage_metadata_scaling=True)
 
     def effective_truncation(self) -> ArgTruncation:
         return self.arg_truncation or ArgTruncation(trigger=self.trigger[0], keep=self.keep)
@@ -330,7 +344,7 @@ class CompactionConfig:
                 data.pop(key)
         if self.human_eviction_tokens == DEEPAGENTS_HUMAN_EVICTION_TOKENS:  # absent at deepagents' default: older hashes match
             data.pop("human_eviction_tokens")
-        for key in ("offload_binary", "compact_tool"):  # absent when off: earlier configs' hashes stay as they were
+        for key in ("offload_binary", "compact_tool", "chars_per_token"):  # absent when off: earlier hashes stay as they were
             if not data[key]:
                 data.pop(key)
         data["trigger"] = [list(t.as_tuple()) for t in self.trigger]
@@ -465,6 +479,9 @@ PRESETS: dict[str, CompactionConfig] = {
         compact_tool=True,
         offload_binary=True,
     ),
+    # Token estimates (the estimate eval, issue 34): deepagents' own trigger and keep on a 16k window, so its cases pass
+    # the trigger by the approximate count at about their seventh document of 1,500 approximate tokens.
+    "estimate": CompactionConfig(name="estimate", trigger=(DEEPAGENTS_TRIGGER,), keep=DEEPAGENTS_KEEP, window=16_000),
     # deepagents' own defaults for a model with a profile, for comparison.
     "deepagents-85": CompactionConfig(
         name="deepagents-85",

@@ -44,7 +44,8 @@ class ReferenceAgentModel(BaseChatModel):
     """Deterministic tool-calling agent: its reply is a pure function of the request.
 
     With ``hard_input_limit`` it behaves like a provider that rejects requests whose
-    simulated exact token count (``provider_tokens``) exceeds the limit, raising the
+    exact token count (``provider_tokens`` in o200k_base, the encoding it is counted with as a current OpenAI
+    model: `harness.trace.exact_tokens.REFERENCE_ENCODING`) exceeds the limit, raising the
     ContextOverflowError deepagents falls back on.
 
     ``trusts_clipped_args`` is a seeded fault for the truncation evals: the agent takes a
@@ -100,11 +101,13 @@ class ReferenceAgentModel(BaseChatModel):
             from langchain_core.exceptions import ContextOverflowError
 
             from harness.reference.provider_tokens import provider_tokens
+            from harness.trace.exact_tokens import REFERENCE_ENCODING
 
-            size = provider_tokens(messages, kwargs.get("tools"))
+            size = provider_tokens(messages, kwargs.get("tools"), REFERENCE_ENCODING)
             if size > self.hard_input_limit:
                 raise ContextOverflowError(
-                    f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum (simulated provider)"
+                    f"prompt is too long: {size} tokens > {self.hard_input_limit} maximum "
+                    f"(simulated provider, exact {REFERENCE_ENCODING} count)"
                 )
         message = agent_reply(
             messages,

@@ -1,10 +1,12 @@
-"""A simulated provider tokenizer, for the overflow and token-skew evals (offline, labelled simulated).
+"""The token counts the reference models report: exact where an encoding exists, simulated where none does.
 
-No exact tokenizer is available offline (tiktoken downloads its encodings). This count is
-calibrated to the ratios measured against cl100k in the design notes: the approximate
-counter (4 characters a token) over-counts English prose by about 1.37x and under-counts
-numeric content (numbers, ids, JSON) by up to 35-60 %. Per character: a letter weighs
-0.17 token, a digit 0.45, whitespace 0.1, anything else 0.5.
+With an ``encoding`` (o200k_base or cl100k_base: `harness.trace.exact_tokens`) a count is exact: what `harness serve`
+reports over OpenAI's APIs and what the reference agent's simulated input limit compares (it stands in for a
+current OpenAI model). Without one (Anthropic's API: its tokenizer is not published) it is the simulated provider
+tokenizer below, labelled simulated wherever it is shown: calibrated to the ratios measured against cl100k in the
+design notes (the approximate counter, 4 characters a token, over-counts English prose by about 1.37x and under-counts
+numeric content by up to 35-60 %). Per character: a letter weighs 0.17 token, a digit 0.45, whitespace 0.1, anything
+else 0.5.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.messages.ai import UsageMetadata
+
+from harness.trace import exact_tokens
 
 WEIGHTS = {"letter": 0.17, "digit": 0.45, "space": 0.1, "other": 0.5}
 
@@ -49,8 +53,16 @@ def text_tokens(text: str) -> float:
     return letters * WEIGHTS["letter"] + digits * WEIGHTS["digit"] + spaces * WEIGHTS["space"] + other * WEIGHTS["other"]
 
 
-def provider_tokens(messages: Sequence[BaseMessage], tools: Sequence[Any] | None = None) -> int:
-    """Simulated exact token count of a request: messages (content and tool calls) and tool schemas."""
+def counted_text(text: str, encoding: str | None = None) -> int:
+    """Tokens of ``text``: exact with ``encoding``, else simulated (`text_tokens`, rounded down)."""
+    return exact_tokens.text_tokens(text, encoding) if encoding else int(text_tokens(text))
+
+
+def provider_tokens(messages: Sequence[BaseMessage], tools: Sequence[Any] | None = None, encoding: str | None = None) -> int:
+    """Token count of a request: messages (content and tool calls) and tool schemas; exact with ``encoding``
+    (`harness.trace.exact_tokens.request_tokens`), else simulated."""
+    if encoding:
+        return exact_tokens.request_tokens(messages, tools, encoding)
     total = 0.0
     for msg in messages:
         total += 4 + text_tokens(msg.text if isinstance(msg.content, (str, list)) else str(msg.content))
@@ -61,14 +73,20 @@ def provider_tokens(messages: Sequence[BaseMessage], tools: Sequence[Any] | None
     return int(total)
 
 
-def output_tokens(reply: AIMessage) -> int:
-    """Simulated output tokens of a reply: its text and tool-call arguments (at least one token)."""
+def output_tokens(reply: AIMessage, encoding: str | None = None) -> int:
+    """Output tokens of a reply: its text and tool-call arguments, plus one (the end of the reply); exact with
+    ``encoding``, else simulated."""
+    if encoding:
+        calls = sum(counted_text(c["name"], encoding) + counted_text(json.dumps(c["args"]), encoding) for c in reply.tool_calls)
+        return counted_text(reply.text, encoding) + calls + 1
     return int(text_tokens(reply.text + json.dumps([c["args"] for c in reply.tool_calls]))) + 1
 
 
-def simulated_usage(messages: Sequence[BaseMessage], tools: Sequence[Any] | None, reply: AIMessage) -> UsageMetadata:
+def simulated_usage(
+    messages: Sequence[BaseMessage], tools: Sequence[Any] | None, reply: AIMessage, encoding: str | None = None
+) -> UsageMetadata:
     """The usage a reference model reports for answering ``messages`` (with ``tools``) by ``reply``: the request's
-    `provider_tokens`, and the reply's text and tool-call arguments (at least one token)."""
-    completion = output_tokens(reply)
-    prompt = provider_tokens(messages, tools)
+    `provider_tokens`, and the reply's `output_tokens` (exact with ``encoding``; the reply itself is simulated)."""
+    completion = output_tokens(reply, encoding)
+    prompt = provider_tokens(messages, tools, encoding)
     return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)

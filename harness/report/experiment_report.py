@@ -42,6 +42,7 @@ from harness.analysis.compare import (
 from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.boundary_report import add_boundary_section
 from harness.report.cost_report import add_cost_section, success_vs_cost
+from harness.report.estimate_report import add_estimate_section
 from harness.report.evals_report import add_evals_section
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.loops_report import add_loops_section
@@ -240,6 +241,7 @@ def write_experiment_report(path: Path) -> Path:
     add_notsummary_section(doc, in_spec_order)
     add_loops_section(doc, in_spec_order)
     add_boundary_section(doc, in_spec_order)
+    add_estimate_section(doc, in_spec_order)
     judge_section(doc, path)
     _best_worst(doc, path, rows, frame, arms)
     doc.heading("Every metric")

@@ -22,6 +22,7 @@ from harness.report._document import SIMULATED_NOTE, Document
 from harness.report.apart import Apart, draw_apart
 from harness.report.boundary_report import add_boundary_section
 from harness.report.cache_report import add_cache_section
+from harness.report.estimate_report import add_estimate_section
 from harness.report.facts_report import add_facts_section, judge_section
 from harness.report.loops_report import add_loops_section
 from harness.report.notsummary_report import add_notsummary_section
@@ -152,6 +153,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         add_loops_section(doc, rows)
         add_cache_section(doc, rows, traces, run_dir)
         add_boundary_section(doc, rows)
+        add_estimate_section(doc, rows)
         grid = _depth_length(rows, run_dir, simulated, served_over_http(meta))
         if grid is not None:
             doc.heading("Needle recovery by depth and context length")

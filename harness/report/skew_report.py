@@ -15,8 +15,9 @@ def write_skew(result: dict[str, Any], out_dir: str | Path) -> Path:
     window before the trigger fired (`harness.analysis.token_skew.skew`'s result)."""
     doc = Document("Token-counter skew")
     doc.text(
-        f"Exact counts from: **{result['source']}**. Ratio = approximate / exact: below 1 the counter deepagents "
-        "uses to trigger compaction underestimates the request."
+        f"Exact counts from: **{result['source']}** (where no provider reported usage: the messages in that count, "
+        "the system prompt and tool schemas at the approximate count). Ratio = approximate / exact: below 1 the counter "
+        "deepagents uses to trigger compaction underestimates the request."
     )
     doc.heading("Worst ratio per content type")
     doc.table(result["types"])

@@ -521,5 +521,12 @@ SEEDED_FAULTS = {
             "compaction drops the assistant message that made a tool call and keeps its result (an orphan result)",
             middleware=lambda: (DropToolCall(),),
         ),
+        # Token estimates (issue 34): the estimate eval catches it.
+        SeededFault(
+            "token-count-thirded",
+            "the summarization trigger counts 12 characters a token (LangChain's counter assumes 4): it fires late or "
+            "never on any content",
+            config={"chars_per_token": 12.0},
+        ),
     )
 }

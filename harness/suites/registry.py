@@ -40,6 +40,9 @@ DEEPAGENTS_4161 = "https://github.com/langchain-ai/deepagents/issues/4161"
 """deepagents#4161: the todo list in state is not re-injected after a summary (closed; 0.7.32 re-injects nothing)."""
 """deepagents#6503: the compact_conversation tool skips the inline-media offload automatic summarization does (open,
 present in 0.7.32)."""
+LANGCHAIN_39754 = "https://github.com/langchain-ai/langchain/issues/39754"
+"""langchain#39754: ``count_tokens_approximately`` assumes four characters a token; Chinese and HTML run 1.4 to 2.1, so
+a trigger set by it fires late (present in langchain-core 1.8.3, which deepagents 0.7.32 counts with)."""
 
 DEEPAGENTS_802 = "https://github.com/langchain-ai/deepagents/issues/802"
 """deepagents#802: a subagent's summarization computed from the main agent's model, not its own (open; 0.7.32 builds
@@ -642,6 +645,24 @@ SUITES: Mapping[str, EvalSuite] = MappingProxyType(
                 gated=("no_orphan_tool_results", "system_prompt_kept"),
                 # LangChain's cut slices the state by index: a system message at its head goes into the summary
                 known_upstream={"system_prompt_kept": DEER_FLOW_5454},
+            ),
+            EvalSuite(
+                "estimate",
+                "compaction fires at its declared share of the window by an exact count (o200k_base) on content the "
+                "approximate counter misjudges: Chinese, Japanese, HTML, JSON, base64, long ids (langchain#39754)",
+                required=("run_completed", "structure_ok", "trigger_reached", "trigger_share_ok", "undercount_trigger_share_ok"),
+                validity=("trigger_reached",),
+                when_present=("trigger_share_ok", "undercount_trigger_share_ok"),
+                case_ids=tuple(f"estimate-{t}" for t in ("prose", "zh", "ja", "html", "json", "base64", "ids")),
+                matrix_cases=("estimate-prose",),
+                preset="estimate",
+                keep_preset_window=True,
+                scorers="estimate",
+                strategies=("deepagents-summarization", "langchain-summarization"),
+                faults={"token-count-thirded": "trigger_share_ok"},
+                gated=("trigger_share_ok",),
+                # the approximate count alone decided (no usage reported) on content it under-counts: late for any model
+                known_upstream={"undercount_trigger_share_ok": LANGCHAIN_39754},
             ),
         )
     }

@@ -1,6 +1,6 @@
 import copy
 
-from harness.analysis.token_skew import ExactCounter, cached_cl100k, content_type, skew
+from harness.analysis.token_skew import ExactCounter, content_type, skew
 
 
 def test_content_types():
@@ -10,15 +10,20 @@ def test_content_types():
     assert content_type('<message type="human">hi</message>') == "history xml"
 
 
-def test_no_exact_tokenizer_is_downloaded(monkeypatch, tmp_path):
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    assert cached_cl100k() is None
-    assert "simulated" in ExactCounter().source
+def test_exact_counts_offline_name_their_encoding_and_the_simulated_one_only_where_none_exists():
+    assert ExactCounter().source.startswith("exact o200k_base") and ExactCounter().encoding == "o200k_base"
+    assert ExactCounter.for_model("openai:gpt-4").encoding == "cl100k_base"
+    anthropic = ExactCounter.for_model("anthropic:claude-sonnet-4-6")
+    assert anthropic.encoding is None and "simulated" in anthropic.source
+    # the reference agent is counted as a current OpenAI model: "hello world" is two o200k_base tokens (+ framing)
+    from langchain_core.messages import HumanMessage
+
+    assert ExactCounter().message(HumanMessage("hello world")) == 3 + 1 + 2
 
 
 def test_skew_prefers_provider_usage_and_names_the_source(needle_trace):
     plain = skew([needle_trace])
-    assert plain["calls"]["source"].str.contains("simulated|tiktoken").all()
+    assert plain["calls"]["source"].str.startswith("exact o200k_base").all(), "the reference agent is counted in o200k_base"
     with_usage = copy.deepcopy(needle_trace)
     for call in with_usage.agent_calls():
         call["usage"] = {"input_tokens": call["approx_tokens"] * 2, "output_tokens": 5}

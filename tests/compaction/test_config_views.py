@@ -244,7 +244,7 @@ def test_an_unknown_preset_is_rejected_listing_the_known_ones_sorted():
     with pytest.raises(ConfigError) as err:
         get_preset("forced-99")
     assert str(err.value) == (
-        "unknown variant 'forced-99'; known: deepagents-85, eviction, forced-10, forced-15, forced-20, forced-25, "
+        "unknown variant 'forced-99'; known: deepagents-85, estimate, eviction, forced-10, forced-15, forced-20, forced-25, "
         "media, media-blobs, parent, pasted, tokens, truncation"
     )
 

@@ -40,3 +40,23 @@ def test_a_wrong_class_table_is_caught(monkeypatch, wrong):
     monkeypatch.setattr(pt, "ASCII_CLASSES", wrong)
     mismatched = [chr(c) for c in range(128) if pt.class_counts(chr(c)) != _by_patterns(chr(c))]
     assert mismatched  # the character-by-character check above fails on such a table
+
+
+def test_openai_apis_report_exact_o200k_usage_and_anthropics_the_simulated_count():
+    # harness serve's chat completions count the request as OpenAI does (o200k_base for the reference models, the
+    # model's own encoding for an OpenAI name); the Messages API keeps the simulated count (no exact Claude tokenizer)
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from harness.reference.serve import chat
+    from harness.trace.exact_tokens import request_tokens, text_tokens
+
+    text = "你好，世界！ hello world " * 50
+    body = {"model": "reference-summarizer", "messages": [{"role": "user", "content": text}]}
+    usage = chat.answer(body, seed=0)["usage"]
+    assert usage["prompt_tokens"] == request_tokens([HumanMessage(text)], encoding="o200k_base")
+    assert usage["prompt_tokens"] != pt.provider_tokens([HumanMessage(text)])  # not the simulated count
+    gpt4 = chat.answer({**body, "model": "gpt-4"}, seed=0)["usage"]
+    assert gpt4["prompt_tokens"] == request_tokens([HumanMessage(text)], encoding="cl100k_base") != usage["prompt_tokens"]
+    reply = AIMessage("done", tool_calls=[{"name": "f", "args": {"a": 1}, "id": "x"}])
+    assert pt.output_tokens(reply, "o200k_base") == text_tokens("done") + text_tokens("f") + text_tokens('{"a": 1}') + 1
+    assert pt.simulated_usage([HumanMessage(text)], None, reply)["input_tokens"] == pt.provider_tokens([HumanMessage(text)])

@@ -46,9 +46,19 @@ def test_errors_take_each_apis_shape():
 
 
 def test_the_context_fault_sizes_each_apis_request():
+    # each API counts as its provider would: OpenAI's exactly (o200k_base), Anthropic's with the simulated tokenizer
+    from langchain_core.messages import HumanMessage
+
+    from harness.reference.provider_tokens import provider_tokens
+    from harness.trace.exact_tokens import request_tokens
+
     messages = {"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "word " * 400}]}
     responses = {"model": "m", "input": "word " * 400}
-    assert API["messages"].request_tokens(messages) == API["responses"].request_tokens(responses) > 200
+    assert API["messages"].request_tokens(messages) == provider_tokens([HumanMessage("word " * 400)]) > 200
+    assert API["responses"].request_tokens(responses) == request_tokens([HumanMessage("word " * 400)], encoding="o200k_base")
+    assert API["chat"].request_tokens({"model": "m", "messages": messages["messages"]}) == request_tokens(
+        [HumanMessage("word " * 400)], encoding="o200k_base"
+    )
     assert API["messages"].request_tokens({"messages": "not a list"}) == 0
 
 

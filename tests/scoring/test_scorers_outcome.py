@@ -154,6 +154,7 @@ def test_the_shipped_scorer_sets():
         "loops",
         "cache",
         "boundary",
+        "estimate",
     )
 
 

@@ -48,5 +48,5 @@ def summarization(config: Any, model: Any, *, backend: Any, summarizer: Any = No
 def build(
     config: CompactionConfig, model: BaseChatModel, *, backend: Any, summarizer: BaseChatModel | None = None
 ) -> StrategyStack:
-    middleware = summarization(config, model, backend=backend, summarizer=summarizer)
+    middleware = summarization(config, model, backend=backend, summarizer=summarizer, token_counter=config.token_counter())
     return StrategyStack(slot=middleware, inner=[], summarization=middleware)

@@ -41,5 +41,6 @@ def build(
         keep=config.keep.as_tuple(),
         summary_prompt=config.summary_prompt if config.summary_prompt is not None else deepagents_default_prompt(),
         trim_tokens_to_summarize=config.trim_tokens_to_summarize,
+        **({"token_counter": counter} if (counter := config.token_counter()) is not None else {}),
     )
     return StrategyStack(slot=middleware, inner=[])

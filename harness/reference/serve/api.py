@@ -59,11 +59,12 @@ class ServedAPI(ABC):
 
     @abstractmethod
     def count_tokens(self, body: dict[str, Any]) -> int:
-        """The simulated input tokens of ``body``; may raise on a malformed body (`request_tokens` reads it)."""
+        """The input tokens of ``body`` (exact in the model's encoding for OpenAI's APIs, simulated for Anthropic's); may
+        raise on a malformed body (`request_tokens` reads it)."""
 
     def request_tokens(self, body: dict[str, Any]) -> int:
-        """The simulated input tokens of ``body`` for the ``context`` fault's message; 0 for a body too malformed to
-        count (the fault answers it all the same)."""
+        """The input tokens of ``body`` (`count_tokens`: exact for OpenAI's APIs, simulated for Anthropic's) for the
+        ``context`` fault's message; 0 for a body too malformed to count (the fault answers it all the same)."""
         try:
             return self.count_tokens(body)
         except (RequestError, KeyError, TypeError, ValueError):

@@ -1,7 +1,8 @@
 """``POST /v1/chat/completions``: OpenAI's chat completions over the reference models.
 
 A request with tools is answered by the reference agent, one without by the reference summarizer, one naming
-``reference-judge`` by the stand-in judge; usage comes from the calibrated provider tokenizer (left out under
+``reference-judge`` by the stand-in judge; usage is the exact count in the model's encoding
+(`harness.trace.exact_tokens.openai_api_encoding`: o200k_base for the reference models; left out under
 ``--no-usage``, as some servers do), and a request with ``reasoning_effort`` gets the agent's reasoning as
 DeepSeek-style APIs return it (``reasoning_content``). Nothing is cached, nothing streams.
 """
@@ -17,12 +18,13 @@ from langchain_core.messages import convert_to_messages
 
 from harness.reference.names import AGENT_NAME, SUMMARIZER_NAME
 from harness.reference.prompt_cache import CacheUse
-from harness.reference.provider_tokens import provider_tokens, simulated_usage, text_tokens
+from harness.reference.provider_tokens import counted_text, provider_tokens, simulated_usage
 from harness.reference.reasoning import reasoning_text
 from harness.reference.serve.api import CompactionFault, ServedAPI
 from harness.reference.serve.pairing import check_chat
 from harness.reference.serve.state import ServerState
 from harness.reference.serve.wire import Outcome, reference_reply, scope_of, stable_id
+from harness.trace.exact_tokens import openai_api_encoding
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
 
@@ -47,7 +49,7 @@ def answer(body: dict[str, Any], seed: int, with_usage: bool = True) -> dict[str
             {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": json.dumps(c["args"])}}
             for c in reply.tool_calls
         ]
-    counted = simulated_usage(messages, tools, reply)
+    counted = simulated_usage(messages, tools, reply, openai_api_encoding(body.get("model")))
     out = {
         "id": "chatcmpl-" + hashlib.sha256(json.dumps(message, sort_keys=True).encode()).hexdigest()[:24],
         "object": "chat.completion",
@@ -93,7 +95,8 @@ class ChatCompletions(ServedAPI):
         message: dict[str, Any] = {"role": "assistant", "content": text or None}
         if reasoning is not None:  # DeepSeek-style, as a reasoning request is answered
             message["reasoning_content"] = reasoning
-        output = int(text_tokens(text)) + (int(text_tokens(reasoning)) if reasoning else 0)
+        encoding = openai_api_encoding(body.get("model"))  # counted as the served reply is (exact for OpenAI's APIs)
+        output = counted_text(text, encoding) + (counted_text(reasoning, encoding) if reasoning else 0)
         return {
             "id": stable_id("chatcmpl-", body.get("messages"), message),
             "object": "chat.completion",
@@ -105,4 +108,5 @@ class ChatCompletions(ServedAPI):
         }
 
     def count_tokens(self, body: dict[str, Any]) -> int:
-        return provider_tokens(convert_to_messages(body.get("messages") or []), body.get("tools"))
+        messages = convert_to_messages(body.get("messages") or [])
+        return provider_tokens(messages, body.get("tools"), openai_api_encoding(body.get("model")))

@@ -2,8 +2,8 @@
 
 Input items (messages, ``function_call``, ``function_call_output``, ``compaction``) and ``instructions`` become
 LangChain messages for `wire.reference_reply`; the reply is written as output items (``message`` with
-``output_text``, ``function_call``) in a ``response`` object, with usage in the Responses fields and the prompt
-cache simulated (``input_tokens_details.cached_tokens`` and ``cache_write_tokens``). The semantics served:
+``output_text``, ``function_call``) in a ``response`` object, with usage in the Responses fields (exact tokens in
+the model's encoding, `harness.trace.exact_tokens.openai_api_encoding`) and the prompt cache simulated (``input_tokens_details.cached_tokens`` and ``cache_write_tokens``). The semantics served:
 
 - ``context_management=[{"type": "compaction", "compact_threshold": N}]``: when the input reaches N tokens the
   reference summarizer summarizes it and the output starts with a ``compaction`` item whose ``encrypted_content`` is
@@ -29,7 +29,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from harness.reference import native
 from harness.reference.names import AGENT_NAME
 from harness.reference.prompt_cache import CacheUse, PromptCache
-from harness.reference.provider_tokens import output_tokens, provider_tokens, text_tokens
+from harness.reference.provider_tokens import counted_text, output_tokens, provider_tokens
 from harness.reference.reasoning import reasoning_text
 from harness.reference.serve.api import CompactionFault, ServedAPI
 from harness.reference.serve.pairing import check_responses
@@ -48,6 +48,7 @@ from harness.reference.serve.wire import (
     stable_id,
     tool_unit,
 )
+from harness.trace.exact_tokens import openai_api_encoding
 from harness.trace.schema import SIMULATED_FINGERPRINT
 
 
@@ -147,8 +148,11 @@ def compact_threshold(body: dict[str, Any]) -> int | None:
     return threshold
 
 
-def _tokens(system: Sequence[BaseMessage], messages: Sequence[BaseMessage], tools: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    return [*(tool_unit(t) for t in tools), *(message_unit(m) for m in [*system, *messages])]
+def _tokens(
+    system: Sequence[BaseMessage], messages: Sequence[BaseMessage], tools: list[dict[str, Any]], encoding: str
+) -> list[tuple[str, int]]:
+    """The request as prompt-cache units, counted exactly in ``encoding`` (`openai_api_encoding` of its model)."""
+    return [*(tool_unit(t, encoding) for t in tools), *(message_unit(m, encoding) for m in [*system, *messages])]
 
 
 def usage(used: CacheUse, output: int, reasoning: int = 0) -> dict[str, Any]:
@@ -193,18 +197,19 @@ def answer(
     tools = chat_tools(body.get("tools") or [])
     output: list[dict[str, Any]] = []
     key = cache_key("openai", body, messages)
+    encoding = openai_api_encoding(body.get("model"))
     summary_pass = CacheUse(0, 0, 0)
     summary_out = 0
     fault = None
     if threshold is not None:
-        total = sum(n for _, n in _tokens(system, messages, tools))
+        total = sum(n for _, n in _tokens(system, messages, tools, encoding))
         fault = (compaction_fault() if compaction_fault else None) if total >= threshold else None
         if total >= threshold and fault != "null-compaction":
             summary = native.compaction_summary(messages, seed=seed)
             output.append(compaction_item(summary, items))
             # the summary pass reads the conversation's cached prefix (and stores it) like any request over it
-            summary_pass = cache.use(key, _tokens(system, messages, tools))
-            summary_out = output_tokens(AIMessage(content=summary))
+            summary_pass = cache.use(key, _tokens(system, messages, tools, encoding))
+            summary_out = output_tokens(AIMessage(content=summary), encoding)
             messages = [native.summary_message(summary)]
     scope = scope_of(body.get("model"), tools)
     reply, _ = reference_reply([*system, *messages], tools or None, scope, seed)
@@ -239,9 +244,9 @@ def answer(
             }
         )
     # after a compaction the conversation is the summary's, as the next request (which starts with it) will be
-    used = cache.use(cache_key("openai", body, messages), _tokens(system, messages, tools))
-    reasoning_tokens = int(text_tokens(reasoning)) if reasoning else 0
-    out_tokens = output_tokens(reply) + reasoning_tokens
+    used = cache.use(cache_key("openai", body, messages), _tokens(system, messages, tools, encoding))
+    reasoning_tokens = counted_text(reasoning, encoding) if reasoning else 0
+    out_tokens = output_tokens(reply, encoding) + reasoning_tokens
     response = {
         "id": stable_id("resp_", body.get("model"), items, output),
         "object": "response",
@@ -290,13 +295,14 @@ def compact(body: dict[str, Any], seed: int, store: ResponseStore) -> dict[str, 
         for k, m in enumerate(users)
     ]
     output.append(compaction_item(summary, items))
-    total = sum(n for _, n in _tokens([], messages, []))
+    encoding = openai_api_encoding(body.get("model"))
+    total = sum(n for _, n in _tokens([], messages, [], encoding))
     return {
         "id": stable_id(COMPACTION_ID_PREFIX, body.get("model"), items),
         "object": "response.compaction",
         "created_at": int(time.time()),
         "output": output,
-        "usage": usage(CacheUse(0, 0, total), output_tokens(AIMessage(content=summary))),
+        "usage": usage(CacheUse(0, 0, total), output_tokens(AIMessage(content=summary), encoding)),
     }
 
 
@@ -397,19 +403,20 @@ class OpenAIResponses(ServedAPI):
                     "content": [{"type": "output_text", "text": text, "annotations": []}],
                 }
             )
-        reasoning_tokens = int(text_tokens(reasoning)) if reasoning else 0
+        encoding = openai_api_encoding(body.get("model"))  # counted as every served reply is
+        reasoning_tokens = counted_text(reasoning, encoding) if reasoning else 0
         return {
             **self.empty(body),
             "id": stable_id("resp_", body.get("model"), body.get("input"), output),
             "output": output,
             "metadata": {"system_fingerprint": SIMULATED_FINGERPRINT},
             "usage": usage(
-                CacheUse(0, 0, self.request_tokens(body)), int(text_tokens(text)) + reasoning_tokens, reasoning_tokens
+                CacheUse(0, 0, self.request_tokens(body)), counted_text(text, encoding) + reasoning_tokens, reasoning_tokens
             ),
         }
 
     def count_tokens(self, body: dict[str, Any]) -> int:
-        return provider_tokens(to_messages(input_items(body, ResponseStore())))
+        return provider_tokens(to_messages(input_items(body, ResponseStore())), encoding=openai_api_encoding(body.get("model")))
 
 
 class ResponsesCompact(OpenAIResponses):
@@ -435,5 +442,5 @@ class ResponsesCompact(OpenAIResponses):
             "object": "response.compaction",
             "created_at": int(time.time()),
             "output": [compaction_item(text, items)],
-            "usage": usage(CacheUse(0, 0, self.request_tokens(body)), int(text_tokens(text))),
+            "usage": usage(CacheUse(0, 0, self.request_tokens(body)), counted_text(text, openai_api_encoding(body.get("model")))),
         }

@@ -18,8 +18,9 @@ from langchain_core.messages import AIMessage, BaseMessage
 
 from harness.reference.judge import ReferenceJudgeModel
 from harness.reference.names import AGENT_NAME, JUDGE_NAME, SUMMARIZER_NAME
-from harness.reference.provider_tokens import provider_tokens, text_tokens
+from harness.reference.provider_tokens import counted_text, provider_tokens
 from harness.reference.replies import agent_reply, summary_reply
+from harness.trace import exact_tokens
 
 
 class RequestError(Exception):
@@ -110,14 +111,16 @@ def cache_key(api: str, body: dict[str, Any], messages: Sequence[BaseMessage]) -
     return f"{api}:{body.get('model')}:{first}"
 
 
-def message_unit(msg: BaseMessage) -> tuple[str, int]:
-    """One message as a prompt-cache unit: its canonical text and its simulated tokens (thinking blocks included)."""
+def message_unit(msg: BaseMessage, encoding: str | None = None) -> tuple[str, int]:
+    """One message as a prompt-cache unit: its canonical text and its tokens (thinking blocks included), exact in
+    ``encoding`` (OpenAI's APIs), else simulated (Anthropic's)."""
     content = msg.content if isinstance(msg.content, list) else []
     thinking = [b.get("thinking", "") for b in content if isinstance(b, dict) and b.get("type") == "thinking"]
     key = json.dumps([msg.type, msg.text, getattr(msg, "tool_calls", None), thinking], sort_keys=True, default=str)
-    return key, provider_tokens([msg]) + sum(int(text_tokens(t)) for t in thinking)
+    tokens = exact_tokens.message_tokens(msg, encoding) if encoding else provider_tokens([msg])
+    return key, tokens + sum(counted_text(t, encoding) for t in thinking)
 
 
-def tool_unit(tool: dict[str, Any]) -> tuple[str, int]:
-    """One tool schema as a prompt-cache unit."""
-    return json.dumps(tool, sort_keys=True), int(text_tokens(json.dumps(tool, default=str)))
+def tool_unit(tool: dict[str, Any], encoding: str | None = None) -> tuple[str, int]:
+    """One tool schema as a prompt-cache unit (exact in ``encoding``, else simulated)."""
+    return json.dumps(tool, sort_keys=True), counted_text(json.dumps(tool, default=str), encoding)

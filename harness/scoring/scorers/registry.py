@@ -12,6 +12,7 @@ from harness.rows import Outcome
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.boundary import boundary_scores
 from harness.scoring.scorers.cache import cache_scores
+from harness.scoring.scorers.estimate import estimate_scores
 from harness.scoring.scorers.facts import retention_scores
 from harness.scoring.scorers.goal import drift_scores, goal_eval_scores
 from harness.scoring.scorers.loops import loop_scores
@@ -76,6 +77,7 @@ scorer(scorer_set="notsummary")(summary_shape_scores)
 scorer(scorer_set="loops")(loop_scores)
 scorer(scorer_set="cache")(cache_scores)
 scorer(scorer_set="boundary")(boundary_scores)
+scorer(scorer_set="estimate")(estimate_scores)
 SCORER_SETS = tuple(_REGISTRY)  # the built-in sets; a result row records which one scored it (``scorers``)
 SCORER_GROUP = "compaction_harness.scorers"
 
