@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from harness.report._document import Document
-from harness.suites.registry import DEER_FLOW_5454, LANGCHAIN_38352
+from harness.suites.eval_suite import DEER_FLOW_5454, LANGCHAIN_38352
 
 EVAL = "boundary"
 HEADING = "Message structure across the cut"

@@ -8,7 +8,7 @@ from typing import Any
 
 from harness.analysis.trigger_share import estimate_table
 from harness.report._document import Document
-from harness.suites.registry import LANGCHAIN_39754
+from harness.suites.eval_suite import LANGCHAIN_39754
 
 
 def add_estimate_section(doc: Document, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -16,7 +16,7 @@ import pandas as pd
 
 from harness.report._document import Document
 from harness.scoring.scorers import ERROR
-from harness.suites.registry import DEEPAGENTS_802
+from harness.suites.eval_suite import DEEPAGENTS_802
 
 EVAL = "parent"
 LANGCHAIN_38352 = "https://github.com/langchain-ai/langchain/issues/38352"

@@ -19,7 +19,7 @@ import pandas as pd
 from harness.report._document import Document
 from harness.scoring.scorers import FAIL, KNOWN_UPSTREAM, PASS
 from harness.scoring.scorers.survives import KINDS, audit, said
-from harness.suites.registry import DEEPAGENTS_4161
+from harness.suites.eval_suite import DEEPAGENTS_4161
 from harness.trace.schema import Trace
 
 EVAL = "survives"

@@ -35,7 +35,8 @@ from harness.rows import ResultRow
 from harness.scenarios.schema import Scenario, all_scenario_files, load_scenarios, select
 from harness.scoring.scorers import VALIDITY, Score, score_case, scores_by_key
 from harness.suites import replay
-from harness.suites.registry import SUITES, EvalSuite
+from harness.suites.eval_suite import EvalSuite
+from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
 if TYPE_CHECKING:

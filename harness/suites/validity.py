@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.scenarios.generate import generated_case
+from harness.suites.eval_suite import EvalSuite
 from harness.suites.execute import Settings, run_eval_case, shipped_scenarios
 from harness.suites.faults import SEEDED_FAULTS, SeededFault
 from harness.suites.matrix import ValidityResult
-from harness.suites.registry import EvalSuite, matrix_suites
+from harness.suites.registry import matrix_suites
 
 __all__ = ["ValidityResult", "run_validity", "validity_plan"]
 

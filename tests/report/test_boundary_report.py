@@ -7,7 +7,7 @@ from typing import Any
 
 from harness.report._document import Document
 from harness.report.boundary_report import add_boundary_section, boundary_table
-from harness.suites.registry import DEER_FLOW_5454, LANGCHAIN_38352
+from harness.suites.eval_suite import DEER_FLOW_5454, LANGCHAIN_38352
 
 
 def _row(case: str, outcome: str, passed: dict[str, bool], **extra: Any) -> dict[str, Any]:

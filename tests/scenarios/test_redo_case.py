@@ -12,7 +12,7 @@ from harness.scenarios.conversation import load_conversation
 from harness.scenarios.generate import generated_case
 from harness.scenarios.redo import note, redo_case_id, redo_row
 from harness.scenarios.schema import _scenario, scenario_row, validate_row
-from harness.suites.registry import REDO_CASE
+from harness.suites.eval_suite import REDO_CASE
 from harness.task_format import parse_steps
 
 

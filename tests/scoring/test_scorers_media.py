@@ -13,8 +13,8 @@ from harness.media_format import png_with_text
 from harness.scenarios.generate import generated_case
 from harness.scoring.scorers import score_case
 from harness.scoring.scorers.media import PARITY_CHECKS, blob_scores, compactions, parity_scores
-from harness.suites.registry import MANUAL as REGISTRY_MANUAL
-from harness.suites.registry import PARITY_CHECKS as REGISTRY_CHECKS
+from harness.suites.eval_suite import MANUAL as REGISTRY_MANUAL
+from harness.suites.eval_suite import PARITY_CHECKS as REGISTRY_CHECKS
 from harness.suites.registry import SUITES
 from tests._traces import Conversation
 

@@ -10,9 +10,10 @@ import pytest
 
 from harness.scenarios.schema import Scenario
 from harness.scoring.scorers import PASS, outcome, score_case, scores_by_key
+from harness.suites.eval_suite import REDO_CASE
 from harness.suites.execute import Settings, find_case, run_eval_case
 from harness.suites.faults import SEEDED_FAULTS
-from harness.suites.registry import REDO_CASE, SUITES
+from harness.suites.registry import SUITES
 from harness.suites.replay import forget_controls, replayed
 
 pytestmark = pytest.mark.slow
