@@ -26,7 +26,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.reference.provider_tokens import provider_tokens
 from harness.trace import exact_tokens
-from harness.trace.frames import trigger_tokens
+from harness.trace.loops import trigger_tokens
 from harness.trace.schema import Trace
 
 _DIGITS = re.compile(r"\d")

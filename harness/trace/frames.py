@@ -6,8 +6,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from harness.compaction.config import ContextSize
-from harness.trace.loops import loop_calls
+from harness.trace.loops import loop_calls, trigger_tokens
 from harness.trace.schema import Trace
 
 CALL_COLUMNS = [
@@ -31,15 +30,6 @@ CALL_COLUMNS = [
     "truncation_trigger_tokens",
     "loop",
 ]
-
-
-def trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
-    """The lowest token threshold among ``sizes`` (default: the summarization triggers) for the trace's window, each
-    size read by `ContextSize` (a message count, or a fraction of no window, has none)."""
-    window = trace.config.get("window") or None
-    values = [ContextSize.parse(size).tokens(window) for size in (trace.config.get("trigger", []) if sizes is None else sizes)]
-    found = [v for v in values if v is not None]
-    return min(found) if found else None
 
 
 def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from harness.compaction.config import ContextSize
 from harness.trace.schema import Trace
 
 COMPACTION_LOOP_LIMIT = 3
@@ -92,3 +93,12 @@ def longest_streak(trace: Trace) -> Streak:
 def loop_calls(trace: Trace, limit: int = COMPACTION_LOOP_LIMIT) -> set[int]:
     """The agent calls (by index) of every run of at least ``limit`` compactions without progress."""
     return {i for s in streaks(trace) if len(s) >= limit for i in s.calls}
+
+
+def trigger_tokens(trace: Trace, sizes: list | None = None) -> int | None:
+    """The lowest token threshold among ``sizes`` (default: the summarization triggers) for the trace's window, each
+    size read by `ContextSize` (a message count, or a fraction of no window, has none)."""
+    window = trace.config.get("window") or None
+    values = [ContextSize.parse(size).tokens(window) for size in (trace.config.get("trigger", []) if sizes is None else sizes)]
+    found = [v for v in values if v is not None]
+    return min(found) if found else None

@@ -35,7 +35,7 @@ def test_the_defaults_are_deepagents_summarization_and_its_own_settings():
 def test_an_unknown_strategy_is_rejected_listing_the_known_ones_in_registry_order():
     assert _error(strategy="summarise") == (
         "config 'x': unknown strategy 'summarise'; known: deepagents-summarization, langchain-summarization, "
-        "observation-masking, sliding-window, hybrid, none, anthropic-compaction, anthropic-context-editing, "
+        "observation-masking, sliding-window, hybrid, none, summary-reinject, anthropic-compaction, anthropic-context-editing, "
         "openai-compaction, custom"
     )
 

@@ -118,3 +118,34 @@ def test_the_nightly_workflow_runs_the_whole_validity_matrix_that_ci_runs_a_subs
     assert "evals -m validity --validity-full" in recipe
     (ci,) = _make_recipe("test-validity")
     assert "--validity-full" not in ci
+
+
+WILD_SPEC = """name: nightly-wild
+variants: [deepagents-default]
+strategies: [deepagents-summarization, none]
+baseline: deepagents-summarization
+thresholds: [20%]
+evals: [cache, notsummary]
+trials: 1
+"""
+
+
+def test_the_wild_jobs_steps_run_as_written_on_the_evals_and_the_gate_holds_their_baseline(tmp_path, monkeypatch, capsys):
+    """The `wild` job (issue 34's evals, gated on their own baseline): each harness line as written, on a small stand-in
+    spec with two of its evals; the shipped spec names every one of issue 34's evals and its baseline is committed."""
+    shipped = yaml.safe_load((ROOT / "datasets" / "experiments" / "nightly-wild.yaml").read_text())
+    assert {"notsummary", "loops", "boundary", "estimate", "cache", "redo", "survives", "parent"} <= set(shipped["evals"])
+    assert (ROOT / "datasets" / "baselines" / "nightly-wild.json").is_file()
+    monkeypatch.chdir(tmp_path)
+    spec = tmp_path / "datasets" / "experiments" / "nightly-wild.yaml"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(WILD_SPEC)
+    assert main(["experiment", "run", str(spec), "--out", "base", "--no-langsmith"]) == EXIT_OK
+    assert main(["regress", "base/nightly-wild", "--baseline", "datasets/baselines/nightly-wild.json", "--update"]) == EXIT_OK
+    capsys.readouterr()
+    for line in _harness_steps("wild"):
+        assert _run(line) == EXIT_OK, line
+    out = capsys.readouterr().out
+    assert "no significant regression" in out
+    report = (tmp_path / "reports" / "experiments" / "nightly-wild" / "report.md").read_text()
+    assert "| cache " in report and "| notsummary " in report

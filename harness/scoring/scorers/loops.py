@@ -10,7 +10,7 @@ from harness.scenarios.schema import Scenario
 from harness.scoring.scorers.shared import compacted
 from harness.scoring.scorers.types import CHECK, MEASURE, Score
 from harness.trace import loops
-from harness.trace.frames import trigger_tokens
+from harness.trace.loops import trigger_tokens
 from harness.trace.schema import Trace
 
 
