@@ -2,8 +2,8 @@
 
 One test per eval, so pytest-xdist deals the evals to its workers and no worker computes another's runs again. By
 default (CI, `make test`) each eval runs healthy over 3 seeds and under each fault its entry names: everything the test
-asserts, in 140 runs. With ``--validity-full`` (`make test-validity-full`, the nightly
-workflow) it is the whole matrix: healthy over 10 seeds and every eval under all the seeded faults (1,000 runs),
+asserts, in 168 runs. With ``--validity-full`` (`make test-validity-full`, the nightly
+workflow) it is the whole matrix: healthy over 10 seeds and every eval under all the seeded faults (1,457 runs),
 the same assertion. Each session writes the part it computed to reports/runs/<time>-validity[-<worker>]/ with a report
 showing the detection matrix (eval x fault).
 """
