@@ -110,13 +110,20 @@ class DropToolResult(AgentMiddleware):
     def name(self) -> str:
         return "HarnessDropToolResultFault"
 
-    def wrap_model_call(self, request, handler):  # noqa: ANN001
+    @staticmethod
+    def _without_last_result(request):  # noqa: ANN001, ANN205
         msgs = list(request.messages)
         for i in range(len(msgs) - 1, -1, -1):
             if msgs[i].type == "tool":
                 del msgs[i]
                 break
-        return handler(request.override(messages=msgs))
+        return request.override(messages=msgs)
+
+    def wrap_model_call(self, request, handler):  # noqa: ANN001
+        return handler(self._without_last_result(request))
+
+    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - a live (served) run calls the model on a loop
+        return await handler(self._without_last_result(request))
 
 
 class DropToolCall(AgentMiddleware):
