@@ -8,8 +8,8 @@ characters a token). The exact count comes from, in order of preference:
    reference agent and current OpenAI models, cl100k_base for gpt-4 and gpt-3.5);
 3. the harness's simulated provider tokenizer, only for a model with no exact encoding offline (Anthropic, Gemini).
 
-Every table says which was used, per call and in its header. Reported: per content type (prose, numbers/ids, code,
-history XML) the worst ratio approx / exact over the messages seen (below 1: the counter
+Every table says which was used, per call and in its header. Reported: per content type (prose, CJK text, base64 or
+another blob, numbers/ids, code, history XML) the worst ratio approx / exact over the messages seen (below 1: the counter
 underestimates), and the calls whose exact size passed the window while the approximate
 count was still below the trigger (compaction could not have fired in time).
 """
@@ -31,6 +31,8 @@ from harness.trace.schema import Trace
 
 _DIGITS = re.compile(r"\d")
 _HEX = re.compile(r"\b[0-9a-f]{12,}\b")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]")  # kana, Han, Hangul, full-width
+_BLOB = re.compile(r"[A-Za-z0-9+/]{200,}={0,2}")  # base64 and the like: one long run with no space
 
 
 class ExactCounter:
@@ -60,6 +62,10 @@ def content_type(text: str) -> str:
         return "history xml"
     if not text:
         return "empty"
+    if len(_CJK.findall(text)) > 0.3 * len(text):  # about 1.4-2.1 characters a token, not four (langchain#39754)
+        return "CJK text"
+    if sum(len(m) for m in _BLOB.findall(text)) > 0.5 * len(text):
+        return "base64 / blob"
     digits = len(_DIGITS.findall(text)) / len(text)
     if _HEX.search(text) and digits > 0.2:
         return "ids / hex"

@@ -8,6 +8,12 @@ def test_content_types():
     assert content_type('[{"value": 1234.567, "ts": 1795312448, "count": 991}]') == "numbers / json"
     assert content_type('{"id": "9f8e7d6c5b4a3f2e", "n": 12345678}') == "ids / hex"
     assert content_type('<message type="human">hi</message>') == "history xml"
+    # CJK and base64 were read as prose: the counter's worst cases (langchain#39754), each a type of its own
+    assert content_type("仓库迁移的账本审计已经完成了一半，接下来检查北区的记录。") == "CJK text"
+    assert content_type("倉庫の移行に伴う台帳の監査は半分まで終わりました。次は北の記録です。") == "CJK text"
+    assert content_type("Note: 仓 is a character.") == "prose"
+    blob = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk" * 5 + "=="
+    assert content_type(f"attachment: {blob}") == "base64 / blob"
 
 
 def test_exact_counts_offline_name_their_encoding_and_the_simulated_one_only_where_none_exists():
