@@ -103,51 +103,51 @@ class MisplacingBackend(StateBackend):
         return super().write(file_path, content)
 
 
-class DropToolResult(AgentMiddleware):
-    """Corrupts requests: removes the last tool result before the model sees it (a broken compaction)."""
+class _DropsLast(AgentMiddleware):
+    """Corrupts requests: removes the last message ``drops`` picks before the model sees it, on the sync and the async
+    path alike (a live run through `harness serve` calls the model on an event loop)."""
+
+    fault_name = ""
 
     @property
     def name(self) -> str:
-        return "HarnessDropToolResultFault"
+        return self.fault_name
 
-    @staticmethod
-    def _without_last_result(request):  # noqa: ANN001, ANN205
+    def drops(self, msg: Any) -> bool:  # noqa: ANN401 - a LangChain message
+        raise NotImplementedError
+
+    def _corrupted(self, request):  # noqa: ANN001, ANN202
         msgs = list(request.messages)
         for i in range(len(msgs) - 1, -1, -1):
-            if msgs[i].type == "tool":
+            if self.drops(msgs[i]):
                 del msgs[i]
                 break
         return request.override(messages=msgs)
 
     def wrap_model_call(self, request, handler):  # noqa: ANN001
-        return handler(self._without_last_result(request))
+        return handler(self._corrupted(request))
 
-    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - a live (served) run calls the model on a loop
-        return await handler(self._without_last_result(request))
+    async def awrap_model_call(self, request, handler):  # noqa: ANN001
+        return await handler(self._corrupted(request))
 
 
-class DropToolCall(AgentMiddleware):
-    """Corrupts requests: removes the last assistant message that made tool calls, leaving their results behind with no
-    call before them (a cut that summarized a call away and kept its result: langchain#38352)."""
+class DropToolResult(_DropsLast):
+    """Removes the last tool result (a broken compaction)."""
 
-    @property
-    def name(self) -> str:
-        return "HarnessDropToolCallFault"
+    fault_name = "HarnessDropToolResultFault"
 
-    @staticmethod
-    def _without_last_call(request):  # noqa: ANN001, ANN205
-        msgs = list(request.messages)
-        for i in range(len(msgs) - 1, -1, -1):
-            if msgs[i].type == "ai" and getattr(msgs[i], "tool_calls", None):
-                del msgs[i]
-                break
-        return request.override(messages=msgs)
+    def drops(self, msg: Any) -> bool:  # noqa: ANN401
+        return msg.type == "tool"
 
-    def wrap_model_call(self, request, handler):  # noqa: ANN001
-        return handler(self._without_last_call(request))
 
-    async def awrap_model_call(self, request, handler):  # noqa: ANN001 - a live (served) run calls the model on a loop
-        return await handler(self._without_last_call(request))
+class DropToolCall(_DropsLast):
+    """Removes the last assistant message that made tool calls, leaving their results behind with no call before them
+    (a cut that summarized a call away and kept its result: langchain#38352)."""
+
+    fault_name = "HarnessDropToolCallFault"
+
+    def drops(self, msg: Any) -> bool:  # noqa: ANN401
+        return msg.type == "ai" and bool(getattr(msg, "tool_calls", None))
 
 
 class UnrecognizedOverflow(AgentMiddleware):
