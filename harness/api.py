@@ -136,7 +136,8 @@ def evaluate(
     summaries = [summary_model_for(config.summary_model, summary_model, variant=config.name)]
     early = early_checks(model, summaries, run_endpoints, progress=progress, agent=agent)
     from harness.agent.runner import case_budget as checked_budget
-    from harness.runs.executor import EvalSession, ProviderOutage
+    from harness.errors import ProviderOutage
+    from harness.runs.executor import EvalSession
     from harness.runs.outage import OutageStopped
     from harness.suites.execute import NotRun, eval_case_ids
 

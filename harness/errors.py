@@ -53,3 +53,8 @@ class ProviderFailed(HarnessError):
 class EndpointUnreachable(HarnessError):
     """Nothing answers at a live model's base URL: found before the run, so no case spends its retries on it.
     The CLI exits 4 (an ERROR, not bad input)."""
+
+
+class ProviderOutage(Exception):
+    """A case ended in ERROR (a provider error after every retry): recorded and counted in no rate, never a failed
+    eval (`harness.runs.executor.EvalSession.run_eval` raises it; pytest reports it as an error)."""

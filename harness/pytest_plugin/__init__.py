@@ -19,19 +19,21 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from harness.pytest_plugin.options import OWN, USER, Front, add_options, early_checks, front_of, given
 from harness.pytest_plugin.verdicts import (
     OUTAGE_KEY,
-    PytestEvalSession,
     mark_provider_error,
     outage_exit,
     provider_error_status,
     upstream_summary_lines,
 )
+
+if TYPE_CHECKING:  # the agent stack: imported when a front asks for the eval session, never in a run with the plugin off
+    from harness.pytest_plugin.session import PytestEvalSession
 
 OPTION = USER.flag("strategy")
 EVALS_MODULE = Path(__file__).parent.parent / "_plugin_evals.py"
@@ -203,6 +205,7 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
     from harness.compaction.config import DEFAULT_PRESET
     from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
     from harness.pytest_plugin.options import ENDPOINT_OPTIONS, SESSION_OPTIONS
+    from harness.pytest_plugin.session import PytestEvalSession
     from harness.runs.settings import endpoints
 
     front = pytestconfig.stash.get(FRONT, None)

@@ -1,43 +1,20 @@
 """How a case's result ends its pytest test, on both fronts: a case not run is a skip, a provider error is an error
-(never a failure), a known upstream failure an xfail, and an outage stops the session with exit 4."""
+(never a failure), a known upstream failure an xfail, and an outage stops the session with exit 4.
+
+Light on purpose: the plugin is loaded in every pytest run where the harness is installed, so nothing here imports
+the agent stack (the eval session, `harness.pytest_plugin.session`, is imported when a front asks for it)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.rows import ResultRow
-from harness.runs.executor import EvalSession, ProviderOutage
-from harness.runs.outage import OutageStopped
-from harness.scenarios.schema import Scenario
-from harness.suites.execute import CaseResult, NotRun
+from harness.errors import ProviderOutage
 
-
-class PytestEvalSession(EvalSession):
-    """`harness.runs.executor.EvalSession` as pytest runs it: a case not run is a skip with its reason; a known upstream
-    failure (`harness.runs.results.upstream_verdict`) is an xfail with its link, and a declared known upstream check
-    that passed fails the test as a strict xfail's XPASS does. After the outage stop (`harness.runs.outage`) every
-    later case is a skip naming the cause and the count, and the session exits 4 (`outage_exit`)."""
-
-    def run_eval(self, name: str, case: str | Scenario, fault: str | None = None) -> CaseResult:
-        try:
-            result = super().run_eval(name, case, fault)
-        except (NotRun, OutageStopped) as exc:
-            pytest.skip(str(exc))
-        apply_upstream_verdict(result.row)
-        return result
-
-    def token_skew(self, traces: list[Any]) -> dict[str, Any]:
-        """Skew tables for ``traces`` (`harness.analysis.token_skew`), also written to the session's run directory."""
-        from harness.analysis.token_skew import skew
-        from harness.report.skew_report import write_skew
-
-        result = skew(traces)
-        if self.sink is not None:
-            write_skew(result, self.sink.path)
-        return result
+if TYPE_CHECKING:
+    from harness.rows import ResultRow
 
 
 OUTAGE_KEY = "harness_outage"
@@ -64,7 +41,7 @@ ERROR_PROPERTY = ("harness_outcome", "ERROR")
 
 
 def mark_provider_error(report: pytest.TestReport, call: pytest.CallInfo[Any]) -> None:
-    """A case that ended in a provider error (`harness.runs.executor.ProviderOutage`) is reported as an error, never
+    """A case that ended in a provider error (`harness.errors.ProviderOutage`) is reported as an error, never
     a failure: marked here, shown as ERROR by `provider_error_status`; and no secret in what pytest prints."""
     from harness.redact import redact
 

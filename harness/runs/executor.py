@@ -14,6 +14,7 @@ from harness.agent.assembly import AgentSpec
 from harness.agent.models import Endpoint, summary_model_for
 from harness.compaction.config import DEFAULT_PRESET, CompactionConfig
 from harness.compaction.variants import make_config
+from harness.errors import ProviderOutage
 from harness.rows import ResultRow
 from harness.runs.jobs import Job, Preflight, RunSettings, check, preflight, run_job
 from harness.runs.outage import OutageStopped, OutageWatch
@@ -28,10 +29,6 @@ if TYPE_CHECKING:
     from harness.runs.run import RunSink
 
 AheadKey = tuple[str, str, str | None]  # a job run ahead: (eval, case id, seeded summarizer fault or None)
-
-
-class ProviderOutage(Exception):
-    """The case ended in ERROR (a provider error after every retry): counted in no rate, never a failed eval."""
 
 
 class EvalSession:

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness import pytest_plugin
-from harness.runs.executor import ProviderOutage
+from harness.errors import ProviderOutage
 
 
 def _call(exc: BaseException | None) -> pytest.CallInfo:

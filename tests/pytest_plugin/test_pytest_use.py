@@ -92,3 +92,29 @@ def test_cases_run_ahead_in_a_forked_worker_give_the_rows_a_one_process_session_
     assert [{k: v for k, v in r.items() if k not in varying} for r in ahead_rows] == [
         {k: v for k, v in r.items() if k not in varying} for r in alone.rows
     ]
+
+
+HEAVY = ("langchain", "langchain_core", "langgraph", "deepagents", "pandas", "matplotlib", "datasets", "openai")
+
+
+def test_with_the_plugin_off_a_repositorys_own_tests_import_nothing_heavy_from_it(tmp_path):
+    """The plugin is installed as ``pytest11``, so pytest loads it in every run of anyone's repository: off (no
+    ``--compaction-strategy``), it must not import the agent stack there (it once added langchain and langgraph,
+    about half a second, to every pytest run)."""
+    (tmp_path / "test_plain.py").write_text(
+        "import sys\n\n\ndef test_plain():\n"
+        f"    heavy = sorted({{m.split('.')[0] for m in sys.modules}} & set({list(HEAVY)!r}))\n"
+        "    print('HEAVY', heavy)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "test_plain.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "compaction_harness" not in proc.stdout  # the plugin was loaded (not disabled) and said nothing
+    assert "HEAVY []" in proc.stdout, proc.stdout
