@@ -13,6 +13,7 @@ from harness.cli.options import (
     add_limit_options,
     finite_float,
 )
+from harness.errors import ConfigError
 
 
 def _grid_summary_models(spec: Any) -> list[str | None]:
@@ -20,7 +21,6 @@ def _grid_summary_models(spec: Any) -> list[str | None]:
     whose variant cannot be read is left to the grid, which names it."""
     from harness.agent.endpoints import arm_summary_model
     from harness.compaction.variants import resolve_config
-    from harness.errors import ConfigError
 
     out: list[str | None] = []
     for variant, _ in spec.arms().values():
@@ -31,10 +31,23 @@ def _grid_summary_models(spec: Any) -> list[str | None]:
     return out
 
 
+def parse_shard(text: str | None) -> tuple[int, int]:
+    """``--shard i/n`` as (i, n), (0, 1) when not given; a ConfigError naming it otherwise (read before the early
+    checks: a mistake is exit 2 even where no server answers)."""
+    if not text:
+        return 0, 1
+    try:
+        i, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}") from None
+    if not 0 <= i < n:
+        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}")
+    return i, n
+
+
 def cmd_experiment(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from harness.errors import ConfigError
     from harness.runs.spec import load_spec
 
     if args.experiment_command == "merge":
@@ -52,6 +65,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 
         export_experiment(args.path, upload=args.upload)
         return EXIT_OK
+    shard = parse_shard(args.shard)
     spec = load_spec(args.spec)
     limits = {"case_budget": args.case_budget, "max_rps": args.max_rps, "max_tpm": args.max_tpm}
     for key, value in limits.items():
@@ -70,7 +84,7 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     # imported or a model built (harness.runs.early); the grid's pre-flight does not ask the servers again.
     from harness.runs.early import early_checks
 
-    whole = not args.shard or args.shard.strip().endswith("/1")  # a shard's experiments are made after the merge
+    whole = shard[1] == 1  # a shard's experiments are made after the merge
     early = early_checks(
         spec.model,
         _grid_summary_models(spec),
@@ -81,9 +95,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     )
     from harness.langsmith.export import export_experiment
     from harness.report.run_report import write_report
-    from harness.runs.grid import parse_shard, run_experiment
+    from harness.runs.grid import run_experiment
 
-    shard = parse_shard(args.shard)
     result = run_experiment(
         spec,
         out_dir=args.out,
@@ -153,7 +166,6 @@ def check_baseline_target(baseline: str, *, update: bool, max_error_rate: float)
     from pathlib import Path
 
     from harness.analysis.regress import load_baseline
-    from harness.errors import ConfigError
 
     if not 0 <= max_error_rate <= 1:
         raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
@@ -173,8 +185,6 @@ def gate(results: str, baseline: str, *, update: bool, max_error_rate: float, al
         print(f"baseline {path} rewritten from {len(rows)} cell(s) of {name}")
         return EXIT_OK
     if not 0 <= max_error_rate <= 1:
-        from harness.errors import ConfigError
-
         raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
     # An outage first: its cells pair with nothing, and what is left is too little to vouch for (exit 4, not a verdict).
     too_many_errors = error_gate(load_rows(results)[1], max_error_rate)

@@ -162,18 +162,6 @@ def not_applicable(spec: ExperimentSpec, scenarios: Sequence[Scenario]) -> list[
     ]
 
 
-def parse_shard(text: str | None) -> tuple[int, int]:
-    if not text:
-        return 0, 1
-    try:
-        i, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}") from None
-    if not 0 <= i < n:
-        raise ConfigError(f"--shard must be i/n with 0 <= i < n, got {text!r}")
-    return i, n
-
-
 def experiment_dir(spec: ExperimentSpec, out_dir: str | Path, shard: tuple[int, int]) -> Path:
     root = Path(out_dir) / spec.name
     return root if shard[1] == 1 else root / "shards" / f"{shard[0]}of{shard[1]}"

@@ -102,6 +102,16 @@ def test_a_spec_refuses_non_finite_numbers_naming_file_and_key(tmp_path, capsys,
     _refused(["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith"], named, capsys, tmp_path)
 
 
+def test_a_malformed_shard_is_bad_input_even_where_no_server_answers(tmp_path, capsys):
+    """--shard is read before the early checks: a typo is exit 2, not the dead endpoint's exit 4."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        "variants: [deepagents-default]\nthresholds: [20%]\nmodel: openai:reference-agent\nbase_url: http://127.0.0.1:9/v1\n"
+    )
+    argv = ["experiment", "run", str(spec), "--out", str(tmp_path / "exp"), "--no-langsmith", "--shard", "3/2"]
+    _refused(argv, "--shard must be i/n with 0 <= i < n, got '3/2'", capsys, tmp_path)
+
+
 # -- a strategy module that raises at import; a baseline that is a directory ---------------------------------------
 
 

@@ -8,7 +8,7 @@ import pytest
 from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
 from harness.compaction.variants import VARIANTS_DIR
 from harness.errors import ConfigError, HarnessError
-from harness.runs.grid import parse_shard, plan_cells, run_experiment, spec_scenarios
+from harness.runs.grid import plan_cells, run_experiment, spec_scenarios
 from harness.runs.merge import merge_experiments
 from harness.runs.results import read_cells
 from harness.runs.spec import load_spec
@@ -131,13 +131,6 @@ def test_live_limits_in_a_spec_never_change_its_fingerprint(tmp_path):
     spec = load_spec(limited)
     assert (spec.case_budget, spec.max_rps, spec.max_tpm) == (60.0, 2.0, 90000.0)
     assert spec.fingerprint() == load_spec(plain).fingerprint()  # a resumed grid may be given other limits
-
-
-def test_shard_syntax():
-    assert parse_shard("1/3") == (1, 3) and parse_shard(None) == (0, 1)
-    for bad in ("3/3", "a/b", "2"):
-        with pytest.raises(ConfigError):
-            parse_shard(bad)
 
 
 def test_cells_are_written_as_they_finish_and_a_rerun_skips_them(tmp_path):

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness.agent.endpoints import arm_summary_model
+from harness.cli.experiments import parse_shard
 from harness.compaction.config import ContextSize
 from harness.errors import ConfigError, HarnessError
 from harness.rows import META_SCHEMA_VERSION
@@ -19,7 +20,6 @@ from harness.runs.grid import (
     _check_reuse,
     cell_config,
     config_sha,
-    parse_shard,
     plan_cells,
 )
 from harness.runs.merge import merge_experiments, missing_shards
@@ -95,7 +95,7 @@ def test_a_shard_is_i_of_n(text, expected):
     assert parse_shard(text) == expected
 
 
-@pytest.mark.parametrize("text", ["3/3", "-1/3", "0/0", "1/0", "a/3", "1", "1/2/3", "1-2"])
+@pytest.mark.parametrize("text", ["3/3", "-1/3", "0/0", "1/0", "a/3", "a/b", "1", "2", "1/2/3", "1-2"])
 def test_a_shard_outside_0_to_n_or_not_i_slash_n_is_refused_naming_it(text):
     with pytest.raises(ConfigError) as raised:
         parse_shard(text)
