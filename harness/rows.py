@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, NotRequired, TypeVar, Union, cast, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, TypeAdapter, ValidationError, with_config
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict, Tag, TypeAdapter, ValidationError, with_config
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 from typing_extensions import TypedDict
@@ -410,36 +410,62 @@ def _fields(tp: Any) -> dict[str, Any]:
 
 
 def _walk(model: type, loc: tuple[int | str, ...]) -> tuple[tuple[int | str, ...], Any, list[Any], bool, Says | None]:
-    """Follow ``loc`` down ``model``'s types: (the part of loc that names a field, its type, metadata, nullable, the
-    first `Says` on the way)."""
+    """Follow ``loc`` down ``model``'s types: (``loc`` as the input names it, without a tagged union's tags and a key's
+    problem at its mapping, up to the first `Says` on the way if any; its type, metadata, nullable, that `Says`)."""
     tp: Any = model
     meta: list[Any] = []
     nullable = False
-    for depth, part in enumerate(loc):
-        if isinstance(part, int):
+    path: list[int | str] = []
+    at = 0
+    while at < len(loc):
+        part = loc[at]
+        tags = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else ()
+        member = next((a for a in tags if get_origin(a) is Annotated and Tag(str(part)) in get_args(a)[1:]), None)
+        if member is not None:  # the tag pydantic names a tagged union's member by: not in the input
+            tp, meta, nullable = unwrap_annotation(member)
+        elif get_origin(tp) is dict:
+            key = loc[at + 1 : at + 2] == ("[key]",)  # the key itself is wrong: told at its mapping
+            tp, meta, nullable = unwrap_annotation(get_args(tp)[0 if key else 1])
+            path += [] if key else [part]
+            at += key
+        elif isinstance(part, int):
             args = [a for a in get_args(tp) if a is not Ellipsis]
             if get_origin(tp) not in (list, tuple) or not args:
-                return loc[:depth], tp, meta, nullable, None
+                break
             tp, meta, nullable = unwrap_annotation(args[0])
+            path.append(part)
         elif _fields(tp):
             if part not in _fields(tp):
-                return loc[:depth], tp, meta, nullable, None
+                break
             tp, meta, nullable = unwrap_annotation(_fields(tp)[part])
-        elif get_origin(tp) is dict:
-            tp, meta, nullable = unwrap_annotation(get_args(tp)[1])
+            path.append(part)
         else:
-            return loc[:depth], tp, meta, nullable, None
+            break
+        at += 1
         says = next((m for m in meta if isinstance(m, Says)), None)
         if says is not None:
-            return loc[: depth + 1], tp, meta, nullable, says
-    return loc, tp, meta, nullable, None
+            return tuple(path), tp, meta, nullable, says
+    return (*path, *loc[at:]), tp, meta, nullable, None
 
 
-def field_path(loc: tuple[int | str, ...]) -> str:
-    """``('needles', 0, 'answer')`` as ``needles[0].answer``."""
+def _item(data: object, part: int | str) -> object:
+    """``data[part]`` when ``data`` has it, else None."""
+    if isinstance(data, list) and isinstance(part, int):
+        return data[part] if 0 <= part < len(data) else None
+    return data.get(part) if isinstance(data, dict) else None
+
+
+def field_path(loc: tuple[int | str, ...], data: object = None) -> str:
+    """``('needles', 0, 'answer')`` as ``needles[0].answer``; with the input, ``data``, an item of a list that is named
+    (a mapping with a ``name``) set apart and told by its name: ``versions[1] (old): pins.langchain``, or
+    ``versions[1]: name`` when the name is what is wrong."""
     out = ""
-    for part in loc:
+    for depth, part in enumerate(loc):
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        data, rest = _item(data, part), loc[depth + 1 :]
+        if isinstance(part, int) and isinstance(data, dict) and rest and ("name" in data or rest[0] == "name"):
+            name = data.get("name")
+            return f"{out}{f' ({name})' if isinstance(name, str) and rest[0] != 'name' else ''}: {field_path(rest, data)}"
     return out
 
 
@@ -484,12 +510,12 @@ def _rank(error: Any) -> int:
     return 1 if error["type"] == "missing" or error["type"] in _TYPE_NAMES else 2
 
 
-def input_problem(error: ValidationError, model: type, skip: frozenset[str] = frozenset()) -> Problem | None:
+def input_problem(error: ValidationError, model: type, skip: frozenset[str] = frozenset(), data: object = None) -> Problem | None:
     """The first problem of ``error`` (raised validating ``model``) in the project's words, with where it is: a
     missing field, an unknown one (with the names the place takes), a wrong type ('expected a string, got int'), a
     value out of its range or pattern; a field's `Says` overrides the wording. Never pydantic's own text or its links.
     Problems at or under a field named in ``skip`` (``trigger``, ``arg_truncation.keep``: a field whose own reader
-    words them) are left out: None if only they remain."""
+    words them) are left out: None if only they remain. ``data``, the input, names a list's items (`field_path`)."""
 
     def skipped(e: Any) -> bool:  # noqa: ANN401 - one of pydantic's error dicts
         path = field_path(tuple(e["loc"]))
@@ -502,16 +528,18 @@ def input_problem(error: ValidationError, model: type, skip: frozenset[str] = fr
     err = errors[first]
     loc = tuple(err["loc"])
     if err["type"] in _UNKNOWN:
-        _, parent, _, _, says = _walk(model, loc[:-1])
+        at, parent, _, _, says = _walk(model, loc[:-1])
         if says is None:
-            return Problem(field=field_path(loc), text="unknown field", unknown=True, known=list(_fields(parent)))
+            field = field_path((*at, loc[-1]), data)
+            return Problem(field=field, text="unknown field", unknown=True, known=list(_fields(parent)))
+    named, tp, meta, nullable, says = _walk(model, loc)
     raised = (err.get("ctx") or {}).get("error")
     if isinstance(raised, FieldProblem):
-        return Problem(field=raised.field or field_path(loc), text=str(raised), unknown=False, known=[])
-    named, tp, meta, nullable, says = _walk(model, loc)
-    if says is not None:
-        return Problem(field=field_path(named), text=says.told(err.get("input")), unknown=False, known=[])
-    return Problem(field=field_path(loc), text=_text(err, tp, meta, nullable), unknown=False, known=[])
+        return Problem(field=raised.field or field_path(named, data), text=str(raised), unknown=False, known=[])
+    if says is not None:  # a missing field's value is None, not the mapping it is missing from
+        told = says.told(None if err["type"] == "missing" else err.get("input"))
+        return Problem(field=field_path(named, data), text=told, unknown=False, known=[])
+    return Problem(field=field_path(named, data), text=_text(err, tp, meta, nullable), unknown=False, known=[])
 
 
 def told(problem: Problem, noun: str) -> str:
@@ -533,8 +561,8 @@ def check_input(
     try:
         model.model_validate(data)
     except ValidationError as exc:
-        problem = input_problem(exc, model, skip=skip)
-        deferred = problem or input_problem(exc, model)
+        problem = input_problem(exc, model, skip=skip, data=data)
+        deferred = problem or input_problem(exc, model, data=data)
         if deferred is None:
             return None
         error = ConfigError(f"{where}: {deferred['field']}: {told({**deferred, 'known': sorted(deferred['known'])}, 'key')}")

@@ -1,8 +1,9 @@
 """Experiment specs: one YAML file describing a comparison grid.
 
 The keys, their types and what each means are one pydantic model, `SpecFile` (schemas/experiment-spec.schema.json is
-generated from it by tools/schemas.py; docs/experiments.md shows a spec). `load_spec` checks a spec against it, runs
-the readers of sizes, versions, evals, variants and strategies (each words its problems, naming the file and the
+generated from it by tools/schemas.py; docs/experiments.md shows a spec), the ``versions`` axis's two forms and
+their pin sets included. `load_spec` checks a spec against it, then what no schema says (sizes, variants, strategies
+and evals by name, the packages and lock files of `parse_versions`; each words its problems, naming the file and the
 key), then builds the `ExperimentSpec` the grid runs. With a ``strategies`` axis each (variant, strategy) pair is an
 arm, labelled by the strategy when there is one variant and ``variant@strategy`` otherwise; a ``versions`` axis
 multiplies the arms again (``deepagents==0.7.6``, or a pin set's name, or ``<arm>+<versions>`` with several).
@@ -12,12 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from harness._numbers import finite_problem
 from harness._paths import not_a_file
@@ -27,7 +29,8 @@ from harness.compaction.variants import Size
 from harness.errors import ConfigError
 from harness.rows import FieldProblem, Kind, Says, check_input
 from harness.runs.settings import SETTINGS, endpoints
-from harness.runs.versions import VersionArm, parse_versions
+from harness.runs.versions import VersionArm, normalize, parse_versions
+from harness.suites.registry import SUITES
 
 _INPUT = ConfigDict(strict=True, extra="forbid")  # YAML as written: no coercion, no key the harness would ignore
 _POSITIVE = Says("must be a positive integer, got {value!r}")
@@ -59,8 +62,19 @@ def _a_window(value: int | None) -> int | None:
     return value
 
 
-_ONCE = {"variants": "a variant", "strategies": "a strategy", "evals": "an eval"}
-"""The lists that name each item once, and what an item is called."""
+def _once(item: str, same: Callable[[str], str] = str) -> AfterValidator:
+    """A list, or a mapping's keys, naming each item once (``item``: what one is; ``same``: one item's name, as compared)."""
+
+    def check(names: Collection[str] | None) -> Collection[str] | None:
+        seen: dict[str, str] = {}
+        for name in names or ():
+            if same(name) in seen:
+                raise FieldProblem(f"names {item} twice" + (f" ({seen[same(name)]}, {name})" if seen[same(name)] != name else ""))
+            seen[same(name)] = name
+        return names
+
+    return AfterValidator(check)
+
 
 LiveLimit = Annotated[float | None, _NUMBER, Field(gt=0), AfterValidator(_finite)]
 """A live bound (seconds, requests or tokens): a positive finite number, or unset."""
@@ -81,14 +95,66 @@ class ScenarioFilter(BaseModel):
     )
 
 
+_NAME = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")  # a package's or an arm's: no '+' '@' '|' '=' ',' (labels join on them)
+_ARM = Says("{value!r} is not an arm name (letters, digits, '.', '_' and '-', e.g. lock-2026-11-26)")
+Package = Annotated[str, Says("{value!r} is not a package name"), _NAME]
+Version = Annotated[
+    str, Says("{value!r} is not a version string (quote it: '1.5', not 1.5)"), Field(pattern=r"^[0-9][0-9A-Za-z.+!-]*$")
+]
+_V = TypeVar("_V")
+ByPackage = Annotated[dict[Package, _V], Field(json_schema_extra={"additionalProperties": False}), _once("a package", normalize)]
+"""package -> a value, each package once as PyPI compares names (the schema refuses a key that is not a package name)."""
+
+
 class PinSet(BaseModel):
     """One arm of a ``versions`` list: a name and the packages it pins together (`harness.runs.versions.parse_pin_sets`)."""
 
     model_config = _INPUT
 
-    name: str = Field(description="the arm's name in rows and reports")
-    pins: dict[str, str] | None = Field(None, description="package -> version, pinned together (none: the lock as it is)")
-    lock: str | None = Field(None, description="a lock file (relative to the spec) made into the arm's environment")
+    name: Annotated[str, _ARM, _NAME] = Field(description="the arm's name in rows and reports")
+    pins: ByPackage[Version] | None = Field(None, description="package -> version, pinned together (none: the lock as it is)")
+    lock: Annotated[str | None, Says("a lock file's path (relative to the spec), got {value!r}"), Field(min_length=1)] = Field(
+        None, description="a lock file (relative to the spec) made into the arm's environment"
+    )
+
+
+def _each_arm_once(sets: list[PinSet]) -> list[PinSet]:
+    """Pin sets that name each arm once (told at the second's name, with the first's index)."""
+    names = [s.name for s in sets]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise FieldProblem(f"{name!r} names versions[{names.index(name)}] too", f"versions[{i}]: name")
+    return sets
+
+
+def _versions_form(value: Any) -> str | None:  # noqa: ANN401 - the spec's value, as read
+    """Which form a ``versions`` value is written in (None: neither)."""
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return "pin sets"
+    return "packages" if isinstance(value, dict) and value else None
+
+
+Versions = Annotated[
+    Annotated[
+        ByPackage[Annotated[list[Version], Field(min_length=1), _once("a version")]],
+        Field(min_length=1, description="package -> versions: an arm for every combination"),
+        Tag("packages"),
+    ]
+    | Annotated[
+        list[PinSet],
+        Field(min_length=1, description="named pin sets: an arm each"),
+        AfterValidator(_each_arm_once),
+        Tag("pin sets"),
+    ],
+    Discriminator(
+        _versions_form,
+        custom_error_type="versions",
+        custom_error_message='a mapping of package -> list of versions (every combination), e.g. {deepagents: ["0.7.6", '
+        '"0.7.32"]}, or a list of named pin sets, e.g. [{name: lock}, {name: old, pins: {langchain: "1.4.7", '
+        'langchain-core: "1.7.2"}}]',
+    ),
+]
+"""A spec's ``versions`` axis, in either form (`harness.runs.versions.parse_versions` makes it arms)."""
 
 
 class SpecFile(BaseModel):
@@ -103,10 +169,10 @@ class SpecFile(BaseModel):
     model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["model"])
     summary_model: Annotated[str | None, _TEXT] = Field(None, description=_SAID["summary_model"])
     agent: Annotated[str | None, _AGENT] = Field(None, description=_SAID["agent"])
-    variants: Annotated[list[str], Says("a non-empty list of variant or preset names"), Field(min_length=1)] = Field(
-        description="variant files (datasets/variants/) or presets compared"
-    )
-    strategies: Annotated[list[str] | None, Says("a list of strategy names (or module:function)")] = Field(
+    variants: Annotated[
+        list[str], Says("a non-empty list of variant or preset names"), Field(min_length=1), _once("a variant")
+    ] = Field(description="variant files (datasets/variants/) or presets compared")
+    strategies: Annotated[list[str] | None, Says("a list of strategy names (or module:function)"), _once("a strategy")] = Field(
         None, description="grid axis: strategies (default: each variant's own)"
     )
     baseline: str | None = Field(None, description="the arm the others are compared against (default: the first)")
@@ -118,7 +184,12 @@ class SpecFile(BaseModel):
     window: Annotated[
         int | None, _POSITIVE, Field(ge=1, json_schema_extra={"minimum": MIN_WINDOW}), AfterValidator(_a_window)
     ] = Field(None, description=_SAID["window"])
-    evals: list[str] | None = Field(None, description="run these registry evals, each eval's cases run as the eval")
+    evals: Annotated[
+        list[str] | None,
+        Says(f"a non-empty list of eval names; known: {', '.join(SUITES)}"),
+        Field(min_length=1),
+        _once("an eval"),
+    ] = Field(None, description="run these registry evals, each eval's cases run as the eval")
     scenarios: ScenarioFilter | None = Field(None, description="which cases")
     trials: Annotated[int | None, _POSITIVE, Field(ge=1)] = Field(None, description="runs of each cell (default 1)")
     seed: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["seed"])
@@ -131,7 +202,7 @@ class SpecFile(BaseModel):
     max_rps: LiveLimit = Field(None, description=_SAID["max_rps"])
     max_tpm: LiveLimit = Field(None, description=_SAID["max_tpm"])
     stop_after_errors: Annotated[int | None, _NON_NEGATIVE, Field(ge=0)] = Field(None, description=_SAID["stop_after_errors"])
-    versions: dict[str, list[str]] | list[PinSet] | None = Field(
+    versions: Versions | None = Field(
         None,
         description="grid axis, each arm in its own environment: package -> versions (every combination), or a list of "
         "named pin sets",
@@ -147,13 +218,6 @@ class SpecFile(BaseModel):
             raise FieldProblem("missing: give thresholds (a list) or trigger", "thresholds")
         return data
 
-    @field_validator(*_ONCE)
-    @classmethod
-    def _each_once(cls, names: list[str] | None, info: ValidationInfo) -> list[str] | None:
-        if names is not None and len(set(names)) != len(names):
-            raise FieldProblem(f"names {_ONCE[str(info.field_name)]} twice")
-        return names
-
 
 _ENDPOINT_KEYS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs")
 
@@ -163,8 +227,8 @@ _AS_WRITTEN = (
 )  # fmt: skip
 """Keys an `ExperimentSpec` takes as validated, under the same name (unset: its default)."""
 
-_PARSED = frozenset({"thresholds", "trigger", "keep", "versions", "evals"})
-"""Keys read by a reader of their own (`ContextSize.read`, `parse_versions`, `_evals`), which words their problems."""
+_PARSED = frozenset({"thresholds", "trigger", "keep"})
+"""Keys read by a reader of their own (`ContextSize.read`), which words their problems."""
 
 
 _NOT_FINGERPRINTED = frozenset(
@@ -284,26 +348,9 @@ def _threshold(value: Any, path: str, key: str) -> Threshold:
     )
 
 
-def _evals(data: dict, where: str) -> tuple[str, ...]:
-    """The spec's ``evals`` list, each a registry eval (`harness.suites.registry.SUITES`)."""
-    if "evals" not in data:
-        return ()
-    from harness.suites.registry import SUITES
-
-    value = data["evals"]
-    if not isinstance(value, list) or not value or not all(isinstance(e, str) for e in value):
-        raise _fail(where, "evals", f"a non-empty list of eval names; known: {', '.join(SUITES)}")
-    for i, name in enumerate(value):
-        if name not in SUITES:
-            raise _fail(where, f"evals[{i}]", f"no eval {name!r}; known: {', '.join(SUITES)}")
-    return tuple(value)
-
-
 def _takes_user_cases(evals: tuple[str, ...]) -> bool:
     """Every eval named takes its cases from ``scenarios.datasets`` (`EvalSuite.user_cases`: the session eval, whose
     cases are the sessions a user imported)."""
-    from harness.suites.registry import SUITES
-
     return all(SUITES[name].user_cases for name in evals)
 
 
@@ -335,7 +382,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
             parse_strategy(name)
         except ConfigError as exc:
             raise _fail(where, f"strategies[{i}]", str(exc).removeprefix("--strategy ")) from None
-    versions = parse_versions(data["versions"], where) if "versions" in data else ()
+    versions = parse_versions(data["versions"], where) if data.get("versions") is not None else ()
     arms = ExperimentSpec("", "", tuple(variants), (), "", strategies=tuple(strategies), versions=versions).arms()
     baseline = data.get("baseline", next(iter(arms)))
     if baseline not in arms:
@@ -349,7 +396,10 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if len({t.label for t in thresholds}) != len(thresholds):
         raise _fail(where, "thresholds", "lists the same trigger twice")
     keep = ContextSize.read(data["keep"], f"{where}: keep") if data.get("keep") is not None else None
-    evals = _evals(data, where)
+    evals = tuple(data.get("evals") or ())  # SpecFile has checked the list; each a registry eval (`SUITES`):
+    for i, name in enumerate(evals):
+        if name not in SUITES:
+            raise _fail(where, f"evals[{i}]", f"no eval {name!r}; known: {', '.join(SUITES)}")
     if deferred is not None:  # what the schema refuses and no reader did
         raise deferred
 

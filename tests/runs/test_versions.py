@@ -64,10 +64,13 @@ def test_several_inner_arms_and_packages_multiply(tmp_path):
     ("versions", "match"),
     [
         ("[0.7.6]", r"versions: a mapping of package"),
-        ("{deepagents: []}", r"versions.deepagents: a non-empty list"),
-        ("{deepagents: [1.5]}", r"versions.deepagents: 1.5 is not a version string \(quote it"),
+        ("{deepagents: []}", r"versions.deepagents: must not be empty"),
+        ("{deepagents: [1.5]}", r"versions.deepagents\[0\]: 1.5 is not a version string \(quote it"),
         ('{deepagents: ["0.7.6", "0.7.6"]}', r"versions.deepagents: names a version twice"),
-        ('{deepagents: ["0.7.6"], Deep_Agents: ["0.7.6"], deep-agents: ["0.7.6"]}', r"versions: names a package twice"),
+        (
+            '{deepagents: ["0.7.6"], Deep_Agents: ["0.7.6"], deep-agents: ["0.7.6"]}',
+            r"versions: names a package twice \(Deep_Agents, deep-agents\)",
+        ),
         ('{"bad name": ["1"]}', r"'bad name' is not a package name"),
         ('{numpy: ["2.4.6"]}', r"'numpy' is not a package the rows record.*one of deepagents, langchain"),
     ],

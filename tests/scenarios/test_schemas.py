@@ -133,6 +133,14 @@ def test_a_broken_row_is_refused_by_the_schema_and_by_the_loader_in_the_projects
         ("concurrency: 1.5", "concurrency: must be a positive integer, got 1.5"),
         ("baseline: 3", "baseline: expected a string or null, got int"),
         ("thresholds: [{type: tokens, value: 9000, unit: x}]", "thresholds[0]: a size mapping needs exactly"),
+        ("evals: []", "evals: a non-empty list of eval names; known: needle"),
+        ("versions: []", "versions: a mapping of package -> list of versions"),
+        ("versions: {deepagents: []}", "versions.deepagents: must not be empty"),
+        ("versions: {'bad name': ['1']}", "versions: 'bad name' is not a package name"),
+        ("versions: [{name: old+new}]", "versions[0]: name: 'old+new' is not an arm name"),
+        ("versions: [{name: old, pins: {langchain: latest}}]", "versions[0] (old): pins.langchain: 'latest' is not a version"),
+        ("versions: [{name: old, pins: {'lang chain': '1'}}]", "versions[0] (old): pins: 'lang chain' is not a package name"),
+        ("versions: [{name: old, lock: ''}]", "versions[0] (old): lock: a lock file's path (relative to the spec), got ''"),
     ],
 )
 def test_a_broken_spec_is_refused_by_the_schema_and_by_the_loader(tmp_path, line, said):
@@ -143,6 +151,17 @@ def test_a_broken_spec_is_refused_by_the_schema_and_by_the_loader(tmp_path, line
     with pytest.raises(ConfigError) as err:
         load_spec(path)
     assert str(err.value).startswith(f"{path}: ") and said in str(err.value), str(err.value)
+
+
+def test_a_null_versions_or_evals_is_unset_for_the_loader_as_for_the_schema(tmp_path):
+    """The schema lets ``versions: null`` and ``evals: null`` pass (each key is optional): the loader reads them as
+    unset, as it reads every other key, rather than refusing what an editor showed as valid."""
+    body = {"variants": ["deepagents-default"], "thresholds": ["20%"], "versions": None, "evals": None}
+    assert not list(_validator("experiment-spec").iter_errors(body))
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(body))
+    spec = load_spec(path)
+    assert spec.versions == () and spec.evals == () and list(spec.arms()) == ["deepagents-default"]
 
 
 @pytest.mark.parametrize(
