@@ -41,6 +41,8 @@ answered in `harness.reference.recall`.
   lists as pending ("Step N pending") that no successful call in view shows done is
   taken at the summary's word: not done, and the lowest such step comes next (so a
   summary that lists finished work as pending has it done again, opencode#50816).
+  A step whose call has failed `GIVE_UP_AFTER` times in view (a file a replayed session's
+  filesystem does not hold) is not tried again: it stops and says which step failed and why.
 - A report built section by section in one file: each further section either rewrites
   the whole file (write_file) or is appended after the file's last line (edit_file), so
   it needs the file's current text. It takes that from its own writes and edits of the
@@ -146,7 +148,33 @@ def decide(
             return ToolAction("write_todos", {"todos": want})
     if following > last or steps[following - first].tool == "reply":
         return ReplyAction(f"{COMPLETION_MARKER}. I finished all {last} steps.")
-    return _step_action(steps[following - first], view, files)
+    action = _step_action(steps[following - first], view, files)
+    return _given_up(following, action, view) or action
+
+
+GIVE_UP_AFTER = 2
+"""Failed calls of a step's tool on its target in view after which the agent stops and says so, rather than retry."""
+
+
+def _given_up(number: int, action: Action, view: View) -> ReplyAction | None:
+    """The reply that stops the task at step ``number`` when ``action`` (its call) has already failed `GIVE_UP_AFTER`
+    times in view (a file the replay's filesystem does not hold, a tool that keeps erring), else None: the policy
+    retries a failed step, and without this bound it retried it until LangGraph's recursion limit."""
+    if not isinstance(action, ToolAction):
+        return None
+    target = call_target({"name": action.name, "args": action.args})
+    failed = [
+        result
+        for call, result in view.calls
+        if call.get("name") == action.name and call_target(call) == target and result is not None and is_error(result)
+    ]
+    if len(failed) < GIVE_UP_AFTER:
+        return None
+    error = failed[-1].text.strip().splitlines()[0][:200] if failed[-1].text.strip() else "an error"
+    return ReplyAction(
+        f"I cannot do step {number} ({action.name} {target}): it failed {len(failed)} times ({error}). "
+        "I am stopping here rather than try it again."
+    )
 
 
 REPEATS = 3

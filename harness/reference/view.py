@@ -4,6 +4,7 @@ ids of its tool calls: the reading every part of its policy shares."""
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -137,11 +138,20 @@ class View:
 
 
 def is_error(result: ToolMessage) -> bool:
+    """Whether a tool result failed: its status (in process, and Anthropic's ``is_error``) or its text, which is all
+    OpenAI's wires carry (langchain-openai sends a tool message's content and id alone), so that a result read over
+    HTTP is an error exactly when it is one in process."""
     return result.status == "error" or is_error_text(result.text)
 
 
+_UNFINISHED_CALL = re.compile(r"Tool call \S+ with id \S+ (?:did not complete|could not be executed)")
+"""The results LangChain (`create_agent`, a call with malformed arguments) and deepagents (`PatchToolCallsMiddleware`,
+a call left without a result) write with ``status="error"`` in text that does not begin with "Error"."""
+
+
 def is_error_text(text: str) -> bool:
-    return text.lstrip().lower().startswith("error")
+    stripped = text.lstrip()
+    return stripped.lower().startswith("error") or _UNFINISHED_CALL.match(stripped) is not None
 
 
 def quoted_block(text: str, label: str) -> str | None:

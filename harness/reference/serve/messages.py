@@ -208,7 +208,9 @@ def _convert(msg: dict[str, Any]) -> list[BaseMessage]:
     if msg["role"] == "user":
         for block in content or []:
             if block["type"] == "tool_result":
-                out.append(ToolMessage(content=_text(block.get("content")), tool_call_id=block["tool_use_id"]))
+                # is_error travels on this wire (langchain-anthropic sends the ToolMessage's status as it): kept
+                status = "error" if block.get("is_error") is True else "success"
+                out.append(ToolMessage(content=_text(block.get("content")), tool_call_id=block["tool_use_id"], status=status))
         text = _text(content)
         if text:
             out.append(HumanMessage(content=text))
