@@ -3,8 +3,8 @@
 Each curve is the approximate size of the agent's request (system prompt, tool schemas
 and messages) at every agent call. A summarization shows as a drop drawn from
 tokens_before (the size the request would have had) to tokens_after (what was sent),
-marked with a triangle; the other compaction events get their own markers; the dashed
-line is the summarization trigger, a dotted gold one the argument-truncation trigger where it differs. A summary
+marked with a triangle (at the size sent where the size before is unknown); the other compaction events get their own
+markers; the dashed line is the summarization trigger, a dotted gold one the argument-truncation trigger where it differs. A summary
 that left the request no smaller gets a hollow red triangle at its size after, and each compaction of a loop a black
 star (the loops eval's readings, `harness.trace.loops`).
 
@@ -181,7 +181,9 @@ def draw_curve(
         hits = agent[agent["event"].fillna("").str.contains(kind, regex=False)]
         if hits.empty:
             continue
-        y = hits["tokens_before"] if kind == "summary" else hits["approx_tokens"]
+        y = hits["approx_tokens"]
+        if kind == "summary":  # at the size before it; where that is unknown (`Recorder`), at the size sent
+            y = pd.to_numeric(hits["tokens_before"], errors="coerce").fillna(y)
         ax.scatter(
             hits["agent_step"], y, marker=marker, s=34, color=mcolor, edgecolors="black", linewidths=0.5, zorder=3, label=kind
         )
