@@ -233,3 +233,13 @@ def test_a_summary_whose_size_before_is_unknown_keeps_its_marker_at_the_size_sen
     assert marks.get_offsets().tolist() == [
         [float(frame.loc[summary, "agent_step"].iloc[0]), float(frame.loc[summary, "approx_tokens"].iloc[0])]
     ]
+
+
+def test_one_case_run_under_two_evals_counts_as_two_runs_in_the_heading(needle_trace):
+    """A run of several evals runs a case under each (goal-ledgers-12 as goal and as loops): two traces, two panels in
+    the run report; the heading said "2 cases, 1 run" while the report's text said 2 runs."""
+    one = calls_frame([needle_trace])
+    frame = pd.concat([one.assign(eval="goal", panel="c (goal)"), one.assign(eval="loops", panel="c (loops)")])
+    fig = plot_token_curves(frame, by="panel")
+    assert "2 cases, 2 runs, all drawn" in fig._suptitle.get_text().replace(chr(10), " ")
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["c (goal)", "c (loops)"]
