@@ -137,7 +137,7 @@ def plot_arm_panels(blocks: Sequence[Block], title: str) -> Chart:
     so the same blocks give the same PNG."""
     fig = Chart(figsize=(PAGE_WIDTH_IN, 1.0))  # its height once the legend's rows are known (`_place`)
     FigureCanvasAgg(fig)
-    places = []  # (a block's heading and its top, its grid and the grid's top and bottom: inches below the figure's top)
+    places = []  # (a block's heading and its top, its grid, the grid's top and bottom (inches below the figure's top), its axes)
     below = SUPTITLE_LINE_IN * (title.count("\n") + 1) + 0.15  # the top of the next block, inches below the figure's top
     drawn = []
     for block in blocks:
@@ -153,8 +153,8 @@ def plot_arm_panels(blocks: Sequence[Block], title: str) -> Chart:
             hspace=(XLABEL_IN + titles) / AXES_IN,  # between rows: the x labels above, the titles below
             wspace=WSPACE,
         )
-        places.append((heading, below + 0.08, spec, below + HEADING_IN + titles, below + block_height - XLABEL_IN))
         axes = list(spec.subplots(sharey=True, squeeze=False).flat)
+        places.append((heading, below + 0.08, spec, below + HEADING_IN + titles, below + block_height - XLABEL_IN, axes))
         for ax, panel in zip(axes, block.panels):
             if not draw_curve(ax, panel.calls, label=CURVE_LABEL, color=LINE_COLORS[0]):
                 ax.text(0.5, 0.5, "no agent calls recorded", ha="center", va="center", fontsize=7, transform=ax.transAxes)
@@ -175,12 +175,11 @@ def plot_arm_panels(blocks: Sequence[Block], title: str) -> Chart:
     handles = legend_handles(drawn)
     height = below + LEGEND_ROW_IN * math.ceil(len(handles) / LEGEND_COLUMNS) + 0.15
     fig.set_size_inches(PAGE_WIDTH_IN, height)
-    for heading, heading_at, spec, top, bottom in places:
+    for heading, heading_at, spec, top, bottom, axes in places:
         heading.set_y(1 - heading_at / height)
         spec.update(top=1 - top / height, bottom=1 - bottom / height)
-        for ax in fig.axes:  # `update` moves the axes of pyplot's figures only
-            if ax.get_subplotspec() is not None and ax.get_subplotspec().get_gridspec() is spec:
-                ax.set_position(ax.get_subplotspec().get_position(fig))
+        for i, ax in enumerate(axes):  # `update` moves the axes of pyplot's figures only
+            ax.set_position(spec[divmod(i, spec.ncols)].get_position(fig))
     if handles:
         fig.legend(
             handles.values(),
