@@ -10,7 +10,7 @@
   paired difference from the baseline with its interval and Holm-adjusted p (* when
   significant);
 - pass@k and pass^k over trials;
-- bar charts with error bars; token curves of each arm overlaid on the same case;
+- bar charts with error bars; token curves of each arm on the same case, one panel per arm (`arm_curves`);
   a heatmap of needle recovery over needle depth x number of summaries before the
   question; and, for the best and worst arms that write summaries, their summaries of a case where one
   passed and the other failed, side by side.
@@ -40,6 +40,7 @@ from harness.analysis.compare import (
     valid_only,
 )
 from harness.report._document import SIMULATED_NOTE, Document
+from harness.report.arm_curves import add_arm_curves_section
 from harness.report.boundary_report import add_boundary_section
 from harness.report.cost_report import add_cost_section, success_vs_cost
 from harness.report.estimate_report import add_estimate_section
@@ -49,8 +50,6 @@ from harness.report.loops_report import add_loops_section
 from harness.report.notsummary_report import add_notsummary_section
 from harness.report.parent_report import add_parent_section
 from harness.report.plots import (
-    PAGE_WIDTH_IN,
-    overlay_curves,
     plot_needle_grid,
     save,
     served_over_http,
@@ -73,7 +72,6 @@ from harness.runs.results import (
 )
 from harness.scoring.scorers import FAIL, PASS
 from harness.scoring.scorers.facts import CLIFF_THRESHOLD
-from harness.trace.frames import calls_frame
 from harness.trace.schema import load_trace
 
 HEADLINE = [
@@ -203,9 +201,7 @@ def write_experiment_report(path: Path) -> Path:
         doc.text("No valid runs yet (every finished cell is INVALID or ERROR): nothing to chart.")
     else:
         doc.image(save(bars, path / "arm_bars.png"), "arm metrics with 95% intervals")
-    curves = _arm_curves(path, rows, meta)
-    if curves is not None:
-        doc.image(save(curves, path / "arm_token_curves.png"), "token curves per arm")
+    add_arm_curves_section(doc, path, rows, meta, arms)
     heat = _heatmap(frame, "summaries", simulated, served_over_http(meta))
     if heat is not None:
         doc.text(
@@ -486,30 +482,6 @@ def _bars(comparison: pd.DataFrame):  # noqa: ANN202
     axes[0][0].legend(title="threshold", fontsize=7, title_fontsize=7)
     fig.suptitle("Per-arm means with 95 % intervals", fontsize=10)
     fig.tight_layout()
-    return fig
-
-
-def _arm_curves(path: Path, rows: list[CellRow], meta: ExperimentMeta):  # noqa: ANN202
-    """The largest needle and goal case at the first threshold, trial 0: one curve per arm."""
-    first = meta["thresholds"][0]
-    picks = []
-    for kind in ("needle", "goal"):
-        cands = [r for r in rows if r["kind"] == kind and r.get("threshold") == first and r["trial"] == 0]
-        if cands:
-            target = max(cands, key=lambda r: (r["calls"]["agent"], r["case_id"]))["case_id"]
-            picks.append((target, [r for r in cands if r["case_id"] == target]))
-    if not picks:
-        return None
-    fig, axes = subplots(len(picks), 1, figsize=(PAGE_WIDTH_IN, 4 * len(picks)), squeeze=False, layout="constrained")
-    for ax, (case_id, case_rows) in zip(axes[:, 0], picks):
-        ordered = sorted(case_rows, key=lambda r: str(r["arm"]))
-        overlay_curves(ax, [(str(r["arm"]), calls_frame([load_trace(path / r["trace"])])) for r in ordered])
-        ax.set_title(f"{case_id} at {first}, trial 0", fontsize=9)
-        ax.set_xlabel("agent call")
-        ax.set_ylabel("tokens in request (approx.)")
-        ax.grid(alpha=0.3)
-    source = source_label(any(r.get("simulated") for r in rows), served_over_http(meta))
-    fig.suptitle("Token curves per arm (same case, same threshold)" + (f" ({source})" if source else ""), fontsize=10)
     return fig
 
 

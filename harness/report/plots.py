@@ -3,8 +3,8 @@
 Each curve is the approximate size of the agent's request (system prompt, tool schemas
 and messages) at every agent call. A summarization shows as a drop drawn from
 tokens_before (the size the request would have had) to tokens_after (what was sent),
-marked with a triangle; the other compaction events get their own markers; the dashed
-line is the summarization trigger, a dotted gold one the argument-truncation trigger where it differs. A summary
+marked with a triangle (at the size sent where the size before is unknown); the other compaction events get their own
+markers; the dashed line is the summarization trigger, a dotted gold one the argument-truncation trigger where it differs. A summary
 that left the request no smaller gets a hollow red triangle at its size after, and each compaction of a loop a black
 star (the loops eval's readings, `harness.trace.loops`).
 
@@ -73,7 +73,7 @@ LINE_CMAP, LINE_CMAP_END = "viridis", 0.78
 # Solid, dashed, dotted, dash-dot-dot (the provider's line is dash-dot with dots, a style no curve takes).
 LINE_STYLES: tuple[Any, ...] = ("-", (0, (5, 2)), (0, (1, 1.5)), (0, (7, 2, 1, 2, 1, 2)))
 MAX_LEGEND_LINES = 40  # more overlaid lines than this are not named one by one (the title says so)
-CURVE_KEYS = ("run_id", "arm", "case_id", "trial")  # one curve: one trace
+CURVE_KEYS = ("run_id", "arm", "case_id", "trial", "eval")  # one curve: one trace (a case runs under each eval of a run)
 TOKEN_MODES = ("approx", "provider", "both")
 _NOUNS = {"case_id": "case", "arm": "arm", "trial": "trial", "panel": "case", "kind": "kind"}
 
@@ -181,7 +181,9 @@ def draw_curve(
         hits = agent[agent["event"].fillna("").str.contains(kind, regex=False)]
         if hits.empty:
             continue
-        y = hits["tokens_before"] if kind == "summary" else hits["approx_tokens"]
+        y = hits["approx_tokens"]
+        if kind == "summary":  # at the size before it; where that is unknown (`Recorder`), at the size sent
+            y = pd.to_numeric(hits["tokens_before"], errors="coerce").fillna(y)
         ax.scatter(
             hits["agent_step"], y, marker=marker, s=34, color=mcolor, edgecolors="black", linewidths=0.5, zorder=3, label=kind
         )
@@ -291,7 +293,7 @@ def plot_token_curves(
 
     ``overlay=True`` draws every group on one axis (compare configs or cases), each in its own colour and line
     style, the legend beside the axes; otherwise one panel per group, ``columns`` to a row, the figure growing
-    with the groups, and the runs of a group that differ in arm, trial or run overlaid in its panel (one colour
+    with the groups, and the runs of a group that differ in arm, trial, eval or run overlaid in its panel (one colour
     and style per trial, the same in every panel). The heading gives the number of groups and runs drawn and,
     with ``simulated`` / ``served``, where the models ran. ``tokens``: ``approx`` (deepagents' count, what the
     trigger compares), ``both`` (plus the provider's reported usage where there is some) or ``provider`` (the same

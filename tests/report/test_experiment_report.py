@@ -115,7 +115,7 @@ def experiment(tmp_path_factory):
     }
     (tmp_path / "meta.json").write_text(json.dumps(meta))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(er, "_arm_curves", lambda *a: None)  # needs trace files; not what these tests are about
+        patch.setattr(er, "add_arm_curves_section", lambda *a: [])  # needs trace files; not what these tests are about
         patch.setattr(er, "_last_summary", lambda path, row: f"summary of {row['arm']}")
         report = er.write_experiment_report(tmp_path).read_text()
     frame = cells_frame(rows)
@@ -308,7 +308,7 @@ def test_an_experiment_whose_every_cell_errored_still_gets_a_report(tmp_path, mo
         "git_commit": None,
     }
     (tmp_path / "meta.json").write_text(json.dumps({**meta, **extra}))
-    monkeypatch.setattr(er, "_arm_curves", lambda *a: None)
+    monkeypatch.setattr(er, "add_arm_curves_section", lambda *a: [])
     report = er.write_experiment_report(tmp_path).read_text()
     assert "No metric has a value" in report and "ERROR" in report
 

@@ -212,3 +212,34 @@ def test_a_summary_that_grew_the_request_and_a_loop_are_marked_on_the_curve():
 
     assert {plots.NOT_SHRINKING, plots.LOOP} <= labels(run("padding " * 3000, repeat=True))
     assert not {plots.NOT_SHRINKING, plots.LOOP} & labels(run("Ledger 0 was read.", repeat=False))
+
+
+def test_a_summary_whose_size_before_is_unknown_keeps_its_marker_at_the_size_sent():
+    """The recorder cannot know the size before a summary LangChain's middleware made before the first request (a
+    replayed case's cut: the redo eval's langchain-summarization arm); its triangle was drawn at that unknown size,
+    NaN, and vanished from the chart while the legend still named it."""
+    from tests._traces import Conversation
+
+    conv = Conversation()
+    conv.user("Audit the ledgers.")
+    conv.agent(tools=[("read_file", {"file_path": "/l0.md"}, "ledger " * 300)])
+    conv.summarize("Ledger 0 was read.")
+    conv.answer("TASK COMPLETE")
+    frame = calls_frame([conv.trace(kind="goal")])
+    summary = frame["event"].fillna("").str.contains("summary")
+    frame.loc[summary, "tokens_before"] = None
+    (ax,) = [ax for ax in plot_token_curves(frame).axes if ax.get_visible()]
+    (marks,) = [c for c in ax.collections if c.get_label() == "summary"]
+    assert marks.get_offsets().tolist() == [
+        [float(frame.loc[summary, "agent_step"].iloc[0]), float(frame.loc[summary, "approx_tokens"].iloc[0])]
+    ]
+
+
+def test_one_case_run_under_two_evals_counts_as_two_runs_in_the_heading(needle_trace):
+    """A run of several evals runs a case under each (goal-ledgers-12 as goal and as loops): two traces, two panels in
+    the run report; the heading said "2 cases, 1 run" while the report's text said 2 runs."""
+    one = calls_frame([needle_trace])
+    frame = pd.concat([one.assign(eval="goal", panel="c (goal)"), one.assign(eval="loops", panel="c (loops)")])
+    fig = plot_token_curves(frame, by="panel")
+    assert "2 cases, 2 runs, all drawn" in fig._suptitle.get_text().replace(chr(10), " ")
+    assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["c (goal)", "c (loops)"]
