@@ -65,7 +65,7 @@ class Tokens(TypedDict):
     agent_input: int
     summarizer_input: int
     peak_context: int
-    provider_input: int | None  # the provider's reported input tokens summed; None when it reported none
+    provider_input: int | None  # the provider's reported input tokens summed over every call, subagents' included; None: none
     counter: str  # how the approximate counts were counted
 
 

@@ -3,7 +3,8 @@ and cost.
 
 LangSmith fills an experiment's token and cost columns only from ``llm`` runs that carry ``usage_metadata``. The
 export replays stored outputs (`harness.langsmith.export`), so no model is called there: under each replayed
-case's run, one child ``llm`` run per recorded call (agent and summarizer) and one per provider compaction pass
+case's run, one child ``llm`` run per recorded call (agent, summarizer and subagent, this on the model it was made
+on) and one per provider compaction pass
 (Anthropic's ``usage.iterations``, which LangChain's own tracing never shows), each with the tokens the provider
 reported and, when the model has a price (`harness.scoring.cost.pricing`), ``input_cost``, ``output_cost`` and
 ``total_cost``. A call whose usage is unknown gets no ``usage_metadata`` (LangSmith would count it as 0); a cache
@@ -46,7 +47,7 @@ def llm_runs(trace: Trace) -> list[dict[str, Any]]:
     metadata (role, model, the list model a simulated price is borrowed from)."""
     runs = []
     for call in trace.calls:
-        model = trace.agent_model if call["role"] == "agent" else trace.summary_model
+        model = {"agent": trace.agent_model, "summarizer": trace.summary_model}.get(call["role"], call.get("model") or "")
         runs.append(_run(f"{call['role']} call {call['index']}", call, model, call["role"], usage_tokens(call.get("usage"))))
         for n, entry in enumerate(call.get("compaction_usage") or []):
             runs.append(

@@ -65,6 +65,14 @@ class ReferenceAgentModel(BaseChatModel):
     def _llm_type(self) -> str:
         return "harness-reference-agent"
 
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        """LangChain's run parameters, with no provider: LangChain would guess one from the class name
+        (``referenceagentmodel``), and the recorder names a subagent's call by them (`harness.trace.recorder.model_name`),
+        so the call is on ``reference-agent``, the name the harness gives this model and prices."""
+        params = super()._get_ls_params(stop=stop, **kwargs)
+        params.pop("ls_provider", None)
+        return params
+
     @property
     def _identifying_params(self) -> dict[str, Any]:
         return {

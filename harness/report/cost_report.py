@@ -99,7 +99,10 @@ def add_cost_section(
         return
     doc.table(shown)
     roles = _ordered(role_table(rows), arms)
-    doc.text("Tokens per task by role (compaction: a provider's server-side summary passes, billed apart).")
+    doc.text(
+        "Tokens per task by role (agent: the parent's calls; subagent: the calls made inside its subagents, through the "
+        "task tool; compaction: a provider's server-side summary passes, billed apart)."
+    )
     figures: dict[str, Any] = {k: roles[k].map(lambda v, k=k: fmt(v, "usd" if k == "usd" else "tokens")) for k in (*KINDS, "usd")}
     calls = roles["calls"].map(lambda v: "" if v is None or v != v else f"{v:.1f}")  # v != v: NaN, the total row
     doc.table(roles.assign(calls=calls, **figures))

@@ -35,7 +35,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from harness.reference.prompt_cache import PromptCache
 from harness.scoring.cost import pricing
 from harness.scoring.metrics import cache_writes, reported_count
-from harness.trace.schema import Trace
+from harness.trace.schema import SUBAGENT, Trace
 
 SIMULATED, SERVED = "simulated", "served"
 
@@ -107,9 +107,12 @@ def _served(call: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
 
 
 def cache_calls(trace: Trace) -> list[CallCache]:
-    """Every billed model call's cache figures, in order (a rejected call is not billed and is left out)."""
+    """Every billed model call's cache figures, in order (a rejected call is not billed and is left out), but a
+    subagent's: its requests start from its own prompt, never the parent's prefix, whose cache this reads."""
     at = {e.get("call_index"): e["type"] for e in trace.compactions()}
-    calls = [{"index": k, "turn": 0, **c} for k, c in enumerate(trace.calls) if not c.get("error")]  # (old traces: no index)
+    calls = [
+        {"index": k, "turn": 0, **c} for k, c in enumerate(trace.calls) if not c.get("error") and c["role"] != SUBAGENT
+    ]  # (old traces: no index)
     tokens: dict[str, int] = {}
     units = [_units(trace, c, tokens) for c in calls]
     cache = PromptCache()

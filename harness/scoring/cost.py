@@ -1,8 +1,11 @@
 """The whole cost of a case: every model call's tokens by role, in the four kinds providers bill, and their dollars.
 
-Roles: ``agent`` (the agent's calls), ``summarizer`` (deepagents' or LangChain's summary calls), ``compaction``
-(a provider's server-side compaction passes: Anthropic bills them only in ``usage.iterations``, which the recorder
-keeps as ``compaction_usage``), and ``judge`` (judge.json, per run, added by the report).
+Roles: ``agent`` (the parent agent's calls), ``summarizer`` (deepagents' or LangChain's summary calls, a subagent's
+included), ``subagent`` (the calls a subagent's model made: deepagents' ``task`` tool runs them, each priced at the
+model it was made on), ``compaction`` (a provider's server-side compaction passes: Anthropic bills them only in
+``usage.iterations``, which the recorder keeps as ``compaction_usage``), and ``judge`` (judge.json, per run, added by
+the report). A trace written before subagent calls were recorded (schema 2) whose agent delegated has its
+``subagent`` role unknown (calls, tokens and dollars None), never 0.
 
 Kinds: ``input`` (every input token, cache reads and writes included: LangChain's ``input_tokens``), ``output``,
 ``cache_read`` and ``cache_write`` (``input_token_details`` ``cache_read`` / ``cache_creation``). Every figure is what
@@ -20,9 +23,10 @@ from typing import Any
 from harness.rows import Cost
 from harness.scoring.metrics import cache_writes, price_for, price_table, usage_cost
 from harness.scoring.metrics import reported_count as _count
-from harness.trace.schema import Trace
+from harness.trace.schema import SUBAGENT, Trace
 
 KINDS = ("input", "output", "cache_read", "cache_write")
+ROLES = ("agent", "summarizer", SUBAGENT, "compaction")
 Tokens = dict[str, int | None]
 
 
@@ -60,15 +64,18 @@ def add(parts: Iterable[Tokens]) -> Tokens:
     return out
 
 
+def _billed(trace: Trace, role: str) -> list[dict[str, Any]]:
+    """The calls of ``role`` that are billed: a rejected request is not billed and reports no usage."""
+    return [c for c in trace.calls if c["role"] == role and not c.get("error")]
+
+
 def role_tokens(trace: Trace) -> dict[str, Tokens]:
-    """Agent, summarizer and compaction tokens of one case (the judge's are per run, in judge.json)."""
-    billed = [c for c in trace.calls if not c.get("error")]  # a rejected request is not billed and reports no usage
-    iterations = [e for c in billed for e in c.get("compaction_usage") or []]
-    return {
-        "agent": add(usage_tokens(c.get("usage")) for c in billed if c["role"] == "agent"),
-        "summarizer": add(usage_tokens(c.get("usage")) for c in billed if c["role"] == "summarizer"),
-        "compaction": add(iteration_tokens(e) for e in iterations),
-    }
+    """Agent, summarizer, subagent and compaction tokens of one case (the judge's are per run, in judge.json)."""
+    iterations = [e for c in trace.calls if not c.get("error") for e in c.get("compaction_usage") or []]
+    out = {role: add(usage_tokens(c.get("usage")) for c in _billed(trace, role)) for role in ROLES if role != "compaction"}
+    if trace.unrecorded_subagent_calls():
+        out[SUBAGENT] = dict.fromkeys(KINDS)
+    return {**out, "compaction": add(iteration_tokens(e) for e in iterations)}
 
 
 def pricing(model: str) -> tuple[dict[str, float] | None, str | None]:
@@ -95,13 +102,21 @@ def dollars(tokens: Tokens, price: Mapping[str, float] | None) -> float | None:
 
 def case_cost(trace: Trace) -> Cost:
     """A row's ``cost``: per role its four kinds and USD, their totals (unknown when any role's is), the model each
-    role is priced as, and whether any price is simulated."""
+    role is priced as (a subagent's: each model its calls were made on, joined by " + "; None when it made none),
+    and whether any price is simulated."""
     tokens = role_tokens(trace)
     models = {"agent": trace.agent_model, "summarizer": trace.summary_model, "compaction": trace.agent_model}
     roles: dict[str, Any] = {}
     priced_as: dict[str, str | None] = {}
     simulated = False
     for role, counts in tokens.items():
+        if role == SUBAGENT:
+            usd, names, borrowed_any = _subagent_dollars(trace)
+            simulated = simulated or borrowed_any
+            priced_as[role] = " + ".join(names) or None
+            calls: int | None = None if trace.unrecorded_subagent_calls() else len(trace.subagent_calls())
+            roles[role] = {**counts, "calls": calls, "usd": 0.0 if calls == 0 else usd}
+            continue
         price, borrowed = pricing(models[role])
         simulated = simulated or borrowed is not None
         priced_as[role] = borrowed or (models[role] if price is not None else None)
@@ -121,20 +136,43 @@ def case_cost(trace: Trace) -> Cost:
     }
 
 
+def _subagent_dollars(trace: Trace) -> tuple[float | None, list[str], bool]:
+    """The subagents' calls' USD (each model's tokens at its price; unknown when any model's is, when a call named no
+    model, or when the trace does not hold them), the list models they were priced as, and whether a price is
+    simulated."""
+    by_model: dict[str | None, list[Tokens]] = {}
+    for call in _billed(trace, SUBAGENT):
+        by_model.setdefault(call.get("model"), []).append(usage_tokens(call.get("usage")))
+    usd: float | None = None if trace.unrecorded_subagent_calls() else 0.0
+    names: list[str] = []
+    simulated = False
+    for model, parts in sorted(by_model.items(), key=lambda item: str(item[0])):
+        price, borrowed = pricing(model) if model is not None else (None, None)
+        simulated = simulated or borrowed is not None
+        name = borrowed or (model if price is not None else None)
+        if name is not None and name not in names:
+            names.append(name)
+        part = dollars(add(parts), price)
+        usd = None if usd is None or part is None else usd + part
+    return (round(usd, 6) if usd is not None else None), names, simulated
+
+
 def _calls(trace: Trace, role: str) -> int:
     if role == "compaction":
         return sum(len(c.get("compaction_usage") or []) for c in trace.calls)
     return len(trace.agent_calls() if role == "agent" else trace.summarizer_calls())
 
 
-def tokens_sent(trace: Trace, tokens: dict[str, Tokens] | None = None) -> tuple[int, str]:
-    """Input tokens the case's models were sent (agent, summarizer, compaction passes) and their source: the
+def tokens_sent(trace: Trace, tokens: dict[str, Tokens] | None = None) -> tuple[int | None, str]:
+    """Input tokens the case's models were sent (agent, summarizer, subagent, compaction passes) and their source: the
     provider's (``provider``) when every call reported them, else the approximate count of what the harness sent
-    (``approximate``: a server-side compaction does not show there)."""
+    (``approximate``: a server-side compaction does not show there; None when the trace lacks its subagents' calls)."""
     tokens = role_tokens(trace) if tokens is None else tokens
     billed = add(tokens.values())["input"]
     if billed is not None and any(c.get("usage") for c in trace.calls):
         return billed, "provider"
+    if trace.unrecorded_subagent_calls():
+        return None, "approximate"
     return sum(c["approx_tokens"] for c in trace.calls), "approximate"
 
 

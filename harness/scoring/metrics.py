@@ -108,17 +108,24 @@ def usage_cost(price: dict[str, float], tokens_in: int, tokens_out: int, cache_r
 
 
 def cost_usd(trace: Trace) -> float | None:
-    """What the case cost at list prices, or None when a model that made calls has no price.
+    """What the case cost at list prices (the agent's, the summarizer's and each subagent's calls, these at the model
+    each was made on), or None when a model that made calls has no price.
 
     Input tokens are the provider's (the approximation when it reported none); the part read
     from or written to a prompt cache is billed at the cache prices where the table has them.
     """
+    if trace.unrecorded_subagent_calls():
+        return None  # an old trace whose subagents' calls were not recorded: what they cost is unknown
     table = prices()
     total = 0.0
-    for name, calls in ((trace.agent_model, trace.agent_calls()), (trace.summary_model, trace.summarizer_calls())):
+    subagents: dict[str | None, list[dict]] = {}
+    for call in trace.subagent_calls():  # each at the model it was made on
+        subagents.setdefault(call.get("model"), []).append(call)
+    groups = [(trace.agent_model, trace.agent_calls()), (trace.summary_model, trace.summarizer_calls()), *subagents.items()]
+    for name, calls in groups:
         if not calls:
             continue
-        price = price_for(name, table)
+        price = price_for(name, table) if name is not None else None
         if price is None:
             return None
         provider_in = _tokens(calls, "input_tokens")

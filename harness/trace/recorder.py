@@ -9,7 +9,10 @@ Two hooks feed one `Recorder`:
   conversation was before it (via the private-state adapter).
 - `SummarizerCallback` is a LangChain callback handler passed to ``invoke``: the
   summarizer call happens inside the summarization middleware, outside every other
-  middleware, and is tagged with run metadata ``lc_source == "summarization"``.
+  middleware, and is tagged with run metadata ``lc_source == "summarization"``. It also
+  records each model call made inside a subagent (the ``task`` tool runs the subagent's
+  graph, so the call's ``checkpoint_ns`` names the tools node) as a ``subagent`` call,
+  which the middleware, in the parent's stack only, never sees.
 
 Messages are serialized once each (object identity first, content hash second), and
 token counts are cached per message, so recording stays a small share of a run.
@@ -30,7 +33,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from harness import _deepagents_adapter as da
 from harness.compaction.config import DEFAULT_STRATEGY
 from harness.redact import redact
-from harness.trace.schema import SIMULATED_FINGERPRINT
+from harness.trace.schema import SIMULATED_FINGERPRINT, SUBAGENT
 from harness.trace.subagents import SubagentProbe
 
 
@@ -336,7 +339,8 @@ class Recorder:
             # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
             if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
                 self.served_simulated = True
-            self._native_events(call, message)
+            if call["role"] != SUBAGENT:  # a subagent's request is not the parent's: no event of the parent's from it
+                self._native_events(call, message)
 
     def _native_events(self, call: dict[str, Any], message: BaseMessage) -> None:
         """What a provider-native strategy did to this call, from its response, recorded as what the model saw.
@@ -451,6 +455,15 @@ def compaction_iterations(response_metadata: dict[str, Any], content: Any = None
     return []
 
 
+def model_name(metadata: dict[str, Any]) -> str | None:
+    """The model a call was made on, ``provider:model``, from the LangSmith parameters LangChain puts in a chat model's
+    run metadata (``ls_provider``, ``ls_model_name``); None when the model names none."""
+    name, provider = metadata.get("ls_model_name"), metadata.get("ls_provider")
+    if not isinstance(name, str) or not name:
+        return None
+    return f"{provider}:{name}" if isinstance(provider, str) and provider and ":" not in name else name
+
+
 class RecorderMiddleware(AgentMiddleware):
     """Logs each agent model call as the model receives it (place inside summarization)."""
 
@@ -493,8 +506,9 @@ class RecorderMiddleware(AgentMiddleware):
 
 
 class SummarizerCallback(BaseCallbackHandler):
-    """Logs the summarizer's model calls (run metadata lc_source == "summarization"), and the system prompt an agent
-    call was sent (`Recorder.sent_system`)."""
+    """Logs the summarizer's model calls (run metadata lc_source == "summarization") and every model call made inside a
+    subagent (role ``subagent``: its request, usage, model and error, so the case's cost counts it), and the system
+    prompt an agent call was sent (`Recorder.sent_system`)."""
 
     run_inline = True
     raise_error = False
@@ -510,9 +524,11 @@ class SummarizerCallback(BaseCallbackHandler):
 
     def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
         metadata = metadata or {}
-        if metadata.get("lc_source") != da.SUMMARY_SOURCE:
-            awaited = self.recorder._awaiting is not None  # an agent call was just recorded: this is its model's start
-            if awaited and "tools:" not in str(metadata.get("checkpoint_ns", "")):  # not a subagent's (the task tool's)
+        # A call made inside a subagent (run through the task tool) has the tools node in its namespace.
+        in_subagent = "tools:" in str(metadata.get("checkpoint_ns", ""))
+        summary = metadata.get("lc_source") == da.SUMMARY_SOURCE
+        if not summary and not in_subagent:
+            if self.recorder._awaiting is not None:  # an agent call was just recorded: this is its model's start
                 t0 = time.perf_counter()
                 self.recorder.sent_system(messages[0] if messages else [])
                 self.recorder.own_time_s += time.perf_counter() - t0
@@ -521,9 +537,14 @@ class SummarizerCallback(BaseCallbackHandler):
         rec = self.recorder
         batch = messages[0] if messages else []
         entries = [rec._entry(m) for m in batch]
-        call = rec.new_call("summarizer", [k for k, _ in entries], sum(t for _, t in entries))
-        # A summarizer call made inside a subagent (run through the task tool) has the tool node in its namespace.
-        call["namespace"] = "subagent" if "tools:" in str(metadata.get("checkpoint_ns", "")) else ""
+        tokens = sum(t for _, t in entries)
+        if summary:
+            call = rec.new_call("summarizer", [k for k, _ in entries], tokens)
+        else:  # its request as sent (system prompt among the messages) and its tool schemas, as an agent call is counted
+            tools = (kwargs.get("invocation_params") or {}).get("tools") or []
+            tokens += rec._overhead_tokens(None, tools) if tools else 0
+            call = rec.new_call(SUBAGENT, [k for k, _ in entries], tokens, model=model_name(metadata))
+        call["namespace"] = SUBAGENT if in_subagent else ""
         rec._pending[run_id] = (call, rec.now())
         rec.own_time_s += time.perf_counter() - t0
 

@@ -4,11 +4,13 @@ A trace is one JSON document (gzip-compressed on disk). Messages are stored once
 ``messages`` keyed by a content hash, and each call lists the keys of the messages it
 was sent, in order, so a 60-call run does not store its history 60 times.
 
-Calls (``calls``): index, role ("agent" or "summarizer"), user turn, timing, message
+Calls (``calls``): index, role ("agent", "summarizer" or "subagent"), user turn, timing, message
 keys, approximate tokens of the whole request (``approx_tokens``; for agent calls this
 includes the fixed ``overhead_tokens`` of system prompt and tool schemas), the
 provider-reported ``usage`` when there is one, whether a summary heads the request,
-the response (text and tool calls) or the error.
+the response (text and tool calls) or the error. An ``agent`` call is the parent's; a call a subagent's model made
+(deepagents' ``task`` tool runs its graph) is a ``subagent`` call, with the ``model`` it was made on (schema 3; a
+summary made inside a subagent is a ``summarizer`` call with ``namespace`` "subagent").
 
 Events (``events``): ``summarization`` (tokens_before / tokens_after, messages before /
 after, history_path, summary_key), ``eviction`` (tool_call_id, path),
@@ -33,9 +35,11 @@ from langchain_core.messages import BaseMessage, messages_from_dict
 from harness.errors import HarnessError
 from harness.rows import Kind
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SIMULATED_FINGERPRINT = "harness-reference-simulated"  # `harness serve` marks its replies so: a served call is simulated
-SUPPORTED_VERSIONS = (1, 2)
+SUPPORTED_VERSIONS = (1, 2, 3)
+SUBAGENT = "subagent"  # the role of a subagent's model call (schema 3)
+TASK_TOOL = "task"  # deepagents' tool that runs a subagent
 
 # One general compaction event: every event has `type`, `strategy`, `call_index`, `turn`, `tokens_before` and
 # `tokens_after` (None where the request alone cannot tell: an eviction or a clipped argument replaced text the
@@ -64,7 +68,14 @@ def upgrade_v1(data: dict[str, Any]) -> dict[str, Any]:
         new.setdefault("tokens_after", None)
         new.setdefault("dropped", _dropped_v1(event))
         events.append(new)
-    return {**data, "events": events, "schema_version": SCHEMA_VERSION, "upgraded_from": 1}
+    return {**data, "events": events, "schema_version": 2, "upgraded_from": 1}
+
+
+def upgrade_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema-2 trace as schema 3: nothing to rename, but schema 2 did not record a subagent's model calls, so the
+    trace keeps where it came from (``upgraded_from``; `Trace.unrecorded_subagent_calls` reads it). The stored file is
+    never rewritten."""
+    return {**data, "schema_version": SCHEMA_VERSION, "upgraded_from": data.get("upgraded_from") or 2}
 
 
 def _dropped_v1(event: dict[str, Any]) -> dict[str, Any]:
@@ -98,6 +109,7 @@ class Trace:
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
     final: dict[str, Any] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
+    upgraded_from: int | None = None  # the schema version of the stored file when it was older (None: this one)
 
     # -- persistence ---------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +129,8 @@ class Trace:
             raise ValueError(f"trace schema_version {version!r} is not supported (this harness reads {SUPPORTED_VERSIONS})")
         if version == 1:
             data = upgrade_v1(data)
+        if version in (1, 2):
+            data = upgrade_v2(data)
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -135,6 +149,16 @@ class Trace:
 
     def summarizer_calls(self) -> list[dict[str, Any]]:
         return [c for c in self.calls if c["role"] == "summarizer"]
+
+    def subagent_calls(self) -> list[dict[str, Any]]:
+        """The model calls made inside subagents (never among `agent_calls`: those are the parent's)."""
+        return [c for c in self.calls if c["role"] == SUBAGENT]
+
+    def unrecorded_subagent_calls(self) -> bool:
+        """Whether subagent model calls happened that the trace does not hold: it was written before schema 3 recorded
+        them and the agent delegated (called the ``task`` tool)."""
+        old = self.upgraded_from is not None and self.upgraded_from < 3
+        return old and any(tc["name"] == TASK_TOOL for _, tc in self.tool_calls())
 
     def events_of(self, kind: str | tuple[str, ...], turn: int | None = None) -> list[dict[str, Any]]:
         kinds = (kind,) if isinstance(kind, str) else kind

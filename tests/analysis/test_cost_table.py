@@ -16,7 +16,7 @@ def record(inp=1000, out=10, read=0, write=0, usd=0.01, source="provider", simul
     role = {"input": inp, "output": out, "cache_read": read, "cache_write": write, "calls": 2, "usd": usd}
     zero = {**dict.fromkeys(cost.KINDS, 0), "calls": 0, "usd": 0.0}
     return {
-        "roles": {"agent": role, "summarizer": zero, "compaction": zero},
+        "roles": {"agent": role, "summarizer": zero, "subagent": zero, "compaction": zero},
         "total": {k: role[k] for k in (*cost.KINDS, "usd")},
         "priced_as": {"agent": "anthropic:claude-sonnet-4-5" if simulated else "x"},
         "simulated_prices": simulated,
@@ -97,9 +97,18 @@ def test_without_a_none_arm_there_is_no_ratio_and_a_row_without_cost_is_unknown(
 
 def test_role_table_has_each_role_and_the_total_per_task():
     roles = cost_table.role_table(ROWS[:2]).set_index("role")
-    assert list(roles.index) == ["agent", "summarizer", "compaction", "total"]
+    assert list(roles.index) == ["agent", "summarizer", "subagent", "compaction", "total"]
     assert roles.loc["agent", "input"] == 1500 and roles.loc["agent", "calls"] == 2
     assert roles.loc["compaction", "usd"] == 0.0 and roles.loc["total", "usd"] == pytest.approx(0.03)
+    assert roles.loc["subagent", "calls"] == 0 and roles.loc["subagent", "usd"] == 0.0
+
+
+def test_a_row_written_before_the_subagent_role_shows_that_role_unknown_never_zero():
+    old = row("sum", "a", inp=400)
+    del old["cost"]["roles"]["subagent"]
+    roles = cost_table.role_table([old, row("sum", "b", inp=400)]).set_index("role")
+    assert pd.isna(roles.loc["subagent", "input"]) and pd.isna(roles.loc["subagent", "usd"])
+    assert roles.loc["agent", "input"] == 400  # the roles it has are read as they were
 
 
 def test_simulated_prices_name_the_borrowed_list_models():
@@ -162,9 +171,19 @@ def test_llm_runs_one_per_call_and_per_compaction_pass():
         },
         {"index": 1, "role": "summarizer", "message_keys": [], "usage": None, "response": {"text": "sum"}},
         {"index": 2, "role": "agent", "message_keys": [], "usage": None, "error": {"type": "APIError"}},
+        {
+            "index": 3,
+            "role": "subagent",
+            "message_keys": [],
+            "usage": {"input_tokens": 7, "output_tokens": 2},
+            "model": "openai:z",
+        },
     ]
     runs = langsmith_llm.llm_runs(Trace(case_id="c", kind="goal", agent_model="openai:x", summary_model="openai:y", calls=calls))
-    assert [r["name"] for r in runs] == ["agent call 0", "compaction pass 0.0", "summarizer call 1", "agent call 2"]
+    names = ["agent call 0", "compaction pass 0.0", "summarizer call 1", "agent call 2", "subagent call 3"]
+    assert [r["name"] for r in runs] == names
+    assert runs[4]["metadata"]["role"] == "subagent" and runs[4]["metadata"]["ls_model_name"] == "z"  # its own model
+    assert runs[4]["outputs"]["usage_metadata"]["input_tokens"] == 7
     assert runs[0]["outputs"]["usage_metadata"]["input_tokens"] == 9 and runs[0]["metadata"]["ls_model_name"] == "x"
     assert runs[1]["outputs"]["usage_metadata"]["input_tokens"] == 50 and runs[1]["metadata"]["role"] == "compaction"
     assert "usage_metadata" not in runs[2]["outputs"] and runs[3]["outputs"]["error"] == "APIError"
@@ -191,7 +210,13 @@ def test_a_run_no_model_reported_usage_for_shows_no_dollar_column(tmp_path):
 def test_a_reported_run_shows_dollars_roles_and_the_judge_line(tmp_path):
     doc = _section(ROWS, tmp_path, judge={"judgements": 3, "input_tokens": 900, "output_tokens": 30, "cost_usd": None})
     tables = [v for k, v in doc.blocks if k == "table"]
-    assert "USD per PASS" in tables[0].columns and set(tables[1]["role"]) == {"agent", "summarizer", "compaction", "total"}
+    assert "USD per PASS" in tables[0].columns and set(tables[1]["role"]) == {
+        "agent",
+        "summarizer",
+        "subagent",
+        "compaction",
+        "total",
+    }
     judge = [v for k, v in doc.blocks if k == "text" and v.startswith("Judge")]
     assert judge == [
         "Judge (judge.json, the whole run): 3 judgements, 900 input and 30 output tokens, USD n/a; not in the per-task figures above."

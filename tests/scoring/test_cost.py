@@ -143,7 +143,12 @@ def test_case_cost_sums_each_role_and_prices_each_at_its_model():
     assert out["roles"]["compaction"]["input"] == 5000 and out["roles"]["compaction"]["calls"] == 1
     assert out["roles"]["summarizer"]["usd"] == pytest.approx((200 + 100) / 1e6)
     assert out["total"]["input"] == 7200 and out["total"]["usd"] == pytest.approx(sum(r["usd"] for r in out["roles"].values()))
-    assert out["priced_as"] == {"agent": "anthropic:claude", "summarizer": "plain", "compaction": "anthropic:claude"}
+    assert out["priced_as"] == {
+        "agent": "anthropic:claude",
+        "summarizer": "plain",
+        "subagent": None,
+        "compaction": "anthropic:claude",
+    }
     assert out["simulated_prices"] is False and out["sent"] == {"tokens": 7200, "source": "provider"}
 
 
@@ -169,3 +174,63 @@ def test_a_rejected_call_is_not_billed():
 def test_cost_metrics_are_the_total_dollars_and_tokens_sent():
     out = cost.case_cost(trace([call("agent", usage())]))
     assert cost.cost_metrics(out) == {"whole_cost_usd": out["total"]["usd"], "tokens_sent": 1000}
+
+
+# -- subagents ----------------------------------------------------------------------------------------------------------
+TASK_CALL = {"text": "", "tool_calls": [{"name": "task", "args": {"description": "batch"}, "id": "t1"}]}
+
+
+def test_subagent_calls_are_billed_in_their_own_role_at_the_model_each_was_made_on():
+    t = trace(
+        [
+            call("agent", usage(), response=TASK_CALL),
+            call("subagent", usage(), model="openai:gpt"),
+            call("subagent", usage(200, 50, 0, 0), model="plain"),
+            call("subagent", None, model="openai:gpt", error={"type": "BadRequestError"}),  # rejected: not billed
+            call("agent", usage()),
+        ]
+    )
+    out = cost.case_cost(t)
+    sub, agent = out["roles"]["subagent"], out["roles"]["agent"]
+    assert agent["calls"] == 2 and agent["input"] == 2000  # the parent's calls alone
+    assert sub == {"input": 1200, "output": 60, "cache_read": 600, "cache_write": 300, "calls": 3, "usd": sub["usd"]}
+    # openai:gpt: 100 uncached at 1, 600 read at 0.1, 300 written at the input price (it has no write price), 10 out at 8;
+    # plain: 200 in at 1, 50 out at 2
+    assert sub["usd"] == pytest.approx((100 + 60 + 300 + 80) / 1e6 + (200 + 100) / 1e6)
+    assert out["priced_as"]["subagent"] == "openai:gpt + plain"
+    assert out["total"]["input"] == 3200 and out["total"]["usd"] == pytest.approx(agent["usd"] + sub["usd"])
+    assert out["sent"] == {"tokens": 3200, "source": "provider"}
+    assert metrics.cost_usd(t) == pytest.approx(agent["usd"] + sub["usd"])  # the list-price metric counts them too
+
+
+def test_a_subagent_call_of_unknown_usage_or_model_leaves_its_role_and_the_total_unknown_never_zero():
+    no_usage = cost.case_cost(trace([call("agent", usage()), call("subagent", None, model="openai:gpt")]))
+    assert no_usage["roles"]["subagent"]["input"] is None and no_usage["roles"]["subagent"]["usd"] is None
+    assert no_usage["total"]["input"] is None and no_usage["total"]["usd"] is None
+    no_model = cost.case_cost(trace([call("agent", usage()), call("subagent", usage(), model=None)]))
+    assert no_model["roles"]["subagent"]["input"] == 1000 and no_model["roles"]["subagent"]["usd"] is None
+    assert no_model["total"]["usd"] is None and no_model["priced_as"]["subagent"] is None
+
+
+def test_a_reference_subagent_is_priced_as_its_simulated_as_entry():
+    out = cost.case_cost(trace([call("subagent", usage(), model="anthropic:reference-agent")]))
+    assert out["priced_as"]["subagent"] == "anthropic:claude" and out["simulated_prices"] is True
+    assert out["roles"]["subagent"]["usd"] == pytest.approx((100 * 3 + 600 * 0.3 + 300 * 3.75 + 10 * 15) / 1e6)
+
+
+def test_no_subagent_call_costs_nothing_in_that_role():
+    out = cost.case_cost(trace([call("agent", usage())]))
+    assert out["roles"]["subagent"] == {**dict.fromkeys(cost.KINDS, 0), "calls": 0, "usd": 0.0}
+    assert out["priced_as"]["subagent"] is None and out["total"]["usd"] == out["roles"]["agent"]["usd"]
+
+
+def test_a_trace_from_before_subagent_calls_were_recorded_has_them_unknown_when_the_agent_delegated():
+    delegated = trace([call("agent", usage(), response=TASK_CALL)])
+    delegated.upgraded_from = 2  # schema 2: a subagent's calls were made but not recorded
+    out = cost.case_cost(delegated)
+    assert out["roles"]["subagent"] == {**dict.fromkeys(cost.KINDS), "calls": None, "usd": None}
+    assert out["total"]["input"] is None and out["total"]["usd"] is None
+    assert out["sent"] == {"tokens": None, "source": "approximate"} and metrics.cost_usd(delegated) is None
+    alone = trace([call("agent", usage())])
+    alone.upgraded_from = 2  # it never delegated: nothing is missing
+    assert cost.case_cost(alone)["roles"]["subagent"]["calls"] == 0 and cost.case_cost(alone)["total"]["usd"] is not None

@@ -134,3 +134,33 @@ def test_the_served_strategies_spec_reports_the_whole_cost_of_every_arm(tmp_path
     assert set(rows) == set(spec["strategies"])
     assert rows["none"]["compactions per task"] == "0" and rows["none"]["rewritten per compaction"] == "n/a"
     assert float(rows["deepagents-summarization"]["rewritten per compaction"].replace(",", "")) > 0
+
+
+def test_the_parent_evals_subagent_calls_are_billed_in_their_own_role_through_the_messages_api(server):
+    """The parent eval's case (the parent delegates a batch through `task` to its declared general-purpose subagent)
+    through /v1/messages: each of the subagent's model calls is in the trace with the usage the server reported, and
+    the row's cost bills them as the ``subagent`` role, in the total; the parent's calls stay the agent's."""
+    from harness.runs.results import result_row
+    from harness.suites.execute import Settings, find_case, run_eval_case
+
+    server.state.reset()
+    config = make_config("parent")
+    endpoint = Endpoint(server.url[: -len("/v1")], {"timeout": 10, "max_retries": 1})
+    models = choose_models(
+        "anthropic:reference-agent", "anthropic:reference-summarizer", window=config.window, agent_endpoint=endpoint
+    )
+    result = run_eval_case("parent", find_case("parent-8x8"), Settings(config, models))
+    trace = result.trace
+    assert trace is not None and trace.error is None
+    result.require_eval()
+    subagent = trace.subagent_calls()
+    assert len(subagent) == len(trace.final["subagent_requests"]) > 0  # every request the probe saw was a call
+    assert all(c["usage"]["input_tokens"] > 0 and c["model"] == "anthropic:reference-agent" for c in subagent)
+    assert not [c for c in trace.agent_calls() if c["namespace"]]  # the parent's calls alone
+    row = result_row(trace, list(result.scores.values()), trace_file="t", eval_name="parent")
+    roles, total = row["cost"]["roles"], row["cost"]["total"]
+    assert roles["subagent"]["calls"] == len(subagent) and row["calls"]["agent"] == len(trace.agent_calls())
+    assert roles["subagent"]["input"] == sum(c["usage"]["input_tokens"] for c in subagent)
+    assert roles["subagent"]["usd"] > 0 and row["cost"]["priced_as"]["subagent"] == "anthropic:claude-sonnet-4-5"
+    assert total["input"] == sum(roles[r]["input"] for r in roles)
+    assert total["usd"] == pytest.approx(sum(roles[r]["usd"] for r in roles), abs=1e-6)
