@@ -27,11 +27,20 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_validity(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
+    from harness.errors import ConfigError
+    from harness.suites.registry import matrix_suites
+
+    if args.seeds < 1:
+        raise ConfigError(f"--seeds must be at least 1, got {args.seeds}")
+    known = [s.name for s in matrix_suites()]
+    unknown = [name for name in args.evals or () if name not in known]
+    if unknown:
+        raise ConfigError(f"--eval {unknown[0]!r}: not an eval of the validity matrix; it has {', '.join(known)}")
     from harness.report.validity_report import matrix_table, write_validity
     from harness.suites.validity import run_validity
 
     out = args.out or f"reports/runs/{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}-validity"
-    result = run_validity(seeds=args.seeds)
+    result = run_validity(seeds=args.seeds, evals=args.evals, named_faults_only=args.named_faults)
     report = write_validity(result, out)
     print(matrix_table(result).to_markdown(index=False))
     for problem in [*result.expected_misses, *result.false_alarms]:
@@ -128,8 +137,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         description="Prove the evals themselves, offline: each eval of the registry runs its matrix cases healthy "
         "over --seeds seeds (a failure is a false alarm) and once under every seeded fault (caught only when the "
         "check its entry names fails). Writes validity.json and a report with the eval x fault matrix; exits 1 "
-        "when a fault is missed or a healthy run fails. About 3 minutes on 2 cores.",
+        "when a fault is missed or a healthy run fails. --eval NAME proves one eval (an eval you are adding); "
+        "--named-faults runs CI's subset.",
     )
     val.add_argument("--seeds", type=int, default=10, help="healthy runs per case (default 10)")
+    val.add_argument(
+        "--eval",
+        dest="evals",
+        action="append",
+        metavar="NAME",
+        help="only this eval (repeat for several; default: every eval of the matrix)",
+    )
+    val.add_argument(
+        "--named-faults",
+        action="store_true",
+        help="only the seeded faults each eval's entry names, as CI's `pytest evals/ -m validity` (default: every fault)",
+    )
     val.add_argument("--out", default=None, help="output directory (default reports/runs/<time>-validity)")
     val.set_defaults(handler=cmd_validity)

@@ -148,6 +148,31 @@ def test_validity_command_writes_and_prints_the_matrix(tmp_path, monkeypatch, ca
     assert "problem: needle: fault offload-disabled was never injected" in out
 
 
+def test_validity_proves_one_eval_with_the_faults_its_entry_names(tmp_path, capsys):
+    """`harness validity --eval NAME --named-faults`: what someone adding an eval runs (it used to take the Python
+    function); only that eval's runs, healthy and under each fault its entry names."""
+    from harness.suites.registry import SUITES
+
+    out = tmp_path / "v"
+    assert main(["validity", "--eval", "notsummary", "--seeds", "1", "--named-faults", "--out", str(out)]) == 0
+    runs = json.loads((out / "validity.json").read_text())["runs"]
+    assert {r["eval"] for r in runs} == {"notsummary"}
+    assert {r["fault"] for r in runs} == {None, *SUITES["notsummary"].faults}
+    assert "| notsummary" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--eval", "nope"], "--eval 'nope': not an eval of the validity matrix; it has needle,"),
+        (["--seeds", "0"], "--seeds must be at least 1, got 0"),
+    ],
+)
+def test_validity_refuses_an_unknown_eval_or_no_seeds_writing_nothing(tmp_path, capsys, argv, message):
+    assert main(["validity", *argv, "--out", str(tmp_path / "v")]) == EXIT_BAD_INPUT
+    assert message in capsys.readouterr().err and not (tmp_path / "v").exists()
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
