@@ -69,10 +69,10 @@ class EvalRun:
 
     def calls(self) -> pd.DataFrame:
         """One row per model call of every case, events joined (`harness.trace.frames.calls_frame`): what
-        `harness.plot_token_curves` draws."""
+        `harness.plot_token_curves` draws; ``eval`` names what each case ran as."""
         from harness.trace.frames import calls_frame
 
-        return calls_frame(self.traces())
+        return calls_frame(self.traces(), self.rows)
 
 
 def evaluate(

@@ -86,7 +86,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
     rows = read_rows(run_dir / "results.jsonl") if (run_dir / "results.jsonl").exists() else []
     traces = [load_trace(run_dir / r["trace"]) for r in rows]
     simulated = any(r["simulated"] for r in rows)
-    frame = calls_frame(traces).assign(eval=[eval_label(r) for r, t in zip(rows, traces) for _ in t.calls])
+    frame = calls_frame(traces, rows)
     tokens = tokens or ("both" if frame["provider_input_tokens"].notna().any() else "approx")
     charts, drawn, drawing = _token_curves(frame, rows, traces, meta, run_dir, simulated, tokens)
     with drawing:  # the token curves, drawn beside the document: waited for at the end (reaped if it raises)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -32,10 +33,13 @@ CALL_COLUMNS = [
 ]
 
 
-def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
+def calls_frame(traces: Iterable[Trace], results: Sequence[Mapping[str, Any]] | None = None) -> pd.DataFrame:
     """Long frame: one row per call. ``agent_step`` numbers the agent calls (the x axis of a token curve);
     ``event`` names the compression events recorded at that call, joined with '+'; ``loop``: the call's compaction is
-    one of a loop (`harness.trace.loops.loop_calls`)."""
+    one of a loop (`harness.trace.loops.loop_calls`). With ``results`` (each trace's result row, in the same order) an
+    ``eval`` column names what each case ran as (`harness.rows.eval_label`): a case run under two evals of one run is
+    two curves, not one."""
+    traces = list(traces)
     rows = []
     for tr in traces:
         by_call: dict[int, list[dict]] = {}
@@ -75,7 +79,12 @@ def calls_frame(traces: Iterable[Trace]) -> pd.DataFrame:
                     "loop": call["index"] in looped,
                 }
             )
-    return pd.DataFrame(rows, columns=CALL_COLUMNS)
+    frame = pd.DataFrame(rows, columns=CALL_COLUMNS)
+    if results is not None:
+        from harness.rows import eval_label
+
+        frame["eval"] = [eval_label(r) for r, tr in zip(results, traces, strict=True) for _ in tr.calls]
+    return frame
 
 
 def events_frame(traces: Iterable[Trace]) -> pd.DataFrame:

@@ -243,3 +243,17 @@ def test_one_case_run_under_two_evals_counts_as_two_runs_in_the_heading(needle_t
     fig = plot_token_curves(frame, by="panel")
     assert "2 cases, 2 runs, all drawn" in fig._suptitle.get_text().replace(chr(10), " ")
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["c (goal)", "c (loops)"]
+
+
+def test_the_api_s_calls_frame_keeps_a_case_run_under_two_evals_as_two_curves(needle_trace):
+    """`EvalRun.calls()` is `calls_frame(traces, rows)`: with the rows, each trace's calls carry what the case ran as,
+    so `harness.plot_token_curves(run.calls())` draws a case run as goal and as loops as two curves; without, they
+    were one curve of twice the calls."""
+    from harness.report.plots import split_curves
+
+    rows = [{"eval": "goal", "kind": "goal"}, {"eval": "loops", "kind": "goal"}]
+    frame = calls_frame([needle_trace, needle_trace], rows)
+    assert sorted(frame["eval"].unique()) == ["goal", "loops"]
+    curves = split_curves(frame)
+    assert len(curves) == 2 and all(len(part) == len(needle_trace.calls) for _, part in curves)
+    assert "eval" not in calls_frame([needle_trace]).columns  # without rows: no column, as before
