@@ -37,8 +37,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     if size.open_calls:
         print(f"  {len(size.open_calls)} tool call(s) never answered in the session (it ends on a call)")
     for key, value in sorted(session.meta.items()):
-        if key in ("dropped_parts", "thinking_blocks", "skipped_steps", "reasoning_steps") and value:
+        if key in ("dropped_parts", "thinking_blocks", "skipped_steps", "reasoning_steps", "failed_compactions") and value:
             print(f"  kept out of the text: {key.replace('_', ' ')}: {value}")
+        elif key == "empty_system_dropped" and value:
+            print("  left out: the empty system message the run recorded (the agent had no system prompt)")
     before = sum(size.per_message[: cut.at])
     print(f"{cut.note}; {before:,} tokens before the cut (the replay's window is chosen at run time)")
     origin = f"from {args.probes}" if args.probes else "generated from the messages before the cut"

@@ -6,12 +6,15 @@ channels, so the newest checkpoint's blob is not the list: a graph compiled over
 (`harness._deepagents_adapter.thread_state_schema`) with the database as its checkpointer answers ``get_state``, which
 replays the deltas. Each summarization deepagents recorded in the thread (its private event, read by the adapter) is
 a `Compaction` at the number of messages the state held when it was made; its summary message is not a message of the
-session. The session's files and todos are the thread's last state.
+session. A provider's server-side compaction (an Anthropic compaction block, an OpenAI Responses compaction item) is
+kept by LangChain in the content of the AI message that answered from it: a `Compaction` just before that message
+(`lc_messages.take_compactions`). The session's files and todos are the thread's last state.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from langchain_core.runnables import RunnableConfig
 
 from harness import _deepagents_adapter as da
 from harness.errors import ConfigError, DatasetError
-from harness.sessions.lc_messages import to_openai
+from harness.sessions.lc_messages import take_compactions, to_openai
 from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session
 
 FORMAT = "langgraph"
@@ -51,11 +54,13 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
     finally:
         conn.close()
     messages = list(values.get("messages") or [])
+    taken = take_compactions(messages)  # a provider's server-side compactions, kept in its AI messages' content
+    summaries = [replace(c, at=taken.position(c.at)) for c in compactions]
     return Session(
         format=FORMAT,
         source=_redacted(source),
-        messages=to_openai(messages, source, FORMAT),
-        compactions=compactions,
+        messages=to_openai(taken.messages, source, FORMAT),
+        compactions=tuple(sorted([*summaries, *taken.compactions], key=lambda c: c.at)),
         files=_files(values.get("files") or {}),
         todos=tuple(dict(t) for t in values.get("todos") or ()),
         meta={
@@ -63,6 +68,7 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
             "checkpoint_id": latest.config["configurable"]["checkpoint_id"],
             "checkpoints": len(checkpoints),
             **_model(messages),
+            **taken.counts,
         },
     )
 
