@@ -13,6 +13,9 @@ from harness.cli.options import EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    import sys
+
+    from harness.redact import redact
     from harness.sessions.importer import import_session
 
     options = {k: getattr(args, k) for k in ("thread", "project", "filter") if getattr(args, k) is not None}
@@ -34,6 +37,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"read {session.source} ({session.format}): {size.messages} messages, {size.tokens:,} tokens (approximate), "
         f"compactions recorded at: {at}"
     )
+    for warning in session.warnings:
+        print(f"warning: {redact(warning)}", file=sys.stderr)
     if size.open_calls:
         print(f"  {len(size.open_calls)} tool call(s) never answered in the session (it ends on a call)")
     for key, value in sorted(session.meta.items()):

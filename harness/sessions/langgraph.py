@@ -8,7 +8,9 @@ replays the deltas. Each summarization deepagents recorded in the thread (its pr
 a `Compaction` at the number of messages the state held when it was made; its summary message is not a message of the
 session. A provider's server-side compaction (an Anthropic compaction block, an OpenAI Responses compaction item) is
 kept by LangChain in the content of the AI message that answered from it: a `Compaction` just before that message
-(`lc_messages.take_compactions`). The session's files and todos are the thread's last state.
+(`lc_messages.take_compactions`). The session's files and todos are the thread's last state. A ``task`` subagent's
+own run, checkpointed in its own namespace, is not imported: the session says so (``meta["subagent_namespaces"]``
+and a warning).
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
         values = graph.get_state(config).values
         checkpoints = list(saver.list(config))  # newest first
         compactions = _compactions(checkpoints, graph)
+        subagents = _subagent_namespaces(conn, thread)
     except sqlite3.DatabaseError as exc:
         raise DatasetError(source, None, None, f"the checkpoint database could not be read: {exc}") from None
     finally:
@@ -69,7 +72,9 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
             "checkpoints": len(checkpoints),
             **_model(messages),
             **taken.counts,
+            **({"subagent_namespaces": subagents} if subagents else {}),
         },
+        warnings=(_subagents_left_out(thread, subagents),) if subagents else (),
     )
 
 
@@ -102,6 +107,26 @@ def _threads(conn: sqlite3.Connection, shown: int = 10) -> str:
         return "it holds no thread"
     more = ", ..." if len(names) > shown else ""
     return "its threads: " + ", ".join(repr(n) for n in names[:shown]) + more
+
+
+def _subagent_namespaces(conn: sqlite3.Connection, thread: str) -> list[str]:
+    """The checkpoint namespaces of the thread other than the parent's (``""``): a deep agent's ``task`` subagent runs
+    its own graph inside the parent's tools node, checkpointed under ``tools:<task id>``."""
+    rows = conn.execute(
+        "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != '' ORDER BY checkpoint_ns",
+        (thread,),
+    )
+    return [str(row[0]) for row in rows]
+
+
+def _subagents_left_out(thread: str, namespaces: list[str], shown: int = 10) -> str:
+    """What the import says of the subagent runs it leaves out."""
+    names = ", ".join(namespaces[:shown]) + (f", ... ({len(namespaces) - shown} more)" if len(namespaces) > shown else "")
+    return (
+        f"thread {thread!r} holds {len(namespaces)} subagent run(s) that are not imported (checkpoint namespaces: {names}): "
+        "the session is the parent's conversation, where each subagent's work is its task call and the report it "
+        "returned; the subagent's own messages (its tool calls and their results) are left out"
+    )
 
 
 def _reader(saver: Any) -> Any:  # noqa: ANN401 - LangGraph's compiled graph

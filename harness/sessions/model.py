@@ -27,7 +27,8 @@ class Compaction:
 class Session:
     """One recorded session: ``messages`` in OpenAI chat format, ``compactions`` in order, the ``files`` (path, text)
     and ``todos`` its agent had where the source keeps them (a LangGraph thread), the ``format`` of its reader and
-    the ``source`` as the user named it (redacted), and ``meta`` (model name, the source's own token counts)."""
+    the ``source`` as the user named it (redacted), ``meta`` (model name, the source's own token counts), and
+    ``warnings``: what the reader left out that a user would not expect (`harness import` says each on stderr)."""
 
     format: str
     source: str
@@ -36,6 +37,7 @@ class Session:
     files: tuple[tuple[str, str], ...] = ()
     todos: tuple[dict[str, Any], ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
 
 CONTINUE_TASK = "Continue the task from where the conversation above left off."
