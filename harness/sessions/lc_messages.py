@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 
 from harness.sessions.model import Compaction, provider_compaction
 
@@ -88,7 +88,7 @@ def take_compactions(messages: Sequence[BaseMessage]) -> Taken:
     counts: dict[str, int] = {}
     for i, message in enumerate(messages):
         content = message.content
-        if message.type != "ai" or not isinstance(content, list):
+        if not isinstance(message, AIMessage) or not isinstance(content, list):  # a chunk is an AIMessage too
             kept.append(message)
             continue
         rest = []
