@@ -13,6 +13,9 @@ from harness.cli.options import EXIT_OK
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    import sys
+
+    from harness.redact import redact
     from harness.sessions.importer import import_session
 
     options = {k: getattr(args, k) for k in ("thread", "project", "filter") if getattr(args, k) is not None}
@@ -34,11 +37,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         f"read {session.source} ({session.format}): {size.messages} messages, {size.tokens:,} tokens (approximate), "
         f"compactions recorded at: {at}"
     )
+    for warning in session.warnings:
+        print(f"warning: {redact(warning)}", file=sys.stderr)
     if size.open_calls:
         print(f"  {len(size.open_calls)} tool call(s) never answered in the session (it ends on a call)")
     for key, value in sorted(session.meta.items()):
-        if key in ("dropped_parts", "thinking_blocks", "skipped_steps", "reasoning_steps") and value:
+        if key in ("dropped_parts", "thinking_blocks", "skipped_steps", "reasoning_steps", "failed_compactions") and value:
             print(f"  kept out of the text: {key.replace('_', ' ')}: {value}")
+        elif key == "empty_system_dropped" and value:
+            print("  left out: the empty system message the run recorded (the agent had no system prompt)")
     before = sum(size.per_message[: cut.at])
     print(f"{cut.note}; {before:,} tokens before the cut (the replay's window is chosen at run time)")
     origin = f"from {args.probes}" if args.probes else "generated from the messages before the cut"

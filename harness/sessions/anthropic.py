@@ -4,7 +4,8 @@ Mapped: ``system`` (a string or text blocks) to a system message; an assistant's
 its ``tool_use`` blocks to ``tool_calls``; a user's ``tool_result`` blocks to ``tool`` messages (before the user's
 text, as the API orders them) and its ``text`` blocks to a user message. ``thinking`` and ``redacted_thinking`` blocks
 are kept out of the text and counted (``meta["thinking_blocks"]``); a ``compaction`` block (context management's
-server-side summary) is a `Compaction` where it stands, its ``content`` the summary. Other blocks (images, server
+server-side summary) is a `Compaction` where it stands, its ``content`` the summary (`provider_compaction`, the rule
+every reader shares; a failed one, null ``content``, is no compaction: counted in ``meta["failed_compactions"]``). Other blocks (images, server
 tools) are counted in ``meta["dropped_parts"]`` by type.
 """
 
@@ -14,7 +15,7 @@ from typing import Any
 
 from harness.errors import DatasetError
 from harness.sessions.messages import message, text_of, tool_call
-from harness.sessions.model import Compaction, Session
+from harness.sessions.model import Compaction, Session, provider_compaction
 from harness.sessions.source import messages_field, read_json_or_lines
 
 THINKING = ("thinking", "redacted_thinking")
@@ -52,11 +53,9 @@ def read(source: str, **options: Any) -> Session:  # noqa: ANN401 - no options
                 texts.append(text_of([block], source, at, dropped))
             elif kind in THINKING:
                 counts["thinking_blocks"] += 1
-            elif kind == "compaction":
-                summary = block.get("content")
-                compactions.append(
-                    Compaction(len(messages), "anthropic-compaction", summary if isinstance(summary, str) else None)
-                )
+            elif kind == "compaction":  # the provider's rule, shared with every reader (`provider_compaction`)
+                if (found := provider_compaction(block, len(messages), counts)) is not None:
+                    compactions.append(found)
             elif kind == "tool_use" and msg["role"] == "assistant":
                 if not isinstance(block.get("id"), str) or not isinstance(block.get("name"), str):
                     raise DatasetError(source, None, at, "a tool_use block needs its id and name")

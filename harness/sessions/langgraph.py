@@ -6,12 +6,17 @@ channels, so the newest checkpoint's blob is not the list: a graph compiled over
 (`harness._deepagents_adapter.thread_state_schema`) with the database as its checkpointer answers ``get_state``, which
 replays the deltas. Each summarization deepagents recorded in the thread (its private event, read by the adapter) is
 a `Compaction` at the number of messages the state held when it was made; its summary message is not a message of the
-session. The session's files and todos are the thread's last state.
+session. A provider's server-side compaction (an Anthropic compaction block, an OpenAI Responses compaction item) is
+kept by LangChain in the content of the AI message that answered from it: a `Compaction` just before that message
+(`lc_messages.take_compactions`). The session's files and todos are the thread's last state. A ``task`` subagent's
+own run, checkpointed in its own namespace, is not imported: the session says so (``meta["subagent_namespaces"]``
+and a warning).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 
 from harness import _deepagents_adapter as da
 from harness.errors import ConfigError, DatasetError
-from harness.sessions.lc_messages import to_openai
+from harness.sessions.lc_messages import take_compactions, to_openai
 from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session
 
 FORMAT = "langgraph"
@@ -46,16 +51,19 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
         values = graph.get_state(config).values
         checkpoints = list(saver.list(config))  # newest first
         compactions = _compactions(checkpoints, graph)
+        subagents = _subagent_namespaces(conn, thread)
     except sqlite3.DatabaseError as exc:
         raise DatasetError(source, None, None, f"the checkpoint database could not be read: {exc}") from None
     finally:
         conn.close()
     messages = list(values.get("messages") or [])
+    taken = take_compactions(messages)  # a provider's server-side compactions, kept in its AI messages' content
+    summaries = [replace(c, at=taken.position(c.at)) for c in compactions]
     return Session(
         format=FORMAT,
         source=_redacted(source),
-        messages=to_openai(messages, source, FORMAT),
-        compactions=compactions,
+        messages=to_openai(taken.messages, source, FORMAT),
+        compactions=tuple(sorted([*summaries, *taken.compactions], key=lambda c: c.at)),
         files=_files(values.get("files") or {}),
         todos=tuple(dict(t) for t in values.get("todos") or ()),
         meta={
@@ -63,7 +71,10 @@ def read(source: str, *, thread: str | None = None, **options: Any) -> Session: 
             "checkpoint_id": latest.config["configurable"]["checkpoint_id"],
             "checkpoints": len(checkpoints),
             **_model(messages),
+            **taken.counts,
+            **({"subagent_namespaces": subagents} if subagents else {}),
         },
+        warnings=(_subagents_left_out(thread, subagents),) if subagents else (),
     )
 
 
@@ -96,6 +107,26 @@ def _threads(conn: sqlite3.Connection, shown: int = 10) -> str:
         return "it holds no thread"
     more = ", ..." if len(names) > shown else ""
     return "its threads: " + ", ".join(repr(n) for n in names[:shown]) + more
+
+
+def _subagent_namespaces(conn: sqlite3.Connection, thread: str) -> list[str]:
+    """The checkpoint namespaces of the thread other than the parent's (``""``): a deep agent's ``task`` subagent runs
+    its own graph inside the parent's tools node, checkpointed under ``tools:<task id>``."""
+    rows = conn.execute(
+        "SELECT DISTINCT checkpoint_ns FROM checkpoints WHERE thread_id = ? AND checkpoint_ns != '' ORDER BY checkpoint_ns",
+        (thread,),
+    )
+    return [str(row[0]) for row in rows]
+
+
+def _subagents_left_out(thread: str, namespaces: list[str], shown: int = 10) -> str:
+    """What the import says of the subagent runs it leaves out."""
+    names = ", ".join(namespaces[:shown]) + (f", ... ({len(namespaces) - shown} more)" if len(namespaces) > shown else "")
+    return (
+        f"thread {thread!r} holds {len(namespaces)} subagent run(s) that are not imported (checkpoint namespaces: {names}): "
+        "the session is the parent's conversation, where each subagent's work is its task call and the report it "
+        "returned; the subagent's own messages (its tool calls and their results) are left out"
+    )
 
 
 def _reader(saver: Any) -> Any:  # noqa: ANN401 - LangGraph's compiled graph

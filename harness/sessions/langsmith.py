@@ -7,8 +7,11 @@ filter (LangSmith's filter syntax); a file is the run's exported JSON: one run w
 runs or JSON lines of runs, of one trace. The session is the input of the largest LLM call under the run: the one
 with the most messages among those not headed by a summary (a summarizer's own call, marked ``lc_source:
 summarization``, is not a call of the agent), its messages revived with LangChain's own loaders and written in OpenAI
-chat format. A deepagents summary at the head of that call is a `Compaction` where it stood; a later call headed by
-a new summary is a `Compaction` after the last message, the point the session compacted next.
+chat format. A deepagents summary at the head of that call is a `Compaction` where it stood, and so is a provider's
+server-side compaction among its messages (an Anthropic compaction block or OpenAI Responses compaction item in an AI
+message's content, `lc_messages.take_compactions`); the provider compacting that very request (the call's recorded
+answer opens with a compaction) or, failing that, a later call headed by a new deepagents summary is a `Compaction`
+after the last message, the point the session compacted next.
 """
 
 from __future__ import annotations
@@ -16,14 +19,14 @@ from __future__ import annotations
 import json
 import uuid
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from harness import _deepagents_adapter as da
 from harness.errors import ConfigError, DatasetError, EndpointUnreachable
-from harness.sessions.lc_messages import revive, to_openai
-from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session
+from harness.sessions.lc_messages import revive, take_compactions, to_openai
+from harness.sessions.model import DEEPAGENTS_SUMMARY, Compaction, Session, provider_compaction
 
 FORMAT = "langsmith"
 RUN_FIELDS = ("id", "name", "run_type", "inputs", "outputs", "parent_run_id", "trace_id", "dotted_order", "start_time", "extra")
@@ -198,21 +201,39 @@ def _session(runs: list[dict[str, Any]], root: str | None, where: str) -> Sessio
     if chosen.summary_at is not None:
         summary = messages.pop(chosen.summary_at)
         compactions.append(Compaction(at=chosen.summary_at, kind=DEEPAGENTS_SUMMARY, summary=da.summary_body(summary.text)))
+    empty_system = bool(messages) and messages[0].type == "system" and not messages[0].text.strip()
+    if empty_system:  # an agent without a system prompt: the tracer records an empty one, which no conversation can hold
+        messages.pop(0)
+        compactions = [replace(c, at=c.at - 1) for c in compactions]
+    taken = take_compactions(messages)  # a provider's server-side compactions, where they stood in the request
+    compactions = [replace(c, at=taken.position(c.at)) for c in compactions]
+    compactions = sorted([*compactions, *taken.compactions], key=lambda c: c.at)
+    counts = dict(taken.counts)
+    # where the session compacted next: the provider compacting this very request (the call's response opens with its
+    # compaction), else the first later call headed by a new deepagents summary
+    answered = [
+        c
+        for block in _response_blocks(runs, chosen.run_id, where)
+        if (c := provider_compaction(block, len(taken.messages), counts))
+    ]
     head = chosen.messages[chosen.summary_at].text if chosen.summary_at is not None else None
     later = next(
         (c for c in calls if c.order > chosen.order and c.summary_at is not None and c.messages[c.summary_at].text != head), None
     )
-    if later is not None:
+    if answered:
+        compactions.append(answered[0])
+    elif later is not None:
         text = later.messages[later.summary_at].text  # type: ignore[index]  # summary_at is set
-        compactions.append(Compaction(at=len(messages), kind=DEEPAGENTS_SUMMARY, summary=da.summary_body(text)))
+        compactions.append(Compaction(at=len(taken.messages), kind=DEEPAGENTS_SUMMARY, summary=da.summary_body(text)))
     from harness.redact import redact
 
     return Session(
         format=FORMAT,
         source=redact(where),
-        messages=to_openai(messages, where, FORMAT),
+        messages=to_openai(taken.messages, where, FORMAT),
         compactions=tuple(compactions),
-        meta={"run": root, "llm_call": chosen.run_id, "llm_calls": len(calls), **_model(runs, chosen.run_id)},
+        meta={"run": root, "llm_call": chosen.run_id, "llm_calls": len(calls), **_model(runs, chosen.run_id), **counts}
+        | ({"empty_system_dropped": True} if empty_system else {}),
     )
 
 
@@ -255,6 +276,24 @@ def _call(run: dict[str, Any], where: str) -> _Call | None:
     summary_at = next((i for i, m in enumerate(messages) if da.is_summary_message(m) or da.reads_as_summary(m)), None)
     order = str(run.get("dotted_order") or run.get("start_time") or "")
     return _Call(str(run["id"]), order, messages, summary_at)
+
+
+def _response_blocks(runs: list[dict[str, Any]], run_id: str, where: str) -> list[Any]:
+    """The content blocks of the answer LangChain's tracer recorded for the LLM run ``run_id`` (its
+    ``outputs.generations[0][0].message``); none when the run recorded no chat answer (an export without outputs)."""
+    run = next(r for r in runs if str(r["id"]) == run_id)
+    outputs = run.get("outputs")
+    generations = outputs.get("generations") if isinstance(outputs, dict) else None
+    first = generations[0] if isinstance(generations, list) and generations else None
+    first = first[0] if isinstance(first, list) and first else first
+    raw = first.get("message") if isinstance(first, dict) else None
+    if raw is None:
+        return []
+    try:
+        content = revive(raw).content
+    except (ValueError, TypeError, KeyError) as exc:
+        raise DatasetError(where, None, f"runs[{run_id}].outputs.generations[0][0].message", str(exc)[:300]) from None
+    return content if isinstance(content, list) else []
 
 
 def _model(runs: list[dict[str, Any]], run_id: str) -> dict[str, Any]:

@@ -37,19 +37,25 @@ class NativeCompaction:
 def compactions(message: Any) -> list[NativeCompaction]:
     """The native compactions in a response message's content, in order (none for a message without them)."""
     content = getattr(message, "content", None)
-    out = []
-    for block in content if isinstance(content, list) else []:
-        if not isinstance(block, dict) or block.get("type") != "compaction":
-            continue
-        if "encrypted_content" in block and "content" not in block:
-            try:
-                out.append(NativeCompaction("openai", decode_compaction(block["encrypted_content"]), True))
-            except ValueError:
-                out.append(NativeCompaction("openai", OPAQUE, False))
-        else:
-            text = block.get("content")
-            out.append(NativeCompaction("anthropic", text if isinstance(text, str) and text else None, bool(text)))
-    return out
+    return [found for block in (content if isinstance(content, list) else []) if (found := block_compaction(block))]
+
+
+def block_compaction(block: Any) -> NativeCompaction | None:  # noqa: ANN401 - a content block, any JSON value
+    """The provider compaction one content block records, or None for any other block: the one rule for "this block is
+    a provider's server-side compaction, and this is its summary", read by the recorder and by every session reader
+    (`harness.sessions.model.provider_compaction`). Anthropic's is a ``compaction`` block with its ``content`` (null:
+    the compaction failed, and the provider treats the block as a no-op); OpenAI's Responses compaction item is kept by
+    LangChain among an AI message's content blocks as ``{"type": "compaction", "id", "encrypted_content"}`` (no
+    ``content``): `harness serve`'s envelope is decoded, a real provider's ciphertext stays `OPAQUE`."""
+    if not isinstance(block, dict) or block.get("type") != "compaction":
+        return None
+    if "encrypted_content" in block and "content" not in block:
+        try:
+            return NativeCompaction("openai", decode_compaction(block["encrypted_content"]), True)
+        except ValueError:
+            return NativeCompaction("openai", OPAQUE, False)
+    text = block.get("content")
+    return NativeCompaction("anthropic", text if isinstance(text, str) and text else None, bool(text))
 
 
 def cleared_tool_uses(message: Any) -> int:

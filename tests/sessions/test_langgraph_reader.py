@@ -13,6 +13,7 @@ from langchain_core.messages import messages_from_dict
 
 from harness import _deepagents_adapter as da
 from harness.agent.runner import run_case
+from harness.cli.main import main
 from harness.errors import ConfigError, DatasetError
 from harness.scenarios.conversation import load_conversation
 from harness.scenarios.generate import generated_case
@@ -137,3 +138,35 @@ def test_without_created_at_index_a_summary_is_placed_from_the_state_its_step_st
     real = da.thread_summary
     monkeypatch.setattr(da, "thread_summary", lambda values: (s := real(values)) and dataclasses.replace(s, at=None))
     assert [c.at for c in read_session("langgraph", str(db), thread=THREAD).compactions] == recorded_at
+
+
+def test_a_thread_whose_subagents_ran_says_their_runs_are_not_imported(recorded, tmp_path, config, models, capsys):
+    """A deep agent's ``task`` subagent checkpoints its own run in a namespace of its own (``tools:<task id>``); the
+    session is the parent's conversation, so the import names the namespaces it leaves out (meta and a warning)."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    db = tmp_path / "delegate.sqlite"
+    conn = sqlite3.connect(db, check_same_thread=False)
+    try:
+        trace = run_case(generated_case("delegate-2x1"), config, models, checkpointer=SqliteSaver(conn), thread_id="boss")
+        listed = SqliteSaver(conn).list({"configurable": {"thread_id": "boss"}})  # every namespace of the thread
+        namespaces = sorted({tup.config["configurable"]["checkpoint_ns"] for tup in listed} - {""})
+    finally:
+        conn.close()
+    assert trace.final["error"] is None and any(c["role"] == "subagent" for c in trace.calls)
+    session = read_session("langgraph", str(db), thread="boss")
+    tasks = [c for m in session.messages for c in m.get("tool_calls", ()) if c["function"]["name"] == "task"]
+    assert len(namespaces) == len(tasks) == 2  # one subagent run per task call
+    assert session.meta["subagent_namespaces"] == namespaces
+    (warning,) = session.warnings
+    assert "2 subagent run(s) that are not imported" in warning and all(ns in warning for ns in namespaces)
+    probes = tmp_path / "probes.json"
+    probes.write_text(
+        json.dumps([{"question": "Which document went first?", "expected": ["DOC-001"], "type": "fact", "message": 0}])
+    )
+    out = tmp_path / "cases"
+    assert main(["import", "langgraph", str(db), "--thread", "boss", "--out", str(out), "--probes", str(probes)]) == 0
+    assert f"warning: {warning}" in capsys.readouterr().err  # the command says it
+    # a thread without subagents says nothing of them
+    plain = read_session("langgraph", str(recorded[0]), thread=THREAD)
+    assert plain.warnings == () and "subagent_namespaces" not in plain.meta

@@ -95,6 +95,23 @@ def test_anthropic_blocks_become_tool_calls_and_results_thinking_and_compaction_
     assert session.meta["thinking_blocks"] == 1 and session.meta["model"] == "claude-sonnet-4-5"
 
 
+def test_a_failed_anthropic_compaction_is_no_compaction_and_is_counted(tmp_path: Path) -> None:
+    """A ``compaction`` block with null content: the compaction failed and the API treats the block as a no-op, so
+    nothing was compacted there (a cut there would replay a compaction that never happened); it is counted."""
+    body = [
+        {"role": "user", "content": "Fix the bug in separable.py."},
+        {"role": "assistant", "content": [{"type": "compaction", "content": None}, {"type": "text", "text": "Looking."}]},
+        {"role": "user", "content": "Go on."},
+        {"role": "assistant", "content": [{"type": "compaction", "content": "The bug is in separable.py."}]},
+    ]
+    session = read_session("anthropic", _write(tmp_path, "a.json", body))
+    assert [m["content"] for m in session.messages] == ["Fix the bug in separable.py.", "Looking.", "Go on."]
+    assert [(c.at, c.kind, c.summary) for c in session.compactions] == [
+        (3, "anthropic-compaction", "The bug is in separable.py.")
+    ]
+    assert session.meta["failed_compactions"] == 1
+
+
 @pytest.mark.parametrize("shape", ["messages_to_dict", "convert_to_messages"])
 def test_langchain_dicts_read_by_langchain_and_a_deepagents_summary_is_a_compaction(tmp_path: Path, shape: str) -> None:
     from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage, messages_to_dict
