@@ -1,7 +1,8 @@
 """`harness serve` refuses a request holding a tool result whose call is not before it, as each provider does (the
-request a cut leaves after summarizing a call away: langchain#38352): in each API's words and error shape, through
-the real SDK clients, which raise the provider's BadRequestError; a well-paired request with parallel calls is
-answered. The readings themselves: tests/reference/test_serve_pairing.py."""
+request a cut leaves after summarizing a call away: langchain#38352), and one holding a call left unanswered before
+the next message: in each API's words and error shape, through the real SDK clients, which raise the provider's
+BadRequestError; a well-paired request with parallel calls is answered. The readings themselves:
+tests/reference/test_serve_pairing.py."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ PAIRED = [
     ToolMessage("DOC-001 text", tool_call_id="call_a"),
     ToolMessage("DOC-002 text", tool_call_id="call_b"),
 ]
+UNANSWERED = [*PAIRED[:3], HumanMessage("Go on.")]  # call_b's result never sent
 ORPHANED = [
     HumanMessage("Here is a summary of the conversation to date: ..."),
     ToolMessage("DOC-002 text", tool_call_id="call_b"),
@@ -59,6 +61,21 @@ def test_the_sdks_get_the_providers_400_for_an_orphan_and_an_answer_for_parallel
         responses.bind_tools(tools).invoke(ORPHANED)
     with pytest.raises(anthropic.BadRequestError, match="corresponding `tool_use` block in the previous message"):
         claude.bind_tools(tools).invoke(ORPHANED)
+
+
+def test_the_sdks_get_the_providers_400_for_a_call_left_unanswered(server) -> None:
+    chat = ChatOpenAI(model="reference-agent", base_url=server.url, api_key="sk-test", **FAST)
+    responses = ChatOpenAI(model="reference-agent", base_url=server.url, api_key="sk-test", use_responses_api=True, **FAST)
+    claude = ChatAnthropic(model="reference-agent", base_url=server.url[: -len("/v1")], api_key="sk-test", **FAST)
+    tools = [{"type": "function", "function": {"name": "fetch_document", "parameters": {"type": "object", "properties": {}}}}]
+    with pytest.raises(openai.BadRequestError, match="did not have response messages: call_b") as err:
+        chat.bind_tools(tools).invoke(UNANSWERED)
+    assert err.value.body["param"] == "messages.[3].role"  # type: ignore[index]
+    with pytest.raises(openai.BadRequestError, match="No tool output found for function call call_b"):
+        responses.bind_tools(tools).invoke(UNANSWERED)
+    # langchain-anthropic sends the result and the next user text as one user message: call_b is missing from it
+    with pytest.raises(anthropic.BadRequestError, match="messages.1: `tool_use` ids were found without `tool_result` blocks"):
+        claude.bind_tools(tools).invoke(UNANSWERED)
 
 
 def test_the_chat_error_body_names_the_message(server) -> None:
