@@ -109,17 +109,25 @@ class _Handover:
         self.next = 0
 
     def finished(self, i: int, outcome: Outcome) -> bool:
-        """Hand over (or hold) job ``i``'s outcome; True when the plan has now stopped for an outage."""
+        """`see` job ``i``'s outcome, then `give` it; True when the plan has now stopped for an outage."""
+        stops = self.see(outcome)
+        self.give(i, outcome)
+        return stops
+
+    def see(self, outcome: Outcome) -> bool:
+        """The outage watch counts a finished job (True: it stops the plan)."""
         trace = getattr(outcome, "trace", None)
-        stops = self.watch.see(trace.error if trace is not None else None) if trace is not None else False
+        return self.watch.see(trace.error) if trace is not None else False
+
+    def give(self, i: int, outcome: Outcome) -> None:
+        """Hand over (or hold) job ``i``'s outcome."""
         if not self.in_order:
             self.done(self.jobs[i], outcome)
-            return stops
+            return
         self.waiting[i] = outcome
         while self.next in self.waiting:
             self.done(self.jobs[self.next], self.waiting.pop(self.next))
             self.next += 1
-        return stops
 
     def flush(self) -> None:
         """After a stop: the finished jobs behind one that never finished, in plan order."""
@@ -147,7 +155,7 @@ async def _aoutcome(job: Job, settings: RunSettings) -> Outcome:
 
 async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand: _Handover) -> None:
     """Up to ``size`` jobs in flight. When the watch stops the plan (a job finishing makes it), the jobs in flight are
-    cancelled and none starts."""
+    cancelled and none starts: the watch sees each job as it finishes, before its slot is free for the next."""
     gate = asyncio.Semaphore(size)
     writing = asyncio.Lock()
     running: dict[int, asyncio.Task] = {}
@@ -165,11 +173,11 @@ async def _run_loop(jobs: Sequence[Job], settings: RunSettings, size: int, hand:
                 raise
             finally:
                 running.pop(i, None)
+            if hand.see(outcome):
+                for other in running.values():
+                    other.cancel()
         async with writing:  # one writer; scoring and writes run off the event loop so requests keep flowing
-            stops = await asyncio.to_thread(hand.finished, i, outcome)
-        if stops:
-            for other in running.values():
-                other.cancel()
+            await asyncio.to_thread(hand.give, i, outcome)
 
     await asyncio.gather(*(one(i) for i in range(len(jobs))))
 

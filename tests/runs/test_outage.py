@@ -13,6 +13,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -100,8 +101,9 @@ async def _fake_case(job: SimpleNamespace, settings: object = None) -> SimpleNam
     return SimpleNamespace(trace=SimpleNamespace(error=_error(), name=job.name))
 
 
-def _run_loop_with_a_hang(monkeypatch, *, in_order: bool) -> tuple[OutageWatch, list[str]]:
-    """Jobs a, slow, b, c, two in flight on the executor's event loop, the run stopped after 2 errors in a row."""
+def _run_loop_with_a_hang(monkeypatch, *, in_order: bool, writes_s: float = 0.0) -> tuple[OutageWatch, list[str]]:
+    """Jobs a, slow, b, c, two in flight on the executor's event loop, the run stopped after 2 errors in a row;
+    ``writes_s``: how long handing each outcome over (scoring, writing) takes."""
     from harness.runs import pool
 
     monkeypatch.setattr(pool, "arun_job", _fake_case)
@@ -112,7 +114,11 @@ def _run_loop_with_a_hang(monkeypatch, *, in_order: bool) -> tuple[OutageWatch, 
     async def bounded() -> None:  # "slow" is cancelled by the stop, not waited for
         await asyncio.wait_for(pool._run_loop(jobs, None, 2, hand), 10)
 
-    hand = pool._Handover(jobs, lambda job, outcome: handed.append(outcome.trace.name), watch, in_order)
+    def done(job: SimpleNamespace, outcome: SimpleNamespace) -> None:
+        time.sleep(writes_s)
+        handed.append(outcome.trace.name)
+
+    hand = pool._Handover(jobs, done, watch, in_order)
     from harness.agent.runner import run_async
 
     run_async(bounded())
@@ -127,6 +133,14 @@ def test_a_run_cancels_its_cases_in_flight_at_the_stop_and_records_the_finished_
 
 def test_a_grid_cancels_its_cells_in_flight_at_the_stop(monkeypatch):
     watch, written = _run_loop_with_a_hang(monkeypatch, in_order=False)
+    assert watch.stopped and written == ["a", "b"]
+
+
+@pytest.mark.parametrize("in_order", [True, False])
+def test_no_case_starts_after_the_one_that_stops_the_run_even_while_its_row_is_written(monkeypatch, in_order):
+    """The watch sees a case as it finishes, before its slot is free: c used to start (and, under load, finish and be
+    recorded) while b's row, the one that stops the run, was still being scored and written."""
+    watch, written = _run_loop_with_a_hang(monkeypatch, in_order=in_order, writes_s=0.3)
     assert watch.stopped and written == ["a", "b"]
 
 
