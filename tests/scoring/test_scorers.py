@@ -442,10 +442,12 @@ def test_edit_file_appends_read_back_when_healthy_and_loop_on_a_clipped_anchor_w
     healthy = scored(run_report(scenario), scenario)
     assert all(s.value for s in healthy.values() if s.role in GATING), {k: s.explanation for k, s in healthy.items()}
     trusting = scored(run_report(scenario, trusts_clipped_args=True), scenario)
-    # Its anchor is the clipped text, which is not in the file: the edit fails again and again
-    # (failed edits change nothing, so they are not rewrites that needed a read).
-    assert trusting["run_completed"].value is False and "GraphRecursionError" in trusting["run_completed"].explanation
+    # Its anchor is the clipped text, which is not in the file: the edit fails, fails again, and the agent gives the step
+    # up (`policy.GIVE_UP_AFTER`; it used to retry until LangGraph's recursion limit). Failed edits change nothing, so
+    # they are not rewrites that needed a read; the file lacks the sections, and the task stopped short.
     assert trusting["file_intact"].value is False and "lacks" in trusting["file_intact"].explanation
+    stopped = trusting["goal_no_premature_completion"]
+    assert stopped.value is False and "I cannot do step" in stopped.explanation and "edit_file" in stopped.explanation
 
 
 # -- validity is a kind of score ------------------------------------------------------------
