@@ -100,6 +100,7 @@ def evaluate(
     runs_dir: str | Path = "reports/runs",
     progress: Callable[[str], None] | None = None,
     workers: int | None = None,
+    before_cases: Callable[[], None] | None = None,
 ) -> EvalRun:
     """Run every case of the evals ``evals`` (registry names: ``"needle"``, ``["needle", "goal"]``), or only ``cases``
     of them, as `pytest evals/ -m NAME` runs them, into one run directory with its report; offline (the reference
@@ -110,8 +111,10 @@ def evaluate(
     to ``stop_after_errors``) are `harness.runs.settings.SETTINGS`, the ones `harness run` and `pytest evals/` take
     (``trigger=["20%"]``, ``model_kwargs={"temperature": 0}``); ``agent`` is the user's own assembly, ``"module:function"`` or
     the function itself (docs/your-agent.md); ``sessions``: session datasets (`harness import` writes them) whose cases the
-    session eval runs instead of its shipped one (docs/sessions.md). Returns an `EvalRun`. Raises KeyError for an unknown
-    eval (naming the known ones)."""
+    session eval runs instead of its shipped one (docs/sessions.md). ``before_cases`` is called once the early checks (each
+    live model's spec, key and server) have passed, before the agent stack is imported or any case runs (`harness
+    check` audits the compactor there). Returns an `EvalRun`. Raises KeyError for an unknown eval (naming the known
+    ones)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
@@ -135,6 +138,8 @@ def evaluate(
     # a live model's spec, key and server (and LangSmith tracing) before the agent stack is imported or a model built
     summaries = [summary_model_for(config.summary_model, summary_model, variant=config.name)]
     early = early_checks(model, summaries, run_endpoints, progress=progress, agent=agent)
+    if before_cases is not None:
+        before_cases()
     from harness.agent.runner import case_budget as checked_budget
     from harness.errors import ProviderOutage
     from harness.runs.executor import EvalSession

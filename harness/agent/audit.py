@@ -35,7 +35,7 @@ from typing import Any
 
 from harness._paths import DATASETS_DIR
 from harness._yaml import load_yaml
-from harness.agent.models import PROVIDER_KEYS
+from harness.agent.models import PROVIDER_KEYS, Endpoint
 from harness.compaction.config import (
     DEEPAGENTS_KEEP,
     DEEPAGENTS_NO_PROFILE_KEEP,
@@ -444,10 +444,17 @@ def stack_findings(stack: Any, config: CompactionConfig) -> list[Finding]:
     return findings
 
 
-def compactor_findings(strategy: str | None, *, model: str | None = None, summary_model: str | None = None) -> list[Finding]:
+def compactor_findings(
+    strategy: str | None,
+    *,
+    model: str | None = None,
+    summary_model: str | None = None,
+    endpoints: tuple[Endpoint, Endpoint] | None = None,
+) -> list[Finding]:
     """Build ``strategy``'s stack as `harness check` runs it (the default preset; the offline reference models unless
-    ``model``) and return `stack_findings` on it. A build that fails on a fraction with no profile window is the
-    summarizer-as-model finding; a build that fails otherwise gives none here (the run reports it, as before)."""
+    ``model``, at ``endpoints``: the run's, so a server without auth needs no key here either) and return
+    `stack_findings` on it. A build that fails on a fraction with no profile window is the summarizer-as-model finding;
+    a build that fails otherwise gives none here (the run reports it, as before)."""
     from deepagents.backends import StateBackend
 
     from harness.agent.models import choose_models, summary_model_for
@@ -457,7 +464,14 @@ def compactor_findings(strategy: str | None, *, model: str | None = None, summar
     from harness.compaction.variants import make_config
 
     config = make_config(DEFAULT_PRESET, strategy=strategy)
-    models = choose_models(model, summary_model_for(config.summary_model, summary_model), window=config.window)
+    agent_endpoint, summary_endpoint = endpoints or (None, None)
+    models = choose_models(
+        model,
+        summary_model_for(config.summary_model, summary_model),
+        window=config.window,
+        agent_endpoint=agent_endpoint,
+        summary_endpoint=summary_endpoint,
+    )
     agent = with_window(models.agent, config.window)
     try:
         stack = load(config.strategy).build(config, agent, backend=StateBackend(), summarizer=models.summarizer)

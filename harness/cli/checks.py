@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from harness.cli.options import (
-    EXIT_BAD_INPUT,
     EXIT_ERROR,
     EXIT_FAILED,
     EXIT_OK,
     add_cli_options,
     finite_float,
 )
+from harness.errors import ConfigError
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
@@ -27,7 +27,6 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_validity(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
-    from harness.errors import ConfigError
     from harness.suites.registry import matrix_suites
 
     if args.seeds < 1:
@@ -58,13 +57,25 @@ def cmd_check(args: argparse.Namespace) -> int:
     evals = standard_evals(args.evals)
     strategy = register(args.strategy) if args.strategy and ":" in args.strategy else args.strategy
     check_baseline_target(args.baseline, update=args.update, max_error_rate=args.max_error_rate)  # before any eval runs
-    from harness.agent.audit import ERROR, compactor_findings
 
-    findings = compactor_findings(strategy, model=args.model)  # the compactor's stack, built once before the evals
-    for f in findings:
-        print(f"{f.level.upper()} [{f.code}] {f.message}")
-    if any(f.level == ERROR for f in findings):
-        return EXIT_BAD_INPUT
+    def audit() -> None:
+        """The compactor's stack, built once before the evals: after the early checks, so that a stopped server or a
+        missing key is said before the agent stack is imported."""
+        from harness.agent.audit import ERROR, compactor_findings
+        from harness.runs.settings import endpoints
+
+        run_endpoints = endpoints(
+            base_url=args.base_url,
+            summary_base_url=args.summary_base_url,
+            model_kwargs=args.model_kwargs,
+            summary_model_kwargs=args.summary_model_kwargs,
+        )
+        findings = compactor_findings(strategy, model=args.model, summary_model=args.summary_model, endpoints=run_endpoints)
+        for f in findings:
+            print(f"{f.level.upper()} [{f.code}] {f.message}")
+        if any(f.level == ERROR for f in findings):
+            raise ConfigError("the compactor audit found an error (above); no eval was run")
+
     from harness.runs.settings import settings_of
 
     run = evaluate(
@@ -73,6 +84,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         strategy=strategy,
         runs_dir=args.out,
         progress=print if args.verbose else None,
+        before_cases=audit,
         **{s.name: getattr(args, s.name) for s in settings_of("check")},  # the settings every door takes
     )
     if run.stopped:  # an outage: neither a verdict nor a baseline from what little ran

@@ -165,11 +165,11 @@ def check_baseline_target(baseline: str, *, update: bool, max_error_rate: float)
     readable (or, with --update, a path a file can be written to) and the error rate a share."""
     from pathlib import Path
 
-    from harness.analysis.regress import load_baseline
-
     if not 0 <= max_error_rate <= 1:
         raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
     if not update:
+        from harness.analysis.regress import load_baseline  # pandas and the scorers: only when there is one to read
+
         load_baseline(baseline)
     elif Path(baseline).is_dir():
         raise ConfigError(f"--baseline {baseline}: is a directory; --update writes a baseline JSON file, name one")

@@ -138,3 +138,14 @@ def test_check_names_the_summarizer_as_model_and_runs_nothing(compactors, tmp_pa
     )
     assert code == 2 and not out.exists() and not (tmp_path / "b.json").exists()
     assert "ERROR [summarization-model-without-window]" in capsys.readouterr().out
+
+
+def test_the_audit_builds_a_live_model_at_the_run_s_endpoint_so_a_server_without_auth_needs_no_key(monkeypatch):
+    """`harness check --model openai:x --base-url URL` (a local server with no auth): the audit built the model without
+    the endpoint, so it asked for OPENAI_API_KEY and the check exited 3 before any eval; at the run's endpoint it
+    needs none, as the run does."""
+    from harness.agent.models import Endpoint
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    local = Endpoint("http://127.0.0.1:9/v1")
+    assert compactor_findings("langchain-summarization", model="openai:gpt-x", endpoints=(local, local)) == []

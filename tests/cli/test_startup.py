@@ -52,6 +52,18 @@ def test_a_stopped_server_is_reported_before_the_agent_stack_or_the_scenarios_ar
     assert not (ROOT / "unused").exists()
 
 
+def test_harness_check_says_a_stopped_server_before_its_compactor_audit_builds_the_agent_stack(tmp_path):
+    """`harness check` audits the compactor (which builds the stack) after the early checks, not before them."""
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    argv = ["check", "--strategy", "langchain-summarization", "--model", "openai:gpt-x", "--base-url", url]
+    rc, err, heavy = run_and_list_imports(
+        [*argv, "--baseline", str(tmp_path / "b.json"), "--update", "--out", str(tmp_path / "o")]
+    )
+    assert rc == 4 and f"nothing answers at {url}" in err, err
+    assert heavy == [], f"imported before the pre-flight said so: {heavy}"
+    assert not (tmp_path / "o").exists() and not (tmp_path / "b.json").exists()
+
+
 def test_a_missing_key_and_a_malformed_spec_are_said_before_the_heavy_imports_too():
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     rc, err, heavy = run_and_list_imports(["run", "--model", "openai:gpt-x"], env=env)
