@@ -33,6 +33,7 @@ drift apart.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 STEPS_HEADER = "Work through these steps in order, one tool call per step:"
@@ -108,6 +109,17 @@ _STEP_PATTERNS = [
     (re.compile(r'^(\d+)\. Reply with "' + COMPLETION_MARKER + r'"'), "reply"),
 ]
 _QUESTION = re.compile(r"What is the (.+?)\?")
+
+
+def note_steps(tool: str, targets: Sequence[str], note_path: Callable[[str], str]) -> list[Step]:
+    """A task that takes each target with ``tool`` (read_file, fetch_document), writes a one-line note on it at
+    ``note_path(target)``, then replies: the shape of the generated families' and the redo eval's tasks."""
+    steps: list[Step] = []
+    for target in targets:
+        steps.append(Step(len(steps) + 1, tool, target))
+        steps.append(Step(len(steps) + 1, "write_file", note_path(target), target))
+    steps.append(Step(len(steps) + 1, "reply"))
+    return steps
 
 
 def is_step_line(line: str) -> bool:

@@ -51,6 +51,7 @@ from harness.task_format import (
     TODOS_REQUEST,
     Step,
     needle_sentence,
+    note_steps,
     render_question,
     render_task,
 )
@@ -232,12 +233,7 @@ def niah_grid(
 
 def _read_and_note_steps(paths: list[str]) -> list[Step]:
     """Read each file, write a one-line note on it under /notes/, then reply."""
-    steps: list[Step] = []
-    for path in paths:
-        steps.append(Step(len(steps) + 1, "read_file", path))
-        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{path.rsplit('/', 1)[1].rsplit('.', 1)[0]}.md", path))
-    steps.append(Step(len(steps) + 1, "reply"))
-    return steps
+    return note_steps("read_file", paths, lambda path: f"/notes/{path.rsplit('/', 1)[1].rsplit('.', 1)[0]}.md")
 
 
 def _goal_row(

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from harness.scenarios.haystack import COMPANIES, document
-from harness.task_format import Step, render_task
+from harness.task_format import Step, note_steps, render_task
 
 DOC_TOKENS = 1_500
 
@@ -32,12 +32,7 @@ def redo_case_id(documents: int, cut: int) -> str:
 
 
 def _steps(doc_ids: list[str]) -> list[Step]:
-    steps: list[Step] = []
-    for doc in doc_ids:
-        steps.append(Step(len(steps) + 1, "fetch_document", doc))
-        steps.append(Step(len(steps) + 1, "write_file", f"/notes/{doc.lower()}.md", doc))
-    steps.append(Step(len(steps) + 1, "reply"))
-    return steps
+    return note_steps("fetch_document", doc_ids, lambda doc: f"/notes/{doc.lower()}.md")
 
 
 def note(doc_id: str, text: str) -> str:
