@@ -66,11 +66,13 @@ def test_harness_check_says_a_stopped_server_before_its_compactor_audit_builds_t
 
 DOORS = {
     "check --baseline B": ["check", "--baseline", str(ROOT / "datasets/baselines/nightly.json")],
+    "run --strategy MODULE:FUNCTION": ["run", "--strategy", "tests._strategies:keep_task_and_last_six"],
     "run --kind session (a replay)": ["run", "--kind", "session", "--datasets", "datasets/sessions/sessions.jsonl"],
     "experiment run SPEC": ["experiment", "run", "{spec}"],
 }
 """Doors a live run starts from that the tests above and tests/cli/test_preflight_doors.py do not walk in the same
-situation (docs/live.md, "The pre-flight"); `harness run --kind K` is `harness run`'s path."""
+situation (docs/live.md, "The pre-flight"); `harness run --kind K` is `harness run`'s path, and a user's own code
+(`--strategy module:function`) is read before the early checks, without the harness importing langchain for it."""
 
 
 @pytest.mark.parametrize(
@@ -79,6 +81,7 @@ situation (docs/live.md, "The pre-flight"); `harness run --kind K` is `harness r
         ("check --baseline B", "stopped server"),
         ("check --baseline B", "missing key"),
         ("check --baseline B", "bad baseline"),
+        ("run --strategy MODULE:FUNCTION", "stopped server"),
         ("run --kind session (a replay)", "stopped server"),
         ("experiment run SPEC", "missing key"),
     ],
