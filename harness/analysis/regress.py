@@ -33,6 +33,7 @@ from typing import Any
 import pandas as pd
 
 from harness._version import __version__
+from harness.analysis.baseline_file import BASELINE_SCHEMA, read_baseline_file, write_baseline_file
 from harness.analysis.compare import ALPHA, cells_frame, compare, format_cell, format_diff, holm
 from harness.errors import HarnessError
 from harness.rows import ResultRow, eval_label, eval_said
@@ -59,7 +60,7 @@ def error_gate(rows: Sequence[ResultRow], max_error_rate: float = MAX_ERROR_RATE
     )
 
 
-BASELINE_SCHEMA = 2  # 2: cells name their eval and carry its gated checks; 1 (variant, fixed rates) still loads
+# BASELINE_SCHEMA (`harness.analysis.baseline_file`): 2, cells name their eval and carry its gated checks; 1 still loads.
 # A schema-2 cell that ran as no eval has eval null; one written before 2026-11-28 has its kind there, with
 # eval_version null (which no cell of an eval has): read as null (`_ad_hoc_as_null`).
 
@@ -181,10 +182,7 @@ def snapshot(rows: Sequence[ResultRow], source: str) -> dict[str, Any]:
 
 def write_baseline(rows: Sequence[ResultRow], source: str, path: str | Path) -> Path:
     """Write the gate's baseline (`snapshot` of ``rows``: one record per cell, its gated checks) to ``path``."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(snapshot(rows, source), indent=1) + "\n", encoding="utf-8")
-    return path
+    return write_baseline_file(path, snapshot(rows, source))
 
 
 def _from_schema_1(cell: dict[str, Any]) -> dict[str, Any]:
@@ -199,21 +197,10 @@ def _from_schema_1(cell: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_baseline(path: str | Path) -> list[dict[str, Any]]:
-    path = Path(path)
-    if not path.exists():
-        raise HarnessError(f"{path}: no baseline file; create it with --update")
-    if path.is_dir():
-        raise HarnessError(f"{path}: is a directory; --baseline is a baseline JSON file, e.g. datasets/baselines/nightly.json")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HarnessError(f"{path}: cannot read the baseline ({type(exc).__name__}: {exc})") from None
-    except json.JSONDecodeError as exc:
-        raise HarnessError(f"{path}: not a baseline file (invalid JSON: {exc})") from None
-    schema = data.get("schema") if isinstance(data, dict) else None
-    if schema not in (1, BASELINE_SCHEMA) or not isinstance(data.get("cells"), list):
-        raise HarnessError(f"{path}: baseline schema {schema!r} is not {BASELINE_SCHEMA}; rewrite it with --update")
-    return [_from_schema_1(c) for c in data["cells"]] if schema == 1 else [_ad_hoc_as_null(c) for c in data["cells"]]
+    """The baseline file's cells as the gate reads them (the file checked by `read_baseline_file`): a schema-1 cell
+    upgraded (`_from_schema_1`), an ad-hoc cell of before 2026-11-28 with eval null (`_ad_hoc_as_null`)."""
+    schema, cells = read_baseline_file(path)
+    return [_from_schema_1(c) for c in cells] if schema == 1 else [_ad_hoc_as_null(c) for c in cells]
 
 
 def _ad_hoc_as_null(cell: dict[str, Any]) -> dict[str, Any]:

@@ -162,15 +162,16 @@ def cmd_regress(args: argparse.Namespace) -> int:
 
 def check_baseline_target(baseline: str, *, update: bool, max_error_rate: float) -> None:
     """What `gate` will need, checked before anything runs (`harness check` runs every eval first): the baseline file
-    readable (or, with --update, a path a file can be written to) and the error rate a share."""
+    readable (or, with --update, a path a file can be written to) and the error rate a share. Light: said before the
+    early checks and before pandas, the scorers or the agent stack are imported (tests/cli/test_startup.py)."""
     from pathlib import Path
 
     if not 0 <= max_error_rate <= 1:
         raise ConfigError(f"--max-error-rate must be between 0 and 1, got {max_error_rate}")
     if not update:
-        from harness.analysis.regress import load_baseline  # pandas and the scorers: only when there is one to read
+        from harness.analysis.baseline_file import read_baseline_file  # the file's check alone: no pandas, no scorers
 
-        load_baseline(baseline)
+        read_baseline_file(baseline)
     elif Path(baseline).is_dir():
         raise ConfigError(f"--baseline {baseline}: is a directory; --update writes a baseline JSON file, name one")
 

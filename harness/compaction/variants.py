@@ -308,7 +308,7 @@ def parse_strategy(text: str | None) -> tuple[str | None, str | None]:
     if text is None:
         return None, None
     if ":" in text:
-        from harness.compaction.strategies.custom import load_callable
+        from harness.compaction.strategies.user_code import load_callable
 
         load_callable(text, source="--strategy")
         return "custom", text

@@ -57,7 +57,10 @@ def harness_evals(parser: pytest.Parser, evals_dir: str | Path) -> None:
         from harness.langsmith.session import switch_off
 
         switch_off()
-    from harness import _deepagents_adapter  # noqa: F401  (fail early if deepagents is missing)
+    from importlib.util import find_spec
+
+    if find_spec("deepagents") is None:  # fail early if deepagents is missing: found, not imported (the early checks first)
+        raise ModuleNotFoundError("No module named 'deepagents': the evals run the real create_deep_agent", name="deepagents")
 
     add_options(parser, OWN, str(evals_dir))
 

@@ -194,6 +194,17 @@ def test_a_baseline_of_another_schema_or_without_a_cell_list_is_refused(tmp_path
     assert str(err.value) == f"{path}: baseline schema {schema} is not 2; rewrite it with --update"
 
 
+@pytest.mark.parametrize("schema", [1, 2])
+def test_a_baseline_cell_that_is_not_an_object_is_named_before_anything_runs(tmp_path, schema):
+    """`harness check` reads the file before its evals run (`read_baseline_file`): a cell that is not an object is an
+    error naming it there, not a traceback from the gate after the run."""
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"schema": schema, "cells": [{"kind": "goal"}, 1]}), encoding="utf-8")
+    with pytest.raises(HarnessError) as err:
+        load_baseline(path)
+    assert str(err.value) == f"{path}: cell 1 is not an object; rewrite the baseline with --update"
+
+
 def test_a_schema_2_baseline_is_read_as_stored(tmp_path):
     cells = [{"eval": "goal", "arm": "a", "anything": 1}]
     (tmp_path / "b.json").write_text(json.dumps({"schema": 2, "cells": cells}), encoding="utf-8")

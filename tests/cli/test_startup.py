@@ -64,6 +64,54 @@ def test_harness_check_says_a_stopped_server_before_its_compactor_audit_builds_t
     assert not (tmp_path / "o").exists() and not (tmp_path / "b.json").exists()
 
 
+DOORS = {
+    "check --baseline B": ["check", "--baseline", str(ROOT / "datasets/baselines/nightly.json")],
+    "run --strategy MODULE:FUNCTION": ["run", "--strategy", "tests._strategies:keep_task_and_last_six"],
+    "run --kind session (a replay)": ["run", "--kind", "session", "--datasets", "datasets/sessions/sessions.jsonl"],
+    "experiment run SPEC": ["experiment", "run", "{spec}"],
+}
+"""Doors a live run starts from that the tests above and tests/cli/test_preflight_doors.py do not walk in the same
+situation (docs/live.md, "The pre-flight"); `harness run --kind K` is `harness run`'s path, and a user's own code
+(`--strategy module:function`) is read before the early checks, without the harness importing langchain for it."""
+
+
+@pytest.mark.parametrize(
+    ("door", "situation"),
+    [
+        ("check --baseline B", "stopped server"),
+        ("check --baseline B", "missing key"),
+        ("check --baseline B", "bad baseline"),
+        ("run --strategy MODULE:FUNCTION", "stopped server"),
+        ("run --kind session (a replay)", "stopped server"),
+        ("experiment run SPEC", "missing key"),
+    ],
+)
+def test_every_door_says_a_stopped_server_a_missing_key_or_a_bad_baseline_before_the_heavy_imports(door, situation, tmp_path):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    out, spec = tmp_path / "out", tmp_path / "spec.yaml"
+    base_url = url if situation == "stopped server" else None
+    spec.write_text(
+        "name: doors\nmodel: openai:gpt-x\n"
+        + (f"base_url: {base_url}\n" if base_url else "")
+        + "variants: [forced-20]\nthresholds: [20%]\nscenarios: {cases: [needle-h24k-d000]}\n"
+    )
+    argv = [a.format(spec=spec) for a in DOORS[door]] + ["--out", str(out)]
+    if door != "experiment run SPEC":  # the spec names its model and server
+        argv += ["--model", "openai:gpt-x"] + (["--base-url", base_url] if base_url else [])
+    if situation == "bad baseline":
+        argv[argv.index("--baseline") + 1] = str(tmp_path / "none.json")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LANGSMITH_")) and k != "OPENAI_API_KEY"}
+    rc, err, heavy = run_and_list_imports(argv, env)
+    code, message = {
+        "stopped server": (4, f"nothing answers at {url}"),
+        "missing key": (3, "OPENAI_API_KEY is not set"),
+        "bad baseline": (2, f"{tmp_path / 'none.json'}: no baseline file; create it with --update"),
+    }[situation]
+    assert rc == code and message in err, err[-2000:]
+    assert heavy == [], f"imported before the message: {heavy}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.yaml"]  # nothing written
+
+
 def test_a_missing_key_and_a_malformed_spec_are_said_before_the_heavy_imports_too():
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     rc, err, heavy = run_and_list_imports(["run", "--model", "openai:gpt-x"], env=env)

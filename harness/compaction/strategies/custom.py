@@ -7,7 +7,6 @@ returns the messages to send.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
+from harness.compaction.strategies.user_code import load_callable
 from harness.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -30,29 +30,6 @@ INFO = StrategyInfo(
     False,
     ("trim",),
 )
-
-
-def import_user_module(module_name: str, spec: str, source: str) -> Any:
-    """The module a ``module:attr`` names, imported. Whatever it raises on import (ImportError, or its own error:
-    a RuntimeError, a SyntaxError) is the user's input failing, so a ConfigError naming ``source`` and the exception,
-    never a traceback (`harness run`, `harness check` and `pytest --compaction-strategy` alike)."""
-    try:
-        return importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - the user's module may raise anything at import
-        detail = str(exc) if isinstance(exc, ImportError) else f"{type(exc).__name__}: {exc}"
-        raise ConfigError(f"{source} {spec!r}: cannot import {module_name!r} ({detail})") from None
-
-
-def load_callable(spec: str, *, source: str = "custom_strategy") -> Callable[..., Any]:
-    """``module:function``, imported; a clear error naming the option otherwise."""
-    module_name, sep, attr = (spec or "").partition(":")
-    if not sep or not module_name or not attr:
-        raise ConfigError(f"{source} {spec!r}: write module:function")
-    module = import_user_module(module_name, spec, source)
-    fn = getattr(module, attr, None)
-    if not callable(fn):
-        raise ConfigError(f"{source} {spec!r}: {module_name} has no callable {attr!r}")
-    return fn
 
 
 class CustomStrategyMiddleware(AgentMiddleware):
