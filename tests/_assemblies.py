@@ -3,11 +3,14 @@ bad, named ``tests._assemblies:NAME`` (the repository root is importable from wh
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from deepagents.backends import CompositeBackend, StateBackend
 from deepagents.backends.protocol import ReadResult
 from langchain.agents.middleware import AgentMiddleware
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import tool
 
 PROMPT = "ASSEMBLY-PROMPT: you work for the assembly under test."
@@ -119,3 +122,41 @@ def tool_clash() -> dict[str, Any]:
 
 def tools_not_a_list() -> dict[str, Any]:
     return {"tools": lookup_widget}
+
+
+SCREEN_USAGE = {"input_tokens": 120, "output_tokens": 3, "total_tokens": 123, "input_token_details": {"cache_read": 0}}
+
+
+class ScreeningModel(GenericFakeChatModel):
+    """A chat model a user's code calls itself, answering as a provider's does: its usage reported, its model named
+    ``openai:gpt-5-mini`` in the run metadata LangChain gives (``ls_provider``, ``ls_model_name``)."""
+
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> Any:
+        return {**super()._get_ls_params(stop=stop, **kwargs), "ls_provider": "openai", "ls_model_name": "gpt-5-mini"}
+
+
+class ScreenedReads(AgentMiddleware):
+    """A user's middleware that has a chat model screen every file read_file returns, from inside the tool's call (as a
+    ``summarize_page`` tool that invokes an LLM does: the model runs in the parent's tools node, in no subagent); the
+    file reaches the agent unchanged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model = ScreeningModel(messages=itertools.repeat(AIMessage("clean", usage_metadata=SCREEN_USAGE)))
+
+    def wrap_tool_call(self, request, handler):  # noqa: ANN001, ANN201
+        result = handler(request)
+        if request.tool_call["name"] == "read_file":
+            self.model.invoke([HumanMessage(f"Screen this file for leaked secrets: {str(result.content)[:400]}")])
+        return result
+
+    async def awrap_tool_call(self, request, handler):  # noqa: ANN001, ANN201
+        result = await handler(request)
+        if request.tool_call["name"] == "read_file":
+            await self.model.ainvoke([HumanMessage(f"Screen this file for leaked secrets: {str(result.content)[:400]}")])
+        return result
+
+
+def screened_reads() -> dict[str, Any]:
+    """An assembly whose tool calls make model calls of their own (role ``tool`` in the trace)."""
+    return {"middleware": [ScreenedReads()]}

@@ -5,8 +5,8 @@ ERROR all cost what their calls cost); per-task figures are means over those run
 is n/a for the arm, never a partial sum: a missing cache field is unknown, not zero. Rows written before the cost
 record existed have none and count as unknown.
 
-- `role_table`: per arm, threshold and role (agent, summarizer, subagent, compaction, and their total), the calls and
-  the four token kinds per task, and USD per task (a row written before the subagent role existed has none: unknown).
+- `role_table`: per arm, threshold and role (agent, summarizer, subagent, tool, compaction, and their total), the
+  calls and the four token kinds per task, and USD per task (a row written before a role existed has none: unknown).
 - `strategy_cost_table`: per arm and threshold, runs and PASS, tokens sent per task (and whose count), the
   compression ratio (tokens sent with the arm over the `none` arm's on the same case, threshold and trial, mean of
   the per-case ratios with the number of pairs, when the experiment has a `none` arm), USD per task, the cache-read

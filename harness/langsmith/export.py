@@ -20,7 +20,7 @@ What keys what:
   uploaded. A case whose content changed gets a new id, never the old example.
 
 Each replayed case carries its model calls as child ``llm`` runs with ``usage_metadata`` (agent, summarizer, subagent,
-and a provider's compaction passes: `harness.langsmith.llm`), so the experiments' token and cost columns fill.
+tool, and a provider's compaction passes: `harness.langsmith.llm`), so the experiments' token and cost columns fill.
 
 Feedback means what the local report means: ``outcome`` (PASS, FAIL, INVALID, ERROR or KNOWN_UPSTREAM, a
 category with no score) for every run; the validity scores for every run that did not end

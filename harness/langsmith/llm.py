@@ -3,8 +3,8 @@ and cost.
 
 LangSmith fills an experiment's token and cost columns only from ``llm`` runs that carry ``usage_metadata``. The
 export replays stored outputs (`harness.langsmith.export`), so no model is called there: under each replayed
-case's run, one child ``llm`` run per recorded call (agent, summarizer and subagent, this on the model it was made
-on) and one per provider compaction pass
+case's run, one child ``llm`` run per recorded call (agent, summarizer, subagent and tool, these two on the model each was
+made on) and one per provider compaction pass
 (Anthropic's ``usage.iterations``, which LangChain's own tracing never shows), each with the tokens the provider
 reported and, when the model has a price (`harness.scoring.cost.pricing`), ``input_cost``, ``output_cost`` and
 ``total_cost``. A call whose usage is unknown gets no ``usage_metadata`` (LangSmith would count it as 0); a cache
@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.scoring.cost import Tokens, dollars, iteration_tokens, pricing, usage_tokens
-from harness.scoring.metrics import usage_cost
+from harness.scoring.cost import Tokens, dollars, iteration_tokens, pricing, usage_cost, usage_tokens
 from harness.trace.schema import Trace
 
 

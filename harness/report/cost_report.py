@@ -22,8 +22,7 @@ from harness.report._document import Document
 from harness.report.cache_report import add_cache_damage
 from harness.report.plots import save, subplots
 from harness.rows import ResultRow
-from harness.scoring.cost import KINDS
-from harness.scoring.metrics import price_table
+from harness.scoring.cost import KINDS, price_table
 
 X_METRICS = (
     ("whole_cost_usd", "whole cost per task, USD (every call, cache and compaction passes)"),
@@ -101,7 +100,8 @@ def add_cost_section(
     roles = _ordered(role_table(rows), arms)
     doc.text(
         "Tokens per task by role (agent: the parent's calls; subagent: the calls made inside its subagents, through the "
-        "task tool; compaction: a provider's server-side summary passes, billed apart)."
+        "task tool; tool: the calls a tool made to a model itself; compaction: a provider's server-side summary passes, "
+        "billed apart)."
     )
     figures: dict[str, Any] = {k: roles[k].map(lambda v, k=k: fmt(v, "usd" if k == "usd" else "tokens")) for k in (*KINDS, "usd")}
     calls = roles["calls"].map(lambda v: "" if v is None or v != v else f"{v:.1f}")  # v != v: NaN, the total row

@@ -280,7 +280,7 @@ def _measured_only(comparison: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 def _cost_line(comparison: pd.DataFrame, rows: list[CellRow]) -> str:
     if "cost_usd" in set(comparison["metric"]):
-        from harness.scoring.metrics import price_table
+        from harness.scoring.cost import price_table
 
         return (
             f"cost: USD at list prices (datasets/model_prices.yaml, as of {price_table().get('as_of', '?')}), "

@@ -335,7 +335,7 @@ def _cost_line(rows: list[ResultRow]) -> str:
     """What the run cost at list prices, or why it has no cost (simulated runs bill nothing: never a 0.0 figure)."""
     if not any(is_priced(r) for r in rows):
         return "cost: not priced (simulated: the offline reference models bill nothing)"
-    from harness.scoring.metrics import price_table
+    from harness.scoring.cost import price_table
 
     costs = [r.get("metrics", {}).get("cost_usd") if is_priced(r) else None for r in rows]
     priced = [c for c in costs if c is not None]

@@ -98,7 +98,7 @@ def result_row(
         "known_upstream": {s.key: declared[s.key] for s in scores if s.key in declared and s.role in GATING},
         "answers": trace.final.get("answers", []),
         "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
-        "metrics": {**case_metrics(trace, scores, trace.kind), **cost_metrics(cost), **cache_metrics(trace)},
+        "metrics": {**case_metrics(trace, scores, trace.kind, cost), **cost_metrics(cost), **cache_metrics(trace)},
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
         "tokens": {

@@ -33,9 +33,8 @@ from typing import Any
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.reference.prompt_cache import PromptCache
-from harness.scoring.cost import pricing
-from harness.scoring.metrics import cache_writes, reported_count
-from harness.trace.schema import SUBAGENT, Trace
+from harness.scoring.cost import cache_writes, pricing, reported_count
+from harness.trace.schema import OWN_MODEL_ROLES, Trace
 
 SIMULATED, SERVED = "simulated", "served"
 
@@ -108,10 +107,10 @@ def _served(call: dict[str, Any]) -> tuple[int | None, int | None, int | None]:
 
 def cache_calls(trace: Trace) -> list[CallCache]:
     """Every billed model call's cache figures, in order (a rejected call is not billed and is left out), but a
-    subagent's: its requests start from its own prompt, never the parent's prefix, whose cache this reads."""
+    subagent's or a tool's: its requests start from its own prompt, never the parent's prefix, whose cache this reads."""
     at = {e.get("call_index"): e["type"] for e in trace.compactions()}
     calls = [
-        {"index": k, "turn": 0, **c} for k, c in enumerate(trace.calls) if not c.get("error") and c["role"] != SUBAGENT
+        {"index": k, "turn": 0, **c} for k, c in enumerate(trace.calls) if not c.get("error") and c["role"] not in OWN_MODEL_ROLES
     ]  # (old traces: no index)
     tokens: dict[str, int] = {}
     units = [_units(trace, c, tokens) for c in calls]

@@ -29,8 +29,8 @@ from typing import Any
 from harness.errors import ConfigError, HarnessError
 from harness.judge_prompt import RUBRIC_OF_PROBE, RUBRICS, artifacts_reference, decision_reference, value_reference
 from harness.scenarios.schema import Question, Scenario
+from harness.scoring.cost import price_for, price_table, usage_cost
 from harness.scoring.judge import ERROR, JudgeChoice, judge_answer, make_judge
-from harness.scoring.metrics import price_for, price_table, usage_cost
 from harness.scoring.scorers.facts import TrackedFact, asked_questions, tracked_facts
 from harness.scoring.scorers.probes import expected_member, read_answer
 from harness.stats import bootstrap_kappa, cohen_kappa

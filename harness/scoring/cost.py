@@ -1,11 +1,13 @@
 """The whole cost of a case: every model call's tokens by role, in the four kinds providers bill, and their dollars.
 
 Roles: ``agent`` (the parent agent's calls), ``summarizer`` (deepagents' or LangChain's summary calls, a subagent's
-included), ``subagent`` (the calls a subagent's model made: deepagents' ``task`` tool runs them, each priced at the
-model it was made on), ``compaction`` (a provider's server-side compaction passes: Anthropic bills them only in
-``usage.iterations``, which the recorder keeps as ``compaction_usage``), and ``judge`` (judge.json, per run, added by
-the report). A trace written before subagent calls were recorded (schema 2) whose agent delegated has its
-``subagent`` role unknown (calls, tokens and dollars None), never 0.
+included), ``subagent`` (the calls a subagent's model made: deepagents' ``task`` tool runs them), ``tool`` (the calls
+a tool made to a chat model itself), these two each priced at the model it was made on, ``compaction`` (a provider's
+server-side compaction passes: Anthropic bills them only in ``usage.iterations``, which the recorder keeps as
+``compaction_usage``), and ``judge`` (judge.json, per run, added by the report). A trace written before subagent calls
+were recorded (schema 2) whose agent delegated has its ``subagent`` role unknown (calls, tokens and dollars None),
+never 0; one written before the ``tool`` role (schema 3) counts a tool's model calls among its subagent's.
+The case's dollars are this module's one rule: the row's ``cost`` total, which `metrics.cost_usd` reads.
 
 Kinds: ``input`` (every input token, cache reads and writes included: LangChain's ``input_tokens``), ``output``,
 ``cache_read`` and ``cache_write`` (``input_token_details`` ``cache_read`` / ``cache_creation``). Every figure is what
@@ -18,16 +20,75 @@ and the figure says so (``simulated``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
+from harness._paths import DATASETS_DIR
+from harness._yaml import load_yaml
 from harness.rows import Cost
-from harness.scoring.metrics import cache_writes, price_for, price_table, usage_cost
-from harness.scoring.metrics import reported_count as _count
-from harness.trace.schema import SUBAGENT, Trace
+from harness.trace.schema import OWN_MODEL_ROLES, SUBAGENT, TOOL, Trace
 
 KINDS = ("input", "output", "cache_read", "cache_write")
-ROLES = ("agent", "summarizer", SUBAGENT, "compaction")
+ROLES = ("agent", "summarizer", SUBAGENT, TOOL, "compaction")
 Tokens = dict[str, int | None]
+PRICES_FILE = DATASETS_DIR / "model_prices.yaml"
+
+
+@lru_cache(maxsize=1)
+def price_table() -> dict[str, Any]:
+    """datasets/model_prices.yaml: ``as_of``, ``sources`` and ``models`` (USD per million tokens)."""
+    if not PRICES_FILE.exists():
+        return {"models": {}}
+    data = load_yaml(PRICES_FILE.read_text(encoding="utf-8"), str(PRICES_FILE)) or {}
+    return data if "models" in data else {"models": data}
+
+
+def prices() -> dict[str, dict[str, float]]:
+    return {str(k): v for k, v in (price_table().get("models") or {}).items() if isinstance(v, dict)}
+
+
+def price_for(model: str, table: dict[str, dict[str, float]] | None = None) -> dict[str, float] | None:
+    """The price of ``model``: an exact entry, else the longest entry it extends with "-" (a dated snapshot)."""
+    table = prices() if table is None else table
+    if model in table:
+        return table[model]
+    prefixes = [name for name in table if model.startswith(name + "-")]
+    return table[max(prefixes, key=len)] if prefixes else None
+
+
+TTL_WRITE_KEYS = ("ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")  # langchain-anthropic's per-TTL cache writes
+
+
+def reported_count(value: Any) -> int | None:
+    """A token count as reported: a non-negative int, else unknown (None; a bool or a negative is a broken record)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return None
+    return value
+
+
+def cache_writes(details: Mapping[str, Any]) -> int | None:
+    """Cache-write tokens from ``input_token_details``: ``cache_creation``, plus the per-TTL keys langchain-anthropic
+    moves them to when Anthropic reports ``usage.cache_creation`` (it then sets ``cache_creation`` to 0, so reading
+    that key alone reads every write as 0). Unknown when no key is there or one is broken."""
+    keys = [k for k in ("cache_creation", *TTL_WRITE_KEYS) if k in details]
+    counts = [reported_count(details[k]) for k in keys]
+    if not keys or any(c is None for c in counts):
+        return None
+    return sum(c for c in counts if c is not None)
+
+
+def usage_cost(price: dict[str, float], tokens_in: int, tokens_out: int, cache_read: int = 0, cache_write: int = 0) -> float:
+    """US dollars for one model's tokens at ``price`` (per million): the input tokens read from or written to a
+    prompt cache at the cache prices where the table has them (else the input price), the rest at the input price."""
+    rate = {
+        k: float(price[k]) if price.get(k) is not None else float(price.get("input") or 0) for k in ("cache_read", "cache_write")
+    }
+    return (
+        (tokens_in - cache_read - cache_write) * float(price.get("input") or 0)
+        + cache_read * rate["cache_read"]
+        + cache_write * rate["cache_write"]
+        + tokens_out * float(price.get("output") or 0)
+    ) / 1e6
 
 
 def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
@@ -37,9 +98,9 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
     details = usage.get("input_token_details")
     details = details if isinstance(details, Mapping) else {}
     return {
-        "input": _count(usage.get("input_tokens")),
-        "output": _count(usage.get("output_tokens")),
-        "cache_read": _count(details.get("cache_read")),
+        "input": reported_count(usage.get("input_tokens")),
+        "output": reported_count(usage.get("output_tokens")),
+        "cache_read": reported_count(details.get("cache_read")),
         "cache_write": cache_writes(details),
     }
 
@@ -47,11 +108,11 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> Tokens:
 def iteration_tokens(entry: Mapping[str, Any]) -> Tokens:
     """The four kinds of one Anthropic ``usage.iterations`` entry (raw API fields: ``input_tokens`` there excludes the
     cache, so the total is the three added, as LangChain adds them for the top-level usage)."""
-    read = _count(entry.get("cache_read_input_tokens"))
-    write = _count(entry.get("cache_creation_input_tokens"))
-    uncached = _count(entry.get("input_tokens"))
+    read = reported_count(entry.get("cache_read_input_tokens"))
+    write = reported_count(entry.get("cache_creation_input_tokens"))
+    uncached = reported_count(entry.get("input_tokens"))
     total = None if uncached is None or read is None or write is None else uncached + read + write
-    return {"input": total, "output": _count(entry.get("output_tokens")), "cache_read": read, "cache_write": write}
+    return {"input": total, "output": reported_count(entry.get("output_tokens")), "cache_read": read, "cache_write": write}
 
 
 def add(parts: Iterable[Tokens]) -> Tokens:
@@ -70,7 +131,7 @@ def _billed(trace: Trace, role: str) -> list[dict[str, Any]]:
 
 
 def role_tokens(trace: Trace) -> dict[str, Tokens]:
-    """Agent, summarizer, subagent and compaction tokens of one case (the judge's are per run, in judge.json)."""
+    """Agent, summarizer, subagent, tool and compaction tokens of one case (the judge's are per run, in judge.json)."""
     iterations = [e for c in trace.calls if not c.get("error") for e in c.get("compaction_usage") or []]
     out = {role: add(usage_tokens(c.get("usage")) for c in _billed(trace, role)) for role in ROLES if role != "compaction"}
     if trace.unrecorded_subagent_calls():
@@ -102,19 +163,20 @@ def dollars(tokens: Tokens, price: Mapping[str, float] | None) -> float | None:
 
 def case_cost(trace: Trace) -> Cost:
     """A row's ``cost``: per role its four kinds and USD, their totals (unknown when any role's is), the model each
-    role is priced as (a subagent's: each model its calls were made on, joined by " + "; None when it made none),
-    and whether any price is simulated."""
+    role is priced as (a subagent's or a tool's: each model its calls were made on, joined by " + "; None when it made
+    none), and whether any price is simulated."""
     tokens = role_tokens(trace)
     models = {"agent": trace.agent_model, "summarizer": trace.summary_model, "compaction": trace.agent_model}
     roles: dict[str, Any] = {}
     priced_as: dict[str, str | None] = {}
     simulated = False
     for role, counts in tokens.items():
-        if role == SUBAGENT:
-            usd, names, borrowed_any = _subagent_dollars(trace)
+        if role in OWN_MODEL_ROLES:
+            usd, names, borrowed_any = _own_model_dollars(trace, role)
             simulated = simulated or borrowed_any
             priced_as[role] = " + ".join(names) or None
-            calls: int | None = None if trace.unrecorded_subagent_calls() else len(trace.subagent_calls())
+            unknown = role == SUBAGENT and trace.unrecorded_subagent_calls()
+            calls: int | None = None if unknown else sum(1 for c in trace.calls if c["role"] == role)
             roles[role] = {**counts, "calls": calls, "usd": 0.0 if calls == 0 else usd}
             continue
         price, borrowed = pricing(models[role])
@@ -136,14 +198,14 @@ def case_cost(trace: Trace) -> Cost:
     }
 
 
-def _subagent_dollars(trace: Trace) -> tuple[float | None, list[str], bool]:
-    """The subagents' calls' USD (each model's tokens at its price; unknown when any model's is, when a call named no
-    model, or when the trace does not hold them), the list models they were priced as, and whether a price is
-    simulated."""
+def _own_model_dollars(trace: Trace, role: str) -> tuple[float | None, list[str], bool]:
+    """The USD of a role whose calls name their model (a subagent's, a tool's: each model's tokens at its price;
+    unknown when any model's is, when a call named no model, or when the trace does not hold a subagent's calls), the
+    list models they were priced as, and whether a price is simulated."""
     by_model: dict[str | None, list[Tokens]] = {}
-    for call in _billed(trace, SUBAGENT):
+    for call in _billed(trace, role):
         by_model.setdefault(call.get("model"), []).append(usage_tokens(call.get("usage")))
-    usd: float | None = None if trace.unrecorded_subagent_calls() else 0.0
+    usd: float | None = None if role == SUBAGENT and trace.unrecorded_subagent_calls() else 0.0
     names: list[str] = []
     simulated = False
     for model, parts in sorted(by_model.items(), key=lambda item: str(item[0])):
@@ -164,7 +226,7 @@ def _calls(trace: Trace, role: str) -> int:
 
 
 def tokens_sent(trace: Trace, tokens: dict[str, Tokens] | None = None) -> tuple[int | None, str]:
-    """Input tokens the case's models were sent (agent, summarizer, subagent, compaction passes) and their source: the
+    """Input tokens the case's models were sent (agent, summarizer, subagent, tool, compaction passes) and their source: the
     provider's (``provider``) when every call reported them, else the approximate count of what the harness sent
     (``approximate``: a server-side compaction does not show there; None when the trace lacks its subagents' calls)."""
     tokens = role_tokens(trace) if tokens is None else tokens

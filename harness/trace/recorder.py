@@ -12,7 +12,8 @@ Two hooks feed one `Recorder`:
   middleware, and is tagged with run metadata ``lc_source == "summarization"``. It also
   records each model call made inside a subagent (the ``task`` tool runs the subagent's
   graph, so the call's ``checkpoint_ns`` names the tools node) as a ``subagent`` call,
-  which the middleware, in the parent's stack only, never sees.
+  and each model call a tool made itself as a ``tool`` call (`call_role`), which the
+  middleware, in the parent's stack only, never sees.
 
 Messages are serialized once each (object identity first, content hash second), and
 token counts are cached per message, so recording stays a small share of a run.
@@ -33,7 +34,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from harness import _deepagents_adapter as da
 from harness.compaction.config import DEFAULT_STRATEGY
 from harness.redact import redact
-from harness.trace.schema import SIMULATED_FINGERPRINT, SUBAGENT
+from harness.trace.schema import OWN_MODEL_ROLES, SIMULATED_FINGERPRINT, SUBAGENT, TOOL
 from harness.trace.subagents import SubagentProbe
 
 
@@ -339,7 +340,7 @@ class Recorder:
             # chat completions and Anthropic messages carry it at the top; a Responses answer in its metadata
             if SIMULATED_FINGERPRINT in (meta.get("system_fingerprint"), (meta.get("metadata") or {}).get("system_fingerprint")):
                 self.served_simulated = True
-            if call["role"] != SUBAGENT:  # a subagent's request is not the parent's: no event of the parent's from it
+            if call["role"] not in OWN_MODEL_ROLES:  # a subagent's or a tool's request is not the parent's: no event of its
                 self._native_events(call, message)
 
     def _native_events(self, call: dict[str, Any], message: BaseMessage) -> None:
@@ -464,6 +465,36 @@ def model_name(metadata: dict[str, Any]) -> str | None:
     return f"{provider}:{name}" if isinstance(provider, str) and provider and ":" not in name else name
 
 
+TOOLS_NODE = "tools"  # the node LangChain's create_agent (every deepagents agent and subagent) runs tools in
+SUMMARIZER = "summarizer"
+
+
+def call_role(metadata: dict[str, Any]) -> str | None:
+    """Whose model call a chat model's start is, from the run metadata LangGraph and deepagents give it: ``summarizer``
+    (tagged ``lc_source == "summarization"``, a subagent's too), ``subagent`` (made by a graph run inside a tools node:
+    deepagents' ``task`` tool runs the subagent's graph, whose model node makes it), ``tool`` (made in a tools node
+    itself: a tool that invokes a chat model), or None: the parent agent's call, which its middleware records.
+
+    LangGraph 1.2 gives every call made in a node ``langgraph_node`` (that node's name) and ``checkpoint_ns`` (the
+    namespace of the outermost graph task it runs under): a subagent's model call has ``langgraph_node`` "model" under
+    ``tools:<id>``, a tool's own call ``langgraph_node`` "tools" under ``tools:<id>``; the parent's calls
+    ``model:<id>``."""
+    if metadata.get("lc_source") == da.SUMMARY_SOURCE:
+        return SUMMARIZER
+    if "tools:" not in str(metadata.get("checkpoint_ns", "")):
+        return None
+    return TOOL if metadata.get("langgraph_node") == TOOLS_NODE else SUBAGENT
+
+
+def in_subagent(metadata: dict[str, Any], role: str) -> bool:
+    """Whether a recorded call ran inside a subagent: a summary or a subagent's call under a tools node; a tool's own
+    call when its tools node is itself inside a graph that a tools node runs (a subagent's tool:
+    ``langgraph_checkpoint_ns`` of two parts or more, ``tools:<id>|tools:<id>``)."""
+    if role != TOOL:
+        return "tools:" in str(metadata.get("checkpoint_ns", ""))
+    return "|" in str(metadata.get("langgraph_checkpoint_ns", ""))
+
+
 class RecorderMiddleware(AgentMiddleware):
     """Logs each agent model call as the model receives it (place inside summarization)."""
 
@@ -506,9 +537,10 @@ class RecorderMiddleware(AgentMiddleware):
 
 
 class SummarizerCallback(BaseCallbackHandler):
-    """Logs the summarizer's model calls (run metadata lc_source == "summarization") and every model call made inside a
-    subagent (role ``subagent``: its request, usage, model and error, so the case's cost counts it), and the system
-    prompt an agent call was sent (`Recorder.sent_system`)."""
+    """Logs the summarizer's model calls (run metadata lc_source == "summarization"), every model call made inside a
+    subagent (role ``subagent``) and every model call a tool made itself (role ``tool``: each with its request, usage,
+    model and error, so the case's cost counts it; `call_role` tells them apart), and the system prompt an agent call
+    was sent (`Recorder.sent_system`)."""
 
     run_inline = True
     raise_error = False
@@ -524,10 +556,8 @@ class SummarizerCallback(BaseCallbackHandler):
 
     def on_chat_model_start(self, serialized, messages, *, run_id, metadata=None, **kwargs):  # noqa: ANN001
         metadata = metadata or {}
-        # A call made inside a subagent (run through the task tool) has the tools node in its namespace.
-        in_subagent = "tools:" in str(metadata.get("checkpoint_ns", ""))
-        summary = metadata.get("lc_source") == da.SUMMARY_SOURCE
-        if not summary and not in_subagent:
+        role = call_role(metadata)
+        if role is None:
             if self.recorder._awaiting is not None:  # an agent call was just recorded: this is its model's start
                 t0 = time.perf_counter()
                 self.recorder.sent_system(messages[0] if messages else [])
@@ -538,13 +568,13 @@ class SummarizerCallback(BaseCallbackHandler):
         batch = messages[0] if messages else []
         entries = [rec._entry(m) for m in batch]
         tokens = sum(t for _, t in entries)
-        if summary:
-            call = rec.new_call("summarizer", [k for k, _ in entries], tokens)
+        if role == SUMMARIZER:
+            call = rec.new_call(SUMMARIZER, [k for k, _ in entries], tokens)
         else:  # its request as sent (system prompt among the messages) and its tool schemas, as an agent call is counted
             tools = (kwargs.get("invocation_params") or {}).get("tools") or []
             tokens += rec._overhead_tokens(None, tools) if tools else 0
-            call = rec.new_call(SUBAGENT, [k for k, _ in entries], tokens, model=model_name(metadata))
-        call["namespace"] = SUBAGENT if in_subagent else ""
+            call = rec.new_call(role, [k for k, _ in entries], tokens, model=model_name(metadata))
+        call["namespace"] = SUBAGENT if in_subagent(metadata, role) else ""
         rec._pending[run_id] = (call, rec.now())
         rec.own_time_s += time.perf_counter() - t0
 

@@ -4,13 +4,15 @@ A trace is one JSON document (gzip-compressed on disk). Messages are stored once
 ``messages`` keyed by a content hash, and each call lists the keys of the messages it
 was sent, in order, so a 60-call run does not store its history 60 times.
 
-Calls (``calls``): index, role ("agent", "summarizer" or "subagent"), user turn, timing, message
+Calls (``calls``): index, role ("agent", "summarizer", "subagent" or "tool"), user turn, timing, message
 keys, approximate tokens of the whole request (``approx_tokens``; for agent calls this
 includes the fixed ``overhead_tokens`` of system prompt and tool schemas), the
 provider-reported ``usage`` when there is one, whether a summary heads the request,
 the response (text and tool calls) or the error. An ``agent`` call is the parent's; a call a subagent's model made
 (deepagents' ``task`` tool runs its graph) is a ``subagent`` call, with the ``model`` it was made on (schema 3; a
-summary made inside a subagent is a ``summarizer`` call with ``namespace`` "subagent").
+summary made inside a subagent is a ``summarizer`` call with ``namespace`` "subagent"); a call a tool made to a chat
+model itself (a ``summarize_page`` tool invoking an LLM) is a ``tool`` call, recorded the same way (schema 4; before
+it, such a call was recorded as a ``subagent`` call).
 
 Events (``events``): ``summarization`` (tokens_before / tokens_after, messages before /
 after, history_path, summary_key), ``eviction`` (tool_call_id, path),
@@ -35,10 +37,13 @@ from langchain_core.messages import BaseMessage, messages_from_dict
 from harness.errors import HarnessError
 from harness.rows import Kind
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 SIMULATED_FINGERPRINT = "harness-reference-simulated"  # `harness serve` marks its replies so: a served call is simulated
-SUPPORTED_VERSIONS = (1, 2, 3)
+SUPPORTED_VERSIONS = (1, 2, 3, 4)
 SUBAGENT = "subagent"  # the role of a subagent's model call (schema 3)
+TOOL = "tool"  # the role of a model call a tool made itself, not through a subagent's graph (schema 4)
+OWN_MODEL_ROLES = (SUBAGENT, TOOL)
+"""Roles whose calls name the model they were made on (``model``): neither the agent's nor the summarizer's model."""
 TASK_TOOL = "task"  # deepagents' tool that runs a subagent
 
 # One general compaction event: every event has `type`, `strategy`, `call_index`, `turn`, `tokens_before` and
@@ -75,7 +80,15 @@ def upgrade_v2(data: dict[str, Any]) -> dict[str, Any]:
     """A schema-2 trace as schema 3: nothing to rename, but schema 2 did not record a subagent's model calls, so the
     trace keeps where it came from (``upgraded_from``; `Trace.unrecorded_subagent_calls` reads it). The stored file is
     never rewritten."""
-    return {**data, "schema_version": SCHEMA_VERSION, "upgraded_from": data.get("upgraded_from") or 2}
+    return {**data, "schema_version": 3, "upgraded_from": data.get("upgraded_from") or 2}
+
+
+def upgrade_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema-3 trace as schema 4: nothing to rename, but schema 3 recorded a model call a tool made itself as a
+    ``subagent`` call (its ``subagent`` role holds them; each is still priced at the model it was made on, so the
+    case's total is the same), so the trace keeps where it came from (``upgraded_from``). The stored file is never
+    rewritten."""
+    return {**data, "schema_version": SCHEMA_VERSION, "upgraded_from": data.get("upgraded_from") or 3}
 
 
 def _dropped_v1(event: dict[str, Any]) -> dict[str, Any]:
@@ -131,6 +144,8 @@ class Trace:
             data = upgrade_v1(data)
         if version in (1, 2):
             data = upgrade_v2(data)
+        if version in (1, 2, 3):
+            data = upgrade_v3(data)
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -153,6 +168,10 @@ class Trace:
     def subagent_calls(self) -> list[dict[str, Any]]:
         """The model calls made inside subagents (never among `agent_calls`: those are the parent's)."""
         return [c for c in self.calls if c["role"] == SUBAGENT]
+
+    def tool_model_calls(self) -> list[dict[str, Any]]:
+        """The model calls tools made themselves (role ``tool``; never among `agent_calls` or `subagent_calls`)."""
+        return [c for c in self.calls if c["role"] == TOOL]
 
     def unrecorded_subagent_calls(self) -> bool:
         """Whether subagent model calls happened that the trace does not hold: it was written before schema 3 recorded

@@ -97,10 +97,11 @@ def test_without_a_none_arm_there_is_no_ratio_and_a_row_without_cost_is_unknown(
 
 def test_role_table_has_each_role_and_the_total_per_task():
     roles = cost_table.role_table(ROWS[:2]).set_index("role")
-    assert list(roles.index) == ["agent", "summarizer", "subagent", "compaction", "total"]
+    assert list(roles.index) == ["agent", "summarizer", "subagent", "tool", "compaction", "total"]
     assert roles.loc["agent", "input"] == 1500 and roles.loc["agent", "calls"] == 2
     assert roles.loc["compaction", "usd"] == 0.0 and roles.loc["total", "usd"] == pytest.approx(0.03)
     assert roles.loc["subagent", "calls"] == 0 and roles.loc["subagent", "usd"] == 0.0
+    assert pd.isna(roles.loc["tool", "calls"]) and pd.isna(roles.loc["tool", "usd"])  # rows from before the role: unknown
 
 
 def test_a_row_written_before_the_subagent_role_shows_that_role_unknown_never_zero():
@@ -214,6 +215,7 @@ def test_a_reported_run_shows_dollars_roles_and_the_judge_line(tmp_path):
         "agent",
         "summarizer",
         "subagent",
+        "tool",
         "compaction",
         "total",
     }

@@ -132,40 +132,41 @@ def test_a_variant_summarizer_conflicts_with_an_explicit_different_one():
 
 
 def test_cost_is_computed_only_for_priced_models(goal_trace, monkeypatch):
-    from harness.scoring import metrics
+    from dataclasses import replace
 
-    monkeypatch.setattr(
-        metrics, "prices", lambda: {"reference-agent": {"input": 2.0, "output": 8.0}, "reference-summarizer": {"input": 1.0}}
-    )
-    expected = (
-        sum(c["approx_tokens"] for c in goal_trace.agent_calls()) * 2.0 / 1e6
-        + sum(c["approx_tokens"] for c in goal_trace.summarizer_calls()) / 1e6
-    )
-    assert metrics.cost_usd(goal_trace) == pytest.approx(expected, rel=1e-4)
-    monkeypatch.setattr(metrics, "prices", lambda: {"reference-agent": {"input": 2.0}})
-    assert metrics.cost_usd(goal_trace) is None  # the summarizer is not priced: unknown, not zero
+    from harness.scoring import cost, metrics
+
+    assert metrics.cost_usd(goal_trace) is None  # in process, the reference models report no usage: unknown, never 0
+    reported = {"input_tokens": 1000, "output_tokens": 10}
+    calls = [{**c, "usage": reported} for c in goal_trace.calls]
+    trace = replace(goal_trace, agent_model="openai:a", summary_model="openai:s", calls=calls)
+    monkeypatch.setattr(cost, "prices", lambda: {"openai:a": {"input": 2.0, "output": 8.0}, "openai:s": {"input": 1.0}})
+    agent, summ = len(trace.agent_calls()), len(trace.summarizer_calls())
+    expected = agent * (1000 * 2.0 + 10 * 8.0) / 1e6 + summ * 1000 * 1.0 / 1e6
+    assert metrics.cost_usd(trace) == pytest.approx(expected, rel=1e-4)
+    monkeypatch.setattr(cost, "prices", lambda: {"openai:a": {"input": 2.0}})
+    assert metrics.cost_usd(trace) is None  # the summarizer is not priced: unknown, not zero
 
 
 def test_prices_match_dated_snapshots_and_bill_cache_tokens_at_cache_prices(goal_trace, monkeypatch):
     from dataclasses import replace
 
-    from harness.scoring import metrics
+    from harness.scoring import cost, metrics
 
     table = {
         "openai:gpt-4o": {"input": 2.5, "output": 10.0, "cache_read": 1.25},
         "openai:gpt-4o-mini": {"input": 0.15, "output": 0.6},
     }
-    assert metrics.price_for("openai:gpt-4o-2024-08-06", table) is table["openai:gpt-4o"]
-    assert metrics.price_for("openai:gpt-4o-mini-2024-07-18", table) is table["openai:gpt-4o-mini"]
-    assert metrics.price_for("openai:gpt-4o.5", table) is None  # another model, not a snapshot
-    monkeypatch.setattr(metrics, "prices", lambda: {**table, "reference-summarizer": {"input": 0.0, "output": 0.0}})
-    trace = replace(goal_trace, agent_model="openai:gpt-4o-2024-08-06")
+    assert cost.price_for("openai:gpt-4o-2024-08-06", table) is table["openai:gpt-4o"]
+    assert cost.price_for("openai:gpt-4o-mini-2024-07-18", table) is table["openai:gpt-4o-mini"]
+    assert cost.price_for("openai:gpt-4o.5", table) is None  # another model, not a snapshot
+    monkeypatch.setattr(cost, "prices", lambda: {**table, "openai:free": {"input": 0.0, "output": 0.0}})
+    trace = replace(goal_trace, agent_model="openai:gpt-4o-2024-08-06", summary_model="openai:free")
     calls = [dict(c) for c in trace.calls]
     for c in calls:
-        if c["role"] == "agent":
-            c["usage"] = {"input_tokens": 1000, "output_tokens": 10, "input_token_details": {"cache_read": 600}}
+        c["usage"] = {"input_tokens": 1000, "output_tokens": 10, "input_token_details": {"cache_read": 600}}
     trace = replace(trace, calls=calls)
     n = len(trace.agent_calls())
     assert metrics.cost_usd(trace) == pytest.approx(n * (400 * 2.5 + 600 * 1.25 + 10 * 10.0) / 1e6)
-    shipped = metrics.price_table()
+    shipped = cost.price_table()
     assert shipped["as_of"] and set(shipped["sources"]) >= {"openai", "anthropic", "google_genai"}

@@ -134,3 +134,18 @@ def test_a_compaction_the_next_call_compacts_again_is_not_read_again():
     first, second = compaction_damage(trace)
     assert first["rereads"] is False and second["rereads"] is True
     assert scores_by_key(cache_scores(trace, _scenario()))["cache_reread_after_compaction"].value is False
+
+
+def test_a_tools_and_a_subagents_own_model_calls_are_not_the_parents_cache():
+    """Their requests start from their own prompt: they neither read nor write the parent's prefix (a tool's call read
+    as the parent's would have read the prefix back and moved every figure after it)."""
+    trace = run().trace(kind="goal")
+    plain = [(c.role, c.read, c.write, c.unread) for c in cache_calls(trace)]
+    first = trace.calls[0]
+    for pos, role in ((1, "tool"), (3, "subagent")):
+        trace.calls.insert(pos, {**first, "role": role, "model": "openai:gpt-5-mini", "response": None})
+    for k, call in enumerate(trace.calls):
+        call["index"] = k
+    calls = cache_calls(trace)
+    assert [(c.role, c.read, c.write, c.unread) for c in calls] == plain  # the parent's calls, as without them
+    assert {c.role for c in calls} == {"agent", "summarizer"} and len(calls) == len(trace.calls) - 2

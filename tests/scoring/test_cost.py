@@ -13,6 +13,7 @@ TABLE = {
         "anthropic:claude": {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75},
         "openai:gpt": {"input": 1.0, "output": 8.0, "cache_read": 0.1, "cache_write": None},
         "plain": {"input": 1.0, "output": 2.0, "cache_read": None, "cache_write": None},
+        "openai:mini": {"input": 0.5, "output": 4.0, "cache_read": None, "cache_write": None},
     },
     "simulated_as": {"reference-agent": "anthropic:claude", "reference-summarizer": "plain"},
 }
@@ -20,9 +21,8 @@ TABLE = {
 
 @pytest.fixture(autouse=True)
 def _table(monkeypatch):
-    monkeypatch.setattr(metrics, "price_table", lambda: TABLE)
-    monkeypatch.setattr(metrics, "prices", lambda: TABLE["models"])
     monkeypatch.setattr(cost, "price_table", lambda: TABLE)
+    monkeypatch.setattr(cost, "prices", lambda: TABLE["models"])
 
 
 def usage(inp=1000, out=10, read=600, write=300, **details):
@@ -147,6 +147,7 @@ def test_case_cost_sums_each_role_and_prices_each_at_its_model():
         "agent": "anthropic:claude",
         "summarizer": "plain",
         "subagent": None,
+        "tool": None,
         "compaction": "anthropic:claude",
     }
     assert out["simulated_prices"] is False and out["sent"] == {"tokens": 7200, "source": "provider"}
@@ -222,6 +223,55 @@ def test_no_subagent_call_costs_nothing_in_that_role():
     out = cost.case_cost(trace([call("agent", usage())]))
     assert out["roles"]["subagent"] == {**dict.fromkeys(cost.KINDS, 0), "calls": 0, "usd": 0.0}
     assert out["priced_as"]["subagent"] is None and out["total"]["usd"] == out["roles"]["agent"]["usd"]
+
+
+def test_a_tools_own_model_calls_are_billed_in_their_own_role_at_the_model_each_was_made_on():
+    t = trace(
+        [
+            call("agent", usage()),
+            call("tool", usage(200, 50, 0, 0), model="openai:mini"),
+            call("tool", usage(100, 10, 0, 0), model="plain"),
+            call("tool", None, model="openai:mini", error={"type": "RateLimitError"}),  # rejected: not billed
+            call("agent", usage()),
+        ]
+    )
+    out = cost.case_cost(t)
+    own, agent, sub = out["roles"]["tool"], out["roles"]["agent"], out["roles"]["subagent"]
+    assert agent["calls"] == 2 and agent["input"] == 2000 and sub["calls"] == 0  # neither the parent's nor a subagent's
+    assert own == {"input": 300, "output": 60, "cache_read": 0, "cache_write": 0, "calls": 3, "usd": own["usd"]}
+    assert own["usd"] == pytest.approx((200 * 0.5 + 50 * 4.0) / 1e6 + (100 * 1.0 + 10 * 2.0) / 1e6)
+    assert out["priced_as"]["tool"] == "openai:mini + plain"
+    assert out["total"]["input"] == 2300 and out["total"]["usd"] == pytest.approx(agent["usd"] + own["usd"])
+    unpriced = cost.case_cost(trace([call("agent", usage()), call("tool", usage(), model="openai:unlisted")]))
+    assert unpriced["roles"]["tool"]["usd"] is None and unpriced["total"]["usd"] is None  # unknown, never 0
+
+
+def test_the_cost_metric_is_the_rows_cost_total_whatever_the_roles_models_and_usage():
+    """One rule for a case's dollars: `metrics.cost_usd` is `case_cost`'s total (the row's ``cost``), on a case whose
+    agent, summarizer, subagent and tool calls ran on four models, on one with an unpriced model and on one whose
+    models reported no usage (on main the metric billed the approximate count there, and left tool calls out)."""
+    calls = [
+        call("agent", usage(), response=TASK_CALL),
+        call("summarizer", usage(200, 50, 0, 0)),
+        call("subagent", usage(400, 20, 100, 0), model="openai:gpt"),
+        call("tool", usage(300, 30, 0, 0), model="openai:mini"),
+        call("agent", usage()),
+    ]
+    priced = trace(calls)
+    out = cost.case_cost(priced)
+    parts = (
+        2 * (100 * 3 + 600 * 0.3 + 300 * 3.75 + 10 * 15)  # the agent at anthropic:claude
+        + (200 * 1.0 + 50 * 2.0)  # the summarizer at plain
+        + (300 * 1.0 + 100 * 0.1 + 20 * 8.0)  # the subagent at openai:gpt
+        + (300 * 0.5 + 30 * 4.0)  # the tool's model at openai:mini
+    ) / 1e6
+    assert out["total"]["usd"] == pytest.approx(parts)
+    assert metrics.cost_usd(priced) == out["total"]["usd"]
+    assert metrics.case_metrics(priced, [], "goal")["cost_usd"] == out["total"]["usd"]
+    for other in (trace(calls, summ="unpriced"), trace([*calls[:3], call("tool", usage(), model="unpriced")])):
+        assert cost.case_cost(other)["total"]["usd"] is None and metrics.cost_usd(other) is None
+    unreported = trace([call("agent"), call("summarizer"), call("tool", model="openai:mini")])
+    assert cost.case_cost(unreported)["total"]["usd"] is None and metrics.cost_usd(unreported) is None
 
 
 def test_a_trace_from_before_subagent_calls_were_recorded_has_them_unknown_when_the_agent_delegated():

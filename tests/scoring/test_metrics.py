@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from harness.scoring import metrics
+from harness.scoring import cost, metrics
 from harness.scoring.scorers import CHECK, MEASURE, Score
 from harness.trace.schema import Trace
 
@@ -37,65 +37,69 @@ def trace(calls: list[dict], events: list[dict] = (), turns: int = 2, agent="ope
 
 @pytest.fixture(autouse=True)
 def _table(monkeypatch):
-    monkeypatch.setattr(metrics, "prices", lambda: dict(TABLE))
+    monkeypatch.setattr(cost, "prices", lambda: dict(TABLE))
 
 
 # -- prices --------------------------------------------------------------------------------------------------------
 def test_a_price_is_the_exact_entry_before_any_prefix():
-    assert metrics.price_for("openai:gpt-4o-mini", TABLE) is TABLE["openai:gpt-4o-mini"]
-    assert metrics.price_for("openai:gpt-4o", TABLE) is TABLE["openai:gpt-4o"]
+    assert cost.price_for("openai:gpt-4o-mini", TABLE) is TABLE["openai:gpt-4o-mini"]
+    assert cost.price_for("openai:gpt-4o", TABLE) is TABLE["openai:gpt-4o"]
 
 
 def test_a_dated_snapshot_takes_the_longest_listed_prefix():
-    assert metrics.price_for("openai:gpt-4o-mini-2024-07-18", TABLE) is TABLE["openai:gpt-4o-mini"]
-    assert metrics.price_for("openai:gpt-4o-2024-08-06", TABLE) is TABLE["openai:gpt-4o"]
+    assert cost.price_for("openai:gpt-4o-mini-2024-07-18", TABLE) is TABLE["openai:gpt-4o-mini"]
+    assert cost.price_for("openai:gpt-4o-2024-08-06", TABLE) is TABLE["openai:gpt-4o"]
 
 
 def test_a_name_that_only_starts_like_a_listed_model_has_no_price():
-    assert metrics.price_for("openai:gpt-4oo", TABLE) is None
-    assert metrics.price_for("openai:gpt-4", TABLE) is None
-    assert metrics.price_for("unknown", {}) is None
+    assert cost.price_for("openai:gpt-4oo", TABLE) is None
+    assert cost.price_for("openai:gpt-4", TABLE) is None
+    assert cost.price_for("unknown", {}) is None
 
 
 def test_price_for_reads_the_shipped_table_by_default(monkeypatch):
-    monkeypatch.setattr(metrics, "prices", lambda: {"m": {"input": 9.0}})
-    assert metrics.price_for("m") == {"input": 9.0}
-    assert metrics.price_for("m-2025") == {"input": 9.0}
+    monkeypatch.setattr(cost, "prices", lambda: {"m": {"input": 9.0}})
+    assert cost.price_for("m") == {"input": 9.0}
+    assert cost.price_for("m-2025") == {"input": 9.0}
 
 
 @pytest.fixture
 def prices_file(monkeypatch, tmp_path):
-    """metrics.PRICES_FILE pointed at a file of the test's (the real prices(), not the autouse stand-in), read afresh."""
+    """cost.PRICES_FILE pointed at a file of the test's (the real prices(), not the autouse stand-in), read afresh."""
     f = tmp_path / "prices.yaml"
     monkeypatch.undo()
-    monkeypatch.setattr(metrics, "PRICES_FILE", f)
-    metrics.price_table.cache_clear()
+    monkeypatch.setattr(cost, "PRICES_FILE", f)
+    cost.price_table.cache_clear()
     yield f
-    metrics.price_table.cache_clear()
+    cost.price_table.cache_clear()
 
 
 def test_the_shipped_table_keeps_only_entries_that_are_prices(prices_file):
     prices_file.write_text("as_of: '2025-11'\nmodels:\n  a: {input: 1.0}\n  b: not-a-price\n  3: {input: 2.0}\n")
-    assert metrics.price_table()["as_of"] == "2025-11"
-    assert metrics.prices() == {"a": {"input": 1.0}, "3": {"input": 2.0}}
+    assert cost.price_table()["as_of"] == "2025-11"
+    assert cost.prices() == {"a": {"input": 1.0}, "3": {"input": 2.0}}
 
 
 def test_a_table_without_a_models_key_is_read_as_the_models_themselves(prices_file, monkeypatch):
     prices_file.write_text("a: {input: 1.0}\n")
-    assert metrics.price_table() == {"models": {"a": {"input": 1.0}}}
+    assert cost.price_table() == {"models": {"a": {"input": 1.0}}}
     prices_file.write_text("")
-    metrics.price_table.cache_clear()
-    assert metrics.price_table() == {"models": {}}
-    monkeypatch.setattr(metrics, "PRICES_FILE", prices_file.parent / "missing.yaml")
-    metrics.price_table.cache_clear()
-    assert metrics.price_table() == {"models": {}}
+    cost.price_table.cache_clear()
+    assert cost.price_table() == {"models": {}}
+    monkeypatch.setattr(cost, "PRICES_FILE", prices_file.parent / "missing.yaml")
+    cost.price_table.cache_clear()
+    assert cost.price_table() == {"models": {}}
 
 
 # -- cost ----------------------------------------------------------------------------------------------------------
-def test_cost_uses_the_approximate_tokens_when_the_provider_reported_none():
+def test_cost_is_unknown_when_the_provider_reported_no_usage_never_the_approximation():
+    """The metric is the row's cost total (`cost.case_cost`): tokens no provider reported are unknown, so are their
+    dollars (it used to bill the approximate count, a figure no provider gave, where the row's cost said unknown)."""
     t = trace([call("agent", 1000), call("agent", 3000), call("summarizer", 500)])
-    # agent: 4000 input at 2.5; summarizer: 500 at 1.0; no output reported
-    assert metrics.cost_usd(t) == pytest.approx((4000 * 2.5 + 500 * 1.0) / 1e6)
+    assert metrics.cost_usd(t) is None
+    usage = {"input_tokens": 4000, "output_tokens": 0}
+    t = trace([call("agent", 1000, usage=usage), call("summarizer", 500)])
+    assert metrics.cost_usd(t) is None  # one role unknown: the total is unknown, never the known part alone
 
 
 def test_cost_uses_provider_tokens_and_bills_output_and_cache_at_their_prices():
@@ -127,25 +131,30 @@ def test_cache_writes_langchain_anthropic_moves_to_its_per_ttl_keys_are_billed_a
 
 
 def test_cost_is_unknown_when_a_model_that_made_calls_has_no_price():
-    assert metrics.cost_usd(trace([call("agent", 10)], agent="unpriced")) is None
-    assert metrics.cost_usd(trace([call("agent", 10), call("summarizer", 10)], summ="unpriced")) is None
+    usage = {"input_tokens": 10, "output_tokens": 1}
+    assert metrics.cost_usd(trace([call("agent", 10, usage=usage)], agent="unpriced")) is None
+    calls = [call("agent", 10, usage=usage), call("summarizer", 10, usage=usage)]
+    assert metrics.cost_usd(trace(calls, summ="unpriced")) is None
 
 
 def test_a_model_that_made_no_call_needs_no_price():
-    assert metrics.cost_usd(trace([call("agent", 1000)], summ="unpriced")) == pytest.approx(1000 * 2.5 / 1e6)
+    usage = {"input_tokens": 1000, "output_tokens": 0, "input_token_details": {"cache_read": 0}}
+    assert metrics.cost_usd(trace([call("agent", 1, usage=usage)], summ="unpriced")) == pytest.approx(1000 * 2.5 / 1e6)
     assert metrics.cost_usd(trace([], agent="unpriced", summ="unpriced")) == 0.0
 
 
 def test_a_price_without_input_or_output_counts_them_as_free(monkeypatch):
-    monkeypatch.setattr(metrics, "prices", lambda: {"a": {"output": 4.0}, "s": {"input": None}})
+    monkeypatch.setattr(cost, "prices", lambda: {"a": {"output": 4.0}, "s": {"input": None}})
     usage = {"input_tokens": 100, "output_tokens": 50}
     t = trace([call("agent", 1, usage=usage), call("summarizer", 1, usage=usage)], agent="a", summ="s")
     assert metrics.cost_usd(t) == pytest.approx(50 * 4.0 / 1e6)
 
 
 def test_cost_is_rounded_to_a_millionth_of_a_dollar():
-    assert metrics.cost_usd(trace([call("agent", 1)], agent="openai:gpt-4o-mini")) == 0.0  # 1.5e-7
-    assert metrics.cost_usd(trace([call("agent", 1234567)])) == round(1234567 * 2.5 / 1e6, 6)
+    one = {"input_tokens": 1, "output_tokens": 0}
+    assert metrics.cost_usd(trace([call("agent", 1, usage=one)], agent="openai:gpt-4o-mini")) == 0.0  # 1.5e-7
+    many = {"input_tokens": 1234567, "output_tokens": 0, "input_token_details": {"cache_read": 0}}
+    assert metrics.cost_usd(trace([call("agent", 1, usage=many)])) == round(1234567 * 2.5 / 1e6, 6)
 
 
 def test_token_sums_treat_missing_usage_and_missing_keys_as_zero():
@@ -262,11 +271,11 @@ def test_a_clarification_is_looked_for_only_in_final_replies_of_the_agent():
 
 
 def test_a_case_whose_agent_made_no_call_still_costs_its_summarizer_calls():
-    t = trace([call("summarizer", 2000)])
+    t = trace([call("summarizer", 1, usage={"input_tokens": 2000, "output_tokens": 0})])
     assert metrics.cost_usd(t) == pytest.approx(2000 * 1.0 / 1e6)
 
 
 def test_cache_tokens_of_a_model_priced_without_input_cost_nothing(monkeypatch):
-    monkeypatch.setattr(metrics, "prices", lambda: {"a": {"output": 4.0}})
+    monkeypatch.setattr(cost, "prices", lambda: {"a": {"output": 4.0}})
     usage = {"input_tokens": 100, "output_tokens": 0, "input_token_details": {"cache_read": 60, "cache_creation": 20}}
     assert metrics.cost_usd(trace([call("agent", 1, usage=usage)], agent="a")) == 0.0

@@ -16,7 +16,7 @@ from harness.trace.recorder import Recorder, model_name
 from harness.trace.schema import Trace
 from tests._recorder_inputs import TOOL
 
-IN_SUBAGENT = {"checkpoint_ns": "tools:0b1c|model:7d2e"}  # a call inside the task tool's subagent graph
+IN_SUBAGENT = {"checkpoint_ns": "tools:0b1c", "langgraph_node": "model", "langgraph_checkpoint_ns": "tools:0b1c|model:7d2e"}
 BRIEF = [SystemMessage("You are a general-purpose subagent."), HumanMessage("Fetch DOC-001 and report.")]
 USAGE = {"input_tokens": 900, "output_tokens": 12, "total_tokens": 912, "input_token_details": {"cache_read": 400}}
 

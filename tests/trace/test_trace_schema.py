@@ -1,5 +1,6 @@
-"""Trace schema 3: one general compaction event, and a subagent's model calls as calls of their own; schema-1 traces
-(written before strategies) and schema-2 ones (before subagent calls were recorded) still load and score."""
+"""Trace schema 4: one general compaction event, a subagent's model calls and a tool's own model calls as calls of their
+own; schema-1 traces (written before strategies), schema-2 ones (before subagent calls were recorded) and schema-3 ones
+(before a tool's model calls had their own role) still load and score."""
 
 from pathlib import Path
 
@@ -12,7 +13,7 @@ V1 = Path(__file__).resolve().parents[1] / "data" / "trace_v1_needle.json.gz"  #
 
 def test_a_schema_1_trace_loads_as_the_current_schema_and_scores_as_it_did():
     trace = load_trace(V1)
-    assert trace.schema_version == SCHEMA_VERSION == 3 and trace.upgraded_from == 1
+    assert trace.schema_version == SCHEMA_VERSION == 4 and trace.upgraded_from == 1
     assert [e["type"] for e in trace.events] == ["summary"] * 3
     for event in trace.events:
         assert event["strategy"] == "deepagents-summarization"
@@ -57,10 +58,24 @@ def _saved(tmp_path, data):
 def test_a_schema_2_trace_loads_and_says_its_subagent_calls_were_not_recorded_only_when_it_delegated(tmp_path):
     call = {"index": 0, "role": "agent", "turn": 0, "message_keys": [], "response": {"text": "", "tool_calls": []}}
     plain = _saved(tmp_path, {"schema_version": 2, "case_id": "x", "kind": "goal", "calls": [call]})
-    assert plain.schema_version == 3 and plain.upgraded_from == 2
+    assert plain.schema_version == 4 and plain.upgraded_from == 2
     assert not plain.unrecorded_subagent_calls() and plain.subagent_calls() == []
     call["response"]["tool_calls"] = [{"name": "task", "args": {}, "id": "t1"}]  # it delegated
     delegated = _saved(tmp_path, {"schema_version": 2, "case_id": "x", "kind": "goal", "calls": [call]})
     assert delegated.unrecorded_subagent_calls()
-    current = _saved(tmp_path, {"schema_version": 3, "case_id": "x", "kind": "goal", "calls": [call]})
-    assert current.upgraded_from is None and not current.unrecorded_subagent_calls()  # schema 3 records them
+    recorded = _saved(tmp_path, {"schema_version": 3, "case_id": "x", "kind": "goal", "calls": [call]})
+    assert recorded.upgraded_from == 3 and not recorded.unrecorded_subagent_calls()  # schema 3 records them
+    current = _saved(tmp_path, {"schema_version": 4, "case_id": "x", "kind": "goal", "calls": [call]})
+    assert current.upgraded_from is None and not current.unrecorded_subagent_calls()
+
+
+def test_a_schema_3_trace_loads_as_schema_4_with_its_calls_as_recorded(tmp_path):
+    """Schema 3 recorded a tool's own model call as a ``subagent`` call: it loads as it was recorded (the case's total
+    is the same, each such call priced at the model it was made on) and says where it came from."""
+    calls = [
+        {"index": 0, "role": "agent", "turn": 0, "message_keys": [], "response": None},
+        {"index": 1, "role": "subagent", "turn": 0, "message_keys": [], "model": "openai:gpt-5-mini", "response": None},
+    ]
+    old = _saved(tmp_path, {"schema_version": 3, "case_id": "x", "kind": "goal", "calls": calls})
+    assert (old.schema_version, old.upgraded_from) == (4, 3)
+    assert old.subagent_calls() == [calls[1]] and old.tool_model_calls() == [] and old.agent_calls() == [calls[0]]
