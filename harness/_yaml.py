@@ -41,12 +41,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 def load_yaml(text: str, where: str, *, first_line: int = 1) -> Any:
     """``text`` (from ``where``, a file) parsed as YAML safely. A duplicate key is a ConfigError naming ``where``, the
     key and both lines (``first_line``: the file's line number of the text's first line, for front matter); any other
-    YAML error propagates as ``yaml.YAMLError`` for the caller to word."""
+    YAML error propagates as ``yaml.YAMLError`` for the caller to word, its marks naming ``where``."""
+    loader = _UniqueKeyLoader(text)
+    loader.name = where  # PyYAML's own errors say where, not "<unicode string>"
     try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        return loader.get_single_data()
     except DuplicateKeyError as exc:
         offset = first_line - 1
         raise ConfigError(
             f"{where}: duplicate key {exc.key!r} on lines {exc.first + offset} and {exc.second + offset}; "
             "YAML would keep the second silently: remove one"
         ) from None
+    finally:
+        loader.dispose()

@@ -246,6 +246,14 @@ def test_a_variant_front_matter_with_a_duplicate_key_names_it(tmp_path, capsys):
     )
 
 
+def test_a_yaml_syntax_error_names_the_file_in_its_marks_not_a_unicode_string(tmp_path, capsys):
+    """PyYAML's own error text places the mistake ("in <file>, line 2, column 8"): it names the spec, as the first
+    line does, never "<unicode string>"."""
+    spec = tmp_path / "broken.yaml"
+    spec.write_text("name: x\nevals: [needle\n")
+    _refused(["experiment", "run", str(spec), "--out", str(tmp_path / "exp")], f'in "{spec}", line 2, column 8', capsys, tmp_path)
+
+
 def test_every_shipped_yaml_goes_through_the_one_loader():
     """Specs, variant front matter and the datasets' YAML: no module parses YAML but `harness._yaml`."""
     import re
