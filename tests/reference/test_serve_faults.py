@@ -137,3 +137,26 @@ def test_a_summary_fault_reads_through_each_langchain_client_as_the_shapes_text(
     for result in (chat, claude, responses):
         assert result.generations[0].message.text.strip() == shape_text(shape)
     assert (shape_text(shape) == "") is (shape == REASONING_ONLY)
+
+
+def test_the_stats_count_what_api_clients_were_answered_not_the_admins_own_calls():
+    import json
+    import urllib.request
+
+    from harness.reference.serve import serving
+
+    with serving(max_seconds=60) as srv:
+        admin = srv.url.removesuffix("/v1") + "/admin"
+
+        def post(path: str, body: bytes = b"{}") -> None:
+            urllib.request.urlopen(urllib.request.Request(admin + path, data=body, method="POST"), timeout=5).close()
+
+        def stats() -> dict:
+            with urllib.request.urlopen(admin + "/stats", timeout=5) as r:
+                return json.load(r)
+
+        post("/faults", b'{"mode": "503", "count": 1}')
+        post("/reset")
+        assert stats()["statuses"] == {}  # the reset, the fault and the stats themselves are not counted
+        urllib.request.urlopen(srv.url + "/models", timeout=5).close()
+        assert stats()["statuses"] == {"200": 1}

@@ -31,7 +31,7 @@ live client sends per case run (`harness.agent.cache_scope`; without it the entr
 
 Faults are given at start (``--fault MODE[:COUNT][@agent|@summary|@judge]``) or at run time
 (``POST /admin/faults`` with ``{"mode", "count", "scope", "after", "retry_after", "sleep"}``);
-``GET /admin/stats`` returns request counts, peak concurrency, the time from the first
+``GET /admin/stats`` returns request counts, the statuses answered (the API's routes, not /admin), peak concurrency, the time from the first
 to the latest request and the server's CPU time; ``POST /admin/reset``
 clears faults, counters, the prompt cache and stored responses. Answers are marked simulated
 (``system_fingerprint``) so a run through the server is labelled as such. Loopback by default;

@@ -56,6 +56,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):  # the client gave up (its timeout): nothing to answer
             return
+        if self.path.startswith("/admin/"):
+            return  # the stats count what clients of the API were answered, never the admin's own calls
         with self.state.lock:
             self.state.statuses[status] += 1
 
