@@ -89,13 +89,20 @@ def _pick(frame: pd.DataFrame, arm: str | None, source: str) -> pd.DataFrame:
     return picked
 
 
+def _side(letter: str, name: str, frame: pd.DataFrame) -> str:
+    """A side's column heading: its letter, its run or experiment, and what it ran (the arm and the strategy, each
+    once): ``A: nightly (forced-20, deepagents-default)``."""
+    ran = dict.fromkeys(str(v) for v in [*frame["arm"], *frame["strategy"]] if v is not None)
+    return f"{letter}: {name} ({', '.join(ran)})" if ran else f"{letter}: {name}"
+
+
 def compare_sets(a: str | Path, b: str | Path, *, arm_a: str | None = None, arm_b: str | None = None) -> pd.DataFrame:
     """Side-by-side table: each metric for A and B (mean [interval] n) and B - A paired on case and trial."""
     name_a, rows_a = load_rows(a)
     name_b, rows_b = load_rows(b)
     fa = _pick(cells_frame(rows_a), arm_a, str(a))
     fb = _pick(cells_frame(rows_b), arm_b, str(b))
-    label_a, label_b = f"A: {name_a}", f"B: {name_b}"
+    label_a, label_b = _side("A", name_a, fa), _side("B", name_b, fb)
     if set(fa["threshold"]) != set(fb["threshold"]):
         if fa["threshold"].nunique() > 1 or fb["threshold"].nunique() > 1:
             raise HarnessError("A and B use different thresholds; compare single-threshold results or matching grids")

@@ -97,8 +97,8 @@ def test_the_chosen_arms_are_compared_paired_on_case(tmp_path):
     assert passed == {
         "threshold": "20%",
         "metric": "passed",
-        "A: grid": "100% [51%, 100%] n=4",
-        "B: grid": "50% [15%, 85%] n=4",
+        "A: grid (x, deepagents-summarization)": "100% [51%, 100%] n=4",  # each side says what it ran
+        "B: grid (y, deepagents-summarization)": "50% [15%, 85%] n=4",
         "B - A": "-50 pts [-100, +0] p=0.5 (n=4)",
     }
     tokens = table[table["metric"] == "agent_tokens"].iloc[0].to_dict()
@@ -116,10 +116,11 @@ def test_the_table_has_a_row_per_metric_measured_on_either_side(tmp_path):
     a = _write(tmp_path / "A", [_row(f"c{i}", summary_length=10 * i, premature_completion=None) for i in range(4)])
     b = _write(tmp_path / "B", [_row(f"c{i}", premature_completion=None) for i in range(4)])
     table = compare_sets(a, b)
-    assert list(table.columns) == ["threshold", "metric", "A: A", "B: B", "B - A"]
+    a_, b_ = "A: A (a, deepagents-summarization)", "B: B (a, deepagents-summarization)"
+    assert list(table.columns) == ["threshold", "metric", a_, b_, "B - A"]
     assert list(table["metric"]) == ["passed", "agent_tokens", "summary_length"]
     length = table[table["metric"] == "summary_length"].iloc[0]
-    assert length["B: B"] == "n/a (n=0)" and length["B - A"] == "no pairs"
+    assert length[b_] == "n/a (n=0)" and length["B - A"] == "no pairs"
     assert table[table["metric"] == "passed"].iloc[0]["B - A"] == "no pair differs (n=4)"
 
 
