@@ -222,6 +222,10 @@ def export_experiment(
         from harness.langsmith.session import upload_requested
 
         upload = upload_requested()
+        if not upload:
+            progress(
+                "langsmith: LANGSMITH_API_KEY is not set, so the experiments are built locally (langsmith.json), not uploaded"
+            )
     if not upload:
         return _export(path, client or offline_client(), False, progress)
     session = None

@@ -31,9 +31,11 @@ def experiment(tmp_path_factory):
 
 def test_offline_export_runs_locally_without_waiting_on_the_network(experiment, monkeypatch):
     monkeypatch.delenv("LANGSMITH_API_KEY", raising=False)
-    started = time.perf_counter()
-    summary = export_experiment(experiment, progress=lambda _: None)
+    started, printed = time.perf_counter(), []
+    summary = export_experiment(experiment, progress=printed.append)
     assert time.perf_counter() - started < 30
+    assert printed[0].startswith("langsmith: LANGSMITH_API_KEY is not set")  # why nothing went up, said once
+    assert sum("LANGSMITH_API_KEY" in line for line in printed) == 1
     assert summary["uploaded"] is False and len(summary["experiments"]) == 4  # 2 variants x 2 thresholds
     for exp in summary["experiments"]:
         assert exp["runs"] == 4  # 2 cases x 2 trials
