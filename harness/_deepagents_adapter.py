@@ -317,12 +317,16 @@ _EVICTED_MESSAGE_FILE = re.compile(r"/conversation_history/[0-9a-f]{8}-[0-9a-f]{
 _OFFLOAD_TIME = re.compile(r"## Summarized at \d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
 
 
+def offline_stable_text(text: str) -> str:
+    """``text`` without what deepagents makes different on every offline run: each offload section's ``## Summarized at
+    <time>`` heading and the ``<uuid4>.md`` file an over-large user message is saved to (`trace.comparable`)."""
+    return _OFFLOAD_TIME.sub("## Summarized at <time>", _EVICTED_MESSAGE_FILE.sub("/conversation_history/<message>.md", text))
+
+
 def run_stable_text(text: str) -> str:
-    """``text`` without what deepagents makes different on every run: the history file's
-    ``session_<uuid4 hex>``, each offload section's ``## Summarized at <time>`` heading and the ``<uuid4>.md`` file an
-    over-large user message is saved to."""
-    text = _EVICTED_MESSAGE_FILE.sub("/conversation_history/<message>.md", _SESSION_ID.sub("session_<id>", text))
-    return _OFFLOAD_TIME.sub("## Summarized at <time>", text)
+    """`offline_stable_text` without the history file's ``session_<hex>`` too, which a live run draws from uuid4: what
+    the reference models hash, so they choose alike in process and behind any agent over HTTP."""
+    return offline_stable_text(_SESSION_ID.sub("session_<id>", text))
 
 
 class StableSessions:
