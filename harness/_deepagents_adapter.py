@@ -12,9 +12,12 @@ breaks one module, not the harness.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import itertools
 import json
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -314,36 +317,54 @@ _EVICTED_MESSAGE_FILE = re.compile(r"/conversation_history/[0-9a-f]{8}-[0-9a-f]{
 _OFFLOAD_TIME = re.compile(r"## Summarized at \d{4}-\d\d-\d\dT[0-9:.]+(?:[+-]\d\d:\d\d|Z)?")
 
 
+def offline_stable_text(text: str) -> str:
+    """``text`` without what deepagents makes different on every offline run: each offload section's ``## Summarized at
+    <time>`` heading and the ``<uuid4>.md`` file an over-large user message is saved to (`trace.comparable`)."""
+    return _OFFLOAD_TIME.sub("## Summarized at <time>", _EVICTED_MESSAGE_FILE.sub("/conversation_history/<message>.md", text))
+
+
 def run_stable_text(text: str) -> str:
-    """``text`` without what deepagents makes different on every run: the history file's
-    ``session_<uuid4 hex>``, each offload section's ``## Summarized at <time>`` heading and the ``<uuid4>.md`` file an
-    over-large user message is saved to."""
-    text = _EVICTED_MESSAGE_FILE.sub("/conversation_history/<message>.md", _SESSION_ID.sub("session_<id>", text))
-    return _OFFLOAD_TIME.sub("## Summarized at <time>", text)
+    """`offline_stable_text` without the history file's ``session_<hex>`` too, which a live run draws from uuid4: what
+    the reference models hash, so they choose alike in process and behind any agent over HTTP."""
+    return offline_stable_text(_SESSION_ID.sub("session_<id>", text))
 
 
-def stable_session_middleware() -> Any:
-    """A middleware that names the history file from the conversation, not from uuid4.
+class StableSessions:
+    """Offline, one case run's history-file names, from the conversation, not uuid4 (deepagents' unless the state holds
+    an id). `middleware` sets the main agent's before its first step: a hash of the first user message. deepagents keeps
+    private state out of a subagent's input (a fork's too) and gives its general-purpose subagent no harness middleware
+    but the summarization slot: `install` makes deepagents' summarization name a file it has no id for the same way from
+    the state it summarizes (a subagent's first message is its task), hashing a name this run already gave again with a
+    count (a fork's first message is its parent's; parallel tasks of one text may take the counts in either order)."""
 
-    deepagents names it ``session_<uuid4 hex>`` unless the private state already holds a
-    session id, which it then reuses. This middleware sets that id before the agent's first
-    step to a hash of the first user message, so two runs of the same case write and read
-    the same path. Used offline only (reference models), where runs must be reproducible;
-    a subagent's first message is its own task, so its history file keeps a name of its own.
-    """
-    import hashlib
+    def __init__(self) -> None:
+        self.given: set[str] = set()
+        self._lock = threading.Lock()  # parallel task calls run their subagents in threads
 
-    from langchain.agents.middleware import AgentMiddleware
+    def name(self, state: Mapping[str, Any]) -> str:
+        text = next((m.text for m in state.get("messages", []) if isinstance(m, HumanMessage)), "")
+        seeds = (f"{text}\n#{n}" if n else text for n in itertools.count())  # the first user message, then counted
+        names = ("session_" + hashlib.sha256(seed.encode()).hexdigest()[:32] for seed in seeds)
+        with self._lock:
+            session = next(name for name in names if name not in self.given)
+            self.given.add(session)
+        return session
 
-    class StableHistoryPath(AgentMiddleware):
-        def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:  # noqa: ARG002
-            if state.get(SESSION_KEY):
-                return None
-            first = next((m for m in state.get("messages", []) if isinstance(m, HumanMessage)), None)
-            text = first.text if first is not None else ""
-            return {SESSION_KEY: "session_" + hashlib.sha256(text.encode()).hexdigest()[:32]}
+    def middleware(self) -> Any:
+        from langchain.agents.middleware import AgentMiddleware
 
-    return StableHistoryPath()
+        names = self
+
+        class StableHistoryPath(AgentMiddleware):
+            def before_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:  # noqa: ARG002
+                return None if state.get(SESSION_KEY) else {SESSION_KEY: names.name(state)}
+
+        return StableHistoryPath()
+
+    def install(self, summarization: Any) -> None:
+        """deepagents' ``summarization`` names from `name` a file whose state holds no id (its own ``_get_session_id``: uuid4)."""
+        if callable(getattr(summarization, "_get_session_id", None)):
+            summarization._get_session_id = lambda state: state.get(SESSION_KEY) or self.name(state)
 
 
 def seed_files(files: Mapping[str, str]) -> dict[str, dict[str, str]]:

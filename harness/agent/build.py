@@ -74,6 +74,7 @@ def build_agent(
     assembly: Mapping[str, Any] | None = None,
     subagent_models: Mapping[str, BaseChatModel] | None = None,
     subagent_middleware: Sequence[Any] = (),
+    sessions: da.StableSessions | None = None,
 ) -> BuiltAgent:
     """The real `create_deep_agent` with ``config``'s strategy in deepagents' summarization slot (and its eviction
     setting), the strategy's own middleware and ``middleware`` (the runner's recorder, a fault's) after it, ``tools``,
@@ -92,7 +93,8 @@ def build_agent(
     each with deepagents' general-purpose prompt and the parent's tools, and the strategy's slot built for its own
     model, so a fraction resolves against that model's window as deepagents' own default does (the parent's slot
     would resolve it against the parent's: deepagents#802's shape); ``subagent_middleware`` (the recorder's subagent
-    probe) after the slot in each, so it sees each request as that model gets it."""
+    probe) after the slot in each, so it sees each request as that model gets it. ``sessions`` (offline): every
+    deepagents summarization middleware built here, the subagents' too, names its history files from the case, not uuid4."""
     from deepagents import create_deep_agent
     from deepagents.backends import StateBackend
     from deepagents.middleware import FilesystemMiddleware
@@ -108,6 +110,8 @@ def build_agent(
         backend = media_backend() if config.offload_binary else StateBackend()
     model = with_window(model, config.window)
     stack = build_strategy(config, model, backend=backend, summarizer=summarizer)
+    if sessions is not None:  # the general-purpose subagent's and an assembly's declarative subagents' slot too
+        sessions.install(stack.summarization)
     replacements: list[Any] = [stack.slot]
     eviction = (config.eviction_tokens, config.human_eviction_tokens)
     if eviction != (DEEPAGENTS_EVICTION_TOKENS, DEEPAGENTS_HUMAN_EVICTION_TOKENS) or config.offload_binary:
@@ -144,7 +148,9 @@ def build_agent(
             {**s, "middleware": [*(s.get("middleware") or []), stack.slot]} if is_declarative(s) else s for s in user["subagents"]
         ]
     if subagent_models:
-        own = _own_subagents(config, subagent_models, subagent_middleware, backend=backend, summarizer=summarizer)
+        own = _own_subagents(
+            config, subagent_models, subagent_middleware, backend=backend, summarizer=summarizer, sessions=sessions
+        )
         clash = {s["name"] for s in own} & {s.get("name") for s in user.get("subagents") or () if isinstance(s, Mapping)}
         if clash:
             raise ConfigError(f"the agent assembly declares the subagent {sorted(clash)[0]!r}, which this eval declares itself")
@@ -168,6 +174,7 @@ def _own_subagents(
     *,
     backend: Any,
     summarizer: BaseChatModel | None,
+    sessions: da.StableSessions | None = None,
 ) -> list[dict[str, Any]]:
     """The harness's declarative subagents: deepagents' general-purpose spec under each name, on its model, with the
     strategy's slot built for that model's declared window (its profile's max_input_tokens, else the config's)."""
@@ -180,8 +187,10 @@ def _own_subagents(
         profile = model.profile if isinstance(model.profile, dict) else {}
         window = profile.get("max_input_tokens")
         sub_config = replace(config, window=window) if isinstance(window, int) and window != config.window else config
-        slot = build_strategy(sub_config, model, backend=backend, summarizer=summarizer).slot
-        specs.append({**GENERAL_PURPOSE_SUBAGENT, "name": name, "model": model, "middleware": [slot, *middleware]})
+        stack = build_strategy(sub_config, model, backend=backend, summarizer=summarizer)
+        if sessions is not None:
+            sessions.install(stack.summarization)
+        specs.append({**GENERAL_PURPOSE_SUBAGENT, "name": name, "model": model, "middleware": [stack.slot, *middleware]})
     return specs
 
 

@@ -100,8 +100,10 @@ class _Case:
         self.recorder = (
             Recorder(truncation_text=config.effective_truncation().truncation_text, strategy=config.strategy) if record else None
         )
-        # Offline, the history file gets a name derived from the case instead of uuid4, so reruns are identical.
-        stable = [da.stable_session_middleware()] if models.simulated else []
+        # Offline, each history file (the agent's, each subagent's) gets a name derived from the case instead of uuid4,
+        # so reruns are identical.
+        sessions = da.StableSessions() if models.simulated else None
+        stable = [sessions.middleware()] if sessions is not None else []
         # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
         # A Retry-After above the SDK's cap is waited out when it fits the case budget (`live.retry_after_wait`).
         retry = [agent_retry_middleware(), retry_after_middleware()] if "agent" in models.endpoints else []
@@ -131,6 +133,7 @@ class _Case:
             assembly=assembly_kwargs(agent) if agent is not None else None,  # the user's own, fresh for each case
             subagent_models=subagent_models,
             subagent_middleware=[self.recorder.subagent_middleware] if self.recorder and subagent_models else [],
+            sessions=sessions,
         )
         self.graph = self.built.graph
         self.scope = uuid.uuid4().hex  # this case run's served prompt cache (a header value: no case id in it)

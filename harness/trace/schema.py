@@ -254,21 +254,22 @@ VOLATILE_FINAL_FIELDS = ("recorder_time_s",)
 def comparable(trace: Trace) -> dict[str, Any]:
     """The trace without what legitimately differs between two offline runs of the same case and seed:
     run id, start time and wall/call times, the recorder's own time, message ids, and deepagents' offload times
-    (``## Summarized at <time>``) inside history-file text; messages are inlined, so their keys (content
-    hashes, which those times change) do not matter."""
-    from harness._deepagents_adapter import run_stable_text
+    (``## Summarized at <time>``) inside history-file text and the uuid4 name of a saved over-large user message
+    (`offline_stable_text`); messages are inlined, so their keys (content hashes, which those ids change) do not
+    matter. History-file names are kept: offline they come from the case (`StableSessions`), a subagent's too."""
+    from harness._deepagents_adapter import offline_stable_text
 
     def stable(key: str) -> str:
         data = trace.messages[key]
         body = {k: v for k, v in data.get("data", {}).items() if k != "id"}  # langgraph gives messages uuid4 ids
-        return run_stable_text(json.dumps({**data, "data": body}, sort_keys=True))
+        return offline_stable_text(json.dumps({**data, "data": body}, sort_keys=True))
 
     data = {k: v for k, v in trace.to_dict().items() if k not in (*VOLATILE_TRACE_FIELDS, "messages")}
     data["calls"] = [
         {
             **{k: v for k, v in c.items() if k not in VOLATILE_CALL_FIELDS},
             "message_keys": [stable(k) for k in c["message_keys"]],
-            "response": json.loads(run_stable_text(json.dumps(c.get("response")))),  # a saved message's uuid4 path in args
+            "response": json.loads(offline_stable_text(json.dumps(c.get("response")))),  # a saved message's uuid4 path in args
         }
         for c in trace.calls
     ]
@@ -276,7 +277,7 @@ def comparable(trace: Trace) -> dict[str, Any]:
         {k: (stable(v) if k.endswith("_key") and v in trace.messages else v) for k, v in e.items()} for e in trace.events
     ]
     data["final"] = json.loads(
-        run_stable_text(json.dumps({k: v for k, v in trace.final.items() if k not in VOLATILE_FINAL_FIELDS}, sort_keys=True))
+        offline_stable_text(json.dumps({k: v for k, v in trace.final.items() if k not in VOLATILE_FINAL_FIELDS}, sort_keys=True))
     )
     return data
 
