@@ -96,8 +96,7 @@ STRATEGY_MEASURES = [
     ("total_tokens", "tokens per task"),
     ("summarizer_tokens", "summarizer tokens"),
     ("peak_context", "peak context"),
-    ("cost_usd", "cost USD"),
-    ("whole_cost_usd", "whole cost USD"),
+    ("cost_usd", "cost USD"),  # every call of the case (`harness.scoring.cost`: the one rule; whole_cost_usd is the same)
     ("compaction_events", "compaction events"),
 ]
 BAR_METRICS = ["passed", "needle_recovered", "goal_preserved", "clarification_requested", "agent_tokens", "summary_length"]
