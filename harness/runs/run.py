@@ -357,11 +357,12 @@ def run_cases(
     if not jobs:
         return sink.finish()
     jobs = [jobs[i] for i in start_order([job.case.size_chars for job in jobs])]
+    width = max(len(job.case.id) for job in jobs)  # the case column fits the longest id
 
     def record(job: Job, outcome: CaseResult | NotRun) -> None:
         row = sink.done(job, outcome)  # a NotRun was decided when the plan was made: a worker meeting one skips it too
         if row is not None:
-            progress(progress_line(len(sink.run.rows), total, time.perf_counter() - started, row))
+            progress(progress_line(len(sink.run.rows), total, time.perf_counter() - started, row, width))
 
     watch = OutageWatch(stop_after)  # fed each case's error as it finishes (completion order)
     execute(jobs, settings, pool, record, watch=watch, in_order=True)
@@ -392,14 +393,15 @@ def start_order(sizes: Sequence[int]) -> list[int]:
     return sorted(range(len(sizes)), key=lambda i: -sizes[i])
 
 
-def progress_line(done: int, total: int, elapsed: float, row: ResultRow | CellRow) -> str:
+def progress_line(done: int, total: int, elapsed: float, row: ResultRow | CellRow, width: int = 22) -> str:
     """The line printed as a case finishes, in `harness run` and a grid alike: how many of how many, the case (in a
     grid, the cell's arm, threshold and eval:case), its outcome (ok, or the outcome and its deciding checks), its
-    compaction events, agent calls and time, and the time left at the rate so far."""
+    compaction events, agent calls and time, and the time left at the rate so far; the case column is at least
+    ``width`` wide."""
     result, keys = row_outcome(row)
     status = "ok" if result == PASS else f"{result} " + ",".join(keys)
     eta = elapsed / done * (total - done) if done else 0.0
-    width = len(str(total))
+    digits = len(str(total))
     case = row["case_id"]
     if "cell_id" in row:
         cell = cast(CellRow, row)
@@ -407,6 +409,6 @@ def progress_line(done: int, total: int, elapsed: float, row: ResultRow | CellRo
     # every strategy's events (summary, mask, trim, ...), not only summaries: a masking run is not "0 summaries"
     events = ", ".join(f"{kind} x{n}" for kind, n in row_events(row).items() if n) or "no compaction"
     return (
-        f"[{done:>{width}}/{total}] {case:<22} t{row['trial']} {status:<28} "
+        f"[{done:>{digits}}/{total}] {case:<{width}} t{row['trial']} {status:<28} "
         f"{events}, {row['calls']['agent']} calls, {row['wall_time_s']:.2f}s  (eta {eta:.0f}s)"
     )

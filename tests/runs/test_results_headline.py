@@ -30,6 +30,9 @@ def test_one_progress_line_for_a_run_and_a_grid_a_cell_naming_its_arm_threshold_
     assert progress_line(1, 4, 3.0, run_row) == (
         "[1/4] needle-a               t1 FAIL needle_recalled         summary x2, 7 calls, 1.50s  (eta 9s)"
     )
+    long = {**run_row, "case_id": "probe-entity-confusion-s7-i1"}  # the run's longest id sets the column
+    assert progress_line(2, 4, 3.0, long, width=28).startswith("[2/4] probe-entity-confusion-s7-i1 t1 FAIL")
+    assert progress_line(2, 4, 3.0, run_row, width=28).startswith("[2/4] needle-a                     t1 FAIL")
     cell = {**row, **_row("PASS"), "cell_id": "fifo|20%|needle:needle-a|t1", "arm": "fifo", "threshold": "20%"}
     assert progress_line(10, 10, 3.0, {**cell, "events": {}}) == (
         "[10/10] fifo 20% needle:needle-a t1 ok                           no compaction, 7 calls, 1.50s  (eta 0s)"
