@@ -229,7 +229,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     exp_run.add_argument("spec", help="the experiment YAML, e.g. datasets/experiments/prompt-comparison.yaml")
     exp_run.add_argument("--out", default="reports/experiments", help="parent directory (default reports/experiments)")
-    exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
+    exp_run.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only every N-th cell starting at I, 0-based (0/4 .. 3/4), into shards/IofN/ (for CI jobs); then "
+        "`harness experiment merge OUT/NAME OUT/NAME/shards/*` (NAME: the spec's name)",
+    )
     exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
     exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
     exp_run.add_argument(
