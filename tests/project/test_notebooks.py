@@ -57,13 +57,16 @@ def _outputs(cell) -> list[str]:  # noqa: ANN001
     return [kind for out in cell.outputs for kind in out.get("data", {})]
 
 
-def _execute(path: Path, tmp_path: Path, monkeypatch) -> nbformat.NotebookNode:  # noqa: ANN001
+def _execute(path: Path, tmp_path: Path, monkeypatch, until: str | None = None) -> nbformat.NotebookNode:  # noqa: ANN001
     """``path`` run in a kernel whose working directory is notebooks/ (as JupyterLab's and nbconvert's are) and whose
-    temporary files go to ``tmp_path/tmp``, which is empty again once the kernel has stopped."""
+    temporary files go to ``tmp_path/tmp``, which is empty again once the kernel has stopped; with ``until``, only the
+    cells up to the first whose source ends with it."""
     monkeypatch.delenv("MPLBACKEND", raising=False)  # the kernel picks its own (inline) backend, as for a reader
     (tmp_path / "tmp").mkdir()
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
     nb = nbformat.read(path, as_version=4)
+    if until is not None:
+        nb.cells = nb.cells[: next(i for i, c in enumerate(nb.cells) if c.source.strip().endswith(until)) + 1]
     NotebookClient(nb, kernel_name="python3", timeout=180, resources={"metadata": {"path": str(path.parent)}}).execute()
     assert not list((tmp_path / "tmp").iterdir()), f"{path.name} left {list((tmp_path / 'tmp').iterdir())} behind"
     return nb
@@ -108,7 +111,7 @@ def test_the_session_replay_reads_a_users_sessions_named_relative_to_the_reposit
     recording = ROOT / "datasets" / "conversations" / "billing-runbook.jsonl"
     imported = import_session("openai", str(recording), tmp_path / "cases", case_id="my-session")
     monkeypatch.setenv("HARNESS_SESSIONS", os.path.relpath(imported.row_file, ROOT))
-    nb = _execute(ROOT / "notebooks" / "session_replay.ipynb", tmp_path, monkeypatch)
+    nb = _execute(ROOT / "notebooks" / "session_replay.ipynb", tmp_path, monkeypatch, until="replay_table(rows)")
     code = [c for c in nb.cells if c.cell_type == "code"]
     printed = "".join(o.get("text", "") for o in code[0].outputs if o.get("name") == "stdout")
     assert "sessions.jsonl | 3 cells |" in printed and "imported" not in printed
