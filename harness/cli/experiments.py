@@ -13,7 +13,7 @@ from harness.cli.options import (
     add_limit_options,
     finite_float,
 )
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 
 
 def _grid_summary_models(spec: Any) -> list[str | None]:
@@ -62,7 +62,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.experiment_command == "langsmith":
         from harness.langsmith.export import export_experiment
+        from harness.runs.merge import unmerged_shards
 
+        if unmerged := unmerged_shards(args.path):
+            raise HarnessError(unmerged)
         export_experiment(args.path, upload=args.upload)
         return EXIT_OK
     shard = parse_shard(args.shard)
