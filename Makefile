@@ -12,7 +12,7 @@ PYTEST = $(BIN)/python -m pytest
 # at the end do not leave a core idle). `make test XDIST=` runs in one process.
 XDIST ?= -n 3 --dist worksteal
 
-.PHONY: install install-dev notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions lock-upgrade newest-releases
+.PHONY: install install-dev install-notebook notebooks run test lint format typecheck test-unit test-slow test-evals test-validity test-validity-full test-live bench lock readme-image mutation mutation-changed versions lock-upgrade newest-releases
 
 # uv installs the locks (pip bootstraps uv at the version requirements-dev.lock pins): about 20 s on a fresh machine
 # where pip took about 85 s (docs/performance.md, "CI time"). Bytecode is compiled at install (uv's --compile-bytecode for
@@ -40,6 +40,9 @@ $(VENV)/.installed-notebook: $(VENV)/.installed-dev requirements-notebook.lock
 
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
+# The notebook extra without starting JupyterLab (for running a notebook headless: docs/python.md); the same as
+# `make .venv/.installed-notebook`, which still works.
+install-notebook: $(VENV)/.installed-notebook
 
 # JupyterLab over notebooks/ (the `notebook` extra, pinned in requirements-notebook.lock), listening on 127.0.0.1 only
 # and opening no browser: open the URL it prints (it carries the login token). Ctrl-C stops it. Another port:

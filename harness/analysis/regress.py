@@ -67,6 +67,7 @@ def error_gate(rows: Sequence[ResultRow], max_error_rate: float = MAX_ERROR_RATE
 
 def load_rows(path: str | Path) -> tuple[str, Sequence[ResultRow]]:
     """(name, rows) of a run or experiment directory."""
+    from harness.runs.merge import unmerged_shards
     from harness.runs.results import read_cells, read_rows
 
     path = Path(path)
@@ -74,7 +75,9 @@ def load_rows(path: str | Path) -> tuple[str, Sequence[ResultRow]]:
         return path.name, read_cells(path / "cells.jsonl")
     if (path / "results.jsonl").exists():
         return path.name, read_rows(path / "results.jsonl")
-    raise HarnessError(f"{path}: neither a run directory (results.jsonl) nor an experiment directory (cells.jsonl)")
+    raise HarnessError(
+        unmerged_shards(path) or f"{path}: neither a run directory (results.jsonl) nor an experiment directory (cells.jsonl)"
+    )
 
 
 def _pick(frame: pd.DataFrame, arm: str | None, source: str) -> pd.DataFrame:

@@ -13,7 +13,7 @@ from harness.cli.options import (
     add_limit_options,
     finite_float,
 )
-from harness.errors import ConfigError
+from harness.errors import ConfigError, HarnessError
 
 
 def _grid_summary_models(spec: Any) -> list[str | None]:
@@ -62,7 +62,10 @@ def cmd_experiment(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.experiment_command == "langsmith":
         from harness.langsmith.export import export_experiment
+        from harness.runs.merge import unmerged_shards
 
+        if unmerged := unmerged_shards(args.path):
+            raise HarnessError(unmerged)
         export_experiment(args.path, upload=args.upload)
         return EXIT_OK
     shard = parse_shard(args.shard)
@@ -229,7 +232,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     exp_run.add_argument("spec", help="the experiment YAML, e.g. datasets/experiments/prompt-comparison.yaml")
     exp_run.add_argument("--out", default="reports/experiments", help="parent directory (default reports/experiments)")
-    exp_run.add_argument("--shard", metavar="I/N", help="run only every N-th cell starting at I (for CI jobs); merge afterwards")
+    exp_run.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="run only every N-th cell starting at I, 0-based (0/4 .. 3/4), into shards/IofN/ (for CI jobs); then "
+        "`harness experiment merge OUT/NAME OUT/NAME/shards/*` (NAME: the spec's name)",
+    )
     exp_run.add_argument("--workers", type=int, help="worker processes (default: the spec's concurrency)")
     exp_run.add_argument("--max-cells", type=int, help="stop after this many new cells (the rest run on the next invocation)")
     exp_run.add_argument(

@@ -123,7 +123,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     from harness.report.run_report import write_report
 
     if not any((Path(args.run_dir) / name).exists() for name in ("meta.json", "validity.json")):
-        raise HarnessError(f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)")
+        from harness.runs.merge import unmerged_shards
+
+        raise HarnessError(
+            unmerged_shards(args.run_dir)
+            or f"{args.run_dir}: not a run, experiment or validity directory (no meta.json or validity.json)"
+        )
     from harness.runs.results import torn_line_note
 
     report = write_report(args.run_dir, args.tokens)

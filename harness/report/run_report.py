@@ -40,7 +40,7 @@ from harness.report.redo_report import add_redo_section
 from harness.report.sessions_report import add_sessions_section
 from harness.report.survives_report import add_survives_section
 from harness.report.upstream import add_upstream_section
-from harness.rows import ResultRow, RunMeta, eval_label, read_run_meta
+from harness.rows import NO_EVAL, ResultRow, RunMeta, eval_label, read_run_meta
 from harness.runs.results import (
     LEGACY_VALIDITY_KEYS,
     VALID,
@@ -363,6 +363,11 @@ def _pass_rates(doc: Document, rows: list[ResultRow]) -> None:
         "nothing was compacted or the needle was still in view). Rates are over valid runs only (PASS + FAIL), "
         "with a Wilson 95 % interval; invalid runs are counted beside them with their reasons, never as passes."
     )
+    if any(eval_label(r).endswith(NO_EVAL) for r in rows):  # `harness run` without --kind: where a newcomer meets it
+        doc.text(
+            f'"<kind> {NO_EVAL}": the cases ran under the run\'s configuration with the default scorers, not as the eval '
+            "of their kind (`harness run --kind KIND` or `pytest evals/ -m KIND` runs them as it, with its preset and checks)."
+        )
     groups = sorted({(eval_label(r), r["arm"]) for r in rows})
     for eval_name, arm in groups:
         subset = [r for r in rows if eval_label(r) == eval_name and r["arm"] == arm]

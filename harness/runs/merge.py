@@ -14,6 +14,21 @@ from harness.rows import ExperimentMeta, read_experiment_meta, write_meta
 from harness.runs.results import NOT_RUN_FILE, append_jsonl, append_row, read_cells, read_jsonl, torn_line_note
 
 
+def unmerged_shards(path: str | Path) -> str | None:
+    """Why ``path`` cannot be read yet when it holds shard directories and no cells.jsonl (`harness experiment run
+    --shard i/n` writes under shards/<i>of<n>/; only the merge writes the experiment's cells.jsonl): the sentence that
+    names the merge, or None. Every command that reads an experiment directory says it (regress, compare, report,
+    langsmith)."""
+    path = Path(path)
+    shards = sorted(p.name for p in (path / "shards").glob("*of*") if p.is_dir())
+    if not shards or (path / "cells.jsonl").exists():
+        return None
+    return (
+        f"{path}: an experiment run in shards ({', '.join(shards)} under shards/) and not merged: no cells.jsonl yet; "
+        f"join them first with `harness experiment merge {path} {path / 'shards'}/*`"
+    )
+
+
 def missing_shards(metas: Sequence[ExperimentMeta]) -> list[str]:
     """The shards of an n-way split that none of ``metas`` is ("2of4"): a lost CI artifact, named at the merge."""
     shards = [tuple(shard) for m in metas if (shard := m.get("shard"))]

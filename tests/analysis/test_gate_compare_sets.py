@@ -65,6 +65,19 @@ def test_a_directory_with_neither_file_is_refused_by_name(tmp_path):
     assert str(err.value) == (f"{tmp_path}: neither a run directory (results.jsonl) nor an experiment directory (cells.jsonl)")
 
 
+def test_an_unmerged_sharded_experiment_is_named_with_the_merge_that_joins_it(tmp_path):
+    """`harness experiment run --shard i/n` writes under shards/<i>of<n>/; before the merge the directory has no
+    cells.jsonl, and the README's nightly sequence once went straight to the gate: say so and name the merge."""
+    (tmp_path / "shards" / "0of4").mkdir(parents=True)
+    (tmp_path / "shards" / "2of4").mkdir()
+    with pytest.raises(HarnessError) as err:
+        load_rows(tmp_path)
+    assert str(err.value) == (
+        f"{tmp_path}: an experiment run in shards (0of4, 2of4 under shards/) and not merged: no cells.jsonl yet; "
+        f"join them first with `harness experiment merge {tmp_path} {tmp_path / 'shards'}/*`"
+    )
+
+
 # -- choosing the arm -----------------------------------------------------------------------------
 
 

@@ -112,6 +112,22 @@ def test_a_malformed_shard_is_bad_input_even_where_no_server_answers(tmp_path, c
     _refused(argv, "--shard must be i/n with 0 <= i < n, got '3/2'", capsys, tmp_path)
 
 
+@pytest.mark.parametrize("command", [["report"], ["experiment", "langsmith"], ["compare", "{d}"], ["regress"]])
+def test_a_sharded_experiment_not_yet_merged_is_named_with_the_merge_by_every_reader(tmp_path, capsys, command):
+    """`harness experiment run --shard i/n` writes only under shards/<i>of<n>/; before `harness experiment merge`
+    every command that reads the experiment said it was no experiment (no cells.jsonl, no meta.json)."""
+    d = tmp_path / "nightly"
+    for shard in ("0of2", "1of2"):
+        (d / "shards" / shard).mkdir(parents=True)
+        (d / "shards" / shard / "cells.jsonl").write_text("")
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text('{"cells": {}}')
+    argv = [word.replace("{d}", str(d)) for word in command] + [str(d)]
+    argv += ["--baseline", str(baseline)] if command == ["regress"] else []
+    err = _refused(argv, f"{d}: an experiment run in shards (0of2, 1of2 under shards/) and not merged", capsys, tmp_path)
+    assert f"join them first with `harness experiment merge {d} {d / 'shards'}/*`" in err
+
+
 # -- a strategy module that raises at import; a baseline that is a directory ---------------------------------------
 
 

@@ -9,6 +9,7 @@ where the steps look for them.
 from __future__ import annotations
 
 import glob
+import re
 import shlex
 import shutil
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.cli.main import EXIT_FAILED, EXIT_OK, main
+from harness.cli.main import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, main
 
 pytestmark = pytest.mark.slow
 
@@ -149,3 +150,30 @@ def test_the_wild_jobs_steps_run_as_written_on_the_evals_and_the_gate_holds_thei
     assert "no significant regression" in out
     report = (tmp_path / "reports" / "experiments" / "nightly-wild" / "report.md").read_text()
     assert "| cache " in report and "| notsummary " in report
+
+
+def test_the_readme_nightly_sequence_is_the_workflows_and_runs_as_written(nightly, capsys):
+    """README's nightly block once ran shard 1/4 and went straight to the gate, which refused the directory (the shard
+    wrote under shards/ and nothing merged it). Its loop is the grid job over the workflow's 0-based matrix; its other
+    lines are the merge-and-gate job's with the shard directories where a local run writes them; the gate names the
+    merge when it is skipped, and passes after it."""
+    from tests._docs import blocks, page, section
+
+    (block,) = blocks(section(page("README"), "2. The nightly CI"), "bash")
+    loop, *lines = block.splitlines()
+    values, body = re.fullmatch(r"for i in ([\d ]+); do (.+); done", loop).groups()
+    (grid_step,) = _harness_steps("grid")
+    assert [int(v) for v in values.split()] == WORKFLOW["jobs"]["grid"]["strategy"]["matrix"]["shard"]
+    assert body == grid_step.replace("${{ matrix.shard }}", "$i")
+    local = [
+        line.replace("shards/nightly-shard-*", "reports/experiments/nightly/shards/*")
+        for line in _harness_steps("merge-and-gate")
+    ]
+    assert lines == [line for line in local if " langsmith " not in line]
+    merge, report, gate = lines
+    capsys.readouterr()
+    assert _run(gate) == EXIT_BAD_INPUT
+    assert "not merged: no cells.jsonl yet; join them first with `harness experiment merge" in capsys.readouterr().err
+    assert _run(merge) == EXIT_OK and _run(gate) == EXIT_OK  # the report line is the workflow's, run by the test above
+    out = capsys.readouterr().out
+    assert "no significant regression" in out and "INCOMPLETE" not in out

@@ -281,6 +281,19 @@ def test_a_row_that_ran_as_no_eval_is_headed_as_such_never_as_the_eval_of_its_ki
     assert [h[1] for h in headings] == ["faults cases, no eval (1 runs)", "needle (1 runs)"]
 
 
+def test_the_report_says_what_no_eval_means_when_a_row_ran_as_no_eval_and_only_then():
+    """`make run` prints "as no eval" and heads its report "needle cases, no eval": the report defines it in one line
+    (it was defined only in docs/experiments.md)."""
+    said = (
+        '"<kind> cases, no eval": the cases ran under the run\'s configuration with the default scorers, not as the eval '
+        "of their kind (`harness run --kind KIND` or `pytest evals/ -m KIND` runs them as it, with its preset and checks)."
+    )
+    ad_hoc = _row("n1", "PASS", passed={"needle_correct": True}, ev=None)
+    as_eval = _row("n2", "PASS", passed={"needle_correct": True}, ev="needle")
+    assert _pass_rate_blocks([ad_hoc, as_eval])[0] == ("text", said)
+    assert ("text", said) not in _pass_rate_blocks([as_eval])
+
+
 def test_known_upstream_runs_are_counted_beside_the_others_and_said_to_count_in_no_rate():
     rows = [
         _row("n1", "PASS", passed=OK),
