@@ -273,6 +273,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     front = config.stash.get(FRONT, None)
     if front is None or config.option.collectonly or _SESSION is not None:
         return None
+    if session.testsfailed and not config.option.continue_on_collection_errors:  # pytest stops at its collection errors
+        return None
     if not any("eval_session" in getattr(item, "fixturenames", ()) for item in session.items):
         return None
     try:
