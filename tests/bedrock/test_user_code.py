@@ -17,6 +17,8 @@ from harness.compaction.strategies.names import RUNTIME
 from harness.compaction.variants import make_config
 from harness.errors import ConfigError
 
+pytestmark = pytest.mark.slow  # starts an interpreter (a spawned worker's `python -P`; tests/README.md)
+
 USER_MODULE = '''
 def keep_last(messages, token_count):
     """A messages function (`--strategy MODULE:FUNCTION` at `harness run`)."""
