@@ -113,12 +113,16 @@ def evaluate(
     the function itself (docs/your-agent.md); ``sessions``: session datasets (`harness import` writes them) whose cases the
     session eval runs instead of its shipped one (docs/sessions.md). ``before_cases`` is called once the early checks (each
     live model's spec, key and server) have passed, before the agent stack is imported or any case runs (`harness
-    check` audits the compactor there). Returns an `EvalRun`. Raises KeyError for an unknown eval (naming the known
-    ones)."""
+    check` audits the compactor there). Returns an `EvalRun`. A mistake in what it is given (an unknown eval, naming the
+    known ones; a bad setting; a factory or strategy that does not import) raises `harness.ConfigError` naming it, as
+    `harness run` exits 2 for it; a missing key `LiveModelUnavailable`, a server that does not answer
+    `EndpointUnreachable` (all `harness.HarnessError`)."""
     names = [evals] if isinstance(evals, str) else list(evals)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
-        raise KeyError(f"no eval {unknown[0]!r}; the registry has {', '.join(SUITES)}")
+        from harness.errors import ConfigError
+
+        raise ConfigError(f"no eval {unknown[0]!r}; the registry has {', '.join(SUITES)}")
     from harness.agent.endpoints import summary_model_for
     from harness.compaction.variants import make_config
     from harness.runs.early import early_checks
@@ -140,7 +144,7 @@ def evaluate(
     early = early_checks(model, summaries, run_endpoints, progress=progress, agent=agent)
     if before_cases is not None:
         before_cases()
-    from harness.agent.runner import case_budget as checked_budget
+    from harness.agent.endpoints import case_budget as checked_budget
     from harness.errors import ProviderOutage
     from harness.runs.executor import EvalSession
     from harness.runs.outage import OutageStopped

@@ -3,9 +3,10 @@
 A factory is a function of no arguments that returns the keyword arguments of `deepagents.create_deep_agent` for the
 user's assembly: ``tools``, ``system_prompt``, ``subagents``, ``backend``, ``middleware``, ``memory``, ``skills``,
 ``store``, ``permissions``... It is named ``module:function`` (a setting of every door: ``--agent``, a spec's
-``agent:``, `harness.evaluate(agent=...)`, which also takes the function itself). The module is imported as Python
-finds it, with the working directory searched last (as ``python -m`` would find it from there), in the process that
-runs the case: a spawned worker and a version arm's worker import it again, from the same working directory.
+``agent:``, `harness.evaluate(agent=...)`, which also takes the function itself). The module is imported by the one
+rule for a user's module (`harness.user_code`: as Python finds it, the working directory searched last), in the
+process that runs the case: a spawned worker and a version arm's worker import it again, from the same working
+directory.
 
 The factory is called once by the early checks (`harness.runs.early`), before anything is written, and then once per
 case, so each case gets a fresh backend and store. `assembly_kwargs` refuses (ConfigError, exit 2, naming the factory
@@ -19,14 +20,12 @@ How the assembly and the harness's own parts are merged is stated once, in `harn
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import os
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.user_code import import_user_module
 
 AgentSpec = str | Callable[[], Mapping[str, Any]]
 """An agent assembly as a door takes it: ``module:function``, or (`harness.evaluate`) the function itself."""
@@ -57,14 +56,6 @@ def agent_name(spec: AgentSpec) -> str:
     return f"{getattr(spec, '__module__', '?')}:{getattr(spec, '__qualname__', type(spec).__name__)}"
 
 
-def _search_working_directory() -> None:
-    """The working directory on ``sys.path``, last, when it is not there already (a console script's first entry is
-    its own bin directory): ``--agent examples.my_agent.agent:make`` imports from the repository's root."""
-    here = os.getcwd()
-    if here not in sys.path and "" not in sys.path:
-        sys.path.append(here)
-
-
 def load_factory(spec: AgentSpec, option: str = OPTION) -> Callable[[], Any]:
     """The factory ``spec`` names (ConfigError naming ``option`` when it is malformed, does not import, or is not
     callable)."""
@@ -78,11 +69,7 @@ def load_factory(spec: AgentSpec, option: str = OPTION) -> Callable[[], Any]:
             f"{option} {spec!r}: write MODULE:FUNCTION (e.g. examples.my_agent.agent:make), a function that returns "
             "create_deep_agent's keyword arguments"
         )
-    _search_working_directory()
-    try:
-        found: Any = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - whatever the user's module raises is theirs to read
-        raise ConfigError(f"{option} {spec}: module {module_name!r} does not import ({type(exc).__name__}: {exc})") from None
+    found: Any = import_user_module(module_name, spec, option)  # the one rule for a user's module (`harness.user_code`)
     for part in attr.split("."):
         if not hasattr(found, part):
             raise ConfigError(f"{option} {spec}: module {module_name!r} has no {attr!r}")

@@ -45,6 +45,7 @@ holds that), so a spec naming one of them is known without importing LangChain."
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_MAX_RETRIES = 6
+DEFAULT_CASE_BUDGET_S = 900.0  # a live case's total time, retries and waits included
 NO_KEY_PLACEHOLDER = "no-key-needed"  # sent to a --base-url server when the provider's key is not set
 _SECRET_KWARGS = ("api_key", "openai_api_key", "anthropic_api_key", "google_api_key", "default_headers", "http_client")
 
@@ -121,6 +122,17 @@ def parse_model_kwargs(items: list[str] | None, option: str) -> dict[str, Any]:
         ):  # JSON reads NaN and Infinity
             raise ConfigError(f"{option} {key}={out[key]!r}: must be a finite non-negative number")
     return out
+
+
+def case_budget(value: float | None) -> float:
+    """The case budget a run uses: ``value`` (``--case-budget``, a spec's ``case_budget``), or the default when unset.
+    Raises ConfigError for one that is not a positive finite number (here, light, so a door refuses it before the
+    agent stack is imported)."""
+    if value is None:
+        return DEFAULT_CASE_BUDGET_S
+    if not finite_number(value, "--case-budget") > 0:
+        raise ConfigError(f"--case-budget must be positive, got {value:g}")
+    return float(value)
 
 
 PREFLIGHT_TIMEOUT_S = 5.0

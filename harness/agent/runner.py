@@ -21,6 +21,7 @@ from harness import _deepagents_adapter as da
 from harness.agent.assembly import AgentSpec, assembly_kwargs
 from harness.agent.build import build_agent
 from harness.agent.cache_scope import CACHE_SCOPE, cache_scope
+from harness.agent.endpoints import DEFAULT_CASE_BUDGET_S
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
 from harness.agent.tools import tools_for
@@ -272,22 +273,6 @@ def run_case(
             except Exception as exc:  # noqa: BLE001 - every failure becomes part of the trace
                 case.failed(turn, exc)
     return case.finish()
-
-
-DEFAULT_CASE_BUDGET_S = 900.0  # a live case's total time, retries and waits included
-
-
-def case_budget(value: float | None) -> float:
-    """The case budget a run uses: ``value`` (``--case-budget``, a spec's ``case_budget``), or the default when unset."""
-    if value is None:
-        return DEFAULT_CASE_BUDGET_S
-    from harness._numbers import finite_number
-
-    if not finite_number(value, "--case-budget") > 0:
-        from harness.errors import ConfigError
-
-        raise ConfigError(f"--case-budget must be positive, got {value:g}")
-    return float(value)
 
 
 async def arun_case(

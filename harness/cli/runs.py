@@ -36,7 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     summary_model = summary_model_for(config.summary_model, args.summary_model, variant=config.name)
     early = early_checks(args.model, [summary_model], (agent_endpoint, summary_endpoint), agent=args.agent)
-    from harness.agent.runner import case_budget
+    from harness.agent.endpoints import case_budget
     from harness.runs.run import run_cases
     from harness.scenarios.schema import load_scenarios, select
 

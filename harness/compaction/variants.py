@@ -308,9 +308,22 @@ def parse_strategy(text: str | None) -> tuple[str | None, str | None]:
     if text is None:
         return None, None
     if ":" in text:
-        from harness.compaction.strategies.user_code import load_callable
+        import inspect
 
-        load_callable(text, source="--strategy")
+        from harness.user_code import load_callable
+
+        fn = load_callable(text, source="--strategy")
+        try:
+            inspect.signature(fn).bind([], 0)
+        except TypeError:  # a middleware factory (config, model, *, backend, ...) would fail in the first case
+            raise ConfigError(
+                f"--strategy {text!r}: {fn.__name__}{inspect.signature(fn)} does not take (messages, token_count): here "
+                "module:function is a messages function; a middleware factory or an object with INFO and build runs "
+                "with `harness check --strategy`, `pytest evals/ --strategy` or `pytest --compaction-strategy` "
+                "(docs/strategies.md)"
+            ) from None
+        except ValueError:  # no signature to read (a builtin): left to the call
+            pass
         return "custom", text
     from harness.compaction.strategies.names import strategy_names
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.pytest_plugin.options import OWN, USER, Front, add_options, early_checks, front_of, given
+from harness.pytest_plugin.options import OWN, USER, Front, add_options, early_checks, front_of, given, session_config
 from harness.pytest_plugin.verdicts import (
     OUTAGE_KEY,
     mark_provider_error,
@@ -33,12 +33,15 @@ from harness.pytest_plugin.verdicts import (
 )
 
 if TYPE_CHECKING:  # the agent stack: imported when a front asks for the eval session, never in a run with the plugin off
+    from harness.compaction.config import CompactionConfig
     from harness.pytest_plugin.session import PytestEvalSession
 
 OPTION = USER.flag("strategy")
 EVALS_MODULE = Path(__file__).parent.parent / "_plugin_evals.py"
 FRONT = pytest.StashKey[Front]()
 STRATEGY = pytest.StashKey["str | None"]()  # the registered name of the strategy under test
+# the session's compaction config, made and checked at configure time (`options.session_config`)
+CONFIG: pytest.StashKey[CompactionConfig] = pytest.StashKey()
 ASKED = pytest.StashKey[bool]()  # the early checks asked the live models' servers (`options.early_checks`)
 REPORT = pytest.StashKey[Path]()  # the session's report.md
 _OUTAGE = pytest.StashKey["str | None"]()  # why this session (or an xdist worker's) stopped for an outage
@@ -47,6 +50,8 @@ _SESSION: PytestEvalSession | None = None
 _LANGSMITH: Any = None  # the session's `harness.langsmith.session.LangSmithSession` (the harness's own evals)
 _WORKER_RUNS: list[str] = []  # on the xdist controller: each worker's run directory
 _WORKER_OUTAGES: list[str] = []  # on the xdist controller: why a worker's session stopped for an outage
+_WORKER_REFUSALS: list[str] = []  # on the xdist controller: why a worker's session refused its settings
+REFUSED_KEY = "harness_refused"  # an xdist worker's ``workeroutput`` key for why its session refused its settings
 
 
 def harness_evals(parser: pytest.Parser, evals_dir: str | Path) -> None:
@@ -98,7 +103,6 @@ def pytest_configure(config: pytest.Config) -> None:
     front = front_of(config)
     if front is None:
         return
-    from harness.compaction.strategies.registry import register
     from harness.errors import HarnessError
     from harness.suites.registry import SUITES
 
@@ -113,15 +117,19 @@ def pytest_configure(config: pytest.Config) -> None:
         except HarnessError as exc:
             raise pytest.UsageError(f"{front.flag('sessions')}: {exc}") from None
     strategy = config.getoption(front.flag("strategy"))
-    try:
-        config.stash[STRATEGY] = register(strategy) if strategy and (front is USER or ":" in strategy) else strategy
-        config.stash[ASKED] = early_checks(config, front)  # models and servers, before anything is built
+    try:  # a user's compactor registered for this process (each xdist worker too), found by `harness.user_code`'s rule
+        config.stash[STRATEGY] = _registered(strategy, front)
+    except HarnessError as exc:
+        raise pytest.UsageError(f"{front.flag('strategy')}: {exc}" if front is USER else str(exc)) from None
+    try:  # every option checked once, before any test is collected (under xdist, in the controller first)
+        config.stash[CONFIG] = session_config(config, front, config.stash[STRATEGY])
+        config.stash[ASKED] = early_checks(config, front, config.stash[CONFIG])  # models and servers, before anything is built
         if front.langsmith:
             from harness.langsmith.session import start
 
             _LANGSMITH = start(traces=config.getoption(front.flag("langsmith_traces")) or "summary")
     except HarnessError as exc:
-        raise pytest.UsageError(f"{front.flag('strategy')}: {exc}" if front is USER else str(exc)) from None
+        raise pytest.UsageError(front.spelled(str(exc))) from None
     for name, suite in SUITES.items():
         config.addinivalue_line("markers", f"{name}: {suite.description}")
     from harness.redact import RedactingStream
@@ -130,6 +138,27 @@ def pytest_configure(config: pytest.Config) -> None:
     writer = getattr(reporter, "_tw", None)
     if writer is not None and not isinstance(getattr(writer, "_file", None), RedactingStream):
         writer._file = RedactingStream(writer._file)  # noqa: SLF001 - TerminalWriter keeps its stream here
+
+
+def _registered(strategy: str | None, front: Front) -> str | None:
+    """The strategy the session runs, by its registered name: a user's ``MODULE:ATTR`` registered for this process
+    (`harness.compaction.strategies.registry.register`), a built-in name as given on the harness's own front. On a
+    user's front a strategy's name is refused with where it does run: the plugin takes a compactor as MODULE:ATTR."""
+    from harness.compaction.strategies.registry import register
+
+    if not strategy or (front is OWN and ":" not in strategy):  # a name: `session_config` checks it
+        return strategy
+    if ":" not in strategy:
+        from harness.compaction.strategies.names import strategy_names
+        from harness.errors import ConfigError
+
+        if strategy in strategy_names():
+            raise ConfigError(
+                f"{strategy!r} is a strategy's name; the plugin takes your own compactor as MODULE:ATTR (a factory, or "
+                f"an object or module with INFO and build: docs/strategies.md). A named strategy runs with `harness run "
+                f"--strategy {strategy}`, or in the harness's own repository `pytest evals/ --strategy {strategy}`"
+            )
+    return register(strategy)
 
 
 def _eval_marker(node: Any) -> str | None:
@@ -198,38 +227,80 @@ def live_options(pytestconfig: pytest.Config) -> list[str]:
     ]
 
 
-@pytest.fixture(scope="session")
-def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> PytestEvalSession:
-    """The session the evals run in, from the front's options: the reference models unless a model is named, the
-    default preset unless a variant is; offline, cases run ahead in forked workers (`harness.runs.pool.RunAhead`)."""
+def _open_session(config: pytest.Config, items: list[pytest.Item]) -> PytestEvalSession:
+    """The session the evals run in, from the front's options (the config made at configure time): the reference
+    models unless a model is named, the default preset unless a variant is; offline, cases run ahead in forked
+    workers (`harness.runs.pool.RunAhead`). Raises what `EvalSession.from_options` raises (its pre-flight's
+    ConfigError: a trigger at or below the fixed overhead)."""
     global _SESSION
 
-    from harness.agent.runner import case_budget
-    from harness.compaction.config import DEFAULT_PRESET
-    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
+    from harness.agent.endpoints import case_budget
     from harness.pytest_plugin.options import ENDPOINT_OPTIONS, SESSION_OPTIONS
     from harness.pytest_plugin.session import PytestEvalSession
     from harness.runs.settings import endpoints
 
-    front = pytestconfig.stash.get(FRONT, None)
-    if front is None:
-        raise pytest.UsageError("eval_session: the harness's pytest plugin is off (no --compaction-strategy)")
-    options = given(pytestconfig, front, *SESSION_OPTIONS)
+    front = config.stash[FRONT]
     worker = os.environ.get("PYTEST_XDIST_WORKER")  # under -n N, one run directory per worker (…-gw0)
+    _SESSION = PytestEvalSession.from_options(
+        **given(config, front, *SESSION_OPTIONS),
+        config=config.stash[CONFIG],  # made from the front's options and checked at configure time
+        endpoints=endpoints(**given(config, front, *ENDPOINT_OPTIONS)),
+        case_budget_s=case_budget(config.getoption(front.flag("case_budget"))),
+        runs_dir=config.getoption(front.flag("runs_dir")),
+        command=front.command if front is OWN else f"{front.command} {config.getoption(OPTION)}",
+        run_id_suffix=worker,
+        on_row=_log_to_langsmith,
+        around_run=_quiet,
+        stop_after_errors=config.getoption(front.flag("stop_after_errors")),
+        endpoints_answered=config.stash.get(ASKED, False),
+        sessions=config.getoption(front.flag("sessions")) or (),
+    )
+    if worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):  # an xdist worker runs the tests it is handed
+        _SESSION.run_ahead(_jobs(items), config.getoption(front.flag("run_ahead")))
+    return _SESSION
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """Before the first test, when a test asks for it: the eval session opened, so that a setting its pre-flight
+    refuses (a trigger at or below the fixed overhead: ``--window 5000``) is said once, as a usage error (exit 4)
+    before any test runs, not as every test's setup error. An xdist worker runs no test and hands the reason to the
+    controller, which stops the session with it and exits 4 (`pytest_sessionfinish`). A missing key or a server that
+    does not answer stays the fixture's to say (each eval skipped with the reason; exit 4)."""
+    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
+
+    config = session.config
+    front = config.stash.get(FRONT, None)
+    if front is None or config.option.collectonly or _SESSION is not None:
+        return None
+    if session.testsfailed and not config.option.continue_on_collection_errors:  # pytest stops at its collection errors
+        return None
+    if not any("eval_session" in getattr(item, "fixturenames", ()) for item in session.items):
+        return None
     try:
-        _SESSION = PytestEvalSession.from_options(
-            **{**options, "variant": options["variant"] or DEFAULT_PRESET, "strategy": pytestconfig.stash[STRATEGY]},
-            endpoints=endpoints(**given(pytestconfig, front, *ENDPOINT_OPTIONS)),
-            case_budget_s=case_budget(pytestconfig.getoption(front.flag("case_budget"))),
-            runs_dir=pytestconfig.getoption(front.flag("runs_dir")),
-            command=front.command if front is OWN else f"{front.command} {pytestconfig.getoption(OPTION)}",
-            run_id_suffix=worker,
-            on_row=_log_to_langsmith,
-            around_run=_quiet,
-            stop_after_errors=pytestconfig.getoption(front.flag("stop_after_errors")),
-            endpoints_answered=pytestconfig.stash.get(ASKED, False),
-            sessions=pytestconfig.getoption(front.flag("sessions")) or (),
-        )
+        _open_session(config, session.items)
+    except (LiveModelUnavailable, EndpointUnreachable):
+        return None
+    except HarnessError as exc:
+        message = front.spelled(str(exc))
+        if not hasattr(config, "workeroutput"):
+            raise pytest.UsageError(message) from None
+        config.workeroutput[REFUSED_KEY] = session.shouldstop = message  # xdist's controller stops with it
+        return True
+    return None
+
+
+@pytest.fixture(scope="session")
+def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) -> PytestEvalSession:
+    """The session the evals run in (`_open_session`), opened before the first test (`pytest_runtestloop`) or here."""
+    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
+
+    if pytestconfig.stash.get(FRONT, None) is None:
+        raise pytest.UsageError("eval_session: the harness's pytest plugin is off (no --compaction-strategy)")
+    if _SESSION is not None:
+        return _SESSION
+    try:
+        return _open_session(pytestconfig, request.session.items)
     except LiveModelUnavailable as exc:
         pytest.skip(str(exc))
     except EndpointUnreachable as exc:  # a provider problem, found before any case: ERROR's exit code, as the CLI's
@@ -238,9 +309,6 @@ def eval_session(pytestconfig: pytest.Config, request: pytest.FixtureRequest) ->
         pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
     except HarnessError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if worker is None and not (_LANGSMITH is not None and _LANGSMITH.enabled):  # an xdist worker runs the tests it is handed
-        _SESSION.run_ahead(_jobs(request.session.items), pytestconfig.getoption(front.flag("run_ahead")))
-    return _SESSION
 
 
 def _jobs(items: list[pytest.Item]) -> list[tuple[str, str, str | None]]:
@@ -326,13 +394,19 @@ def pytest_testnodedown(node: Any, error: Any) -> None:  # pytest-xdist's hook, 
         _WORKER_RUNS.append(output["harness_run"])
     if output.get(OUTAGE_KEY):
         _WORKER_OUTAGES.append(output[OUTAGE_KEY])
+    if output.get(REFUSED_KEY):
+        _WORKER_REFUSALS.append(output[REFUSED_KEY])
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Exit 4 when the session (or an xdist worker's) stopped for an outage; the run directory finished with its
-    report and langsmith.json; an xdist worker tells the controller where its results are."""
+    """Exit 4 when the session (or an xdist worker's) stopped for an outage or refused its settings; the run
+    directory finished with its report and langsmith.json; an xdist worker tells the controller where its results are."""
     if FRONT not in session.config.stash:
         return
+    if _WORKER_REFUSALS:  # xdist printed the reason as it stopped the session (`pytest_runtestloop`)
+        from harness.errors import EXIT_ERROR
+
+        session.exitstatus = EXIT_ERROR
     session.config.stash[_OUTAGE] = outage_exit(session, _SESSION.stopped if _SESSION else None, _WORKER_OUTAGES)
     path = _SESSION.finish() if _SESSION is not None else None
     if path is None:

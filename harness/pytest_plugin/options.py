@@ -7,10 +7,14 @@ with a repository's own, active only with ``--compaction-strategy``)."""
 from __future__ import annotations
 
 import argparse
+import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from harness.compaction.config import CompactionConfig
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,11 @@ class Front:
         """The option ``name`` (``summary_base_url``) as this front spells it (``--summary-base-url``)."""
         return self.prefix + name.replace("_", "-")
 
+    def spelled(self, message: str) -> str:
+        """``message`` (a check's error naming the options as ``harness run`` spells them: ``--trigger``) with each
+        option `session_config` checks as this front spells it (``--compaction-trigger``)."""
+        return re.sub(rf"(?<![\w-])--({'|'.join(CHECKED)})\b(?!-)", lambda m: self.flag(m[1]), message)
+
 
 OWN = Front("--", "reports/runs", "pytest evals/", langsmith=True)
 """The harness's own ``evals/``: its conftest declares the options (`add_options`) and so turns the plugin on there."""
@@ -36,8 +45,11 @@ USER = Front("--compaction-", "reports/compaction-harness", "pytest --compaction
 EVALS_DIR = "--harness-evals-dir"
 """A hidden option the harness's ``evals/conftest.py`` declares: the directory whose tests are the harness's evals."""
 
-SESSION_OPTIONS = ("variant", "trigger", "keep", "window", "strategy", "agent", "model", "summary_model", "seed")
-"""The options `harness.runs.executor.EvalSession.from_options` takes by their Python names."""
+SESSION_OPTIONS = ("agent", "model", "summary_model", "seed")
+"""The options `harness.runs.executor.EvalSession.from_options` takes by their Python names, besides the config
+(`session_config`) and the endpoints (`ENDPOINT_OPTIONS`)."""
+CHECKED = ("variant", "trigger", "keep", "window", "strategy", "case-budget")
+"""The options `session_config` checks (the config's, and the case budget), as their errors name them."""
 ENDPOINT_OPTIONS = ("base_url", "summary_base_url", "model_kwargs", "summary_model_kwargs", "max_rps", "max_tpm")
 """The options `harness.runs.settings.endpoints` takes."""
 
@@ -122,12 +134,34 @@ def front_of(config: pytest.Config) -> Front | None:
     return None
 
 
-def early_checks(config: pytest.Config, front: Front) -> bool:
+def session_config(config: pytest.Config, front: Front, strategy: str | None) -> CompactionConfig:
+    """The session's compaction config from the front's options (``strategy``: its registered name) and its case
+    budget, checked at configure time: a bad ``--trigger``, ``--keep``, ``--window``, ``--strategy`` or
+    ``--case-budget`` is a ConfigError naming it, which the plugin says as a usage error (exit 4) once, before any
+    test is collected, as ``harness run`` refuses them (exit 2) before anything is built. Light: no agent stack."""
+    from harness.agent.endpoints import case_budget
+    from harness.compaction.config import DEFAULT_PRESET
+    from harness.compaction.variants import make_config
+
+    case_budget(config.getoption(front.flag("case_budget")))
+    named = given(config, front, "variant", "trigger", "keep", "window")
+    return make_config(
+        named["variant"] or DEFAULT_PRESET,
+        trigger=named["trigger"],
+        keep=named["keep"],
+        window=named["window"],
+        strategy=strategy,
+    )
+
+
+def early_checks(config: pytest.Config, front: Front, compaction: CompactionConfig) -> bool:
     """The session's early checks (`harness.runs.early`), at configure time, before any test is collected or a model
     built: a malformed live spec is a usage error, a stopped server ends the session with exit 4 (as `harness run`
-    exits), a missing key is left to ``eval_session``, which skips every eval with the reason. True when the live
-    models' servers were asked (the session's pre-flight then does not ask them again): by this process, or, under
-    pytest-xdist, by the controller before it started this worker."""
+    exits; said once, as pytest says a usage error: its exit code is the same 4), a missing key is left to
+    ``eval_session``, which skips every eval with the reason. ``compaction``: the session's config
+    (`session_config`), whose summary model is asked about. True when the live models' servers were asked (the
+    session's pre-flight then does not ask them again): by this process, or, under pytest-xdist, by the controller
+    before it started this worker."""
     import os
 
     if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -135,16 +169,13 @@ def early_checks(config: pytest.Config, front: Front) -> bool:
     if config.getoption("collectonly"):
         return False
     from harness.agent.endpoints import summary_model_for
-    from harness.compaction.config import DEFAULT_PRESET
-    from harness.compaction.variants import resolve_config
-    from harness.errors import EXIT_ERROR, EndpointUnreachable, HarnessError, LiveModelUnavailable
+    from harness.errors import EndpointUnreachable, HarnessError, LiveModelUnavailable
     from harness.runs.early import early_checks as check
     from harness.runs.settings import endpoints
 
-    named = given(config, front, "variant", "model", "summary_model", "agent")
-    variant = named["variant"] or DEFAULT_PRESET
+    named = given(config, front, "model", "summary_model", "agent")
     try:
-        summary = summary_model_for(resolve_config(variant)[0].summary_model, named["summary_model"], variant=variant)
+        summary = summary_model_for(compaction.summary_model, named["summary_model"], variant=compaction.name)
         run_endpoints = endpoints(**given(config, front, *ENDPOINT_OPTIONS))
         check(
             named["model"],
@@ -156,7 +187,7 @@ def early_checks(config: pytest.Config, front: Front) -> bool:
     except LiveModelUnavailable:
         return False
     except EndpointUnreachable as exc:  # a provider problem found before any case: ERROR's exit code, as the CLI's
-        pytest.exit(f"error: {exc}", returncode=EXIT_ERROR)
+        raise pytest.UsageError(str(exc)) from None  # one line, exit 4 (EXIT_ERROR; tests/pytest_plugin/test_plugin_doors.py)
     except HarnessError as exc:  # a mistake in the options: a usage error (exit 4) before anything runs
         raise pytest.UsageError(str(exc)) from None
     return True

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, cast
 from harness._paths import check_dir_name
 from harness._version import __version__
 from harness.agent.assembly import AgentSpec, agent_name
+from harness.agent.endpoints import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.agent.models import Endpoint, in_process
-from harness.agent.runner import DEFAULT_CASE_BUDGET_S, case_budget
 from harness.compaction.config import WINDOW_SAID, CompactionConfig
 from harness.errors import ConfigError
 from harness.rows import META_SCHEMA_VERSION, CellRow, Provenance, ResultRow, RunMeta, write_meta

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 from harness import _deepagents_adapter as da
 from harness.agent.assembly import AgentSpec
+from harness.agent.endpoints import DEFAULT_CASE_BUDGET_S
 from harness.agent.models import ModelChoice, choose_models
-from harness.agent.runner import DEFAULT_CASE_BUDGET_S, arun_case, offline_skip_reason, run_case_for
+from harness.agent.runner import arun_case, offline_skip_reason, run_case_for
 from harness.compaction.config import DEFAULT_PRESET, DEFAULT_STRATEGY, CompactionConfig
 from harness.compaction.variants import make_config
 from harness.rows import ResultRow

@@ -10,6 +10,7 @@ import pytest
 
 import harness
 from harness.api import evaluate
+from harness.errors import ConfigError
 from tests._docs import page, page_path, section
 
 pytestmark = pytest.mark.slow
@@ -47,5 +48,5 @@ def test_an_eval_runs_as_pytest_runs_it_and_not_run_cases_are_listed(tmp_path):
 
 
 def test_an_unknown_eval_is_refused_naming_the_known_ones():
-    with pytest.raises(KeyError, match="no eval 'needles'; the registry has needle, goal"):
+    with pytest.raises(ConfigError, match="no eval 'needles'; the registry has needle, goal"):
         harness.evaluate("needles")

@@ -36,7 +36,7 @@ def _refused(argv: list[str], named: str, capsys, root: Path) -> None:
 @pytest.mark.parametrize(
     ("factory", "named"),
     [
-        ("no_such_package_xyz:make", "--agent no_such_package_xyz:make: module 'no_such_package_xyz' does not import"),
+        ("no_such_package_xyz:make", "--agent 'no_such_package_xyz:make': cannot import 'no_such_package_xyz' (No module named"),
         (A + "NOT_CALLABLE", "'NOT_CALLABLE' is not callable (int)"),
         (A + "raises", "calling it raised RuntimeError: no credentials configured"),
         (A + "returns_list", "it returned a list, not a dict of create_deep_agent keyword arguments"),

@@ -28,7 +28,7 @@ LIVE = ["--model", "openai:reference-agent", "--summary-model", "openai:referenc
 AGENT_STACK = HEAVY
 """What the pytest path must not have imported when it stops at its early checks: the HEAVY packages, as at every
 other door (the evals' conftest finds deepagents without importing it; a user's `--compaction-strategy` is imported
-without the harness importing langchain for it: `harness.compaction.strategies.user_code`)."""
+without the harness importing langchain for it: `harness.user_code`)."""
 
 
 def _spec(tmp_path: Path, url: str | None = None) -> Path:

@@ -67,9 +67,11 @@ def test_a_base_url_where_nothing_answers_stops_the_session_before_any_case_with
         f"http://127.0.0.1:{port}/v1",
         tmp_path=tmp_path,
     )
-    assert done.returncode == 4, done.stdout[-2000:]
-    assert f"nothing answers at http://127.0.0.1:{port}/v1" in done.stdout and "No case was run" in done.stdout
-    assert "passed" not in done.stdout and "failed" not in done.stdout
+    printed = done.stdout + done.stderr
+    assert done.returncode == 4, printed[-2000:]
+    said = [line for line in printed.splitlines() if f"nothing answers at http://127.0.0.1:{port}/v1" in line]
+    assert len(said) == 1 and said[0].startswith("ERROR: nothing answers") and "No case was run" in said[0], printed  # once
+    assert "passed" not in done.stdout and "failed" not in done.stdout and "Exit" not in printed
     assert not list(tmp_path.iterdir())  # no run directory was written
 
 

@@ -14,8 +14,8 @@ from langchain.agents.middleware import AgentMiddleware
 from langchain_core.messages.utils import count_tokens_approximately
 
 from harness.compaction.strategies.base import StrategyInfo, StrategyStack
-from harness.compaction.strategies.user_code import load_callable
 from harness.errors import ConfigError
+from harness.user_code import load_callable
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel

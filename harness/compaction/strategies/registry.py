@@ -47,7 +47,7 @@ def register(spec: str) -> str:
     """Register ``module:attr`` for this process and return its strategy name: an object or module with ``INFO`` and
     ``build`` (its INFO's name), or a factory ``make(config, model, *, backend, summarizer) -> StrategyStack`` (named
     ``module.attr``, its recovery unknown). Raises ConfigError when it does not import or is neither."""
-    from harness.compaction.strategies.user_code import import_user_module, load_callable
+    from harness.user_code import import_user_module, load_callable
 
     module_name, _, attr = spec.partition(":")
     module = import_user_module(module_name, spec, "strategy")
