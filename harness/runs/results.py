@@ -240,22 +240,31 @@ def outcome_line(rows: Sequence[ResultRow]) -> str:
 
 def retries_line(rows: Sequence[ResultRow]) -> str | None:
     """'provider SDK retries: 2 in 1 of 3 cases, 0.8 s of backoff' (`harness.agent.sdk_retries`: the OpenAI and
-    Anthropic SDKs' retries inside the client, which no call record shows), or '... none in 3 cases'; with the cases
-    that have no count (a trace written before they were counted). None when no row has a count (no live model)."""
-    counts = [(r.get("metrics") or {}).get("provider_retries") for r in rows]
-    counted = [n for n in counts if n is not None]
+    Anthropic SDKs' retries inside the client, which no call record shows), or '... none in 3 cases'; then the
+    recorded model calls that failed after them ('; 1 failed model call in 1 case, re-sent or ended the case'); and the
+    cases that have no count (a trace written before they were counted). None when no row has a count (no live
+    model: an offline run's report has no such line)."""
+    metrics = [r.get("metrics") or {} for r in rows]
+    counted = [m["provider_retries"] for m in metrics if m.get("provider_retries") is not None]
     if not counted:
         return None
     total, hit = sum(counted), sum(1 for n in counted if n)
-    waited = sum((r.get("metrics") or {}).get("provider_retry_backoff_s") or 0.0 for r in rows)
-    cases = f"{len(counted)} case{'s' if len(counted) != 1 else ''}"
+    waited = sum(m.get("provider_retry_backoff_s") or 0.0 for m in metrics)
     line = (
-        f"provider SDK retries: {total} in {hit} of {cases}, {waited:.1f} s of backoff"
+        f"provider SDK retries: {total} in {hit} of {_cases(len(counted))}, {waited:.1f} s of backoff"
         if total
-        else f"provider SDK retries: none in {cases}"
+        else f"provider SDK retries: none in {_cases(len(counted))}"
     )
-    missing = len(counts) - len(counted)
-    return line + (f" ({missing} case{'s' if missing != 1 else ''} without a count)" if missing else "")
+    failed = [m.get("failed_model_calls") or 0 for m in metrics]
+    if sum(failed):
+        calls = sum(failed)
+        line += f"; {calls} failed model call{'s' if calls != 1 else ''} in {_cases(sum(1 for n in failed if n))}, re-sent or ended the case"
+    missing = len(rows) - len(counted)
+    return line + (f" ({_cases(missing)} without a count)" if missing else "")
+
+
+def _cases(n: int) -> str:
+    return f"{n} case{'s' if n != 1 else ''}"
 
 
 def append_jsonl(path: str | Path, record: Mapping[str, Any]) -> None:

@@ -90,8 +90,8 @@ def test_a_schema_4_trace_loads_with_its_provider_retries_not_recorded(tmp_path)
     call = {"index": 0, "role": "agent", "turn": 0, "message_keys": [], "response": None}
     old = _saved(tmp_path, {"schema_version": 4, "case_id": "x", "kind": "goal", "calls": [call], "agent_model": "openai:gpt-5"})
     assert (old.schema_version, old.upgraded_from, old.provider_retries) == (5, 4, None)
-    assert provider_retry_metrics(old) == {"provider_retries": None, "provider_retry_backoff_s": None}
+    assert provider_retry_metrics(old) == {"provider_retries": None, "provider_retry_backoff_s": None, "failed_model_calls": 0}
     counted = {"count": 2, "backoff_s": 1.5, "by_role": {"agent": {"count": 2, "backoff_s": 1.5}}}
     new = _saved(tmp_path, {"schema_version": 5, "case_id": "x", "kind": "goal", "calls": [call], "provider_retries": counted})
     assert new.upgraded_from is None and new.provider_retries == counted
-    assert provider_retry_metrics(new) == {"provider_retries": 2, "provider_retry_backoff_s": 1.5}
+    assert provider_retry_metrics(new) == {"provider_retries": 2, "provider_retry_backoff_s": 1.5, "failed_model_calls": 0}
