@@ -24,7 +24,7 @@ from harness.agent.build import build_agent
 from harness.agent.cache_scope import CACHE_SCOPE, cache_scope
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
-from harness.agent.sdk_retries import CaseRetries, agent_role_middleware, count_here, counting
+from harness.agent.sdk_retries import CaseRetries, agent_role_middleware, count_here, counted_model, counting
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
@@ -111,8 +111,10 @@ class _Case:
         retry = [agent_retry_middleware(), retry_after_middleware()] if "agent" in models.endpoints else []
         if "agent" in models.endpoints:  # the provider SDK's own retries of an agent request are counted as the agent's
             retry.append(agent_role_middleware())
-        # A live case counts its provider SDKs' retries (`harness.agent.sdk_retries`); in-process models have no SDK: None.
-        self.retries = CaseRetries() if models.endpoints else None
+        # A live case counts its provider SDKs' retries (`harness.agent.sdk_retries`) when every live model calls a counted
+        # SDK; None (no count) offline, where in-process models have no SDK, and for another provider's client.
+        live = [m for role, m in (("agent", models.agent), ("summarizer", models.summarizer)) if role in models.endpoints]
+        self.retries = CaseRetries() if live and all(counted_model(m) for m in live) else None
         if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
             retry.append(models.token_budget.middleware())
         # deepagents 0.7.32 has no write_todos tool by default (only some model profiles add it): a task that asks for

@@ -16,8 +16,8 @@ log one INFO record on their ``_base_client`` logger (``"Retrying request in %f 
   ``other``: a subagent's or a tool's own model call), and lets a record through only when the user's own logging
   configuration would have shown it, so what a user sees of these loggers is unchanged.
 
-Nothing is patched: no SDK method, no LangChain class. Other providers' clients (google-genai, mistralai...) log no
-such record and are not counted: their cases record 0.
+Nothing is patched: no SDK method, no LangChain class. Other providers' clients (google-genai, mistralai...) write no
+such record, so a case with a live model of theirs has no count (`counted_model`): None, never a 0 nobody measured.
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ SDK_LOGGERS = ("openai._base_client", "anthropic._base_client")
 """The loggers the counted SDKs write their retry record on."""
 RETRY_RECORD = "Retrying request"  # how both SDKs' INFO record before a retry begins
 AGENT, SUMMARIZER, OTHER = "agent", "summarizer", "other"
+COUNTED_PACKAGES = ("langchain_openai", "langchain_anthropic")
+"""LangChain's packages whose chat models call the counted SDKs (a subclass of one of their models, in another package,
+is counted too)."""
+
+
+def counted_model(model: object) -> bool:
+    """Whether ``model``'s requests go through a counted SDK: a chat model of `COUNTED_PACKAGES` (or a subclass of
+    one), looked at through the harness's summarizer wrapper (its ``inner`` model)."""
+    inner = getattr(model, "inner", model)
+    return any(cls.__module__.split(".")[0] in COUNTED_PACKAGES for cls in type(inner).__mro__)
 
 
 class CaseRetries:

@@ -144,3 +144,20 @@ def test_install_is_idempotent_and_leaves_a_lower_level_alone(user_logging):
     install()
     assert logging.getLogger("openai._base_client").level == logging.NOTSET
     assert logging.getLogger("openai._base_client").getEffectiveLevel() == logging.DEBUG
+
+
+def test_only_models_that_call_a_counted_sdk_are_counted():
+    """langchain-openai's and langchain-anthropic's models (and the harness's summarizer wrapper around one) are counted;
+    google-genai's client writes no retry record, so a case on it gets no count (None), never a 0 nobody measured."""
+    from langchain_anthropic import ChatAnthropic
+    from langchain_google_genai import ChatGoogleGenerativeAI
+    from langchain_openai import ChatOpenAI
+
+    from harness.agent.live import SummaryOverflowTranslation
+    from harness.agent.sdk_retries import counted_model
+
+    openai_model = ChatOpenAI(model="m", api_key="k")
+    assert counted_model(openai_model) and counted_model(ChatAnthropic(model="m", api_key="k"))
+    assert counted_model(SummaryOverflowTranslation.around(openai_model))
+    google = ChatGoogleGenerativeAI(model="gemini-2.5-pro", google_api_key="k")
+    assert not counted_model(google) and not counted_model(SummaryOverflowTranslation.around(google))
