@@ -38,6 +38,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatResult
 
 from harness import _deepagents_adapter as da
+from harness.agent.sdk_retries import SUMMARIZER, role
 from harness.redact import redact
 
 CASE_DEADLINE: ContextVar[float | None] = ContextVar("harness_case_deadline", default=None)
@@ -231,7 +232,8 @@ class SummaryOverflowTranslation(BaseChatModel):
             if self.token_budget is not None:
                 self.token_budget.acquire(self._size(messages))
             try:
-                return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
+                with role(SUMMARIZER):  # the SDK's retries of this request are the summarizer's
+                    return self.inner._generate(messages, stop=stop, run_manager=run_manager, **kwargs)
             except Exception as exc:
                 wait = retry_after_wait(exc)  # a long Retry-After that fits the case budget: wait, send again
                 if wait is None:
@@ -248,7 +250,8 @@ class SummaryOverflowTranslation(BaseChatModel):
             if self.token_budget is not None:
                 await self.token_budget.aacquire(self._size(messages))
             try:
-                return await self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
+                with role(SUMMARIZER):
+                    return await self.inner._agenerate(messages, stop=stop, run_manager=run_manager, **kwargs)
             except Exception as exc:
                 wait = retry_after_wait(exc)
                 if wait is None:

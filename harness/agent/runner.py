@@ -8,6 +8,7 @@ trace, with the error in ``trace.final["error"]``, so it is reported, never lost
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import traceback
 import uuid
@@ -24,6 +25,7 @@ from harness.agent.cache_scope import CACHE_SCOPE, cache_scope
 from harness.agent.endpoints import DEFAULT_CASE_BUDGET_S
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
 from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
+from harness.agent.sdk_retries import CaseRetries, agent_role_middleware, count_here, counted_model, counting
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
 from harness.scenarios.schema import Scenario
@@ -108,6 +110,12 @@ class _Case:
         # A live agent's unreadable answers are re-sent (the provider client retries status and connection errors itself).
         # A Retry-After above the SDK's cap is waited out when it fits the case budget (`live.retry_after_wait`).
         retry = [agent_retry_middleware(), retry_after_middleware()] if "agent" in models.endpoints else []
+        if "agent" in models.endpoints:  # the provider SDK's own retries of an agent request are counted as the agent's
+            retry.append(agent_role_middleware())
+        # A live case counts its provider SDKs' retries (`harness.agent.sdk_retries`) when every live model calls a counted
+        # SDK; None (no count) offline, where in-process models have no SDK, and for another provider's client.
+        live = [m for role, m in (("agent", models.agent), ("summarizer", models.summarizer)) if role in models.endpoints]
+        self.retries = CaseRetries() if live and all(counted_model(m) for m in live) else None
         if models.token_budget is not None:  # --max-tpm: wait for the request's tokens; inside the retry, so each attempt counts
             retry.append(models.token_budget.middleware())
         # deepagents 0.7.32 has no write_todos tool by default (only some model profiles add it): a task that asks for
@@ -224,6 +232,7 @@ class _Case:
             if recorder.subagent_requests:  # the harness's own subagents' requests (an eval's: the parent eval)
                 trace.final["subagent_requests"] = recorder.subagent_requests
             trace.simulated = trace.simulated or recorder.served_simulated
+        trace.provider_retries = self.retries.record() if self.retries is not None else None
         return trace
 
 
@@ -266,7 +275,8 @@ def run_case(
         agent=agent,
         subagent_models=subagent_models,
     )
-    with cache_scope(case.scope):  # a served prompt cache keyed by this case run (`harness.agent.cache_scope`)
+    retries = counting(case.retries) if case.retries is not None else contextlib.nullcontext()
+    with cache_scope(case.scope), retries:  # a served prompt cache keyed by this case run (`harness.agent.cache_scope`)
         for turn, payload in case.turns():
             try:
                 case.answered(case.graph.invoke(payload, case.thread))
@@ -310,6 +320,8 @@ async def arun_case(
         if budget_s is not None:  # this task's own context: a Retry-After wait must fit what is left of it
             CASE_DEADLINE.set(time.monotonic() + budget_s)
         CACHE_SCOPE.set(case.scope)  # this task's own context too: a served prompt cache keyed by this case run
+        if case.retries is not None:  # and the provider SDKs' retries counted for this case alone
+            count_here(case.retries)
         for turn, payload in case.turns():
             try:
                 case.answered(await case.graph.ainvoke(payload, case.thread))

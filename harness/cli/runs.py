@@ -84,12 +84,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         agent=args.agent,  # the user's own assembly, checked above (`harness.agent.assembly`)
     )
     from harness.report.run_report import write_report
-    from harness.runs.results import is_error, outcome_line
+    from harness.runs.results import is_error, outcome_line, retries_line
 
     report = write_report(run.path, args.tokens)
 
     skipped = f"; {len(run.skipped)} case(s) SKIPPED ({run.skipped[0]['reason']})" if run.skipped else ""
-    print(f"{outcome_line(run.rows)}{skipped}. Report: {report}")
+    retried = retries_line(run.rows)  # a live run's provider retries; offline, nothing
+    print(f"{outcome_line(run.rows)}{skipped}{f'; {retried}' if retried else ''}. Report: {report}")
     if run.stopped:  # an outage: the cause and the count, what was not run and how to run it (meta.json has both)
         print(f"exit 4: {run.stopped}. {run.rerun}", file=sys.stderr)
         return EXIT_ERROR

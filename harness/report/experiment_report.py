@@ -66,6 +66,7 @@ from harness.rows import CellRow, ExperimentMeta
 from harness.runs.results import (
     read_experiment,
     read_not_run,
+    retries_line,
     row_events,
     row_outcome,
     torn_line_note,
@@ -145,7 +146,7 @@ def write_experiment_report(path: Path) -> Path:
     comparison, unmeasured = _measured_only(_in_order(measured, arms, thresholds))
     _verdict(doc, comparison, frame, baseline, arms, thresholds)
     doc.heading("Setup")
-    doc.bullets([*setup, _cost_line(comparison, rows)])
+    doc.bullets([*setup, _cost_line(comparison, rows), *([retried] if (retried := retries_line(rows)) else [])])
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison, thresholds)
     add_evals_section(doc, meta, rows, read_not_run(path), arms)

@@ -47,6 +47,7 @@ from harness.runs.results import (
     error_causes,
     is_valid,
     read_rows,
+    retries_line,
     row_events,
     row_outcome,
     torn_line_note,
@@ -104,6 +105,7 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
                     f"{role} endpoint: {e.get('endpoint', 'provider default')}, settings {json.dumps(e.get('settings', {}))}"
                     for role, e in endpoints.items()
                 ],
+                *([retried] if (retried := retries_line(rows)) else []),
                 f"cases: {len(rows)} ({meta['trials']} trial(s), seed {meta['seed']}); datasets: "
                 + ", ".join(f"{k} ({v})" for k, v in meta["datasets"].items()),
                 f"fixed per-call overhead: {meta['fixed_overhead_tokens']} tokens; harness {meta['harness_version']}, commit {meta.get('git_commit') or 'unknown'}",

@@ -21,7 +21,7 @@ from harness.rows import ROW_SCHEMA_VERSION, CellRow, ExperimentMeta, ResultRow,
 from harness.scenarios.schema import Scenario
 from harness.scoring.cache_use import cache_metrics
 from harness.scoring.cost import case_cost, cost_metrics
-from harness.scoring.metrics import case_metrics
+from harness.scoring.metrics import case_metrics, provider_retry_metrics
 from harness.scoring.scorers import ERROR, FAIL, GATING, INVALID, KNOWN_UPSTREAM, PASS, VALIDITY, Score, fact_records, outcome
 from harness.scoring.scorers.session import session_record
 from harness.suites.registry import SUITES
@@ -98,7 +98,12 @@ def result_row(
         "known_upstream": {s.key: declared[s.key] for s in scores if s.key in declared and s.role in GATING},
         "answers": trace.final.get("answers", []),
         "case": {"haystack_tokens": scenario.haystack_tokens, "needle_depth": scenario.needle_depth} if scenario else {},
-        "metrics": {**case_metrics(trace, scores, trace.kind, cost), **cost_metrics(cost), **cache_metrics(trace)},
+        "metrics": {
+            **case_metrics(trace, scores, trace.kind, cost),
+            **cost_metrics(cost),
+            **cache_metrics(trace),
+            **provider_retry_metrics(trace),
+        },
         "explanations": {s.key: s.explanation for s in scores},
         "events": {k: counts.get(k, 0) for k in EVENT_TYPES},
         "tokens": {
@@ -231,6 +236,35 @@ def outcome_line(rows: Sequence[ResultRow]) -> str:
         causes = "; ".join(f"{n} x {cause}" for cause, n in error_causes(rows).most_common())
         line += f" ({counts[ERROR]} ERROR, counted in no rate: {causes})"
     return line
+
+
+def retries_line(rows: Sequence[ResultRow]) -> str | None:
+    """'provider SDK retries: 2 in 1 of 3 cases, 0.8 s of backoff' (`harness.agent.sdk_retries`: the OpenAI and
+    Anthropic SDKs' retries inside the client, which no call record shows), or '... none in 3 cases'; then the
+    recorded model calls that failed after them ('; 1 failed model call in 1 case, re-sent or ended the case'); and the
+    cases that have no count (a trace written before they were counted). None when no row has a count (no live
+    model: an offline run's report has no such line)."""
+    metrics = [r.get("metrics") or {} for r in rows]
+    counted = [m["provider_retries"] for m in metrics if m.get("provider_retries") is not None]
+    if not counted:
+        return None
+    total, hit = sum(counted), sum(1 for n in counted if n)
+    waited = sum(m.get("provider_retry_backoff_s") or 0.0 for m in metrics)
+    line = (
+        f"provider SDK retries: {total} in {hit} of {_cases(len(counted))}, {waited:.1f} s of backoff"
+        if total
+        else f"provider SDK retries: none in {_cases(len(counted))}"
+    )
+    failed = [m.get("failed_model_calls") or 0 for m in metrics]
+    if sum(failed):
+        calls = sum(failed)
+        line += f"; {calls} failed model call{'s' if calls != 1 else ''} in {_cases(sum(1 for n in failed if n))}, re-sent or ended the case"
+    missing = len(rows) - len(counted)
+    return line + (f" ({_cases(missing)} without a count)" if missing else "")
+
+
+def _cases(n: int) -> str:
+    return f"{n} case{'s' if n != 1 else ''}"
 
 
 def append_jsonl(path: str | Path, record: Mapping[str, Any]) -> None:

@@ -94,3 +94,17 @@ def case_metrics(trace: Trace, scores: list[Score], kind: str, cost: Cost | None
         "cost_usd": cost["total"]["usd"] if cost is not None else cost_usd(trace),
         "summaries_before_question": sum(1 for e in events if e["turn"] < question_turn) if question_turn is not None else None,
     }
+
+
+def provider_retry_metrics(trace: Trace) -> dict[str, Any]:
+    """What was retried during the case. The provider SDKs' retries inside the client (``Trace.provider_retries``,
+    `harness.agent.sdk_retries`): how many (``provider_retries``) and the seconds waited before them
+    (``provider_retry_backoff_s``), both None when the case had no live model (nothing to count) or its trace was
+    written before they were counted. And the recorded model calls that failed (``failed_model_calls``: after the
+    SDK's retries; each re-sent above the SDK, by LangChain's ModelRetryMiddleware, deepagents or the harness, or the
+    case's ERROR), which every trace holds."""
+    counted = trace.provider_retries
+    failed = sum(1 for c in trace.calls if c.get("error"))
+    if counted is None:
+        return {"provider_retries": None, "provider_retry_backoff_s": None, "failed_model_calls": failed}
+    return {"provider_retries": counted["count"], "provider_retry_backoff_s": counted["backoff_s"], "failed_model_calls": failed}

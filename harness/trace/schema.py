@@ -14,6 +14,11 @@ summary made inside a subagent is a ``summarizer`` call with ``namespace`` "suba
 model itself (a ``summarize_page`` tool invoking an LLM) is a ``tool`` call, recorded the same way (schema 4; before
 it, such a call was recorded as a ``subagent`` call).
 
+Provider retries (``provider_retries``, schema 5): the retries the provider SDKs (openai, anthropic) made inside the
+client during the case, which no call record shows (`harness.agent.sdk_retries`): ``count``, ``backoff_s`` (the seconds
+waited before them) and ``by_role`` (``agent``, ``summarizer``, ``other``: role -> ``count``, ``backoff_s``); None when
+the case had no live model (in-process models have no SDK) or the trace was written before schema 5 counted them.
+
 Events (``events``): ``summarization`` (tokens_before / tokens_after, messages before /
 after, history_path, summary_key), ``eviction`` (tool_call_id, path),
 ``arg_truncation`` (messages, args, tool_call_ids: the calls first seen clipped), ``overflow_recovery`` (failed_call_index).
@@ -37,9 +42,9 @@ from langchain_core.messages import BaseMessage, messages_from_dict
 from harness.errors import HarnessError
 from harness.rows import Kind
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 SIMULATED_FINGERPRINT = "harness-reference-simulated"  # `harness serve` marks its replies so: a served call is simulated
-SUPPORTED_VERSIONS = (1, 2, 3, 4)
+SUPPORTED_VERSIONS = (1, 2, 3, 4, 5)
 SUBAGENT = "subagent"  # the role of a subagent's model call (schema 3)
 TOOL = "tool"  # the role of a model call a tool made itself, not through a subagent's graph (schema 4)
 OWN_MODEL_ROLES = (SUBAGENT, TOOL)
@@ -88,7 +93,14 @@ def upgrade_v3(data: dict[str, Any]) -> dict[str, Any]:
     ``subagent`` call (its ``subagent`` role holds them; each is still priced at the model it was made on, so the
     case's total is the same), so the trace keeps where it came from (``upgraded_from``). The stored file is never
     rewritten."""
-    return {**data, "schema_version": SCHEMA_VERSION, "upgraded_from": data.get("upgraded_from") or 3}
+    return {**data, "schema_version": 4, "upgraded_from": data.get("upgraded_from") or 3}
+
+
+def upgrade_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """A schema-4 trace as schema 5: schema 4 did not count the provider SDKs' retries, so ``provider_retries`` is None
+    (not recorded, even for a live case) and the trace keeps where it came from (``upgraded_from``). The stored file is
+    never rewritten."""
+    return {**data, "provider_retries": None, "schema_version": SCHEMA_VERSION, "upgraded_from": data.get("upgraded_from") or 4}
 
 
 def _dropped_v1(event: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +133,7 @@ class Trace:
     events: list[dict[str, Any]] = field(default_factory=list)
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
     final: dict[str, Any] = field(default_factory=dict)
+    provider_retries: dict[str, Any] | None = None  # the SDKs' retries (schema 5); None: no live model, or not recorded
     schema_version: int = SCHEMA_VERSION
     upgraded_from: int | None = None  # the schema version of the stored file when it was older (None: this one)
 
@@ -146,6 +159,8 @@ class Trace:
             data = upgrade_v2(data)
         if version in (1, 2, 3):
             data = upgrade_v3(data)
+        if version in (1, 2, 3, 4):
+            data = upgrade_v4(data)
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})
 

@@ -328,3 +328,32 @@ def test_runs_of_no_eval_are_named_by_their_kind_in_the_report_never_as_the_eval
     assert table["pass rate"].tolist() == [
         "100% [21%, 100%] n=1 (1 invalid excluded)"
     ]  # the ad-hoc FAIL and ERROR: not the goal eval's
+
+
+def test_a_live_experiments_setup_says_its_provider_retries_in_one_line(tmp_path, monkeypatch):
+    """The SDKs' retries of a live grid (`harness.agent.sdk_retries`), from its cells' metrics: total, cells hit,
+    backoff and the failed model calls, beside the other live-run facts (Setup); an offline grid has no such line."""
+    rows = []
+    for arm, case, retries, failed in (("base", "needle-0", 2, 0), ("base", "needle-1", 0, 1), ("same", "needle-0", 0, 0)):
+        row = _row(arm, "20%", case, "needle", PASS, recovered=True)
+        row["metrics"].update(
+            provider_retries=retries, provider_retry_backoff_s=0.4 if retries else 0.0, failed_model_calls=failed
+        )
+        rows.append(row)
+    rows.append(_row("same", "20%", "needle-1", "needle", PASS, recovered=True))  # no count: written before they were counted
+    (tmp_path / "cells.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    meta = {"experiment": "live", "baseline": "base", "arms": ["base", "same"], "thresholds": ["20%"], "trials": 1, "seed": 0}
+    extra = {"model": "openai:x", "planned_cells": 4, "spec": {}, "datasets": {}, "harness_version": "t", "git_commit": None}
+    (tmp_path / "meta.json").write_text(json.dumps({**meta, **extra}))
+    monkeypatch.setattr(er, "add_arm_curves_section", lambda *a: [])
+    monkeypatch.setattr(er, "_last_summary", lambda path, row: "a summary")
+    setup = _section(er.write_experiment_report(tmp_path).read_text(), "Setup")
+    assert (
+        "- provider SDK retries: 2 in 1 of 3 cases, 0.4 s of backoff; 1 failed model call in 1 case, re-sent or ended the "
+        "case (1 case without a count)\n" in setup
+    ), setup
+
+
+def test_an_offline_experiment_has_no_retries_line(experiment):
+    report, _, _ = experiment
+    assert "provider SDK retries" not in report and "- cost:" in _section(report, "Setup")

@@ -37,3 +37,22 @@ def test_one_progress_line_for_a_run_and_a_grid_a_cell_naming_its_arm_threshold_
     assert progress_line(10, 10, 3.0, {**cell, "events": {}}) == (
         "[10/10] fifo 20% needle:needle-a t1 ok                           no compaction, 7 calls, 1.50s  (eta 0s)"
     )
+
+
+def _live(retries: int | None, backoff: float | None = 0.0, failed: int = 0) -> dict:
+    metrics = {"provider_retries": retries, "provider_retry_backoff_s": backoff, "failed_model_calls": failed}
+    return {**_row("PASS"), "metrics": metrics}
+
+
+def test_the_retries_line_counts_the_sdks_retries_the_cases_they_hit_and_the_failed_calls():
+    """Said only where a row has a count (a live case); an offline run (every count null) has no line; a row without
+    a count beside counted ones (a trace written before they were counted) is named, never read as 0."""
+    from harness.runs.results import retries_line
+
+    assert retries_line([_live(None, None), _live(None, None, failed=2)]) is None  # offline: nothing was counted
+    assert retries_line([_live(0), _live(0)]) == "provider SDK retries: none in 2 cases"
+    rows = [_live(2, 0.4), _live(0), _live(3, 1.25, failed=1), _live(None, None)]
+    assert retries_line(rows) == (
+        "provider SDK retries: 5 in 2 of 3 cases, 1.6 s of backoff; 1 failed model call in 1 case, re-sent or ended the "
+        "case (1 case without a count)"
+    )
