@@ -374,6 +374,7 @@ def run_experiment(
     path = experiment_dir(spec, out_dir, shard)
     make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
     cells_file = path / "cells.jsonl"
+    cells_file.touch()  # an experiment directory from the plan on, even if no cell runs (every cell not run, or none planned)
     torn = torn_last_line(cells_file)
     if torn is not None:  # a kill mid-write: the line is dropped below and its cell is not done, so it runs again
         progress(f"{cells_file}: line {torn} was cut mid-write (not valid JSON); dropped, and its cell runs again")
