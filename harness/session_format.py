@@ -79,6 +79,29 @@ def parse_session_question(text: str) -> tuple[str, str] | None:
     return None
 
 
+NAMED_PROBES = 3
+"""Probes `free_text_probes_reason` quotes by id and question (the others are counted)."""
+
+
+def free_text_probes_reason(outside: list[tuple[str, str]], total: int) -> str:
+    """Why a session case needs a live model: ``outside`` (id, question) of its ``total`` probes are free text, outside
+    the questions above and "What is the <key>?" (what the offline reference agent answers), and what to do. The one
+    wording of the reason an offline run skips the case with and `harness import` warns with."""
+    named = ", ".join(f"{probe_id} ({_quoted(question)})" for probe_id, question in outside[:NAMED_PROBES])
+    more = f" and {len(outside) - NAMED_PROBES} more" if len(outside) > NAMED_PROBES else ""
+    return (
+        f"needs a live model: {len(outside)} of its {total} probe(s) are free text, which the offline reference agent "
+        f"does not answer (it answers the questions `harness import` generates and 'What is the <key>?'): {named}{more}. "
+        "Run it with a live model (--model provider:name), or import the session without --probes to have its probes "
+        "generated"
+    )
+
+
+def _quoted(question: str, limit: int = 80) -> str:
+    text = " ".join(question.split())
+    return repr(text if len(text) <= limit else text[: limit - 3] + "...")
+
+
 # -- a line with a blank ------------------------------------------------------------------------------------------------
 def blank_out(line: str, start: int, end: int) -> str:
     """``line`` with ``line[start:end]`` replaced by `BLANK`, whitespace runs made single spaces."""

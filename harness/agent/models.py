@@ -5,8 +5,8 @@ offline ``reference`` models, ``reference:agent``, ``reference:summarizer``, ``r
 table names, imported on first use the way ``init_chat_model`` imports a provider's package, so this layer never
 imports them; no spec, and a bare name the default provider knows (``reference``, ``reference-agent``), mean its
 model of the role asked for. What a model can do is read from the model, never from its type: whether it is
-simulated (`is_simulated`), whether it can follow a task (`task_problem`), whether it can be served as a
-provider's API (`ServedAs`).
+simulated (`is_simulated`), whether it can follow a task (`task_problem`) and answer a session's probes
+(`probes_problem`), whether it can be served as a provider's API (`ServedAs`).
 
 A live model is ``provider:name`` (``openai:gpt-5.2``, ``anthropic:claude-sonnet-4-6``)
 and is built with LangChain's ``init_chat_model``, keys read from the environment. When
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -50,6 +50,7 @@ from harness.agent.endpoints import with_run_limits as with_run_limits
 # What a model can do is read from the model; whether it is simulated is read where errors are classified too.
 from harness.agent.live import is_simulated as is_simulated
 from harness.errors import ConfigError, LiveModelUnavailable
+from harness.session_format import free_text_probes_reason
 
 
 @runtime_checkable
@@ -70,6 +71,26 @@ class ServedAs(Protocol):
 def task_problem(model: object, task: str) -> str | None:
     """Why ``model`` cannot follow ``task`` (`FollowsGrammar`), or None: a provider's model follows any task."""
     return model.cannot_follow(task) if isinstance(model, FollowsGrammar) else None
+
+
+class Probe(Protocol):
+    """A session case's probe as this layer reads it (`harness.scenarios.model.SessionProbe`, which the reference
+    models must not reach through this module): its id and its question."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def question(self) -> str: ...
+
+
+def probes_problem(model: object, probes: Sequence[Probe]) -> str | None:
+    """Why ``model`` cannot answer a session case's ``probes`` (each one a turn it is asked: the rule for a turn,
+    `task_problem`, read on each question), naming those outside its grammar and what to do
+    (`harness.session_format.free_text_probes_reason`); None when it can answer every one (a provider's model
+    answers any). A probe in prose (a user's probes file, a judge's proposals) needs a live model."""
+    outside = [(p.id, p.question) for p in probes if task_problem(model, p.question)]
+    return free_text_probes_reason(outside, len(probes)) if outside else None
 
 
 def _provider_of(spec: str | None, role: str) -> tuple[str, str]:

@@ -24,7 +24,7 @@ from harness.agent.build import build_agent
 from harness.agent.cache_scope import CACHE_SCOPE, cache_scope
 from harness.agent.endpoints import DEFAULT_CASE_BUDGET_S
 from harness.agent.live import CASE_DEADLINE, agent_retry_middleware, classify_error, retry_after_middleware
-from harness.agent.models import FollowsGrammar, ModelChoice, task_problem
+from harness.agent.models import FollowsGrammar, ModelChoice, probes_problem, task_problem
 from harness.agent.sdk_retries import CaseRetries, agent_role_middleware, count_here, counted_model, counting
 from harness.agent.tools import tools_for
 from harness.compaction.config import CompactionConfig
@@ -43,13 +43,18 @@ def recursion_limit(scenario: Scenario) -> int:
 
 def offline_skip_reason(scenario: Scenario, models: ModelChoice) -> str | None:
     """Why ``scenario`` is skipped with these models: the agent follows only a grammar (`FollowsGrammar`: the
-    in-process reference agent) and cannot follow its first task message (prose outside the step grammar), or the
-    case states what only a live model reads. A live model, or the reference agent over HTTP, runs it as written."""
+    in-process reference agent) and cannot answer a session case's probes (`probes_problem`: each is a turn it is
+    asked, and one in prose is named) or follow its first task message (prose outside the step grammar), or the case
+    states what only a live model reads. A live model, or the reference agent over HTTP, runs it as written."""
     from harness.scenarios.schema import offline_statement_problem
 
     if not isinstance(models.agent, FollowsGrammar):
         return None
-    return task_problem(models.agent, scenario.task) or offline_statement_problem(scenario)
+    return (
+        probes_problem(models.agent, scenario.probes)
+        or task_problem(models.agent, scenario.task)
+        or offline_statement_problem(scenario)
+    )
 
 
 def continuation_limit(steps: int) -> Any:

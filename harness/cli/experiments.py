@@ -10,6 +10,7 @@ from harness.cli.options import (
     EXIT_ERROR,
     EXIT_FAILED,
     EXIT_OK,
+    EXIT_SKIPPED,
     add_limit_options,
     finite_float,
 )
@@ -118,9 +119,11 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if result.stopped:  # an outage: the cause, the count and what is left (a rerun resumes)
         print(f"exit 4: {result.stopped}", file=sys.stderr)
         return EXIT_ERROR
-    from harness.runs.results import error_causes, read_cells
+    from harness.rows import read_experiment_meta
+    from harness.runs.results import error_causes, read_cells, read_not_run
 
-    causes = error_causes(read_cells(result.path / "cells.jsonl"))
+    rows = read_cells(result.path / "cells.jsonl")
+    causes = error_causes(rows)
     if causes:
         print(
             f"exit 4: {sum(causes.values())} cell(s) ended in ERROR ({'; '.join(f'{n} x {c}' for c, n in causes.most_common())}); "
@@ -128,6 +131,11 @@ def cmd_experiment(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
+    if not rows and (read_not_run(result.path) or read_experiment_meta(result.path).get("skipped")):
+        print(
+            "exit 3: no cell ran: each was not run, or its case skipped, with the reason above and in the report", file=sys.stderr
+        )
+        return EXIT_SKIPPED
     return EXIT_OK
 
 

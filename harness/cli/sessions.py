@@ -54,6 +54,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(f"probes proposed by {judge.name}: {done.proposed} (origin: model), {len(done.left_out)} left out")
         for why in done.left_out:
             print(f"  left out: {why}")
+    if done.offline:  # valid, written as given, run live; an offline run skips it with this reason
+        print(f"warning: offline runs skip case {done.case_id!r}; it {redact(done.offline)}", file=sys.stderr)
     steps = f"a live agent continues for at most {args.steps} model call(s), then" if args.steps else "the agent is asked"
     print(f"after the cut {steps} the probes (--steps)")
     print(f"wrote {done.conversation_file} ({cut.at} messages) and case {done.case_id!r} in {done.row_file}")

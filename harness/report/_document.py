@@ -144,3 +144,11 @@ SIMULATED_NOTE = (
     "middleware. They test the pipeline, the scorers and the statistics; conclusions about prompts or models need "
     "a live run (`--model provider:name`)."
 )
+
+
+def skipped_note(skipped: list[dict[str, Any]]) -> str | None:
+    """The note for the cases a run or a grid skipped before running them (offline: a case the reference agent cannot
+    run, `harness.suites.execute.offline_problem`), each with its reason; None when none was."""
+    if not skipped:
+        return None
+    return f"**Skipped ({len(skipped)}), counted nowhere:** " + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in skipped)

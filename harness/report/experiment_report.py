@@ -21,6 +21,7 @@ Arms are in the spec's order with the baseline first, thresholds in the spec's o
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from harness.analysis.compare import (
     pass_at_k,
     valid_only,
 )
-from harness.report._document import SIMULATED_NOTE, Document
+from harness.report._document import SIMULATED_NOTE, Document, skipped_note
 from harness.report.arm_curves import add_arm_curves_section
 from harness.report.boundary_report import add_boundary_section
 from harness.report.cost_report import add_cost_section, success_vs_cost
@@ -126,6 +127,16 @@ def write_experiment_report(path: Path) -> Path:
     torn = torn_line_note(path / "cells.jsonl", rerun=True)
     if torn:  # a row cut mid-write is skipped by the reader: said here, never a silent drop
         doc.note(f"**Warning:** {torn}")
+    skipped = skipped_note(list(meta.get("skipped") or []))
+    if skipped:  # a grid without evals, offline: cases skipped before the plan
+        doc.note(skipped)
+    not_run = read_not_run(path)
+    if not_run and (frame.empty or not meta.get("evals")):  # otherwise listed in the evals section's table
+        reasons = Counter(str(r["not_run"]) for r in not_run)
+        doc.note(
+            f"**Not run ({len(not_run)} cell(s)), counted nowhere:** "
+            + "; ".join(f"{why} ({n} cell(s))" for why, n in reasons.items())
+        )
     spec = meta.get("spec", {})
     setup = [
         f"{spec.get('description') or 'no description'}",
@@ -149,7 +160,7 @@ def write_experiment_report(path: Path) -> Path:
     doc.bullets([*setup, _cost_line(comparison, rows), *([retried] if (retried := retries_line(rows)) else [])])
     if meta.get("strategies"):
         _strategy_section(doc, path, meta, frame, comparison, thresholds)
-    add_evals_section(doc, meta, rows, read_not_run(path), arms)
+    add_evals_section(doc, meta, rows, not_run, arms)
     add_versions_section(doc, meta, rows, arms)
     source = source_label(simulated, served_over_http(meta))
     add_cost_section(doc, path, rows, comparison, arms, source, chart=not meta.get("strategies"))

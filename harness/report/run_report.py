@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.ticker import MaxNLocator
 
 from harness.analysis.compare import is_priced
-from harness.report._document import SIMULATED_NOTE, Document
+from harness.report._document import SIMULATED_NOTE, Document, skipped_note
 from harness.report.apart import Apart, draw_apart
 from harness.report.boundary_report import add_boundary_section
 from harness.report.cache_report import add_cache_section
@@ -121,11 +121,9 @@ def write_run_report(run_dir: Path, tokens: str | None = None) -> Path:
         torn = torn_line_note(run_dir / "results.jsonl")
         if torn:  # a row cut mid-write is skipped by the reader: said here, never a silent drop
             doc.note(f"**Warning:** {torn}")
-        if meta.get("skipped"):
-            doc.note(
-                f"**Skipped ({len(meta['skipped'])}), counted nowhere:** "
-                + "; ".join(f"`{s['case_id']}`: {s['reason']}" for s in meta["skipped"])
-            )
+        skipped = skipped_note(list(meta.get("skipped") or []))
+        if skipped:
+            doc.note(skipped)
         if rows:
             _pass_rates(doc, rows)
             _problem_cases(doc, rows)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from harness.agent.endpoints import arm_summary_model
-from harness.agent.models import in_process, task_problem
+from harness.agent.models import in_process
 from harness.compaction.config import CompactionConfig, quarter_keep
 from harness.compaction.variants import parse_strategy, resolve_config
 from harness.errors import ConfigError, HarnessError
@@ -56,7 +56,7 @@ from harness.runs.versions import (
 )
 from harness.scenarios.schema import Scenario, load_scenarios, select
 from harness.scoring.scorers import ERROR
-from harness.suites.execute import CaseResult, NotRun
+from harness.suites.execute import CaseResult, NotRun, offline_problem
 from harness.suites.registry import SUITES
 from harness.trace.schema import Trace
 
@@ -363,16 +363,18 @@ def run_experiment(
     settings = run_settings(spec)
     preflight(configs, scenarios, settings, progress=progress, endpoints_answered=endpoints_answered)
     skipped = []
-    if not _is_live(spec) and not spec.evals:  # offline: a task the reference agent cannot follow is skipped (an eval's: NotRun)
-        agent = settings.models(configs[0][1], 0).agent
-        skipped = [{"case_id": s.id, "reason": why} for s in scenarios if (why := task_problem(agent, s.task))]
-        scenarios = [s for s in scenarios if not task_problem(agent, s.task)]
+    if not _is_live(spec) and not spec.evals:  # offline: a case the reference agent cannot run is skipped (an eval's: NotRun)
+        models = settings.models(configs[0][1], 0)
+        reasons = {s.id: offline_problem(s, models) for s in scenarios}
+        skipped = [{"case_id": case_id, "reason": why} for case_id, why in reasons.items() if why]
+        scenarios = [s for s in scenarios if not reasons[s.id]]
         for item in skipped:
             progress(f"skipped {item['case_id']}: {item['reason']}")
     cells = plan_cells(spec, scenarios)[shard[0] :: shard[1]]
     path = experiment_dir(spec, out_dir, shard)
     make_output_dir(path / "traces", out_dir, "--out", exist_ok=True)
     cells_file = path / "cells.jsonl"
+    cells_file.touch()  # an experiment directory from the plan on, even if no cell runs (every cell not run, or none planned)
     torn = torn_last_line(cells_file)
     if torn is not None:  # a kill mid-write: the line is dropped below and its cell is not done, so it runs again
         progress(f"{cells_file}: line {torn} was cut mid-write (not valid JSON); dropped, and its cell runs again")

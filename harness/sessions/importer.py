@@ -45,6 +45,7 @@ class Imported:
     probes: tuple[SessionProbe, ...]
     proposed: int = 0  # of ``probes``, those the judge model proposed (`harness.sessions.propose`)
     left_out: tuple[str, ...] = ()  # the judge's proposals left out, each with why
+    offline: str | None = None  # why an offline run skips the case (`_offline_reason`), or None
 
 
 def import_session(
@@ -101,11 +102,25 @@ def import_session(
             ) from None
     if unfound is not None and not proposed:
         raise ConfigError(f"{unfound}; the judge model proposed none either ({len(left_out)} left out)")
-    row = session_row(case_id, session, size, chosen, [*found, *proposed], steps)
+    every = (*found, *proposed)
+    offline = _offline_reason(every)
+    row = session_row(case_id, session, size, chosen, list(every), steps)
     _write_validated(out, row, session.messages[: chosen.at], rows_path, conversation_path)
-    return Imported(
-        case_id, rows_path, conversation_path, session, size, chosen, (*found, *proposed), len(proposed), tuple(left_out)
-    )
+    return Imported(case_id, rows_path, conversation_path, session, size, chosen, every, len(proposed), tuple(left_out), offline)
+
+
+def _offline_reason(probes: tuple[SessionProbe, ...]) -> str | None:
+    """Why an offline run will skip the case, in the words it skips it with (`harness.agent.models.probes_problem`
+    on the default agent, the reference one), or None: probes in prose (a user's file, a judge's proposals) need a
+    live model. The reference agent's own rule (`harness.reference.policy.cannot_follow`, what its model's
+    ``cannot_follow`` says) is read without building the model, which would import LangChain's model stack into an
+    import that has no other use for it (0.55 s and more against 0.17 s, on the loaded 2-core machine, 2026-11-29). A
+    test holds the warning to the run's reason. The case is valid either way and written the same."""
+    from harness.reference.policy import cannot_follow
+    from harness.session_format import free_text_probes_reason
+
+    outside = [(p.id, p.question) for p in probes if cannot_follow(p.question)]
+    return free_text_probes_reason(outside, len(probes)) if outside else None
 
 
 def default_id(source: str) -> str:

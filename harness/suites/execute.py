@@ -171,6 +171,12 @@ def quiet_deepagents() -> Iterator[None]:
         logger.setLevel(level)
 
 
+def offline_problem(scenario: Scenario, models: ModelChoice) -> str | None:
+    """Why ``models`` cannot run ``scenario`` as it is asked (a session case: its probes, `replay.session_turns`), or
+    None: the one rule every door reads (`prepared`, and a grid's offline skip before it plans its cells)."""
+    return offline_skip_reason(replay.session_turns(scenario, models), models)
+
+
 def prepared(
     name: str | None, scenario: Scenario, settings: Settings, fault: SeededFault | None
 ) -> tuple[EvalSuite | None, CompactionConfig, ModelChoice, dict[str, Any]]:
@@ -188,7 +194,7 @@ def prepared(
     reason = da.binary_offload_missing() if config.offload_binary else None
     if reason:  # a feature the installed deepagents lacks: listed as not run with the reason, never a FAIL
         raise NotRun(f"eval {name}: {reason}")
-    reason = offline_skip_reason(replay.session_turns(scenario, models), models)
+    reason = offline_problem(scenario, models)
     if reason:
         raise NotRun(f"{scenario.id}: {reason}")
     if suite is not None and suite.agent is not None:  # the eval's own assembly (its items are what it audits)

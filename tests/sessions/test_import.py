@@ -216,3 +216,26 @@ def test_the_whole_file_must_load_before_it_is_replaced_and_a_failed_import_leav
     assert _import(source, out, "--probes", probes, "--cut", "4") == EXIT_BAD_INPUT
     assert "sessions.jsonl" in capsys.readouterr().err
     assert sorted(p.name for p in out.iterdir()) == ["sessions.jsonl"] and (out / "sessions.jsonl").read_text() == broken
+
+
+def test_prose_probes_import_with_one_warning_that_the_case_needs_a_live_model(tmp_path: Path, capsys) -> None:
+    from harness.suites.execute import NotRun, Settings, prepared
+    from harness.task_format import render_question
+
+    source, probes = _files(tmp_path, _session(6))
+    out = tmp_path / "cases"
+    assert _import(source, out, "--probes", probes, "--cut", "6", "--id", "prose") == EXIT_OK
+    printed = capsys.readouterr()
+    (warning,) = printed.err.splitlines()
+    assert warning.startswith("warning: offline runs skip case 'prose'; it needs a live model: 2 of its 2 probe(s)")
+    (case,) = load_scenarios([out / "sessions.jsonl"])
+    with pytest.raises(NotRun) as skipped:  # an offline run of the session eval skips it with the same reason
+        prepared("session", case, Settings.offline(), None)
+    assert warning == f"warning: offline runs skip case 'prose'; it {str(skipped.value).removeprefix('prose: ')}"
+    assert "warning" not in printed.out
+    grammar = tmp_path / "grammar.jsonl"  # a probe in the grammar the reference agent answers: no warning
+    grammar.write_text(json.dumps({**PROBES[0], "question": render_question("bug file")}) + "\n")
+    assert _import(source, out, "--probes", str(grammar), "--cut", "6", "--id", "grammar") == EXIT_OK
+    assert capsys.readouterr().err == ""
+    rows = [json.loads(line) for line in (out / "sessions.jsonl").read_text().splitlines()]
+    assert rows[0].keys() == rows[1].keys()  # the warning is printed, never written: the case is valid as it is
