@@ -10,7 +10,7 @@ import pytest
 import harness.scenarios.cache as cache
 import harness.scenarios.schema as schema
 from harness.scenarios.cache import cached_rows
-from harness.scenarios.schema import DATASETS_DIR, load_scenarios
+from harness.scenarios.schema import DATASETS_DIR, all_scenario_files, load_scenarios
 
 ROWS = [{"id": "a", "depth": 0.25, "turn": 3, "flag": True, "doc": None, "tags": ["x", "y"], "nested": {"k": 1.0}}]
 
@@ -99,13 +99,15 @@ def test_a_file_outside_the_shipped_datasets_is_never_kept(shipped, tmp_path):
 
 
 def test_the_scenarios_read_back_equal_the_ones_datasets_loaded(monkeypatch, tmp_path):
-    """The real `datasets` load of a shipped file, then the same file from the cache: the same scenarios."""
+    """The real `datasets` load of every shipped file, then the same files from the cache: the same scenarios."""
     monkeypatch.setattr(cache, "cache_dir", lambda: tmp_path)
     loads = []
     real = schema._load_hf
     monkeypatch.setattr(schema, "_load_hf", lambda p: loads.append(p) or real(p))
-    path = DATASETS_DIR / "recorded.jsonl"
-    cold = load_scenarios([path])
-    warm = load_scenarios([path])
-    assert loads == [path] and cold and warm == cold
-    assert [p.name for p in tmp_path.iterdir()] == ["recorded.jsonl.json"]
+    files = all_scenario_files()
+    cold = load_scenarios(files)
+    warm = load_scenarios(files)
+    assert loads == files and len(cold) > 50 and warm == cold
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        str(f.relative_to(DATASETS_DIR)).replace("/", "__") + ".json" for f in files
+    )
