@@ -11,9 +11,8 @@ from harness.errors import ConfigError
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
 _CHECKOUT = REPO_ROOT / "datasets"
-DATASETS_DIR = (
-    _CHECKOUT if (REPO_ROOT / "pyproject.toml").is_file() and _CHECKOUT.is_dir() else PACKAGE_DIR / "_data" / "datasets"
-)
+IN_CHECKOUT = (REPO_ROOT / "pyproject.toml").is_file() and _CHECKOUT.is_dir()
+DATASETS_DIR = _CHECKOUT if IN_CHECKOUT else PACKAGE_DIR / "_data" / "datasets"
 
 
 def not_a_file(path: Path) -> str | None:

@@ -3,7 +3,8 @@
 A row's shape is `harness.scenarios.model.ScenarioRow` (its fields and their descriptions; datasets/README.md's table
 and the shipped JSON Schema are generated from it); the rules across its fields are `harness.scenarios.checks`. Each
 line is validated by both before the file is handed to `datasets.load_dataset("json", ...)`; a malformed row raises
-`DatasetError` naming the file, the row (its line number) and the field.
+`DatasetError` naming the file, the row (its line number) and the field. The rows `datasets` gives for a shipped file
+are kept on disk and read back without it while the file is unchanged (`harness.scenarios.cache`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from harness.scenarios.advice import (
     uncovered_statements,
     value_elsewhere,
 )
+from harness.scenarios.cache import cached_rows
 from harness.scenarios.checks import check_row
 from harness.scenarios.model import (
     KINDS,
@@ -165,7 +167,7 @@ def load_scenarios(paths: Iterable[str | Path] | None = None) -> list[Scenario]:
     for path in files:
         raw = _raw_rows(path)
         try:
-            table = _load_hf(path)
+            table = cached_rows(path, lambda p: list(_load_hf(p)))  # `datasets` once per file version
         except Exception as exc:  # noqa: BLE001 - report any loader failure against the file
             raise DatasetError(str(path), None, None, f"Hugging Face datasets could not load the file: {exc}") from None
         for (line_no, _), row in zip(raw, table, strict=True):

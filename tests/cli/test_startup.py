@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness.agent.endpoints import PROVIDER_KEYS, Endpoint, check_live_spec, known_providers, preflight
+from harness.bench.figures import RUN_HEADER
 from harness.errors import ConfigError, EndpointUnreachable, LiveModelUnavailable
 
 pytestmark = pytest.mark.slow
@@ -128,6 +129,25 @@ def test_a_run_module_and_the_agent_stack_do_not_import_pandas_or_matplotlib():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_run_on_a_warm_scenario_cache_reaches_its_first_case_without_datasets_or_pandas(tmp_path):
+    """Issue 32's start-up: the shipped scenarios read back from `harness.scenarios.cache` once `datasets` has loaded
+    them, so neither it nor the pandas it imports is imported by the time `harness run` says its first case starts."""
+    warm = "from harness.scenarios.schema import load_scenarios\nload_scenarios()"
+    subprocess.run([sys.executable, "-c", warm], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
+    argv = ["run", "--cases", "needle-h24k-d000", "--out", str(tmp_path)]
+    code = (
+        "import json, sys\nfrom harness.cli.main import main\nseen = []\nwrite = sys.stdout.write\n"
+        "def spy(text):\n"
+        f"    if not seen and text.startswith({RUN_HEADER!r}):\n"
+        f"        seen.append(sorted({{m.split('.')[0] for m in sys.modules}} & {{'datasets', 'pandas', 'pyarrow'}}))\n"
+        "    return write(text)\n"
+        f"sys.stdout.write = spy\nrc = main({argv!r})\nsys.stdout.write = write\nprint(json.dumps([rc, seen]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    rc, seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rc == 0 and seen == [[]], proc.stderr[-2000:]
 
 
 def test_loading_the_scenarios_imports_no_scipy_and_leaves_the_streaming_patch_to_later_loads():
