@@ -16,12 +16,16 @@ from typing import Any
 from harness.errors import HarnessError
 
 BASELINE_SCHEMA = 2  # 2: cells name their eval and carry its gated checks; 1 (variant, fixed rates) still loads
+CELL_IDS = {  # what the gate pairs a cell by, per schema: a cell without one is refused by name
+    1: ("variant", "threshold", "case_id", "trial", "kind"),
+    2: ("arm", "threshold", "eval", "case_id", "trial"),
+}
 
 
 def read_baseline_file(path: str | Path) -> tuple[int, list[dict[str, Any]]]:
     """(schema, cells) of the baseline file at ``path``, as stored; a HarnessError naming the file and what is wrong
     (missing: how to create it; a directory; unreadable; not JSON; another schema or no list of cells; a cell that is
-    not an object, naming its index)."""
+    not an object or lacks an id the gate pairs it by, `CELL_IDS`, naming its index)."""
     path = Path(path)
     if not path.exists():
         raise HarnessError(f"{path}: no baseline file; create it with --update")
@@ -36,9 +40,12 @@ def read_baseline_file(path: str | Path) -> tuple[int, list[dict[str, Any]]]:
     schema = data.get("schema") if isinstance(data, dict) else None
     if schema not in (1, BASELINE_SCHEMA) or not isinstance(data.get("cells"), list):
         raise HarnessError(f"{path}: baseline schema {schema!r} is not {BASELINE_SCHEMA}; rewrite it with --update")
-    odd = next((i for i, cell in enumerate(data["cells"]) if not isinstance(cell, dict)), None)
-    if odd is not None:  # said here, before a run, not as a traceback from the gate after it
-        raise HarnessError(f"{path}: cell {odd} is not an object; rewrite the baseline with --update")
+    for i, cell in enumerate(data["cells"]):  # said here, before a run, not as a traceback from the gate after it
+        if not isinstance(cell, dict):
+            raise HarnessError(f"{path}: cell {i} is not an object; rewrite the baseline with --update")
+        missing = next((key for key in CELL_IDS[schema] if key not in cell), None)
+        if missing is not None:
+            raise HarnessError(f"{path}: cell {i} has no {missing!r}; rewrite the baseline with --update")
     return schema, data["cells"]
 
 

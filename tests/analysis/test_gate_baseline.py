@@ -199,14 +199,31 @@ def test_a_baseline_cell_that_is_not_an_object_is_named_before_anything_runs(tmp
     """`harness check` reads the file before its evals run (`read_baseline_file`): a cell that is not an object is an
     error naming it there, not a traceback from the gate after the run."""
     path = tmp_path / "b.json"
-    path.write_text(json.dumps({"schema": schema, "cells": [{"kind": "goal"}, 1]}), encoding="utf-8")
+    path.write_text(json.dumps({"schema": schema, "cells": [_IDS[schema], 1]}), encoding="utf-8")
     with pytest.raises(HarnessError) as err:
         load_baseline(path)
     assert str(err.value) == f"{path}: cell 1 is not an object; rewrite the baseline with --update"
 
 
+@pytest.mark.parametrize(("schema", "key"), [(1, "kind"), (1, "variant"), (2, "arm"), (2, "eval"), (2, "trial")])
+def test_a_baseline_cell_without_an_id_the_gate_pairs_it_by_is_named_before_anything_runs(tmp_path, schema, key):
+    """A hand-edited cell missing an id (a schema-1 cell without its kind) was a KeyError traceback from the gate."""
+    path = tmp_path / "b.json"
+    cell = {k: v for k, v in _IDS[schema].items() if k != key}
+    path.write_text(json.dumps({"schema": schema, "cells": [_IDS[schema], cell]}), encoding="utf-8")
+    with pytest.raises(HarnessError) as err:
+        load_baseline(path)
+    assert str(err.value) == f"{path}: cell 1 has no {key!r}; rewrite the baseline with --update"
+
+
+_IDS = {
+    1: {"variant": "v", "threshold": "20%", "case_id": "c", "trial": 0, "kind": "goal"},
+    2: {"arm": "a", "threshold": "20%", "eval": "goal", "case_id": "c", "trial": 0},
+}
+
+
 def test_a_schema_2_baseline_is_read_as_stored(tmp_path):
-    cells = [{"eval": "goal", "arm": "a", "anything": 1}]
+    cells = [{**_IDS[2], "anything": 1}]
     (tmp_path / "b.json").write_text(json.dumps({"schema": 2, "cells": cells}), encoding="utf-8")
     assert load_baseline(tmp_path / "b.json") == cells
     (tmp_path / "e.json").write_text(json.dumps({"schema": 2, "cells": []}), encoding="utf-8")
@@ -216,10 +233,10 @@ def test_a_schema_2_baseline_is_read_as_stored(tmp_path):
 def test_an_ad_hoc_cell_written_with_its_kind_as_its_eval_is_read_as_no_eval(tmp_path):
     """Before 2026-11-28 the gate wrote an ad-hoc cell's kind as its eval, with eval_version null (which no cell of an
     eval has): it is read as eval null. A cell of an eval, or of an eval this version does not know, is read as it is."""
-    ad_hoc = {"eval": "goal", "kind": "goal", "eval_version": None, "arm": "a"}
-    of_eval = {"eval": "goal", "kind": "goal", "eval_version": 2, "arm": "a"}
-    before_versions = {"eval": "goal", "kind": "goal", "arm": "a"}
-    other_kind = {"eval": "chain", "kind": "needle", "eval_version": None, "arm": "a"}
+    ad_hoc = {**_IDS[2], "eval": "goal", "kind": "goal", "eval_version": None}
+    of_eval = {**_IDS[2], "eval": "goal", "kind": "goal", "eval_version": 2}
+    before_versions = {**_IDS[2], "eval": "goal", "kind": "goal"}
+    other_kind = {**_IDS[2], "eval": "chain", "kind": "needle", "eval_version": None}
     path = tmp_path / "b.json"
     path.write_text(json.dumps({"schema": 2, "cells": [ad_hoc, of_eval, before_versions, other_kind]}), encoding="utf-8")
     assert load_baseline(path) == [{**ad_hoc, "eval": None}, of_eval, before_versions, other_kind]
