@@ -125,7 +125,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def add_judge_options(parser: argparse.ArgumentParser, *, default: str | None) -> None:
     """The judge model's options (``--judge-model``, its endpoint, kwargs and rate), one wording for every command that
-    asks a judge (`harness judge calibrate`, `harness import --propose-probes`); check them with `check_judge`, then build the judge with `judge_from`."""
+    asks a judge (`harness judge calibrate`, `harness import --propose-probes`); check them with `check_judge`, then
+    build the judge with `judge_from`."""
     parser.add_argument(
         "--judge-model",
         default=default,
