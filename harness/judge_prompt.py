@@ -27,6 +27,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from harness.errors import ConfigError
+
 _FRAME = """You are grading one answer an AI agent gave to a question about its own conversation, after parts of \
 that conversation were compacted. {criterion} Give your reasoning, then the score (true or false).
 
@@ -97,6 +99,15 @@ PROPOSAL_TAG = "<task>propose-probes</task>"
 """Heads the request that asks a judge model to propose a session's probes (`harness.sessions.propose.PROMPT`): the
 stand-in judge (`harness.reference.judge`) knows that request by it and proposes nothing (it grades, it does not read
 sessions), so `harness import --propose-probes` against `harness serve` runs end to end and says so."""
+
+DEFAULT_MIN_KAPPA = 0.6
+
+
+def check_threshold(min_kappa: float) -> None:
+    """A kappa threshold is a number in (0, 1] (`harness judge calibrate --min-kappa`: said before the judge is built)."""
+    if not 0 < min_kappa <= 1:
+        raise ConfigError(f"--min-kappa {min_kappa}: give a kappa threshold above 0 and at most 1 (default {DEFAULT_MIN_KAPPA})")
+
 
 RUBRIC_OF_PROBE = {"recall": "current_value", "continuation": "continuation", "decision": "decision", "artifact": "artifacts"}
 

@@ -13,20 +13,8 @@ from harness.cli.options import EXIT_ERROR, EXIT_FAILED, EXIT_OK, finite_float
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from harness.agent.endpoints import check_endpoints_answer
     from harness.errors import HarnessError
-    from harness.runs.rescore import run_scenarios
-    from harness.runs.results import read_cells, read_rows
-    from harness.scoring.calibration import (
-        JUDGE_FILE,
-        calibrate,
-        check_threshold,
-        probe_items,
-        rubric_rows,
-        summary_line,
-        usage_line,
-    )
-    from harness.scoring.judge import ERROR, choose_judge
+    from harness.judge_prompt import check_threshold
 
     run_dir = Path(args.run_dir)
     check_threshold(args.min_kappa)
@@ -35,17 +23,17 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise HarnessError(
             f"{run_dir}: no results.jsonl or cells.jsonl (give the directory `harness run` or `harness experiment run` wrote)"
         )
-    choice = choose_judge(
-        args.judge_model, base_url=args.judge_base_url, model_kwargs=args.judge_model_kwargs, max_rps=args.judge_max_rps
-    )
+    check_judge(args)  # a bad spec, a missing key, a stopped server: said before the scorers and langchain are imported
+    from harness.runs.rescore import run_scenarios
+    from harness.runs.results import read_cells, read_rows
+    from harness.scoring.calibration import JUDGE_FILE, calibrate, probe_items, rubric_rows, summary_line, usage_line
+    from harness.scoring.judge import ERROR
+
+    choice = judge_from(args)
     rows = read_cells(rows_file) if rows_file.name == "cells.jsonl" else read_rows(rows_file)  # a cell's current row
     items = probe_items(rows, run_scenarios(run_dir, args.datasets))
     if not items:
         raise HarnessError(f"{run_dir}: no answered probe question (recall, continuation, decision or artifact) to calibrate on")
-    if args.judge_base_url:
-        from harness.agent.endpoints import Endpoint
-
-        check_endpoints_answer(Endpoint(args.judge_base_url))  # a stopped server: exit 4 now, not after every retry
     result = calibrate(items, choice, args.min_kappa)
     (run_dir / JUDGE_FILE).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(summary_line(result))
@@ -137,7 +125,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def add_judge_options(parser: argparse.ArgumentParser, *, default: str | None) -> None:
     """The judge model's options (``--judge-model``, its endpoint, kwargs and rate), one wording for every command that
-    asks a judge (`harness judge calibrate`, `harness import --propose-probes`); read them with `judge_from`."""
+    asks a judge (`harness judge calibrate`, `harness import --propose-probes`); check them with `check_judge`, then
+    build the judge with `judge_from`."""
     parser.add_argument(
         "--judge-model",
         default=default,
@@ -156,16 +145,26 @@ def add_judge_options(parser: argparse.ArgumentParser, *, default: str | None) -
     parser.add_argument("--judge-max-rps", type=finite_float, metavar="N", help="at most N judge requests per second")
 
 
+def check_judge(args: argparse.Namespace) -> None:
+    """The checks of a live judge that need no model stack, made before langchain is imported: ``--judge-model-kwargs``,
+    the spec's form, provider and key (`harness.agent.endpoints.live_endpoints`), the base URL's form, and whether
+    anything answers there (a stopped server is exit 4 now, not after every retry). The in-process stand-in is left to
+    `judge_from`, which refuses endpoint options given to it."""
+    from harness.agent.endpoints import Endpoint, check_base_url, check_endpoints_answer, live_endpoints, parse_model_kwargs
+
+    parse_model_kwargs(args.judge_model_kwargs, "--judge-model-kwargs")
+    endpoint = Endpoint(args.judge_base_url)
+    live = live_endpoints(args.judge_model, None, endpoint, endpoint, ("--judge-model", "--judge-model"))
+    if live:
+        check_base_url(args.judge_base_url, "--judge-base-url")
+        check_endpoints_answer(*live)
+
+
 def judge_from(args: argparse.Namespace) -> Any:
-    """The `harness.scoring.judge.JudgeChoice` the options of `add_judge_options` name; a stopped server at
-    ``--judge-base-url`` is exit 4 now, not after every retry."""
+    """The `harness.scoring.judge.JudgeChoice` the options of `add_judge_options` name, built (imports langchain);
+    `check_judge` comes first."""
     from harness.scoring.judge import choose_judge
 
-    choice = choose_judge(
+    return choose_judge(
         args.judge_model, base_url=args.judge_base_url, model_kwargs=args.judge_model_kwargs, max_rps=args.judge_max_rps
     )
-    if args.judge_base_url:
-        from harness.agent.endpoints import Endpoint, check_endpoints_answer
-
-        check_endpoints_answer(Endpoint(args.judge_base_url))
-    return choice

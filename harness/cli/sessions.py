@@ -72,6 +72,9 @@ def _proposing_judge(args: argparse.Namespace) -> Any:
         if given:
             raise ConfigError(f"--{given[0].replace('_', '-')} is for --propose-probes (a judge model proposes probes)")
         return None
+    from harness.cli.judging import check_judge, judge_from
+
+    check_judge(args)  # a live judge's spec, key and server, before langchain is imported
     from harness.agent.models import in_process
 
     if args.judge_model is None or in_process(args.judge_model, "judge"):
@@ -79,8 +82,6 @@ def _proposing_judge(args: argparse.Namespace) -> Any:
             "--propose-probes: give a live --judge-model provider:name (the in-process reference judge proposes no "
             "probes; through harness serve: --judge-model openai:reference-judge --judge-base-url URL)"
         )
-    from harness.cli.judging import judge_from
-
     return judge_from(args)
 
 

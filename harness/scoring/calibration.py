@@ -26,8 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ConfigError, HarnessError
+from harness.errors import HarnessError
+from harness.judge_prompt import DEFAULT_MIN_KAPPA as DEFAULT_MIN_KAPPA
 from harness.judge_prompt import RUBRIC_OF_PROBE, RUBRICS, artifacts_reference, decision_reference, value_reference
+from harness.judge_prompt import check_threshold as check_threshold
 from harness.scenarios.schema import Question, Scenario
 from harness.scoring.cost import price_for, price_table, usage_cost
 from harness.scoring.judge import ERROR, JudgeChoice, judge_answer, make_judge
@@ -35,7 +37,6 @@ from harness.scoring.scorers.facts import TrackedFact, asked_questions, tracked_
 from harness.scoring.scorers.probes import expected_member, read_answer
 from harness.stats import bootstrap_kappa, cohen_kappa
 
-DEFAULT_MIN_KAPPA = 0.6
 JUDGE_FILE = "judge.json"
 
 
@@ -85,12 +86,6 @@ def probe_items(rows: Sequence[Mapping[str, Any]], scenarios: dict[str, Scenario
             others = [v for f in tracked.values() if f.id not in q.facts and f.type != "artifact" for v in f.values]
             items.append(_item(item_id, q, [tracked[x] for x in q.facts], scenario.turns[q.turn], answers[q.turn], others))
     return sorted(items, key=lambda i: i.id)
-
-
-def check_threshold(min_kappa: float) -> None:
-    """A kappa threshold is a number in (0, 1]."""
-    if not 0 < min_kappa <= 1:
-        raise ConfigError(f"--min-kappa {min_kappa}: give a kappa threshold above 0 and at most 1 (default {DEFAULT_MIN_KAPPA})")
 
 
 def agreement_summary(judgements: list[dict[str, Any]], min_kappa: float) -> dict[str, Any]:

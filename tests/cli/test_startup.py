@@ -70,10 +70,15 @@ DOORS = {
     "run --strategy MODULE:FUNCTION": ["run", "--strategy", "tests._strategies:keep_task_and_last_six"],
     "run --kind session (a replay)": ["run", "--kind", "session", "--datasets", "datasets/sessions/sessions.jsonl"],
     "experiment run SPEC": ["experiment", "run", "{spec}"],
+    "import --propose-probes": ["import", "atif", "datasets/sessions/goal-ledgers-12.trajectory.json", "--propose-probes"],
+    "judge calibrate RUN_DIR": ["judge", "calibrate", "{run}"],
 }
 """Doors a live run starts from that the tests above and tests/cli/test_preflight_doors.py do not walk in the same
 situation (docs/live.md, "The pre-flight"); `harness run --kind K` is `harness run`'s path, and a user's own code
-(`--strategy module:function`) is read before the early checks, without the harness importing langchain for it."""
+(`--strategy module:function`) is read before the early checks, without the harness importing langchain for it.
+The last two build a live judge (`--judge-model`, `--judge-base-url`); calibrate's run directory is only looked for
+before the judge's checks, so an empty results.jsonl stands for one."""
+JUDGE_DOORS = ("import --propose-probes", "judge calibrate RUN_DIR")
 
 
 @pytest.mark.parametrize(
@@ -85,6 +90,10 @@ situation (docs/live.md, "The pre-flight"); `harness run --kind K` is `harness r
         ("run --strategy MODULE:FUNCTION", "stopped server"),
         ("run --kind session (a replay)", "stopped server"),
         ("experiment run SPEC", "missing key"),
+        ("import --propose-probes", "stopped server"),
+        ("import --propose-probes", "missing key"),
+        ("judge calibrate RUN_DIR", "stopped server"),
+        ("judge calibrate RUN_DIR", "missing key"),
     ],
 )
 def test_every_door_says_a_stopped_server_a_missing_key_or_a_bad_baseline_before_the_heavy_imports(door, situation, tmp_path):
@@ -96,9 +105,15 @@ def test_every_door_says_a_stopped_server_a_missing_key_or_a_bad_baseline_before
         + (f"base_url: {base_url}\n" if base_url else "")
         + "variants: [forced-20]\nthresholds: [20%]\nscenarios: {cases: [needle-h24k-d000]}\n"
     )
-    argv = [a.format(spec=spec) for a in DOORS[door]] + ["--out", str(out)]
+    run = tmp_path / "run"
+    if door == "judge calibrate RUN_DIR":
+        run.mkdir()
+        (run / "results.jsonl").write_text("")
+    argv = [a.format(spec=spec, run=run) for a in DOORS[door]]
+    argv += [] if door == "judge calibrate RUN_DIR" else ["--out", str(out)]
     if door != "experiment run SPEC":  # the spec names its model and server
-        argv += ["--model", "openai:gpt-x"] + (["--base-url", base_url] if base_url else [])
+        model = "--judge-model" if door in JUDGE_DOORS else "--model"
+        argv += [model, "openai:gpt-x"] + ([model.replace("model", "base-url"), base_url] if base_url else [])
     if situation == "bad baseline":
         argv[argv.index("--baseline") + 1] = str(tmp_path / "none.json")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "LANGSMITH_")) and k != "OPENAI_API_KEY"}
@@ -110,7 +125,8 @@ def test_every_door_says_a_stopped_server_a_missing_key_or_a_bad_baseline_before
     }[situation]
     assert rc == code and message in err, err[-2000:]
     assert heavy == [], f"imported before the message: {heavy}"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["spec.yaml"]  # nothing written
+    given = ["results.jsonl", "run", "spec.yaml"] if run.exists() else ["spec.yaml"]
+    assert sorted(p.name for p in tmp_path.rglob("*")) == given  # nothing written
 
 
 def test_a_missing_key_and_a_malformed_spec_are_said_before_the_heavy_imports_too():
