@@ -1,4 +1,4 @@
-"""Shared request builders for the served-API unit tests (Anthropic Messages, OpenAI Responses)."""
+"""Shared request builders and served reference models for the served-API tests (Anthropic Messages, OpenAI Responses)."""
 
 from __future__ import annotations
 
@@ -69,3 +69,16 @@ def big_items() -> list[dict[str, Any]]:
         {"type": "function_call", "call_id": "call_read", "name": "read_file", "arguments": '{"file_path": "/ledgers/a.csv"}'},
         {"type": "function_call_output", "call_id": "call_read", "output": BIG},
     ]
+
+
+def served_reference_models(provider: str, server: Any, window: int, timeout: float) -> Any:  # noqa: ANN401
+    """The reference agent and summarizer as ``provider``'s API (``openai`` or ``anthropic``) at ``server`` (a
+    `harness.reference.serve.serving` server), one retry, each request at most ``timeout`` seconds."""
+    from harness.agent.endpoints import Endpoint
+    from harness.agent.models import choose_models
+
+    url = server.url if provider == "openai" else server.url.removesuffix("/v1")  # Anthropic's SDK adds /v1
+    endpoint = Endpoint(url, {"timeout": timeout, "max_retries": 1})
+    return choose_models(
+        f"{provider}:reference-agent", f"{provider}:reference-summarizer", window=window, agent_endpoint=endpoint
+    )

@@ -23,7 +23,6 @@ from langsmith import Client
 from langsmith import utils as ls_utils
 from langsmith.run_helpers import tracing_context
 
-from harness.agent.models import Endpoint, choose_models
 from harness.agent.runner import run_case
 from harness.cli.main import main
 from harness.compaction.variants import make_config
@@ -36,6 +35,7 @@ from harness.session_format import render_session_question
 from harness.sessions import read_session
 from harness.trace.native import NATIVE_SUMMARY_OPENING
 from tests._fake_langsmith import FakeLangSmith, _stored_run
+from tests._wire import served_reference_models
 
 pytestmark = [pytest.mark.live, pytest.mark.slow]  # harness serve and the LangSmith stand-in; two cases on the real agent
 
@@ -61,13 +61,7 @@ def _run(provider: str, strategy: str, trigger: str, case_id: str, db: Path, ser
     from langgraph.checkpoint.sqlite import SqliteSaver
 
     config = make_config("forced-20", trigger=[trigger], strategy=strategy)
-    url = server.url if provider == "openai" else server.url.removesuffix("/v1")  # Anthropic's SDK adds /v1
-    models = choose_models(
-        f"{provider}:reference-agent",
-        f"{provider}:reference-summarizer",
-        window=config.window,
-        agent_endpoint=Endpoint(url, {"timeout": 30, "max_retries": 1}),
-    )
+    models = served_reference_models(provider, server, config.window, timeout=30)
     conn = sqlite3.connect(db, check_same_thread=False)
     try:
         trace = run_case(_scenario(case_id), config, models, checkpointer=SqliteSaver(conn), thread_id=THREAD)

@@ -15,13 +15,13 @@ from __future__ import annotations
 import pytest
 from langgraph.constants import TAG_NOSTREAM
 
-from harness.agent.models import Endpoint, choose_models
 from harness.agent.runner import run_case
 from harness.compaction.variants import make_config
 from harness.langsmith.llm import llm_runs
 from harness.reference.serve import serving
 from harness.scoring.cost import case_cost
 from harness.trace import recorder as recorder_module
+from tests._wire import served_reference_models
 
 pytestmark = pytest.mark.slow
 CASE = "needle-h24k-d025"  # forced-20: summaries in the task turn (the conftest's needle_trace)
@@ -80,13 +80,7 @@ def test_through_harness_serve_every_summary_request_is_a_recorded_call_with_its
 ):
     config = make_config("forced-20")
     with serving(max_seconds=600) as srv:
-        url = srv.url if provider == "openai" else srv.url.removesuffix("/v1")  # Anthropic's SDK adds /v1
-        models = choose_models(
-            f"{provider}:reference-agent",
-            f"{provider}:reference-summarizer",
-            window=config.window,
-            agent_endpoint=Endpoint(url, {"timeout": 10, "max_retries": 1}),
-        )
+        models = served_reference_models(provider, srv, config.window, timeout=10)
         trace = run_case(scenarios[CASE], config, models)
         served = srv.state.stats()["requests"].get("summary", 0)
     assert trace.error is None and trace.simulated
